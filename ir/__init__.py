@@ -1,0 +1,1 @@
+"""Graph IR: values, nodes, blocks, graphs; types; operator table; text; verifier; interpreter."""

@@ -1,0 +1,183 @@
+"""IR types: tensors with optional dtype/shape/requires_grad, Python scalars, tuples, lists.
+
+Printed forms (and what the IR parser reads back)::
+
+    Tensor                      dtype, shape and requires_grad unknown
+    Float(3, 4)                 float32, shape (3, 4)
+    Double(*, 4, requires_grad=1)
+    Tensor(3)                   shape known, dtype unknown
+    Long()                      a 0-d int64 tensor
+    int  float  bool  str  NoneType  Scalar  Any
+    int[]  Tensor[]  int?  (Tensor, int)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+# TorchScript's scalar-type names for the NumPy dtypes we support, both ways.
+DTYPE_TO_NAME: dict[str, str] = {
+    "float16": "Half",
+    "float32": "Float",
+    "float64": "Double",
+    "complex64": "ComplexFloat",
+    "complex128": "ComplexDouble",
+    "int8": "Char",
+    "int16": "Short",
+    "int32": "Int",
+    "int64": "Long",
+    "uint8": "Byte",
+    "bool": "Bool",
+}
+NAME_TO_DTYPE: dict[str, str] = {name: dtype for dtype, name in DTYPE_TO_NAME.items()}
+
+
+class Type:
+    """Base of all IR types. Types are immutable values compared by structure."""
+
+    __slots__ = ()
+
+    def is_subtype_of(self, other: Type) -> bool:
+        """True when a value of this type may be passed where ``other`` is expected."""
+        if other is ANY or self == other:
+            return True
+        if isinstance(other, OptionalType):
+            return self is NONE or self.is_subtype_of(other.elem)
+        if other is SCALAR:
+            return self in (INT, FLOAT, BOOL)
+        if isinstance(self, TensorType) and isinstance(other, TensorType):
+            return self.refines_to(other)
+        if isinstance(self, TupleType) and isinstance(other, TupleType):
+            return len(self.elems) == len(other.elems) and all(
+                a.is_subtype_of(b) for a, b in zip(self.elems, other.elems, strict=True)
+            )
+        if isinstance(self, ListType) and isinstance(other, ListType):
+            return self.elem.is_subtype_of(other.elem)
+        return False
+
+
+@dataclass(frozen=True, slots=True)
+class TensorType(Type):
+    """An n-d array. ``shape=None`` means rank unknown; a dim of None means that size is unknown."""
+
+    dtype: str | None = None
+    shape: tuple[int | None, ...] | None = None
+    requires_grad: bool | None = None
+
+    def __post_init__(self) -> None:
+        if self.dtype is not None and self.dtype not in DTYPE_TO_NAME:
+            raise ValueError(f"unsupported dtype {self.dtype!r}")
+
+    @staticmethod
+    def of(array: object, requires_grad: bool | None = None) -> TensorType:
+        """The fully specialised type of a NumPy array (or NumPy scalar)."""
+        arr = np.asarray(array)
+        return TensorType(arr.dtype.name, tuple(arr.shape), requires_grad)
+
+    @property
+    def rank(self) -> int | None:
+        return None if self.shape is None else len(self.shape)
+
+    @property
+    def is_complete(self) -> bool:
+        """Dtype and every dim known."""
+        return (
+            self.dtype is not None
+            and self.shape is not None
+            and all(d is not None for d in self.shape)
+        )
+
+    def refines_to(self, general: TensorType) -> bool:
+        """True when this type says at least everything ``general`` says."""
+        if general.dtype is not None and general.dtype != self.dtype:
+            return False
+        if general.requires_grad is not None and general.requires_grad != self.requires_grad:
+            return False
+        if general.shape is None:
+            return True
+        if self.shape is None or len(self.shape) != len(general.shape):
+            return False
+        return all(g is None or g == s for s, g in zip(self.shape, general.shape, strict=True))
+
+    def with_requires_grad(self, requires_grad: bool | None) -> TensorType:
+        return TensorType(self.dtype, self.shape, requires_grad)
+
+    def __str__(self) -> str:
+        name = "Tensor" if self.dtype is None else DTYPE_TO_NAME[self.dtype]
+        parts = [] if self.shape is None else ["*" if d is None else str(d) for d in self.shape]
+        if self.requires_grad is not None:
+            parts.append(f"requires_grad={int(self.requires_grad)}")
+        if self.shape is None and not parts:
+            return name
+        return f"{name}({', '.join(parts)})"
+
+
+@dataclass(frozen=True, slots=True)
+class NamedType(Type):
+    """A type with no parameters: ``int``, ``float``, ``bool``, ``str``, ``NoneType``, ..."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True, slots=True)
+class TupleType(Type):
+    elems: tuple[Type, ...]
+
+    def __str__(self) -> str:
+        return f"({', '.join(str(e) for e in self.elems)})"
+
+
+@dataclass(frozen=True, slots=True)
+class ListType(Type):
+    elem: Type
+
+    def __str__(self) -> str:
+        return f"{self.elem}[]"
+
+
+@dataclass(frozen=True, slots=True)
+class OptionalType(Type):
+    elem: Type
+
+    def __str__(self) -> str:
+        return f"{self.elem}?"
+
+
+TENSOR = TensorType()
+INT = NamedType("int")
+FLOAT = NamedType("float")
+BOOL = NamedType("bool")
+STR = NamedType("str")
+NONE = NamedType("NoneType")
+SCALAR = NamedType("Scalar")  # int, float or bool: schema arguments that take any Python number
+ANY = NamedType("Any")  # schema arguments of structural operators that take anything
+
+NAMED_TYPES: dict[str, Type] = {t.name: t for t in (INT, FLOAT, BOOL, STR, NONE, SCALAR, ANY)}
+
+
+def is_tensor(ty: Type) -> bool:
+    return isinstance(ty, TensorType)
+
+
+def type_of_value(value: object) -> Type:
+    """The IR type of a runtime value (the type the specialiser gives an argument)."""
+    if isinstance(value, bool | np.bool_) and not isinstance(value, np.ndarray):
+        return BOOL if isinstance(value, bool) else TensorType.of(value)
+    if isinstance(value, int):
+        return INT
+    if isinstance(value, float):
+        return FLOAT
+    if isinstance(value, str):
+        return STR
+    if value is None:
+        return NONE
+    if isinstance(value, tuple):
+        return TupleType(tuple(type_of_value(v) for v in value))
+    if isinstance(value, np.ndarray | np.generic):
+        return TensorType.of(value)
+    raise TypeError(f"no IR type for a value of Python type {type(value).__name__}")
