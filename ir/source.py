@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True, slots=True)
 class Source:
-    """A piece of source text. ``first_line`` is the file line number of the text's first line,
-    so a function pulled out of the middle of a module still reports lines as counted in the file."""
+    """A piece of source text. ``first_line`` is the file line number of the text's first
+    line, so a function taken from the middle of a module reports lines as counted in the file."""
 
     text: str
     filename: str = "<string>"
