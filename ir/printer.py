@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -18,6 +19,21 @@ from ir.graph import Block, Graph, Node, Value
 from ir.types import TensorType
 
 INDENT = "  "
+
+_NUMBERED_SUFFIX = re.compile(r"(\.\d+)+$")
+_NAME = re.compile(r"[\w.]+")
+
+
+def canonical_hint(hint: str | None) -> str | None:
+    """The part of a name hint that names print: without a trailing ``.N`` (which only the
+    printer adds), and None when nothing usable is left (empty, only digits, or characters the
+    IR syntax cannot spell). `ir.parser` applies the same function to the names it reads."""
+    if hint is None:
+        return None
+    base = _NUMBERED_SUFFIX.sub("", hint)
+    if not base or base.isdigit() or _NAME.fullmatch(base) is None:
+        return None
+    return base
 
 
 class Namer:
@@ -29,7 +45,7 @@ class Namer:
         self.hint_counts: dict[str, int] = {}
 
     def define(self, value: Value) -> str:
-        hint = value.name_hint
+        hint = canonical_hint(value.name_hint)
         if hint is None:
             name = str(len(self.names))
         else:
