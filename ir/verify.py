@@ -1,0 +1,251 @@
+"""The IR verifier: `verify(graph)` checks every structural invariant a pass must keep.
+
+It checks, in one walk over the graph (linear in its size):
+
+- ownership: every block, node and value points back at its owner, and each block's ring of
+  nodes is closed and doubly linked;
+- Note [Topological invariant]: a node uses only values defined earlier in its own block or in
+  an enclosing block (block parameters count as defined first), never values from a sibling or
+  inner block;
+- Note [Use lists]: each value's uses are exactly the operand slots that read it;
+- operator schemas: known kind, operand count and types, output count, number of blocks, and the
+  block arities of prim::If, prim::Loop and prim::GradOf.
+"""
+
+from __future__ import annotations
+
+from ir.errors import VerifyError
+from ir.graph import PARAM, RETURN, Block, Graph, Node, Use, Value
+from ir.ops import OPS
+from ir.printer import print_node
+
+IF = "prim::If"
+LOOP = "prim::Loop"
+GRAD_OF = "prim::GradOf"
+
+
+def verify(graph: Graph) -> None:
+    """Raise VerifyError, naming the offending node and its source range, if ``graph`` breaks an
+    IR invariant; return None otherwise."""
+    _Verifier(graph).run()
+
+
+def describe(value: Value) -> str:
+    """A short name for ``value`` in a message: its hint, or which output of which node it is."""
+    if value.name_hint is not None:
+        return f"%{value.name_hint}"
+    if value.node.kind == PARAM:
+        return f"block parameter {value.index}"
+    return f"output {value.index} of {value.node.kind}"
+
+
+def node_error(node: Node, message: str) -> VerifyError:
+    """A VerifyError about ``node``: the message, then the node's printed line."""
+    error = VerifyError(message, node.source_range)
+    if node.kind in (PARAM, RETURN):
+        owner = node.owning_block.owning_node if node.owning_block is not None else None
+        where = "the graph" if owner is None else f"a block of {print_node(owner)}"
+        error.add_note_line(f"in the {'parameters' if node.kind == PARAM else 'return'} of {where}")
+    else:
+        error.add_note_line(f"in {print_node(node)}")
+    return error
+
+
+class _Verifier:
+    """One verification walk. ``defined`` holds the values in scope at the current point;
+    leaving a block moves its values to ``out_of_scope`` so a later use can be named exactly."""
+
+    def __init__(self, graph: Graph) -> None:
+        self.graph = graph
+        self.defined: set[Value] = set()
+        self.out_of_scope: set[Value] = set()
+        self.live_nodes: set[Node] = set()
+        self.use_sets: dict[Value, set[Use]] = {}
+
+    def run(self) -> None:
+        graph = self.graph
+        if graph.block.owning_node is not None:
+            raise VerifyError("the graph's top-level block has an owning node")
+        self.check_block(graph.block, None)
+        self.check_users_alive()
+
+    # -- blocks and ring links -------------------------------------------------------------
+
+    def check_block(self, block: Block, owner: Node | None) -> None:
+        if block.graph is not self.graph:
+            raise self.block_error(owner, "a block belongs to another graph")
+        if block.owning_node is not owner:
+            raise self.block_error(owner, "a block's owning node is not the node that holds it")
+        for sentinel, kind in ((block.param_node, PARAM), (block.return_node, RETURN)):
+            if sentinel.kind != kind or sentinel.owning_block is not block:
+                raise self.block_error(owner, f"a block's {kind} sentinel is not its own")
+        if block.param_node.inputs or block.return_node.outputs:
+            raise self.block_error(owner, "a block's sentinel nodes have operands or results")
+
+        self.define_outputs(block.param_node)
+        defined_here: list[Value] = list(block.param_node.outputs)
+        node = block.param_node
+        while True:
+            following = node.next
+            if following.prev is not node:
+                raise node_error(node, "broken ring link: node.next.prev is not the node")
+            node = following
+            if node is block.return_node:
+                break
+            if node is block.param_node or node in self.live_nodes:
+                raise self.block_error(owner, "a block's node ring does not reach its return")
+            self.check_node(node, block)
+            defined_here.extend(node.outputs)
+        self.live_nodes.add(block.param_node)
+        self.check_operands(block.return_node)
+        self.live_nodes.add(block.return_node)
+
+        for value in defined_here:
+            self.defined.discard(value)
+            self.out_of_scope.add(value)
+
+    def block_error(self, owner: Node | None, message: str) -> VerifyError:
+        if owner is None:
+            return VerifyError(f"{message} (top-level block of graph @{self.graph.name})")
+        return node_error(owner, message)
+
+    # -- nodes -----------------------------------------------------------------------------
+
+    def check_node(self, node: Node, block: Block) -> None:
+        if node.owning_block is not block:
+            raise node_error(node, "node's owning_block is not the block that lists it")
+        if node.graph is not self.graph:
+            raise node_error(node, "node belongs to another graph")
+        if node.kind in (PARAM, RETURN):
+            raise node_error(node, f"a {node.kind} sentinel in the middle of a block")
+        self.check_operands(node)
+        self.check_schema(node)
+        self.live_nodes.add(node)
+        for inner in node.blocks:
+            self.check_block(inner, node)
+        self.check_structure(node)
+        self.define_outputs(node)
+
+    def define_outputs(self, node: Node) -> None:
+        for index, value in enumerate(node.outputs):
+            if value.node is not node or value.index != index:
+                raise node_error(node, f"output {index} does not record its node and index")
+            if value in self.defined or value in self.out_of_scope:
+                raise node_error(node, f"{describe(value)} is defined twice")
+            uses = set(value.uses)
+            if len(uses) != len(value.uses):
+                raise node_error(node, f"{describe(value)} lists the same use twice")
+            for use in uses:
+                user = use.user
+                if not 0 <= use.index < len(user.inputs) or user.inputs[use.index] is not value:
+                    raise node_error(
+                        node,
+                        f"{describe(value)} lists a use by operand {use.index} of {user.kind}, "
+                        "which does not read it",
+                    )
+            self.use_sets[value] = uses
+            self.defined.add(value)
+
+    def check_operands(self, node: Node) -> None:
+        # See Note [Topological invariant]: `defined` is exactly the set of values in scope.
+        for index, value in enumerate(node.inputs):
+            if value not in self.defined:
+                if value in self.out_of_scope:
+                    problem = "is used outside the block that defines it"
+                elif value.node.graph is not self.graph:
+                    problem = "comes from another graph"
+                else:
+                    problem = "is used before its definition"
+                raise node_error(node, f"operand {index}: {describe(value)} {problem}")
+            if Use(node, index) not in self.use_sets[value]:
+                raise node_error(
+                    node, f"operand {index}: {describe(value)} has no use entry for this slot"
+                )
+
+    def check_users_alive(self) -> None:
+        for value, uses in self.use_sets.items():
+            for use in uses:
+                if use.user not in self.live_nodes:
+                    raise node_error(
+                        value.node,
+                        f"{describe(value)} lists a use by {use.user.kind}, "
+                        "which is not in the graph",
+                    )
+
+    # -- schemas ---------------------------------------------------------------------------
+
+    def check_schema(self, node: Node) -> None:
+        op = OPS.get(node.kind)
+        if op is None:
+            raise node_error(node, f"unknown operator {node.kind}")
+        schema = op.schema
+        arguments = schema.arguments
+        count = len(node.inputs)
+        if schema.variadic:
+            fixed = len(arguments) - 1
+            if count < fixed:
+                raise node_error(node, f"{node.kind} takes at least {fixed} operands, got {count}")
+        else:
+            required = sum(1 for a in arguments if not a.has_default)
+            if not required <= count <= len(arguments):
+                expected = (
+                    str(required)
+                    if required == len(arguments)
+                    else f"{required} to {len(arguments)}"
+                )
+                raise node_error(node, f"{node.kind} takes {expected} operands, got {count}")
+        for index, value in enumerate(node.inputs):
+            argument = arguments[min(index, len(arguments) - 1)]
+            if not value.ty.is_subtype_of(argument.ty):
+                raise node_error(
+                    node,
+                    f"operand {index} ({argument.name}) of {node.kind} has type {value.ty}, "
+                    f"expected {argument.ty}",
+                )
+        if not schema.variadic_returns and len(node.outputs) != len(schema.returns):
+            raise node_error(
+                node,
+                f"{node.kind} has {len(node.outputs)} outputs, its schema returns "
+                f"{len(schema.returns)}",
+            )
+        if len(node.blocks) != op.num_blocks:
+            raise node_error(
+                node, f"{node.kind} has {len(node.blocks)} blocks, expected {op.num_blocks}"
+            )
+
+    def check_structure(self, node: Node) -> None:
+        if node.kind == IF:
+            for index, block in enumerate(node.blocks):
+                if block.inputs:
+                    raise node_error(node, f"prim::If block{index} has parameters")
+                check_returns(node, block, index, node.outputs, "the node has outputs")
+        elif node.kind == LOOP:
+            carried = len(node.inputs) - 2
+            body = node.blocks[0]
+            if len(node.outputs) != carried:
+                raise node_error(
+                    node, f"prim::Loop carries {carried} values but has {len(node.outputs)} outputs"
+                )
+            if len(body.inputs) != 1 + carried:
+                raise node_error(
+                    node,
+                    f"prim::Loop body has {len(body.inputs)} parameters, expected {1 + carried} "
+                    "(the iteration count, then the carried values)",
+                )
+            if len(body.outputs) != 1 + carried:
+                raise node_error(
+                    node,
+                    f"prim::Loop body returns {len(body.outputs)} values, expected {1 + carried} "
+                    "(the continue condition, then the carried values)",
+                )
+        elif node.kind == GRAD_OF:
+            check_returns(node, node.blocks[0], 0, node.outputs, "the node has outputs")
+
+
+def check_returns(node: Node, block: Block, index: int, outputs: list[Value], why: str) -> None:
+    if len(block.outputs) != len(outputs):
+        raise node_error(
+            node,
+            f"{node.kind} block{index} returns {len(block.outputs)} values, expected "
+            f"{len(outputs)} ({why})",
+        )
