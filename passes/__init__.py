@@ -1,0 +1,32 @@
+"""IR -> IR transformations and the registry that names them (see `passes.registry`)."""
+
+from __future__ import annotations
+
+from passes import constant_propagation, cse, dce, lower_tuples
+from passes.registry import (
+    PASSES,
+    Module,
+    PassError,
+    PipelineError,
+    parse_pipeline,
+    register_module_pass,
+    register_pass,
+    run_module_passes,
+    run_passes,
+)
+
+__all__ = [
+    "PASSES",
+    "Module",
+    "PassError",
+    "PipelineError",
+    "constant_propagation",
+    "cse",
+    "dce",
+    "lower_tuples",
+    "parse_pipeline",
+    "register_module_pass",
+    "register_pass",
+    "run_module_passes",
+    "run_passes",
+]

@@ -1,0 +1,186 @@
+"""Constant propagation: evaluate at compile time what depends only on constants.
+
+`constant-propagation` folds, in program order (so a folded result feeds later folds):
+
+- a pure operator with a NumPy kernel whose operands are all prim::Constant: the kernel runs now
+  and each output becomes a prim::Constant. A Python scalar becomes an ``int``, ``float`` or
+  ``bool`` constant, an array a constant of its exact type (``TensorType.of``). It is left alone
+  when the kernel raises (the error belongs to run time, and the node may sit in a branch that
+  never runs), when an array result has more than ``max-elements`` elements, or when the result
+  does not fit the output's declared type;
+- a prim::If on a constant condition: the taken branch is inlined in place of the node;
+- a prim::Loop that runs no iteration (constant trip count <= 0 or constant false initial
+  condition): its outputs become its initial carried values;
+- a prim::TupleIndex with a constant index into a prim::TupleConstruct: the element itself.
+
+Operand constants that become unused are left for `dce`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ir.graph import Graph, Node, Value
+from ir.ops import OPS
+from ir.types import BOOL, FLOAT, INT, ListType, TensorType, Type
+from passes.registry import register_pass
+
+CONSTANT = "prim::Constant"
+SCALAR_TYPES: dict[type, Type] = {bool: BOOL, int: INT, float: FLOAT}
+
+
+@register_pass("constant-propagation")
+def propagate_constants(graph: Graph, *, max_elements: int = 1000) -> bool:
+    """Fold nodes whose operands are constants, and control flow on constant conditions.
+
+    Given:   %a : int = prim::Constant[value=2]()
+             %b : int = prim::Constant[value=3]()
+             %c : int = aten::mul(%a, %b)
+    Execute: propagate_constants(graph)
+    Result:  %c : int = prim::Constant[value=6]()
+    """
+    return _Folder(graph, max_elements).fold_block(graph.block.param_node.next)
+
+
+def is_constant(value: Value) -> bool:
+    return value.node.kind == CONSTANT
+
+
+def constant_value(value: Value) -> Any:
+    """The Python or NumPy value of a prim::Constant's output (None for a ``NoneType`` one)."""
+    return value.node.attrs.get("value")
+
+
+class _Folder:
+    def __init__(self, graph: Graph, max_elements: int) -> None:
+        self.graph = graph
+        self.max_elements = max_elements
+
+    def fold_block(self, start: Node) -> bool:
+        """Fold from ``start`` to the end of its block; each step says where to go on, so
+        nodes inlined from a folded prim::If are visited too."""
+        changed = False
+        node = start
+        while node.kind != "prim::Return":
+            if node.kind == "prim::If" and is_constant(node.inputs[0]):
+                node = self.inline_branch(node)
+                changed = True
+                continue
+            for inner in node.blocks:
+                changed |= self.fold_block(inner.param_node.next)
+            following = node.next
+            changed |= self.fold(node)
+            node = following
+        return changed
+
+    def fold(self, node: Node) -> bool:
+        if node.kind == "prim::Loop":
+            return self.fold_empty_loop(node)
+        if node.kind == "prim::TupleIndex":
+            return self.fold_tuple_index(node)
+        return self.fold_kernel(node)
+
+    def inline_branch(self, node: Node) -> Node:
+        taken = node.blocks[0] if bool(constant_value(node.inputs[0])) else node.blocks[1]
+        clones: dict[Value, Value] = {}
+
+        def lookup(value: Value) -> Value:
+            return clones.get(value, value)
+
+        first: Node | None = None
+        for inner in taken.nodes():
+            clone = self.graph.create_clone(inner, lookup)
+            clone.insert_before(node)
+            first = first or clone
+            for old, new in zip(inner.outputs, clone.outputs, strict=True):
+                clones[old] = new
+        for out, result in zip(node.outputs, taken.outputs, strict=True):
+            out.replace_all_uses_with(lookup(result))
+        following = node.next
+        node.destroy()
+        return first or following
+
+    def fold_empty_loop(self, node: Node) -> bool:
+        trip_count, condition = node.inputs[0], node.inputs[1]
+        never = is_constant(condition) and not bool(constant_value(condition))
+        if is_constant(trip_count) and not never:
+            count = constant_value(trip_count)
+            never = count is not None and int(count) <= 0
+        if not never:
+            return False
+        for out, initial in zip(node.outputs, node.inputs[2:], strict=True):
+            out.replace_all_uses_with(initial)
+        node.destroy()
+        return True
+
+    def fold_tuple_index(self, node: Node) -> bool:
+        tuple_value, index = node.inputs[0], node.inputs[1]
+        if tuple_value.node.kind != "prim::TupleConstruct" or not is_constant(index):
+            return False
+        elements = tuple_value.node.inputs
+        position = int(constant_value(index))
+        if not -len(elements) <= position < len(elements):
+            return False
+        node.output.replace_all_uses_with(elements[position])
+        node.destroy()
+        return True
+
+    def fold_kernel(self, node: Node) -> bool:
+        op = OPS.get(node.kind)
+        if (
+            op is None
+            or node.kind == CONSTANT
+            or not op.pure
+            or op.kernel is None
+            or node.blocks
+            or not node.outputs
+            or not all(is_constant(v) for v in node.inputs)
+        ):
+            return False
+        try:
+            result = op.kernel(*(constant_value(v) for v in node.inputs))
+        except Exception:
+            # Not an error now: the node may sit in a branch that never runs; if it does run,
+            # the interpreter reports the failure with the node's location.
+            return False
+        results = result if len(node.outputs) > 1 else (result,)
+        if not isinstance(results, tuple | list) or len(results) != len(node.outputs):
+            return False
+        constants: list[tuple[Any, Type]] = []
+        for item, out in zip(results, node.outputs, strict=True):
+            constant = self.as_constant(item, out.ty)
+            if constant is None:
+                return False
+            constants.append(constant)
+        with self.graph.inserting_before(node):
+            for out, (value, ty) in zip(node.outputs, constants, strict=True):
+                new = self.graph.insert_constant(value, ty, node.source_range)
+                new.name_hint = out.name_hint
+                out.replace_all_uses_with(new)
+        node.destroy()
+        return True
+
+    def as_constant(self, result: Any, declared: Type) -> tuple[Any, Type] | None:
+        """The attribute value and type of a constant for ``result``, or None when it does not
+        fit ``declared`` or is too large."""
+        if isinstance(declared, TensorType):
+            array = np.array(result)
+            if array.dtype.hasobject or array.size > self.max_elements:
+                return None
+            exact = TensorType.of(array, declared.requires_grad)
+            return (array, exact) if exact.refines_to(declared) else None
+        if isinstance(declared, ListType):
+            if not isinstance(result, list | tuple) or len(result) > self.max_elements:
+                return None
+            items = [self.as_constant(item, declared.elem) for item in result]
+            if any(item is None or item[1] not in SCALAR_TYPES.values() for item in items):
+                return None
+            return [item[0] for item in items if item is not None], declared
+        if isinstance(result, np.ndarray | np.generic) and np.ndim(result) == 0:
+            result = result.item()
+        ty = SCALAR_TYPES.get(type(result))
+        if ty is None or not ty.is_subtype_of(declared):
+            return None
+        return result, ty
