@@ -1,0 +1,52 @@
+"""The operator table: every operator's schema, purity, shape rule and NumPy kernel.
+
+Importing this package registers every operator; the modules below are its flat list.
+"""
+
+from __future__ import annotations
+
+from ir.ops import (
+    creation,
+    elementwise,
+    indexing,
+    linalg,
+    prim,
+    reductions,
+    scalar,
+    shape_ops,
+)
+from ir.ops.prim import AUTOGRAD_ZERO
+from ir.ops.registry import (
+    NO_DEFAULT,
+    NOT_CONSTANT,
+    OPS,
+    Argument,
+    OpDef,
+    Schema,
+    lookup_op,
+    parse_schema,
+    register_op,
+    register_structural,
+)
+
+__all__ = [
+    "AUTOGRAD_ZERO",
+    "NOT_CONSTANT",
+    "NO_DEFAULT",
+    "OPS",
+    "Argument",
+    "OpDef",
+    "Schema",
+    "creation",
+    "elementwise",
+    "indexing",
+    "linalg",
+    "lookup_op",
+    "parse_schema",
+    "prim",
+    "reductions",
+    "register_op",
+    "register_structural",
+    "scalar",
+    "shape_ops",
+]

@@ -1,0 +1,122 @@
+"""Array creation: zeros, ones, full, arange, eye and the ``*_like`` family.
+
+Each takes ``str? dtype=None`` last: a dtype name (``"float32"``) or None for NumPy's default
+(float64 for zeros, ones and eye; the fill value's for full; the bounds' for arange; the
+prototype's for ``*_like``). Creation ops are not differentiable: their results do not depend
+on any input's value.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ir.errors import ShapeError
+from ir.ops.promotion import dtype_name, probe_dtype
+from ir.ops.registry import NOT_CONSTANT, ShapeRule, register_op
+from ir.ops.shape_rules import as_tensor, int_sequence, known_int, tensor
+from ir.types import NONE, Type
+
+
+def _dtype_argument(ty: Type, const: Any) -> str | None:
+    """The dtype a ``str? dtype`` operand fixes; None when unknown or not given."""
+    if ty is NONE or const is None or const is NOT_CONSTANT:
+        return None
+    return dtype_name(const)
+
+
+def _given_dtype(types: Sequence[Type], consts: Sequence[Any]) -> tuple[bool, str | None]:
+    """Whether the last (dtype) operand is given, and the dtype it names if known."""
+    given = types[-1] is not NONE and consts[-1] is not None
+    return given, _dtype_argument(types[-1], consts[-1])
+
+
+def _filled_rule(default_dtype: str | None) -> ShapeRule:
+    """zeros/ones (``default_dtype`` float64) and full (None: the fill value decides)."""
+
+    def rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+        shape = int_sequence(types[0], consts[0])
+        given, dtype = _given_dtype(types, consts)
+        if not given:
+            dtype = default_dtype or probe_dtype(_full_scalar, [types[1]])
+        return tensor(dtype, shape)
+
+    return rule
+
+
+def _full_scalar(fill_value: Any) -> Any:
+    return np.full((), fill_value)
+
+
+def _like_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    prototype = as_tensor(types[0])
+    given, dtype = _given_dtype(types, consts)
+    return tensor(dtype if given else prototype.dtype, prototype.shape)
+
+
+def _arange_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    given, dtype = _given_dtype(types, consts)
+    if not given:
+        dtype = probe_dtype(np.arange, types[:3])
+    bounds = consts[:3]
+    if any(b is NOT_CONSTANT for b in bounds):
+        return tensor(dtype, (None,))
+    start, stop, step = bounds
+    if stop is None:
+        start, stop = 0, start
+    step = 1 if step is None else step
+    if step == 0:
+        raise ShapeError("arange: step must not be zero")
+    return tensor(dtype, (max(0, math.ceil((stop - start) / step)),))
+
+
+def _eye_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    given, dtype = _given_dtype(types, consts)
+    rows = known_int(consts[0])
+    cols = rows if types[1] is NONE or consts[1] is None else known_int(consts[1])
+    return tensor(dtype if given else "float64", (rows, cols))
+
+
+register_op(
+    "aten::zeros(Any shape, str? dtype=None) -> Tensor",
+    shape=_filled_rule("float64"),
+    differentiable=False,
+)(np.zeros)
+register_op(
+    "aten::ones(Any shape, str? dtype=None) -> Tensor",
+    shape=_filled_rule("float64"),
+    differentiable=False,
+)(np.ones)
+register_op(
+    "aten::full(Any shape, Any fill_value, str? dtype=None) -> Tensor",
+    shape=_filled_rule(None),
+    differentiable=False,
+)(np.full)
+register_op(
+    "aten::arange(Scalar start, Scalar? stop=None, Scalar? step=None, str? dtype=None) -> Tensor",
+    shape=_arange_rule,
+    differentiable=False,
+)(np.arange)
+register_op(
+    "aten::eye(int N, int? M=None, int k=0, str? dtype=None) -> Tensor",
+    shape=_eye_rule,
+    differentiable=False,
+)(np.eye)
+register_op(
+    "aten::zeros_like(Tensor self, str? dtype=None) -> Tensor",
+    shape=_like_rule,
+    differentiable=False,
+)(np.zeros_like)
+register_op(
+    "aten::ones_like(Tensor self, str? dtype=None) -> Tensor",
+    shape=_like_rule,
+    differentiable=False,
+)(np.ones_like)
+register_op(
+    "aten::full_like(Tensor self, Any fill_value, str? dtype=None) -> Tensor",
+    shape=_like_rule,
+    differentiable=False,
+)(np.full_like)

@@ -1,0 +1,141 @@
+"""prim:: operators for structure: constants, control flow, tuples and lists, autograd glue.
+
+Control flow follows TorchScript:
+
+    prim::If(bool cond) -> Any...
+        block0() -> (then results), block1() -> (else results); node outputs = taken results
+    prim::Loop(int max_trip_count, bool initial_condition, Any... carried) -> Any...
+        block0(%i, %carried...) -> (%continue, %carried...); outputs = final carried values.
+        Runs while ``i < max_trip_count and condition``; a ``while`` loop passes a huge count.
+    prim::GradOf(Any... grads) -> Any...                  attribute name="aten::mul"
+        block0() -> (input gradients). See Note [GradOf semantics] in `ir.interpreter`.
+    prim::CallFunction(Any fn, Any... args) -> Any...    calls ``fn`` (a Python callable or a
+        Graph) with ``args``; impure, since nothing is known about ``fn``
+    prim::Reverse() -> ()                                 the reverse program of
+        `autodiff.differentiate` before lambda lifting; running a graph skips it
+
+These have no kernel: `ir.interpreter` runs them. Tuple, list and autograd-add operators are
+ordinary functions of their operands and have kernels; prim::AutogradZero has none because its
+value, `AUTOGRAD_ZERO`, is not a constant that IR text can spell.
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Sequence
+from typing import Any
+
+from ir.errors import ShapeError
+from ir.ops.registry import NOT_CONSTANT, register_op, register_structural
+from ir.ops.shape_rules import known_int
+from ir.types import ANY, NONE, TENSOR, ListType, TupleType, Type, join_types
+
+
+class AutogradZeroType:
+    """The type of `AUTOGRAD_ZERO`: a gradient known to be zero, whatever its shape."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "AUTOGRAD_ZERO"
+
+
+AUTOGRAD_ZERO = AutogradZeroType()
+
+
+def autograd_add(a: Any, b: Any) -> Any:
+    """TorchScript's truth table: zero + b = b, a + zero = a, otherwise a + b."""
+    if a is AUTOGRAD_ZERO:
+        return b
+    if b is AUTOGRAD_ZERO:
+        return a
+    return a + b
+
+
+def make_tuple(*elems: Any) -> tuple[Any, ...]:
+    return elems
+
+
+def make_list(*elems: Any) -> list[Any]:
+    return list(elems)
+
+
+def unpack(sequence: Any) -> tuple[Any, ...]:
+    return tuple(sequence)
+
+
+def slice_sequence(sequence: Any, start: int | None, stop: int | None, step: int | None) -> Any:
+    return sequence[start:stop:step]
+
+
+def _tuple_construct_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    return [TupleType(tuple(types))]
+
+
+def join_all(types: Sequence[Type], empty: Type) -> Type:
+    """The join of ``types`` (``empty`` when there are none)."""
+    if not types:
+        return empty
+    joined = types[0]
+    for ty in types[1:]:
+        joined = join_types(joined, ty)
+    return joined
+
+
+def _list_construct_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    return [ListType(join_all(types, TENSOR))]
+
+
+def _unpack_rule(types: Sequence[Type], consts: Sequence[Any]) -> Sequence[Type]:
+    return types[0].elems if isinstance(types[0], TupleType) else ()
+
+
+def _element_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    sequence, position = types[0], known_int(consts[1])
+    if isinstance(sequence, ListType):
+        return [sequence.elem]
+    if not isinstance(sequence, TupleType):
+        return [ANY]
+    if position is None:
+        return [join_all(sequence.elems, ANY)]
+    if not -len(sequence.elems) <= position < len(sequence.elems):
+        raise ShapeError(f"tuple index {position} out of range for a tuple of type {sequence}")
+    return [sequence.elems[position]]
+
+
+def _slice_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    sequence = types[0]
+    bounds = [None if t is NONE else c for t, c in zip(types[1:], consts[1:], strict=True)]
+    if isinstance(sequence, TupleType) and NOT_CONSTANT not in bounds:
+        return [TupleType(sequence.elems[slice(*bounds)])]
+    if isinstance(sequence, TupleType):
+        return [ListType(join_all(sequence.elems, ANY))]
+    return [sequence]
+
+
+def _autograd_add_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    return [join_types(types[0], types[1])]
+
+
+register_structural("prim::Constant() -> Any", pure=True, num_blocks=0)
+register_structural("prim::If(bool cond) -> Any...", pure=True, num_blocks=2)
+register_structural(
+    "prim::Loop(int max_trip_count, bool initial_condition, Any... carried) -> Any...",
+    pure=True,
+    num_blocks=1,
+)
+register_structural("prim::GradOf(Any... grads) -> Any...", pure=True, num_blocks=1)
+register_structural("prim::AutogradZero() -> Any", pure=True, num_blocks=0)
+register_structural("prim::CallFunction(Any fn, Any... args) -> Any...", pure=False, num_blocks=0)
+register_structural("prim::Reverse() -> ()", pure=False, num_blocks=1)
+
+register_op("prim::TupleConstruct(Any... elems) -> Any", shape=_tuple_construct_rule)(make_tuple)
+register_op("prim::TupleUnpack(Any tup) -> Any...", shape=_unpack_rule)(unpack)
+register_op("prim::TupleIndex(Any tup, int i) -> Any", shape=_element_rule)(operator.getitem)
+register_op(
+    "prim::TupleSlice(Any tup, int? start, int? stop, int? step) -> Any", shape=_slice_rule
+)(slice_sequence)
+register_op("prim::ListConstruct(Any... elems) -> Any", shape=_list_construct_rule)(make_list)
+register_op("prim::ListUnpack(Any lst) -> Any...", shape=None)(unpack)
+register_op("prim::ListIndex(Any lst, int i) -> Any", shape=_element_rule)(operator.getitem)
+register_op("prim::AutogradAdd(Any a, Any b) -> Any", shape=_autograd_add_rule)(autograd_add)

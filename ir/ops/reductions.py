@@ -1,0 +1,60 @@
+"""Reductions over axes: sum, mean, max, min, prod.
+
+``aten::sum(Tensor self, Any axis=None, bool keepdims=False) -> Tensor``: ``axis`` is None, an int
+or a tuple (or list) of ints, as in NumPy. Results are NumPy's, dtype included (``np.sum`` of
+int32 is int64, ``np.mean`` of ints is float64), so reducing everything gives a NumPy scalar.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ir.ops.promotion import probe_dtype
+from ir.ops.registry import NOT_CONSTANT, ShapeRule, register_op
+from ir.ops.shape_rules import as_tensor, normalize_axes, tensor
+from ir.types import NONE, Type
+
+REDUCTIONS: dict[str, Callable[..., Any]] = {
+    "sum": np.sum,
+    "mean": np.mean,
+    "max": np.max,
+    "min": np.min,
+    "prod": np.prod,
+}
+
+
+def reduction_kernel(fn: Callable[..., Any]) -> Callable[[Any, Any, bool], Any]:
+    def kernel(x: Any, axis: Any, keepdims: bool) -> Any:
+        return fn(x, axis=tuple(axis) if isinstance(axis, list) else axis, keepdims=keepdims)
+
+    kernel.__name__ = fn.__name__
+    return kernel
+
+
+def reduction_rule(fn: Callable[..., Any]) -> ShapeRule:
+    def rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+        x = as_tensor(types[0])
+        dtype = probe_dtype(fn, [x])
+        axis, keepdims = consts[1], consts[2]
+        if axis is NOT_CONSTANT and types[1] is NONE:
+            axis = None
+        if x.shape is None or keepdims is NOT_CONSTANT:
+            return tensor(dtype, None)
+        if axis is NOT_CONSTANT:
+            return tensor(dtype, (None,) * len(x.shape) if keepdims else None)
+        axes = normalize_axes(axis, len(x.shape))
+        if keepdims:
+            return tensor(dtype, tuple(1 if i in axes else d for i, d in enumerate(x.shape)))
+        return tensor(dtype, tuple(d for i, d in enumerate(x.shape) if i not in axes))
+
+    return rule
+
+
+for _name, _fn in REDUCTIONS.items():
+    register_op(
+        f"aten::{_name}(Tensor self, Any axis=None, bool keepdims=False) -> Tensor",
+        shape=reduction_rule(_fn),
+    )(reduction_kernel(_fn))

@@ -1,0 +1,124 @@
+"""Python-scalar operators: what Python code does with ints, floats and bools.
+
+``n * 2`` on two Python numbers is ``prim::mul`` and gives what Python gives (an int), where
+``aten::mul`` would give a NumPy scalar. Results follow Python's rules: ``int / int`` is a float,
+``bool + bool`` an int, ``min(1, 2.5)`` whichever is smaller. A result type Python only decides
+from the values (``n ** k`` with ``k`` unknown, ``min`` of an int and a float) is ``Scalar``.
+
+    prim::add  sub  mul  truediv  floordiv  mod  pow   (Scalar a, Scalar b) -> Scalar
+    prim::min  max                                     (Scalar a, Scalar b) -> Scalar
+    prim::eq  ne  lt  le  gt  ge                       (Scalar a, Scalar b) -> bool
+    prim::neg  abs                                     (Scalar a) -> Scalar
+    prim::not(Any a) -> bool        prim::len(Any a) -> int     (Python's ``not`` and ``len``)
+    prim::int  float  bool          (Any a) -> int / float / bool   (casts, also of arrays)
+"""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ir.errors import ShapeError
+from ir.ops.registry import NOT_CONSTANT, ShapeRule, register_op
+from ir.ops.shape_rules import fixed
+from ir.types import ANY, BOOL, FLOAT, INT, SCALAR, TensorType, TupleType, Type
+
+_SAMPLES: dict[Type, Any] = {INT: 3, FLOAT: 1.5, BOOL: True}
+_RESULT_TYPES: dict[type, Type] = {int: INT, float: FLOAT, bool: BOOL}
+
+
+def python_rule(fn: Callable[..., Any]) -> ShapeRule:
+    """The result type of ``fn`` as Python computes it: on the operands' values when all are
+    known, else on sample values; ``Scalar`` when the samples cannot stand for the values."""
+
+    def rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+        for position, ty in enumerate(types):
+            if ty not in _SAMPLES and ty not in (SCALAR, ANY):
+                raise ShapeError(f"operand {position} must be a Python number, got {ty}")
+        if all(c is not NOT_CONSTANT for c in consts):
+            if fn is operator.pow and all(type(c) in (int, bool) for c in consts):
+                return [INT if consts[1] >= 0 else FLOAT]  # without computing a huge power
+            try:
+                return [_RESULT_TYPES.get(type(fn(*consts)), SCALAR)]
+            except ArithmeticError:
+                pass  # raised again at run time, with the node's location
+        if any(t not in _SAMPLES for t in types) or not _samples_decide(fn, types):
+            return [SCALAR]
+        return [_RESULT_TYPES[type(fn(*(_SAMPLES[t] for t in types)))]]
+
+    return rule
+
+
+def _samples_decide(fn: Callable[..., Any], types: Sequence[Type]) -> bool:
+    """False where the result type depends on the values: ``int ** int`` (negative exponents
+    give floats) and min/max of mixed types."""
+    if fn is operator.pow:
+        return not (types[0] in (INT, BOOL) and types[1] in (INT, BOOL))
+    if fn in (min, max):
+        return len(set(types)) == 1
+    return True
+
+
+BINARY: dict[str, tuple[Callable[..., Any], bool]] = {
+    "add": (operator.add, True),
+    "sub": (operator.sub, True),
+    "mul": (operator.mul, True),
+    "truediv": (operator.truediv, True),
+    "floordiv": (operator.floordiv, False),
+    "mod": (operator.mod, True),
+    "pow": (operator.pow, True),
+    "min": (min, True),
+    "max": (max, True),
+}
+COMPARISONS: dict[str, Callable[..., Any]] = {
+    "eq": operator.eq,
+    "ne": operator.ne,
+    "lt": operator.lt,
+    "le": operator.le,
+    "gt": operator.gt,
+    "ge": operator.ge,
+}
+UNARY: dict[str, Callable[..., Any]] = {"neg": operator.neg, "abs": abs}
+CASTS: dict[str, tuple[Callable[..., Any], Type, bool]] = {
+    "int": (int, INT, False),
+    "float": (float, FLOAT, True),
+    "bool": (bool, BOOL, False),
+}
+
+
+def _len_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    if isinstance(types[0], TensorType) and types[0].rank == 0:
+        raise ShapeError("len() of unsized object")
+    return [INT]
+
+
+def _len_value(types: Sequence[Type]) -> Any:
+    ty = types[0]
+    if isinstance(ty, TupleType):
+        return len(ty.elems)
+    if isinstance(ty, TensorType) and ty.shape and ty.shape[0] is not None:
+        return ty.shape[0]
+    return NOT_CONSTANT
+
+
+for _name, (_fn, _differentiable) in BINARY.items():
+    register_op(
+        f"prim::{_name}(Scalar a, Scalar b) -> Scalar",
+        shape=python_rule(_fn),
+        differentiable=_differentiable,
+    )(_fn)
+for _name, _fn in COMPARISONS.items():
+    register_op(
+        f"prim::{_name}(Scalar a, Scalar b) -> bool", shape=fixed(BOOL), differentiable=False
+    )(_fn)
+for _name, _fn in UNARY.items():
+    register_op(f"prim::{_name}(Scalar a) -> Scalar", shape=python_rule(_fn))(_fn)
+for _name, (_fn, _result, _differentiable) in CASTS.items():
+    register_op(
+        f"prim::{_name}(Any a) -> {_result}", shape=fixed(_result), differentiable=_differentiable
+    )(_fn)
+register_op("prim::not(Any a) -> bool", shape=fixed(BOOL), differentiable=False)(operator.not_)
+register_op(
+    "prim::len(Any a) -> int", shape=_len_rule, differentiable=False, value_from_types=_len_value
+)(len)

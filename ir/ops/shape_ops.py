@@ -1,0 +1,331 @@
+"""Operators on shapes: reshape, transpose, squeeze, expand_dims, ravel, broadcast_to,
+sum_to_size, concatenate, stack, astype, and the shape queries shape, ndim, size.
+
+``aten::shape(Tensor self) -> Any`` is NumPy's ``x.shape``: a tuple of ints at run time, typed
+``(int, int, …)`` when the rank is known and ``int[]`` when it is not, so ``x.shape[0]`` (a
+prim::TupleIndex) is an ``int`` and ``np.zeros(x.shape)`` takes it as a shape. Shape-valued
+operands (``Any shape``) are an int, a tuple or a list of ints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ir.errors import ShapeError
+from ir.ops.promotion import dtype_name
+from ir.ops.registry import NOT_CONSTANT, register_op
+from ir.ops.shape_rules import (
+    Shape,
+    as_tensor,
+    format_shape,
+    int_sequence,
+    normalize_axes,
+    normalize_axis,
+    num_elements,
+    tensor,
+)
+from ir.types import ANY, INT, NONE, ListType, TensorType, TupleType, Type
+
+
+def axis_argument(axis: Any) -> Any:
+    """NumPy wants a tuple where the IR may hold a list."""
+    return tuple(axis) if isinstance(axis, list) else axis
+
+
+def _reshape_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    x = as_tensor(types[0])
+    target = int_sequence(types[1], consts[1])
+    if target is None:
+        return tensor(x.dtype, None)
+    if target.count(-1) > 1:
+        raise ShapeError("can only specify one unknown dimension")
+    size = num_elements(x.shape)
+    rest = [d for d in target if d != -1]
+    if -1 in target:
+        rest_size = num_elements(tuple(rest))
+        fill: int | None = None
+        if size is not None and rest_size:
+            if size % rest_size:
+                raise ShapeError(f"cannot reshape array of size {size} into shape {_spell(target)}")
+            fill = size // rest_size
+        return tensor(x.dtype, tuple(fill if d == -1 else d for d in target))
+    if size is not None and num_elements(target) not in (None, size):
+        raise ShapeError(f"cannot reshape array of size {size} into shape {_spell(target)}")
+    return tensor(x.dtype, target)
+
+
+def _spell(shape: Shape) -> str:
+    """A shape as Python prints the tuple, as NumPy's reshape message does."""
+    return str(tuple("?" if d is None else d for d in shape)).replace("'", "")
+
+
+def _transpose_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    x = as_tensor(types[0])
+    axes = None if types[1] is NONE else consts[1]
+    if x.shape is None or axes is NOT_CONSTANT:
+        return tensor(x.dtype, None if x.shape is None else (None,) * len(x.shape))
+    if axes is None:
+        return tensor(x.dtype, x.shape[::-1])
+    if len(axes) != len(x.shape):
+        raise ShapeError("axes don't match array")
+    order = [normalize_axis(int(a), len(x.shape)) for a in axes]
+    if sorted(order) != list(range(len(x.shape))):
+        raise ShapeError("repeated axis in transpose")
+    return tensor(x.dtype, tuple(x.shape[a] for a in order))
+
+
+def _squeeze_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    x = as_tensor(types[0])
+    axis = None if types[1] is NONE else consts[1]
+    if x.shape is None or axis is NOT_CONSTANT:
+        return tensor(x.dtype, None)
+    if axis is None:
+        if None in x.shape:
+            return tensor(x.dtype, None)
+        return tensor(x.dtype, tuple(d for d in x.shape if d != 1))
+    axes = normalize_axes(axis, len(x.shape))
+    if any(x.shape[a] not in (1, None) for a in axes):
+        raise ShapeError("cannot select an axis to squeeze out which has size not equal to one")
+    return tensor(x.dtype, tuple(d for i, d in enumerate(x.shape) if i not in axes))
+
+
+def _expand_dims_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    x = as_tensor(types[0])
+    if x.shape is None or consts[1] is NOT_CONSTANT:
+        return tensor(x.dtype, None)
+    count = len(consts[1]) if isinstance(consts[1], tuple | list) else 1
+    axes = normalize_axes(consts[1], len(x.shape) + count)
+    dims = iter(x.shape)
+    return tensor(
+        x.dtype, tuple(1 if i in axes else next(dims) for i in range(len(x.shape) + count))
+    )
+
+
+def _ravel_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    x = as_tensor(types[0])
+    return tensor(x.dtype, (num_elements(x.shape),))
+
+
+def _broadcast_to_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    x = as_tensor(types[0])
+    target = int_sequence(types[1], consts[1])
+    if target is None or x.shape is None:
+        return tensor(x.dtype, target)
+    if len(x.shape) > len(target):
+        raise ShapeError(
+            f"cannot broadcast an array of shape {format_shape(x.shape)} "
+            f"to shape {format_shape(target)}"
+        )
+    padded = (1,) * (len(target) - len(x.shape)) + x.shape
+    result: list[int | None] = []
+    for have, want in zip(padded, target, strict=True):
+        if have not in (1, None) and want is not None and have != want:
+            raise ShapeError(
+                f"cannot broadcast an array of shape {format_shape(x.shape)} "
+                f"to shape {format_shape(target)}"
+            )
+        result.append(have if want is None and have != 1 else want)
+    return tensor(x.dtype, tuple(result))
+
+
+def sum_to_size(x: Any, shape: Any) -> Any:
+    """Sum ``x`` over the axes that broadcasting ``shape`` up to ``x.shape`` added or stretched:
+    the adjoint of ``np.broadcast_to`` (TorchScript's ``_grad_sum_to_size``)."""
+    target = tuple(shape) if isinstance(shape, tuple | list) else (shape,)
+    array = np.asarray(x)
+    if array.shape == target:
+        return x
+    lead = array.ndim - len(target)
+    if lead < 0:
+        raise ValueError(f"cannot sum an array of shape {array.shape} to shape {target}")
+    stretched = [lead + i for i, d in enumerate(target) if d == 1 and array.shape[lead + i] != 1]
+    summed = np.sum(array, axis=tuple(range(lead)) + tuple(stretched), keepdims=True)
+    return summed.reshape(target)
+
+
+def _sum_to_size_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    x = as_tensor(types[0])
+    target = int_sequence(types[1], consts[1])
+    if target is not None and x.shape is not None:
+        tail = x.shape[len(x.shape) - len(target) :]
+        if len(target) > len(x.shape) or any(
+            t not in (1, None) and s is not None and s != t
+            for s, t in zip(tail, target, strict=True)
+        ):
+            raise ShapeError(
+                f"cannot sum an array of shape {format_shape(x.shape)} "
+                f"to shape {format_shape(target)}"
+            )
+    return tensor(x.dtype, target)
+
+
+def sequence_items(ty: Type) -> tuple[list[TensorType], bool]:
+    """The tensor types of a sequence operand, and whether that list is complete (a tuple) or
+    one type standing for any number of items (a list)."""
+    if isinstance(ty, TupleType):
+        return [as_tensor(t, i) for i, t in enumerate(ty.elems)], True
+    if isinstance(ty, ListType):
+        return [as_tensor(ty.elem)], False
+    if ty is ANY:
+        return [TensorType()], False
+    raise ShapeError(f"expected a sequence of arrays, got a value of type {ty}")
+
+
+def _joined_dtype(items: list[TensorType]) -> str | None:
+    dtypes = [t.dtype for t in items]
+    if None in dtypes or not dtypes:
+        return None
+    return np.result_type(*dtypes).name
+
+
+def _concatenate_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    items, complete = sequence_items(types[0])
+    dtype = _joined_dtype(items)
+    axis = None if types[1] is NONE else consts[1]
+    if axis is None:
+        sizes = [num_elements(t.shape) for t in items]
+        total = sum(s for s in sizes if s is not None) if complete and None not in sizes else None
+        return tensor(dtype, (total,))
+    shapes = [t.shape for t in items]
+    if any(s is None for s in shapes) or axis is NOT_CONSTANT:
+        return tensor(dtype, None)
+    first: Shape = shapes[0] or ()
+    for index, shape in enumerate(shapes):
+        assert shape is not None
+        if len(shape) != len(first):
+            raise ShapeError(
+                "all the input arrays must have same number of dimensions, but the array at "
+                f"index 0 has {len(first)} dimension(s) and the array at index {index} has "
+                f"{len(shape)} dimension(s)"
+            )
+    if not first:
+        raise ShapeError("zero-dimensional arrays cannot be concatenated")
+    axis = normalize_axis(int(axis), len(first))
+    result: list[int | None] = []
+    for dim in range(len(first)):
+        sizes = [s[dim] for s in shapes if s is not None]
+        if dim == axis:
+            result.append(
+                sum(d for d in sizes if d is not None) if complete and None not in sizes else None
+            )
+            continue
+        known = [(i, d) for i, d in enumerate(sizes) if d is not None]
+        for i, d in known:
+            if d != known[0][1]:
+                raise ShapeError(
+                    "all the input array dimensions except for the concatenation axis must "
+                    f"match exactly, but along dimension {dim}, the array at index {known[0][0]} "
+                    f"has size {known[0][1]} and the array at index {i} has size {d}"
+                )
+        result.append(known[0][1] if known else None)
+    return tensor(dtype, tuple(result))
+
+
+def _stack_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    items, complete = sequence_items(types[0])
+    dtype = _joined_dtype(items)
+    shapes = [t.shape for t in items]
+    if any(s is None for s in shapes) or consts[1] is NOT_CONSTANT:
+        return tensor(dtype, None)
+    first = shapes[0]
+    assert first is not None
+    for shape in shapes:
+        assert shape is not None
+        if len(shape) != len(first) or any(
+            a is not None and b is not None and a != b for a, b in zip(first, shape, strict=True)
+        ):
+            raise ShapeError("all input arrays must have the same shape")
+    axis = normalize_axis(int(consts[1]), len(first) + 1)
+    count = len(items) if complete else None
+    return tensor(dtype, (*first[:axis], count, *first[axis:]))
+
+
+def _astype_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    x = as_tensor(types[0])
+    return tensor(None if consts[1] is NOT_CONSTANT else dtype_name(consts[1]), x.shape)
+
+
+def astype(x: Any, dtype: str) -> Any:
+    return x.astype(dtype)
+
+
+def _shape_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    x = as_tensor(types[0])
+    return [ListType(INT) if x.shape is None else TupleType((INT,) * len(x.shape))]
+
+
+def _shape_value(types: Sequence[Type]) -> Any:
+    x = as_tensor(types[0])
+    if x.shape is None or None in x.shape:
+        return NOT_CONSTANT
+    return x.shape
+
+
+def _ndim_value(types: Sequence[Type]) -> Any:
+    rank = as_tensor(types[0]).rank
+    return NOT_CONSTANT if rank is None else rank
+
+
+def _size_value(types: Sequence[Type]) -> Any:
+    size = num_elements(as_tensor(types[0]).shape)
+    return NOT_CONSTANT if size is None else size
+
+
+def _int_result(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    as_tensor(types[0])
+    return [INT]
+
+
+def _squeeze(x: Any, axis: Any) -> Any:
+    return np.squeeze(x, axis_argument(axis))
+
+
+def _expand_dims(x: Any, axis: Any) -> Any:
+    return np.expand_dims(x, axis_argument(axis))
+
+
+def _transpose(x: Any, axes: Any) -> Any:
+    return np.transpose(x, axes)
+
+
+register_op("aten::reshape(Tensor self, Any shape) -> Tensor", shape=_reshape_rule)(np.reshape)
+register_op("aten::transpose(Tensor self, Any axes=None) -> Tensor", shape=_transpose_rule)(
+    _transpose
+)
+register_op("aten::squeeze(Tensor self, Any axis=None) -> Tensor", shape=_squeeze_rule)(_squeeze)
+register_op("aten::expand_dims(Tensor self, Any axis) -> Tensor", shape=_expand_dims_rule)(
+    _expand_dims
+)
+register_op("aten::ravel(Tensor self) -> Tensor", shape=_ravel_rule)(np.ravel)
+register_op("aten::broadcast_to(Tensor self, Any shape) -> Tensor", shape=_broadcast_to_rule)(
+    np.broadcast_to
+)
+register_op("aten::sum_to_size(Tensor self, Any shape) -> Tensor", shape=_sum_to_size_rule)(
+    sum_to_size
+)
+register_op("aten::concatenate(Any tensors, int? axis=0) -> Tensor", shape=_concatenate_rule)(
+    np.concatenate
+)
+register_op("aten::stack(Any tensors, int axis=0) -> Tensor", shape=_stack_rule)(np.stack)
+register_op("aten::astype(Tensor self, str dtype) -> Tensor", shape=_astype_rule)(astype)
+register_op(
+    "aten::shape(Tensor self) -> Any",
+    shape=_shape_rule,
+    differentiable=False,
+    value_from_types=_shape_value,
+)(np.shape)
+register_op(
+    "aten::ndim(Tensor self) -> int",
+    shape=_int_result,
+    differentiable=False,
+    value_from_types=_ndim_value,
+)(np.ndim)
+register_op(
+    "aten::size(Tensor self) -> int",
+    shape=_int_result,
+    differentiable=False,
+    value_from_types=_size_value,
+)(np.size)
