@@ -319,9 +319,7 @@ class Node:
         Result:  %3 = aten::neg(%1)
                  %2 = aten::exp(%1)
         """
-        self._unlink()
-        self.insert_before(anchor)
-        self._check_still_topological()
+        self._move(lambda: self.insert_before(anchor))
 
     def move_after(self, anchor: Node) -> None:
         """Move this node to just after ``anchor``, keeping the topological invariant.
@@ -332,18 +330,29 @@ class Node:
         Result:  %3 = aten::neg(%1)
                  %2 = aten::exp(%1)
         """
+        self._move(lambda: self.insert_after(anchor))
+
+    def _move(self, place: Callable[[], Node]) -> None:
+        # A move that would break Note [Topological invariant] is undone before it is refused.
+        origin = self.prev
         self._unlink()
-        self.insert_after(anchor)
-        self._check_still_topological()
+        try:
+            place()
+            self._check_still_topological()
+        except IRError:
+            if self.owning_block is not None:
+                self._unlink()
+            self._link_after(origin)
+            raise
 
     def _check_still_topological(self) -> None:
         # See Note [Topological invariant]
         for value in self.inputs:
-            if value.node.kind != PARAM and not value.node.is_before(self):
+            if not _visible_at(value, self):
                 raise IRError(f"moving {self.kind} would use a value before its definition", None)
         for out in self.outputs:
             for use in out.uses:
-                if not self.is_before(use.user):
+                if not _visible_at(out, use.user):
                     raise IRError(f"moving {self.kind} would put it after a user", None)
 
     def destroy(self) -> None:
@@ -638,6 +647,16 @@ class Graph:
             mapping[value] = new.add_input(value.ty, value.name_hint)
         new.block._clone_body(self.block, mapping, mapping.__getitem__)
         return new
+
+
+def _visible_at(value: Value, user: Node) -> bool:
+    """True when ``value`` is defined before ``user`` in ``user``'s block or an enclosing one."""
+    definer = value.node
+    node: Node | None = user
+    while node is not None and node.owning_block is not definer.owning_block:
+        block = node.owning_block
+        node = block.owning_node if block is not None else None
+    return node is not None and definer.is_before(node)
 
 
 def _walk(block: Block) -> Iterator[Node]:
