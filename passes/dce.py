@@ -7,10 +7,10 @@ What `dce` removes, walking each block backwards so users go before producers:
    and so is any prim::If or prim::Loop that contains one);
 2. an unused output of a prim::If, together with the value each branch returns for it (as
    TorchScript's DCE does), so that the branch code computing it becomes dead too;
-3. an unused carried value of a prim::Loop: when the loop's output is unused and the body's
-   parameter for it is read by nothing but the body's own return, its initial operand, body
-   parameter, body result and output are all dropped. Values that only feed each other around
-   the loop in a cycle are not detected.
+3. an unused carried value of a prim::Loop: when the loop's output is unused and what the body
+   computes from it is pure and reaches the body's results only as its own next value, its
+   initial operand, body parameter, body result and output are dropped, with the body code
+   that computed it. Two carried values that only feed each other are both kept.
 
 Outputs of other nodes with blocks (prim::GradOf) are kept: their arity is part of what later
 stages rely on.
@@ -18,7 +18,9 @@ stages rely on.
 
 from __future__ import annotations
 
-from ir.graph import Block, Graph, Node
+from collections.abc import Iterator
+
+from ir.graph import Block, Graph, Node, Value
 from ir.ops import OPS
 from passes.registry import register_pass
 
@@ -76,23 +78,39 @@ def _drop_unused_loop_carries(node: Node) -> bool:
     # body returns: (cond, carried...); outputs: carried.
     body = node.blocks[0]
     changed = False
-    progress = True
-    while progress:
-        progress = False
-        for index in reversed(range(len(node.outputs))):
-            param = body.inputs[1 + index]
-            only_passed_through = all(
-                use.user is body.return_node and use.index == 1 + index for use in param.uses
-            )
-            if node.outputs[index].uses or not only_passed_through:
-                continue
-            body.erase_output(1 + index)
-            body.erase_input(1 + index)
-            node.remove_input(2 + index)
-            node.erase_output(index)
-            changed = progress = True
-        if progress:
-            # Dropping a result may have left the body code that computed it dead, which may
-            # in turn free another carried parameter.
-            _sweep(body)
+    for index in reversed(range(len(node.outputs))):
+        if node.outputs[index].uses or not _feeds_only_itself(body, index):
+            continue
+        body.erase_output(1 + index)
+        _sweep(body)  # what computed the dropped result, all of it pure and now unused
+        body.erase_input(1 + index)
+        node.remove_input(2 + index)
+        node.erase_output(index)
+        changed = True
     return changed
+
+
+def _feeds_only_itself(body: Block, index: int) -> bool:
+    """True when carried value ``index`` of a loop body influences nothing but its own next
+    value: everything computed from its parameter is free of side effects and reaches the
+    body's results only at its own position."""
+    dependent: set[Value] = {body.inputs[1 + index]}
+    for node in body.nodes():
+        if not any(value in dependent for value in _values_read(node)):
+            continue
+        if not _free_of_side_effects(node):
+            return False
+        dependent.update(node.outputs)
+    results = body.outputs
+    return all(
+        position == 1 + index or value not in dependent for position, value in enumerate(results)
+    )
+
+
+def _values_read(node: Node) -> Iterator[Value]:
+    """The operands of ``node`` and of every node (and block result) nested in it."""
+    yield from node.inputs
+    for block in node.blocks:
+        for inner in block.nodes():
+            yield from _values_read(inner)
+        yield from block.outputs
