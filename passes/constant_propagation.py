@@ -4,10 +4,11 @@
 
 - a pure operator with a NumPy kernel whose operands are all prim::Constant: the kernel runs now
   and each output becomes a prim::Constant. A Python scalar becomes an ``int``, ``float`` or
-  ``bool`` constant, an array a constant of its exact type (``TensorType.of``). It is left alone
-  when the kernel raises (the error belongs to run time, and the node may sit in a branch that
-  never runs), when an array result has more than ``max-elements`` elements, or when the result
-  does not fit the output's declared type;
+  ``bool`` constant, an array a constant of its exact type (``TensorType.of``), a list or tuple
+  of scalars an ``int[]``-like or ``(int, int)``-like constant. It is left alone when the kernel
+  raises (the error belongs to run time, and the node may sit in a branch that never runs), when
+  an array result has, or its declared or shape-rule type says it would have, more than
+  ``max-elements`` elements, or when the result does not fit the output's declared type;
 - a prim::If on a constant condition: the taken branch is inlined in place of the node;
 - a prim::Loop that runs no iteration (constant trip count <= 0 or constant false initial
   condition): its outputs become its initial carried values;
@@ -18,13 +19,15 @@ Operand constants that become unused are left for `dce`.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
+from ir.errors import ShapeError
 from ir.graph import Graph, Node, Value
-from ir.ops import OPS
-from ir.types import BOOL, FLOAT, INT, ListType, TensorType, Type
+from ir.ops import OPS, OpDef
+from ir.types import BOOL, FLOAT, INT, ListType, TensorType, TupleType, Type
 from passes.registry import register_pass
 
 CONSTANT = "prim::Constant"
@@ -139,6 +142,8 @@ class _Folder:
             or not all(is_constant(v) for v in node.inputs)
         ):
             return False
+        if self.predicts_too_large(op, node):
+            return False
         try:
             result = op.kernel(*(constant_value(v) for v in node.inputs))
         except Exception:
@@ -162,6 +167,20 @@ class _Folder:
         node.destroy()
         return True
 
+    def predicts_too_large(self, op: OpDef, node: Node) -> bool:
+        """True when the declared or shape-rule types say a result would have more than
+        ``max_elements`` elements, so the kernel never allocates it; also when the shape rule
+        rejects the operands (the kernel would fail too)."""
+        types: list[Type] = [out.ty for out in node.outputs]
+        if op.shape is not None:
+            try:
+                types += op.shape(
+                    [v.ty for v in node.inputs], [constant_value(v) for v in node.inputs]
+                )
+            except ShapeError:
+                return True
+        return any(_known_size(ty) > self.max_elements for ty in types)
+
     def as_constant(self, result: Any, declared: Type) -> tuple[Any, Type] | None:
         """The attribute value and type of a constant for ``result``, or None when it does not
         fit ``declared`` or is too large."""
@@ -171,16 +190,41 @@ class _Folder:
                 return None
             exact = TensorType.of(array, declared.requires_grad)
             return (array, exact) if exact.refines_to(declared) else None
-        if isinstance(declared, ListType):
-            if not isinstance(result, list | tuple) or len(result) > self.max_elements:
-                return None
-            items = [self.as_constant(item, declared.elem) for item in result]
-            if any(item is None or item[1] not in SCALAR_TYPES.values() for item in items):
-                return None
-            return [item[0] for item in items if item is not None], declared
+        if isinstance(declared, ListType | TupleType):
+            return self.as_sequence_constant(result, declared)
         if isinstance(result, np.ndarray | np.generic) and np.ndim(result) == 0:
             result = result.item()
         ty = SCALAR_TYPES.get(type(result))
         if ty is None or not ty.is_subtype_of(declared):
             return None
         return result, ty
+
+    def as_sequence_constant(
+        self, result: Any, declared: ListType | TupleType
+    ) -> tuple[Any, Type] | None:
+        """A list or tuple of Python scalars (``int[]``, ``(int, int)``), as a constant."""
+        if not isinstance(result, list | tuple) or len(result) > self.max_elements:
+            return None
+        if isinstance(declared, ListType):
+            element_types: list[Type] = [declared.elem] * len(result)
+        elif len(declared.elems) == len(result):
+            element_types = list(declared.elems)
+        else:
+            return None
+        items: list[Any] = []
+        for item, element_type in zip(result, element_types, strict=True):
+            constant = self.as_constant(item, element_type)
+            if constant is None or constant[1] not in SCALAR_TYPES.values():
+                return None
+            items.append(constant[0])
+        if isinstance(declared, ListType):
+            return items, declared
+        return tuple(items), TupleType(tuple(SCALAR_TYPES[type(item)] for item in items))
+
+
+def _known_size(ty: Type) -> int:
+    """The number of elements of a tensor type whose dims are all known; 0 otherwise."""
+    if not isinstance(ty, TensorType) or ty.shape is None:
+        return 0
+    dims = [d for d in ty.shape if d is not None]
+    return math.prod(dims) if len(dims) == len(ty.shape) else 0
