@@ -185,15 +185,9 @@ class _Verifier:
             fixed = len(arguments) - 1
             if count < fixed:
                 raise node_error(node, f"{node.kind} takes at least {fixed} operands, got {count}")
-        else:
-            required = sum(1 for a in arguments if not a.has_default)
-            if not required <= count <= len(arguments):
-                expected = (
-                    str(required)
-                    if required == len(arguments)
-                    else f"{required} to {len(arguments)}"
-                )
-                raise node_error(node, f"{node.kind} takes {expected} operands, got {count}")
+        elif count != len(arguments):
+            # See Note [Operator conventions] in ir.ops.registry: defaults are filled in.
+            raise node_error(node, f"{node.kind} takes {len(arguments)} operands, got {count}")
         for index, value in enumerate(node.inputs):
             argument = arguments[min(index, len(arguments) - 1)]
             if not value.ty.is_subtype_of(argument.ty):
