@@ -100,6 +100,8 @@ def _elements(graph: Graph, tuple_value: Value, before: Node) -> list[Value]:
     with graph.inserting_before(before):
         unpack = graph.insert(UNPACK, [tuple_value], tuple_value.ty.elems)
     unpack.source_range = source.source_range
+    for position, element in enumerate(unpack.outputs):
+        element.name_hint = _element_hint(tuple_value, position)
     return list(unpack.outputs)
 
 
