@@ -27,8 +27,8 @@ from typing import Any
 
 from ir.errors import ShapeError
 from ir.ops.registry import NOT_CONSTANT, register_op, register_structural
-from ir.ops.shape_rules import known_int
-from ir.types import ANY, NONE, TENSOR, ListType, TupleType, Type, join_types
+from ir.ops.shape_rules import elementwise, known_int
+from ir.types import ANY, NONE, TENSOR, ListType, TensorType, TupleType, Type, join_types
 
 
 class AutogradZeroType:
@@ -113,8 +113,16 @@ def _slice_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
     return [sequence]
 
 
-def _autograd_add_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
-    return [join_types(types[0], types[1])]
+def _autograd_add_rule(types: Sequence[Type], consts: Sequence[Any]) -> Sequence[Type]:
+    a, b = types
+    if a is ANY or b is ANY:  # an AUTOGRAD_ZERO typed Any adds nothing
+        return [b if a is ANY else a]
+    if isinstance(a, TensorType) or isinstance(b, TensorType):
+        return _ADD_RULE(types, consts)
+    return [join_types(a, b)]
+
+
+_ADD_RULE = elementwise(operator.add)
 
 
 register_structural("prim::Constant() -> Any", pure=True, num_blocks=0)

@@ -1,0 +1,270 @@
+"""The operator table: schemas round-trip through text, and every kernel equals NumPy (or Python)
+spelled the way user code spells it."""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+from ir.errors import IRError
+from ir.ops import AUTOGRAD_ZERO, NO_DEFAULT, OPS, Argument, lookup_op, parse_schema, register_op
+from ir.types import ANY, BOOL, INT, STR, TENSOR, ListType, OptionalType, TupleType
+
+RNG = np.random.default_rng(0)
+A = RNG.standard_normal((3, 4))
+F32 = RNG.standard_normal((3, 4)).astype(np.float32)
+CUBE = RNG.standard_normal((2, 3, 4))
+V = RNG.standard_normal(4)
+POS = RNG.uniform(0.5, 2.0, (3, 4))
+INTS = np.arange(12).reshape(3, 4)
+MASK = A > 0
+IDX = np.array([2, 0])
+
+# (operator, operands in schema order, the same computation as user code writes it)
+CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
+    ("aten::add", (A, V), lambda a, b: a + b),
+    ("aten::add", (2.0, F32), lambda a, b: a + b),
+    ("aten::sub", (A, 1), lambda a, b: a - b),
+    ("aten::mul", (F32, 2.0), lambda a, b: a * b),
+    ("aten::div", (INTS, 3), lambda a, b: a / b),
+    ("aten::floordiv", (INTS, 5), lambda a, b: a // b),
+    ("aten::remainder", (INTS, 5), lambda a, b: a % b),
+    ("aten::pow", (POS, 2.5), lambda a, b: a**b),
+    ("aten::maximum", (A, V), np.maximum),
+    ("aten::minimum", (A, 0.0), np.minimum),
+    ("aten::eq", (INTS, 3), lambda a, b: a == b),
+    ("aten::ne", (INTS, 3), lambda a, b: a != b),
+    ("aten::lt", (A, V), lambda a, b: a < b),
+    ("aten::le", (A, V), lambda a, b: a <= b),
+    ("aten::gt", (A, 0), lambda a, b: a > b),
+    ("aten::ge", (A, 0), lambda a, b: a >= b),
+    ("aten::logical_and", (MASK, ~MASK), lambda a, b: a & b),
+    ("aten::logical_or", (MASK, ~MASK), lambda a, b: a | b),
+    ("aten::logical_not", (MASK,), lambda a: ~a),
+    ("aten::neg", (A,), lambda a: -a),
+    ("aten::positive", (A,), lambda a: +a),
+    ("aten::exp", (A,), np.exp),
+    ("aten::log", (POS,), np.log),
+    ("aten::sqrt", (POS,), np.sqrt),
+    ("aten::sin", (A,), np.sin),
+    ("aten::cos", (A,), np.cos),
+    ("aten::tan", (A,), np.tan),
+    ("aten::tanh", (F32,), np.tanh),
+    ("aten::abs", (A,), abs),
+    ("aten::sign", (A,), np.sign),
+    ("aten::reciprocal", (POS,), lambda a: 1 / a),
+    ("aten::square", (A,), lambda a: a * a),
+    ("aten::where", (MASK, A, 0.0), np.where),
+    ("aten::clip", (A, -0.5, None), lambda a, lo, hi: a.clip(lo, hi)),
+    ("aten::sum", (A, None, False), lambda a, axis, keep: a.sum()),
+    ("aten::sum", (CUBE, (0, 2), True), lambda a, axis, keep: a.sum(axis=(0, 2), keepdims=True)),
+    ("aten::sum", (CUBE, [0, 1], False), lambda a, axis, keep: a.sum(axis=(0, 1))),
+    ("aten::mean", (INTS, 1, False), lambda a, axis, keep: a.mean(axis=1)),
+    ("aten::max", (A, 0, False), lambda a, axis, keep: a.max(axis=0)),
+    ("aten::min", (A, -1, True), lambda a, axis, keep: a.min(axis=-1, keepdims=True)),
+    ("aten::prod", (POS, None, False), lambda a, axis, keep: np.prod(a)),
+    ("aten::matmul", (A, V), lambda a, b: a @ b),
+    ("aten::matmul", (A.T, A), lambda a, b: a @ b),
+    ("aten::dot", (V, V), np.dot),
+    ("aten::dot", (2.0, A), np.dot),
+    ("aten::reshape", (A, (2, -1)), lambda a, s: a.reshape(2, -1)),
+    ("aten::reshape", (A, [12]), lambda a, s: a.reshape(12)),
+    ("aten::transpose", (A, None), lambda a, axes: a.T),
+    ("aten::transpose", (CUBE, (2, 0, 1)), lambda a, axes: a.transpose(2, 0, 1)),
+    ("aten::squeeze", (A[None], 0), lambda a, axis: a.squeeze(0)),
+    ("aten::squeeze", (A[None, :, None], [0, 2]), lambda a, axis: a.squeeze((0, 2))),
+    ("aten::expand_dims", (A, 1), lambda a, axis: a[:, None]),
+    ("aten::expand_dims", (A, [0, 3]), lambda a, axis: a[None, :, :, None]),
+    ("aten::ravel", (A,), lambda a: a.ravel()),
+    ("aten::broadcast_to", (V, (3, 4)), np.broadcast_to),
+    ("aten::sum_to_size", (A, (1, 4)), lambda a, s: a.sum(axis=0, keepdims=True)),
+    ("aten::sum_to_size", (A, (4,)), lambda a, s: a.sum(axis=0)),
+    ("aten::sum_to_size", (CUBE, (3, 1)), lambda a, s: a.sum(axis=(0, 2))[:, None]),
+    ("aten::concatenate", ((A, A), 0), lambda xs, axis: np.concatenate(xs)),
+    ("aten::concatenate", ([A, F32], 1), lambda xs, axis: np.concatenate(xs, axis=1)),
+    ("aten::concatenate", ((A, V), None), lambda xs, axis: np.concatenate(xs, axis=None)),
+    ("aten::stack", ((V, V, V), 1), lambda xs, axis: np.stack(xs, axis=1)),
+    ("aten::astype", (A, "float32"), lambda a, dtype: a.astype(np.float32)),
+    ("aten::shape", (CUBE,), lambda a: a.shape),
+    ("aten::ndim", (CUBE,), lambda a: a.ndim),
+    ("aten::size", (CUBE,), lambda a: a.size),
+    ("aten::zeros", ((2, 3), None), lambda s, dtype: np.zeros((2, 3))),
+    ("aten::zeros", (3, "float32"), lambda s, dtype: np.zeros(3, dtype=np.float32)),
+    ("aten::ones", ([2], "int32"), lambda s, dtype: np.ones(2, dtype=np.int32)),
+    ("aten::full", ((2,), 1.5, None), lambda s, v, dtype: np.full(2, 1.5)),
+    ("aten::arange", (5, None, None, None), lambda *a: np.arange(5)),
+    ("aten::arange", (1.0, 2.0, 0.25, None), lambda *a: np.arange(1.0, 2.0, 0.25)),
+    ("aten::arange", (0, 10, 3, "float32"), lambda *a: np.arange(0, 10, 3, dtype=np.float32)),
+    ("aten::eye", (3, None, 0, None), lambda *a: np.eye(3)),
+    ("aten::eye", (3, 4, 1, "int32"), lambda *a: np.eye(3, 4, k=1, dtype=np.int32)),
+    ("aten::zeros_like", (F32, None), lambda a, dtype: np.zeros_like(a)),
+    ("aten::ones_like", (INTS, "float64"), lambda a, dtype: np.ones_like(a, dtype=np.float64)),
+    ("aten::full_like", (A, 7, None), lambda a, v, dtype: np.full_like(a, 7)),
+    ("aten::select", (A, 0, 1), lambda a, axis, i: a[1]),
+    ("aten::select", (A, 1, -1), lambda a, axis, i: a[:, -1]),
+    ("aten::select", (CUBE, -1, 0), lambda a, axis, i: a[..., 0]),
+    ("aten::select", (V, 0, 2), lambda a, axis, i: a[2]),
+    ("aten::slice", (A, 0, 1, None, None), lambda a, *b: a[1:]),
+    ("aten::slice", (A, 1, None, None, -2), lambda a, *b: a[:, ::-2]),
+    ("aten::slice", (CUBE, -1, 0, 2, None), lambda a, *b: a[..., 0:2]),
+    ("aten::index", (A, IDX), lambda a, i: a[[2, 0]]),
+    ("aten::index", (A, None, np.array([3, 1])), lambda a, *i: a[:, [3, 1]]),
+    ("aten::index", (A, MASK), lambda a, m: a[m]),
+    ("aten::index", (CUBE, np.array([1]), None, 0), lambda a, *i: a[[1], :, 0]),
+    ("prim::TupleConstruct", (1, 2.0), lambda *xs: (1, 2.0)),
+    ("prim::TupleUnpack", ((1, 2),), tuple),
+    ("prim::TupleIndex", ((1, 2, 3), -1), operator.getitem),
+    ("prim::TupleSlice", ((1, 2, 3), 1, None, None), lambda t, *b: t[1:]),
+    ("prim::ListConstruct", (A, V), lambda *xs: [A, V]),
+    ("prim::ListUnpack", ([1, 2],), tuple),
+    ("prim::ListIndex", ([4, 5], 1), operator.getitem),
+    ("prim::AutogradAdd", (A, V), lambda a, b: a + b),
+    ("prim::add", (2, 3), lambda a, b: a + b),
+    ("prim::add", (True, True), lambda a, b: a + b),
+    ("prim::sub", (2, 0.5), lambda a, b: a - b),
+    ("prim::mul", (3, 4), lambda a, b: a * b),
+    ("prim::truediv", (7, 2), lambda a, b: a / b),
+    ("prim::floordiv", (7, 2), lambda a, b: a // b),
+    ("prim::mod", (-7, 3), lambda a, b: a % b),
+    ("prim::pow", (2, -1), lambda a, b: a**b),
+    ("prim::min", (1, 2.5), min),
+    ("prim::max", (1, 2.5), max),
+    ("prim::eq", (1, 1.0), lambda a, b: a == b),
+    ("prim::ne", (1, 2), lambda a, b: a != b),
+    ("prim::lt", (1, 2), lambda a, b: a < b),
+    ("prim::le", (2, 2), lambda a, b: a <= b),
+    ("prim::gt", (1, 2), lambda a, b: a > b),
+    ("prim::ge", (3, 2), lambda a, b: a >= b),
+    ("prim::neg", (3,), lambda a: -a),
+    ("prim::abs", (-2.5,), abs),
+    ("prim::int", (3.7,), int),
+    ("prim::int", (np.float64(2.0),), int),
+    ("prim::float", (2,), float),
+    ("prim::bool", (0,), bool),
+    ("prim::not", (0,), lambda a: not a),
+    ("prim::len", ((1, 2, 3),), len),
+    ("prim::len", (A,), len),
+]
+
+
+def assert_same(actual: Any, expected: Any) -> None:
+    """Equal values of the same Python type, and for NumPy values the same dtype and shape."""
+    assert type(actual) is type(expected), (type(actual), type(expected))
+    if isinstance(expected, tuple | list):
+        assert len(actual) == len(expected)
+        for a, e in zip(actual, expected, strict=True):
+            assert_same(a, e)
+    elif isinstance(expected, np.ndarray | np.generic):
+        assert actual.dtype == expected.dtype
+        assert np.shape(actual) == np.shape(expected)
+        np.testing.assert_allclose(actual, expected, rtol=1e-12)
+    else:
+        assert actual == expected
+
+
+@pytest.mark.parametrize(
+    ("kind", "operands", "reference"), CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)]
+)
+def test_kernel_matches_numpy(kind: str, operands: tuple[Any, ...], reference: Any) -> None:
+    kernel = OPS[kind].kernel
+    assert kernel is not None
+    assert_same(kernel(*operands), reference(*operands))
+
+
+def test_every_kernel_has_a_case() -> None:
+    with_kernel = {name for name, op in OPS.items() if op.kernel is not None}
+    assert with_kernel - {c[0] for c in CASES} == set()
+
+
+def test_basic_indexing_kernels_return_views() -> None:
+    for kind, operands in [("aten::select", (A, 0, 1)), ("aten::slice", (A, 1, 0, 2, None))]:
+        kernel = OPS[kind].kernel
+        assert kernel is not None
+        assert np.shares_memory(kernel(*operands), A)
+
+
+def test_autograd_add_truth_table() -> None:
+    add = OPS["prim::AutogradAdd"].kernel
+    assert add is not None
+    assert add(AUTOGRAD_ZERO, V) is V
+    assert add(V, AUTOGRAD_ZERO) is V
+    assert add(AUTOGRAD_ZERO, AUTOGRAD_ZERO) is AUTOGRAD_ZERO
+    np.testing.assert_array_equal(add(V, V), 2 * V)
+
+
+@pytest.mark.parametrize("kind", sorted(OPS))
+def test_schema_round_trips_through_text(kind: str) -> None:
+    schema = OPS[kind].schema
+    assert schema.name == kind
+    text = str(schema)
+    assert parse_schema(text) == schema
+    assert str(parse_schema(text)) == text
+
+
+def test_parse_schema_reads_every_form() -> None:
+    schema = parse_schema(
+        'test::f(Tensor self, int[]? axis=None, *, (int, bool) pair, str s="a, b") -> (Tensor, int)'
+    )
+    assert schema.arguments == (
+        Argument("self", TENSOR),
+        Argument("axis", OptionalType(ListType(INT)), None),
+        Argument("pair", TupleType((INT, BOOL)), kwarg_only=True),
+        Argument("s", STR, "a, b", kwarg_only=True),
+    )
+    assert schema.returns == (TENSOR, INT)
+    assert str(schema) == (
+        'test::f(Tensor self, int[]? axis=None, *, (int, bool) pair, str s="a, b") -> (Tensor, int)'
+    )
+    assert schema.arguments[0].default is NO_DEFAULT
+    assert not schema.arguments[0].has_default
+    assert schema.arguments[1].has_default
+
+
+def test_variadic_arguments_and_results() -> None:
+    schema = parse_schema("prim::TupleUnpack(Any tup) -> Any...")
+    assert schema.variadic_returns
+    assert schema.returns == (ANY,)
+    assert OPS["prim::TupleUnpack"].num_outputs == -1
+    assert OPS["prim::TupleConstruct"].schema.variadic
+    assert OPS["aten::mul"].num_outputs == 1
+    assert str(parse_schema("test::g() -> ((int, int))")) == "test::g() -> ((int, int))"
+    assert parse_schema("test::h() -> ()").returns == ()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "aten::mul(Tensor self",
+        "mul(Tensor self) -> Tensor",
+        "aten::mul(Tensor) -> Tensor",
+        "aten::mul(Widget self) -> Tensor",
+        "aten::f(Any... xs, int y) -> Tensor",
+        "aten::f(int x=[1,) -> Tensor",
+    ],
+)
+def test_malformed_schemas_are_rejected(text: str) -> None:
+    with pytest.raises(IRError):
+        parse_schema(text)
+
+
+def test_registry_rejects_duplicates_and_names_unknown_ops() -> None:
+    with pytest.raises(IRError, match=r"aten::mul is registered twice"):
+        register_op("aten::mul(Any self, Any other) -> Tensor", shape=None)(np.multiply)
+    with pytest.raises(IRError, match=r"unknown operator aten::frobnicate"):
+        lookup_op("aten::frobnicate")
+    assert lookup_op("aten::mul").kernel is np.multiply
+
+
+def test_purity_and_blocks_of_structural_ops() -> None:
+    assert OPS["prim::If"].num_blocks == 2
+    assert OPS["prim::If"].kernel is None
+    assert OPS["prim::Loop"].num_blocks == 1
+    assert OPS["prim::GradOf"].num_blocks == 1
+    assert not OPS["prim::CallFunction"].pure
+    assert OPS["aten::mul"].pure
+    assert OPS["aten::mul"].differentiable
+    assert not OPS["aten::eq"].differentiable
