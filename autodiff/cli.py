@@ -41,8 +41,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return command(args)
     except AutodiffError as error:
         if args.traceback:
-            traceback.print_exc(file=sys.stderr)
-        print(error, file=sys.stderr)
+            traceback.print_exc(file=sys.stderr)  # its last line is the message
+        else:
+            print(error, file=sys.stderr)
         return 1
 
 
