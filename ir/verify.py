@@ -41,12 +41,13 @@ def describe(value: Value) -> str:
 
 def node_error(node: Node, message: str) -> VerifyError:
     """A VerifyError about ``node``: the message, then the node's printed line."""
-    error = VerifyError(message, node.source_range)
     if node.kind in (PARAM, RETURN):
         owner = node.owning_block.owning_node if node.owning_block is not None else None
+        error = VerifyError(message, owner.source_range if owner is not None else None)
         where = "the graph" if owner is None else f"a block of {print_node(owner)}"
         error.add_note_line(f"in the {'parameters' if node.kind == PARAM else 'return'} of {where}")
     else:
+        error = VerifyError(message, node.source_range)
         error.add_note_line(f"in {print_node(node)}")
     return error
 

@@ -30,6 +30,7 @@ PipelineStep = tuple[str, dict[str, Any]]
 F = TypeVar("F", bound=PassFunction)
 
 OPTION_TYPES: tuple[type, ...] = (bool, int, float, str)
+_TYPE_WORDS: dict[type, str] = {bool: "a bool", int: "an int", float: "a float", str: "a string"}
 
 
 class PipelineError(AutodiffError):
@@ -191,8 +192,9 @@ def _convert(pass_name: str, option: PassOption, raw: str | None) -> Any:
             return option.ty(raw)
         except ValueError:
             pass
+    expected = _TYPE_WORDS[option.ty]
     raise PipelineError(
-        f"option {option.name!r} of pass {pass_name!r} expects a {option.ty.__name__}, got {raw!r}"
+        f"option {option.name!r} of pass {pass_name!r} expects {expected}, got {raw!r}"
     )
 
 

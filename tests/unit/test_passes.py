@@ -121,7 +121,7 @@ def test_pipeline_options_of_every_type() -> None:
 
 @pytest.mark.usefixtures("options_pass")
 def test_pipeline_option_errors() -> None:
-    with pytest.raises(PipelineError, match="option 'count' of pass 'with-options' expects a int"):
+    with pytest.raises(PipelineError, match="option 'count' of pass 'with-options' expects an int"):
         parse_pipeline("with-options{count=many}")
     with pytest.raises(PipelineError, match="has no option 'colour'; its options: count, ratio"):
         parse_pipeline("with-options{colour=red}")
