@@ -1,0 +1,349 @@
+"""Run a graph on NumPy values: a plan compiled once, dispatching on the operator table.
+
+``Executable(graph)`` compiles ``graph`` into a plan: every value gets a slot in a flat frame,
+every node becomes a step that reads its input slots, calls the kernel `OPS` gives for its kind
+(looked up once, here) and writes its output slots. Calling the executable runs the plan on a
+fresh frame and returns a list with one item per graph output. ``run_graph(graph, *args)``
+compiles and runs once. The plan is a snapshot: after mutating the graph, build a new
+Executable.
+
+Only the structural prim ops are run by the interpreter itself: prim::Constant and
+prim::AutogradZero (whose values sit in the frame from the start), prim::If, prim::Loop,
+prim::GradOf, prim::CallFunction, and prim::Reverse (not run: it is differentiation's reverse
+program before lambda lifting, and the forward results do not depend on it).
+
+# Note [GradOf semantics]
+# prim::GradOf(%grads...) runs its block only when some input gradient is not AUTOGRAD_ZERO.
+# When every input is AUTOGRAD_ZERO (or there are no inputs), the gradients it would compute are
+# all zero: each output is AUTOGRAD_ZERO and the block is skipped, as TorchScript's
+# `any_defined` guard does. prim::AutogradAdd treats AUTOGRAD_ZERO as the additive identity.
+
+# Note [Freeing values]
+# A step drops the frame's reference to every value whose last use it is, so NumPy memory is
+# released as early as the program allows. A use inside a nested block counts as a use by the
+# node that owns the block, so a value a loop body or branch reads lives until that node
+# finishes. Block results are dropped once the owning node has copied them out; constants are
+# never dropped, since a loop body reads them on every iteration.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ir.errors import AutodiffError, InterpreterError
+from ir.graph import Block, Graph, Node, Value
+from ir.ops import AUTOGRAD_ZERO, OPS, OpDef
+from ir.printer import print_node
+
+__all__ = ["AUTOGRAD_ZERO", "Executable", "run_graph"]
+
+Frame = list[Any]
+Step = Callable[[Frame], None]
+
+
+@dataclass(frozen=True, slots=True)
+class BlockPlan:
+    """The compiled form of one block."""
+
+    param_slots: tuple[int, ...]
+    steps: tuple[Step, ...]
+    result_slots: tuple[int, ...]
+    entry_frees: tuple[int, ...]  # parameters nothing reads
+    exit_frees: tuple[int, ...]  # values last read by the block's return
+
+
+def run_block(plan: BlockPlan, frame: Frame) -> list[Any]:
+    """Run a block whose parameters are already in ``frame``; returns its results."""
+    for slot in plan.entry_frees:
+        frame[slot] = None
+    for step in plan.steps:
+        step(frame)
+    results = [frame[slot] for slot in plan.result_slots]
+    for slot in plan.exit_frees:
+        frame[slot] = None
+    return results
+
+
+class Executable:
+    """``graph`` compiled for repeated runs: ``Executable(g)(x, w) -> [outputs...]``."""
+
+    def __init__(self, graph: Graph, ops: Mapping[str, OpDef] = OPS) -> None:
+        self.graph = graph
+        compiler = _Compiler(ops)
+        self.plan = compiler.block(graph.block)
+        self.template: Frame = [None] * len(compiler.slots)
+        for slot, value in compiler.static.items():
+            self.template[slot] = value
+        # A constant array handed to the caller is copied, so mutating it cannot change later runs.
+        self.copied_outputs = tuple(
+            i
+            for i, slot in enumerate(self.plan.result_slots)
+            if isinstance(compiler.static.get(slot), np.ndarray)
+        )
+
+    def __call__(self, *args: Any) -> list[Any]:
+        expected = len(self.plan.param_slots)
+        if len(args) != expected:
+            name = f"graph @{self.graph.name}" if self.graph.name else "the graph"
+            raise InterpreterError(f"{name} takes {expected} arguments, got {len(args)}")
+        frame = self.template.copy()
+        for slot, arg in zip(self.plan.param_slots, args, strict=True):
+            frame[slot] = arg
+        results = run_block(self.plan, frame)
+        for index in self.copied_outputs:
+            results[index] = results[index].copy()
+        return results
+
+
+def run_graph(graph: Graph, *args: Any) -> list[Any]:
+    """Run ``graph`` once on ``args``; returns one item per graph output."""
+    return Executable(graph)(*args)
+
+
+def node_error(node: Node, exc: BaseException) -> InterpreterError:
+    """An InterpreterError naming the failing node, its IR line and its source location."""
+    detail = str(exc) or type(exc).__name__
+    error = InterpreterError(f"{node.kind}: {detail}", node.source_range)
+    error.add_note_line(f"while executing {print_node(node)}")
+    return error
+
+
+class _Compiler:
+    def __init__(self, ops: Mapping[str, OpDef]) -> None:
+        self.ops = ops
+        self.slots: dict[Value, int] = {}
+        self.static: dict[int, Any] = {}  # constant slots, filled in every frame from the start
+
+    def slot(self, value: Value) -> int:
+        found = self.slots.get(value)
+        if found is None:
+            found = self.slots[value] = len(self.slots)
+        return found
+
+    def slots_of(self, values: list[Value]) -> tuple[int, ...]:
+        return tuple(self.slot(v) for v in values)
+
+    def block(self, block: Block) -> BlockPlan:
+        nodes = list(block.nodes())
+        last_use = _last_uses(block, nodes)
+        frees: list[list[int]] = [[] for _ in range(len(nodes) + 2)]  # entry, each node, exit
+        for position, node in enumerate([block.param_node, *nodes]):
+            if node.kind in _STATIC_KINDS:
+                continue
+            for value in node.outputs:
+                frees[last_use.get(value, position)].append(self.slot(value))
+        steps: list[Step] = []
+        for position, node in enumerate(nodes, start=1):
+            step = self.node(node, tuple(frees[position]))
+            if step is not None:
+                steps.append(step)
+        return BlockPlan(
+            self.slots_of(block.inputs),
+            tuple(steps),
+            self.slots_of(block.outputs),
+            tuple(frees[0]),
+            tuple(frees[-1]),
+        )
+
+    def node(self, node: Node, frees: tuple[int, ...]) -> Step | None:
+        op = self.ops.get(node.kind)
+        if op is None:
+            raise _compile_error(node, f"unknown operator {node.kind}")
+        if op.kernel is not None:
+            unpack = op.num_outputs != 1
+            return _kernel_step(op.kernel, node, self.slots_of(node.inputs), self, unpack, frees)
+        structural = _STRUCTURAL.get(node.kind)
+        if structural is None:
+            raise _compile_error(
+                node, f"{node.kind} has no kernel and the interpreter cannot run it"
+            )
+        return structural(self, node, frees)
+
+    # -- structural ops ----------------------------------------------------------------------
+
+    def constant(self, node: Node, frees: tuple[int, ...]) -> Step | None:
+        self.static[self.slot(node.output)] = node.attrs.get("value")
+        return None
+
+    def autograd_zero(self, node: Node, frees: tuple[int, ...]) -> Step | None:
+        self.static[self.slot(node.output)] = AUTOGRAD_ZERO
+        return None
+
+    def reverse(self, node: Node, frees: tuple[int, ...]) -> Step | None:
+        return None
+
+    def if_(self, node: Node, frees: tuple[int, ...]) -> Step:
+        cond = self.slot(node.inputs[0])
+        then_plan, else_plan = self.block(node.blocks[0]), self.block(node.blocks[1])
+        outs = self.slots_of(node.outputs)
+
+        def step(frame: Frame) -> None:
+            try:
+                taken = then_plan if frame[cond] else else_plan
+            except Exception as exc:
+                raise node_error(node, exc) from exc
+            for slot, value in zip(outs, run_block(taken, frame), strict=True):
+                frame[slot] = value
+            for slot in frees:
+                frame[slot] = None
+
+        return step
+
+    def loop(self, node: Node, frees: tuple[int, ...]) -> Step:
+        trip_slot, cond_slot = self.slot(node.inputs[0]), self.slot(node.inputs[1])
+        carried = self.slots_of(node.inputs[2:])
+        body = self.block(node.blocks[0])
+        if len(body.param_slots) != 1 + len(carried):
+            raise _compile_error(node, "prim::Loop body must take (%i, carried values...)")
+        iteration, params = body.param_slots[0], body.param_slots[1:]
+        outs = self.slots_of(node.outputs)
+
+        def step(frame: Frame) -> None:
+            try:
+                trip_count, go_on = frame[trip_slot], bool(frame[cond_slot])
+            except Exception as exc:
+                raise node_error(node, exc) from exc
+            values = [frame[slot] for slot in carried]
+            i = 0
+            while go_on and i < trip_count:
+                frame[iteration] = i
+                for slot, value in zip(params, values, strict=True):
+                    frame[slot] = value
+                values.clear()  # the body frees its parameters after their last use
+                condition, *values = run_block(body, frame)
+                try:
+                    go_on = bool(condition)
+                except Exception as exc:
+                    raise node_error(node, exc) from exc
+                i += 1
+            for slot, value in zip(outs, values, strict=True):
+                frame[slot] = value
+            for slot in frees:
+                frame[slot] = None
+
+        return step
+
+    def grad_of(self, node: Node, frees: tuple[int, ...]) -> Step:
+        # See Note [GradOf semantics]
+        grads = self.slots_of(node.inputs)
+        body = self.block(node.blocks[0])
+        outs = self.slots_of(node.outputs)
+
+        def step(frame: Frame) -> None:
+            if all(frame[slot] is AUTOGRAD_ZERO for slot in grads):
+                for slot in outs:
+                    frame[slot] = AUTOGRAD_ZERO
+            else:
+                for slot, value in zip(outs, run_block(body, frame), strict=True):
+                    frame[slot] = value
+            for slot in frees:
+                frame[slot] = None
+
+        return step
+
+    def call_function(self, node: Node, frees: tuple[int, ...]) -> Step:
+        callee_slot, args = self.slot(node.inputs[0]), self.slots_of(node.inputs[1:])
+        outs = self.slots_of(node.outputs)
+
+        def step(frame: Frame) -> None:
+            callee = frame[callee_slot]
+            try:
+                if isinstance(callee, Graph):
+                    results: Any = run_graph(callee, *[frame[s] for s in args])
+                elif isinstance(callee, Executable):
+                    results = callee(*[frame[s] for s in args])
+                else:
+                    result = callee(*[frame[s] for s in args])
+                    results = (result,) if len(outs) == 1 else result if outs else ()
+                for slot, value in zip(outs, results, strict=True):
+                    frame[slot] = value
+            except AutodiffError:
+                raise
+            except Exception as exc:
+                raise node_error(node, exc) from exc
+            for slot in frees:
+                frame[slot] = None
+
+        return step
+
+
+# Their values are put in every frame before the run and never freed.
+_STATIC_KINDS = frozenset({"prim::Constant", "prim::AutogradZero"})
+
+_STRUCTURAL: dict[str, Callable[[_Compiler, Node, tuple[int, ...]], Step | None]] = {
+    "prim::Constant": _Compiler.constant,
+    "prim::AutogradZero": _Compiler.autograd_zero,
+    "prim::Reverse": _Compiler.reverse,
+    "prim::If": _Compiler.if_,
+    "prim::Loop": _Compiler.loop,
+    "prim::GradOf": _Compiler.grad_of,
+    "prim::CallFunction": _Compiler.call_function,
+}
+
+
+def _last_uses(block: Block, nodes: list[Node]) -> dict[Value, int]:
+    """For each value read in ``block``, the position of its last reader: node ``i`` is at
+    ``i + 1``, the block's return at ``len(nodes) + 1``. See Note [Freeing values]."""
+    last: dict[Value, int] = {}
+    for position, node in enumerate(nodes, start=1):
+        for value in _values_read(node):
+            last[value] = position
+    for value in block.outputs:
+        last[value] = len(nodes) + 1
+    return last
+
+
+def _values_read(node: Node) -> list[Value]:
+    """The operands of ``node`` and every value its nested blocks read."""
+    values = list(node.inputs)
+    for block in node.blocks:
+        for inner in block.nodes():
+            values.extend(_values_read(inner))
+        values.extend(block.outputs)
+    return values
+
+
+def _kernel_step(
+    kernel: Callable[..., Any],
+    node: Node,
+    ins: tuple[int, ...],
+    compiler: _Compiler,
+    unpack: bool,
+    frees: tuple[int, ...],
+) -> Step:
+    outs = compiler.slots_of(node.outputs)
+    if len(outs) == 1 and not unpack:
+        out = outs[0]
+
+        def single(frame: Frame) -> None:
+            try:
+                frame[out] = kernel(*[frame[slot] for slot in ins])
+            except Exception as exc:
+                raise node_error(node, exc) from exc
+            for slot in frees:
+                frame[slot] = None
+
+        return single
+
+    def multiple(frame: Frame) -> None:
+        try:
+            result = kernel(*[frame[slot] for slot in ins])
+            if outs:
+                for slot, value in zip(outs, result, strict=True):
+                    frame[slot] = value
+        except Exception as exc:
+            raise node_error(node, exc) from exc
+        for slot in frees:
+            frame[slot] = None
+
+    return multiple
+
+
+def _compile_error(node: Node, message: str) -> InterpreterError:
+    error = InterpreterError(message, node.source_range)
+    error.add_note_line(f"while compiling {print_node(node)}")
+    return error
