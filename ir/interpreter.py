@@ -317,17 +317,7 @@ def _kernel_step(
 ) -> Step:
     outs = compiler.slots_of(node.outputs)
     if len(outs) == 1 and not unpack:
-        out = outs[0]
-
-        def single(frame: Frame) -> None:
-            try:
-                frame[out] = kernel(*[frame[slot] for slot in ins])
-            except Exception as exc:
-                raise node_error(node, exc) from exc
-            for slot in frees:
-                frame[slot] = None
-
-        return single
+        return _single_output_step(kernel, node, ins, outs[0], frees)
 
     def multiple(frame: Frame) -> None:
         try:
@@ -341,6 +331,47 @@ def _kernel_step(
             frame[slot] = None
 
     return multiple
+
+
+def _single_output_step(
+    kernel: Callable[..., Any], node: Node, ins: tuple[int, ...], out: int, frees: tuple[int, ...]
+) -> Step:
+    # Unary and binary kernels are most nodes: reading their slots directly, rather than
+    # building an argument list, is most of the per-node overhead.
+    if len(ins) == 1:
+        (a,) = ins
+
+        def unary(frame: Frame) -> None:
+            try:
+                frame[out] = kernel(frame[a])
+            except Exception as exc:
+                raise node_error(node, exc) from exc
+            for slot in frees:
+                frame[slot] = None
+
+        return unary
+    if len(ins) == 2:
+        a, b = ins
+
+        def binary(frame: Frame) -> None:
+            try:
+                frame[out] = kernel(frame[a], frame[b])
+            except Exception as exc:
+                raise node_error(node, exc) from exc
+            for slot in frees:
+                frame[slot] = None
+
+        return binary
+
+    def single(frame: Frame) -> None:
+        try:
+            frame[out] = kernel(*[frame[slot] for slot in ins])
+        except Exception as exc:
+            raise node_error(node, exc) from exc
+        for slot in frees:
+            frame[slot] = None
+
+    return single
 
 
 def _compile_error(node: Node, message: str) -> InterpreterError:

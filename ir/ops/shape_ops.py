@@ -287,13 +287,9 @@ def _expand_dims(x: Any, axis: Any) -> Any:
     return np.expand_dims(x, axis_argument(axis))
 
 
-def _transpose(x: Any, axes: Any) -> Any:
-    return np.transpose(x, axes)
-
-
 register_op("aten::reshape(Tensor self, Any shape) -> Tensor", shape=_reshape_rule)(np.reshape)
 register_op("aten::transpose(Tensor self, Any axes=None) -> Tensor", shape=_transpose_rule)(
-    _transpose
+    np.transpose
 )
 register_op("aten::squeeze(Tensor self, Any axis=None) -> Tensor", shape=_squeeze_rule)(_squeeze)
 register_op("aten::expand_dims(Tensor self, Any axis) -> Tensor", shape=_expand_dims_rule)(
