@@ -3,8 +3,10 @@
 Note [Operator conventions]
 - Every operand is an IR input, in schema order, all present: the frontend fills defaults from
   the schema and passes non-tensor arguments as values (usually from prim::Constant).
-- A kernel is called as ``kernel(*input_values)`` and returns the value of the only result, or a
-  tuple with one item per result. A structural prim op has no kernel: the interpreter runs it.
+- A kernel is called as ``kernel(*input_values)``. It returns the value of the only result when
+  the schema has exactly one, and otherwise (several results, or ``-> Any...``) a sequence with
+  one item per result, even when a node has just one. A structural prim op has no kernel: the
+  interpreter runs it.
 - ``aten::`` ops have NumPy semantics (``aten::mul`` is ``np.multiply``: two Python ints give a
   NumPy integer); ``prim::`` ops have Python semantics (``prim::mul`` of two ints is an int) or
   are structure (control flow, tuples, lists, autograd bookkeeping).
