@@ -181,3 +181,26 @@ def type_of_value(value: object) -> Type:
     if isinstance(value, np.ndarray | np.generic):
         return TensorType.of(value)
     raise TypeError(f"no IR type for a value of Python type {type(value).__name__}")
+
+
+def join_types(a: Type, b: Type) -> Type:
+    """The most precise type that both ``a`` and ``b`` are subtypes of (for If outputs and
+    loop-carried values): tensor facts that disagree become unknown."""
+    if a == b:
+        return a
+    if isinstance(a, TensorType) and isinstance(b, TensorType):
+        dtype = a.dtype if a.dtype == b.dtype else None
+        shape: tuple[int | None, ...] | None = None
+        if a.shape is not None and b.shape is not None and len(a.shape) == len(b.shape):
+            shape = tuple(x if x == y else None for x, y in zip(a.shape, b.shape, strict=True))
+        requires_grad = a.requires_grad if a.requires_grad == b.requires_grad else None
+        return TensorType(dtype, shape, requires_grad)
+    if isinstance(a, TupleType) and isinstance(b, TupleType) and len(a.elems) == len(b.elems):
+        return TupleType(tuple(join_types(x, y) for x, y in zip(a.elems, b.elems, strict=True)))
+    if isinstance(a, ListType) and isinstance(b, ListType):
+        return ListType(join_types(a.elem, b.elem))
+    if a is NONE:
+        return b if isinstance(b, OptionalType) else OptionalType(b)
+    if b is NONE:
+        return a if isinstance(a, OptionalType) else OptionalType(a)
+    return ANY
