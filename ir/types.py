@@ -40,8 +40,9 @@ class Type:
     __slots__ = ()
 
     def is_subtype_of(self, other: Type) -> bool:
-        """True when a value of this type may be passed where ``other`` is expected."""
-        if other is ANY or self == other:
+        """True when a value of this type may be passed where ``other`` is expected. ``Any`` is
+        the type of a value not yet specialised, so it fits everywhere (gradual typing)."""
+        if other is ANY or self is ANY or self == other:
             return True
         if isinstance(other, OptionalType):
             return self is NONE or self.is_subtype_of(other.elem)

@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from passes import constant_propagation, cse, dce, lower_tuples
+from passes import (
+    constant_propagation,
+    cse,
+    dce,
+    lower_tuples,
+    requires_grad,
+    shape_propagation,
+)
 from passes.registry import (
     PASSES,
     Module,
@@ -27,6 +34,8 @@ __all__ = [
     "parse_pipeline",
     "register_module_pass",
     "register_pass",
+    "requires_grad",
     "run_module_passes",
     "run_passes",
+    "shape_propagation",
 ]

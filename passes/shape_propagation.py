@@ -1,0 +1,222 @@
+"""Specialisation: recompute every value's type (dtype, shape) from the graph inputs' types.
+
+Each operator's shape rule sees its inputs' types and, where known at compile time, their
+values. Values are known for constants, for operators whose result is fixed by their inputs'
+types (``x.shape`` of a specialised ``x``), and for pure operators on known scalar values, so
+``np.zeros(x.shape[0] + 1)`` gets a complete type.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ir.errors import AutodiffError, ShapeError
+from ir.graph import Block, Graph, Node, Value
+from ir.ops import NOT_CONSTANT, OPS
+from ir.printer import print_node
+from ir.types import (
+    BOOL,
+    INT,
+    ListType,
+    NamedType,
+    TensorType,
+    TupleType,
+    Type,
+    join_types,
+)
+from passes.registry import register_pass
+
+# A loop's carried types reach a fixed point in a few rounds (each round can only forget
+# facts); past this many, carried tensors are widened to their dtype alone.
+MAX_LOOP_ROUNDS = 8
+# Values bigger than this are not evaluated at compile time: their types suffice.
+MAX_FOLD_ELEMENTS = 64
+
+
+def specialise(graph: Graph, input_types: Sequence[Type]) -> Graph:
+    """A copy of ``graph`` whose inputs have ``input_types`` and every other value the type
+    that follows from them.
+
+    >>> typed = specialise(parsed, [TensorType("float64", (3, 4))])
+    """
+    typed = graph.copy()
+    if len(input_types) != len(typed.inputs):
+        raise ShapeError(f"expected {len(typed.inputs)} argument types, got {len(input_types)}")
+    for value, ty in zip(typed.inputs, input_types, strict=True):
+        value.ty = ty
+    propagate_shapes(typed)
+    return typed
+
+
+@register_pass("propagate-shapes")
+def propagate_shapes(graph: Graph) -> bool:
+    """Recompute the type of every node output from the graph inputs' types.
+
+    Given:   graph(%x : Float(3, 4)): %y : Tensor = aten::tanh(%x)
+    Execute: propagate_shapes(graph)
+    Result:  graph(%x : Float(3, 4)): %y : Float(3, 4) = aten::tanh(%x)
+    """
+    propagator = _Propagator()
+    propagator.block(graph.block)
+    return propagator.changed
+
+
+class _Propagator:
+    def __init__(self) -> None:
+        self.known: dict[Value, Any] = {}
+        self.changed = False
+
+    def set_type(self, value: Value, ty: Type) -> None:
+        if value.ty != ty:
+            value.ty = ty
+            self.changed = True
+
+    def block(self, block: Block) -> None:
+        for node in block.nodes():
+            try:
+                self.node(node)
+            except ShapeError as error:
+                if error.source_range is None:
+                    error.source_range = node.source_range
+                if not error.notes:
+                    error.add_note_line(f"while specialising {print_node(node)}")
+                raise
+
+    def node(self, node: Node) -> None:
+        kind = node.kind
+        if kind == "prim::Constant":
+            value = node.attrs.get("value")
+            self.known[node.output] = value
+            if isinstance(value, np.ndarray | np.generic):
+                self.set_type(node.output, TensorType.of(value))
+            return
+        if kind == "prim::If":
+            self.branches(node)
+            return
+        if kind == "prim::Loop":
+            self.loop(node)
+            return
+        if kind == "prim::GradOf":
+            self.block(node.blocks[0])
+            for out, result in zip(node.outputs, node.blocks[0].outputs, strict=True):
+                self.set_type(out, result.ty)
+            return
+        if kind == "prim::TupleConstruct":
+            self.set_type(node.output, TupleType(tuple(v.ty for v in node.inputs)))
+            self.fold_structural(node, tuple)
+            return
+        if kind == "prim::ListConstruct":
+            elem = node.inputs[0].ty if node.inputs else TensorType()
+            for value in node.inputs[1:]:
+                elem = join_types(elem, value.ty)
+            self.set_type(node.output, ListType(elem))
+            self.fold_structural(node, list)
+            return
+        if kind == "prim::TupleUnpack":
+            self.tuple_unpack(node)
+            return
+        op = OPS.get(kind)
+        if op is None or op.shape is None:
+            return
+        types = [v.ty for v in node.inputs]
+        consts = [self.known.get(v, NOT_CONSTANT) for v in node.inputs]
+        out_types = op.shape(types, consts)
+        for out, ty in zip(node.outputs, out_types, strict=True):
+            self.set_type(out, _keep_requires_grad(out.ty, ty))
+        self.fold(node, consts)
+
+    def fold_structural(self, node: Node, make: type) -> None:
+        items = [self.known.get(v, NOT_CONSTANT) for v in node.inputs]
+        if all(item is not NOT_CONSTANT for item in items):
+            self.known[node.output] = make(items)
+
+    def tuple_unpack(self, node: Node) -> None:
+        source = node.inputs[0]
+        if isinstance(source.ty, TupleType):
+            for out, ty in zip(node.outputs, source.ty.elems, strict=True):
+                self.set_type(out, ty)
+        items = self.known.get(source, NOT_CONSTANT)
+        if items is not NOT_CONSTANT:
+            for out, item in zip(node.outputs, items, strict=True):
+                self.known[out] = item
+
+    def fold(self, node: Node, consts: list[Any]) -> None:
+        """Remember the value of a pure operator whose value is fixed at compile time."""
+        op = OPS[node.kind]
+        if not op.pure or op.kernel is None or len(node.outputs) != 1:
+            return
+        if op.value_from_types is not None:
+            value = op.value_from_types([v.ty for v in node.inputs])
+            if value is not NOT_CONSTANT:
+                self.known[node.output] = value
+            return
+        if any(c is NOT_CONSTANT for c in consts) or not _is_small(node.output.ty):
+            return
+        try:
+            self.known[node.output] = op.kernel(*consts)
+        except (ArithmeticError, ValueError, TypeError, IndexError):
+            # Left for run time, where the same failure is reported with the user's line.
+            return
+
+    def branches(self, node: Node) -> None:
+        then_block, else_block = node.blocks
+        self.block(then_block)
+        self.block(else_block)
+        for out, a, b in zip(node.outputs, then_block.outputs, else_block.outputs, strict=True):
+            self.set_type(out, join_types(a.ty, b.ty))
+
+    def loop(self, node: Node) -> None:
+        body = node.blocks[0]
+        carried_in = node.inputs[2:]
+        carried_types = [v.ty for v in carried_in]
+        self.set_type(body.inputs[0], INT)
+        for round_number in range(MAX_LOOP_ROUNDS + 1):
+            for param, ty in zip(body.inputs[1:], carried_types, strict=True):
+                param.ty = ty
+            # Loop-carried values are not compile-time constants inside the body.
+            for param in body.inputs:
+                self.known.pop(param, None)
+            self.block(body)
+            joined = [
+                join_types(ty, result.ty)
+                for ty, result in zip(carried_types, body.outputs[1:], strict=True)
+            ]
+            if joined == carried_types:
+                break
+            if round_number == MAX_LOOP_ROUNDS - 1:
+                joined = [_widen(ty) for ty in joined]
+            carried_types = joined
+        else:
+            raise AutodiffError(
+                "loop-carried types did not reach a fixed point", node.source_range
+            )
+        for out, ty in zip(node.outputs, carried_types, strict=True):
+            self.set_type(out, ty)
+
+
+def _keep_requires_grad(old: Type, new: Type) -> Type:
+    if isinstance(old, TensorType) and isinstance(new, TensorType) and new.requires_grad is None:
+        return new.with_requires_grad(old.requires_grad)
+    return new
+
+
+def _is_small(ty: Type) -> bool:
+    if isinstance(ty, NamedType):
+        return ty in (INT, BOOL) or ty.name == "float"
+    if isinstance(ty, TensorType):
+        if not ty.is_complete or ty.shape is None:
+            return False
+        return int(np.prod([d or 0 for d in ty.shape])) <= MAX_FOLD_ELEMENTS
+    if isinstance(ty, TupleType | ListType):
+        return True
+    return False
+
+
+def _widen(ty: Type) -> Type:
+    if isinstance(ty, TensorType):
+        return TensorType(ty.dtype, None, ty.requires_grad)
+    return ty
+
