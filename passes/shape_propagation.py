@@ -210,9 +210,7 @@ def _is_small(ty: Type) -> bool:
         if not ty.is_complete or ty.shape is None:
             return False
         return int(np.prod([d or 0 for d in ty.shape])) <= MAX_FOLD_ELEMENTS
-    if isinstance(ty, TupleType | ListType):
-        return True
-    return False
+    return isinstance(ty, TupleType | ListType)
 
 
 def _widen(ty: Type) -> Type:
