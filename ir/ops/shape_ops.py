@@ -27,7 +27,7 @@ from ir.ops.shape_rules import (
     num_elements,
     tensor,
 )
-from ir.types import ANY, INT, NONE, ListType, TensorType, TupleType, Type
+from ir.types import ANY, BOOL, FLOAT, INT, NONE, ListType, TensorType, TupleType, Type
 
 
 def axis_argument(axis: Any) -> Any:
@@ -133,7 +133,10 @@ def _broadcast_to_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Typ
 
 def sum_to_size(x: Any, shape: Any) -> Any:
     """Sum ``x`` over the axes that broadcasting ``shape`` up to ``x.shape`` added or stretched:
-    the adjoint of ``np.broadcast_to`` (TorchScript's ``_grad_sum_to_size``)."""
+    the adjoint of ``np.broadcast_to`` (TorchScript's ``_grad_sum_to_size``). A ``shape`` of
+    None, as `_size_if_not_equal` gives for equal shapes, leaves ``x`` as it is."""
+    if shape is None:
+        return x
     target = tuple(shape) if isinstance(shape, tuple | list) else (shape,)
     array = np.asarray(x)
     if array.shape == target:
@@ -148,6 +151,8 @@ def sum_to_size(x: Any, shape: Any) -> Any:
 
 def _sum_to_size_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
     x = as_tensor(types[0])
+    if types[1] is NONE or consts[1] is None:
+        return [x.with_requires_grad(None)]
     target = int_sequence(types[1], consts[1])
     if target is not None and x.shape is not None:
         tail = x.shape[len(x.shape) - len(target) :]
@@ -264,6 +269,29 @@ def _shape_value(types: Sequence[Type]) -> Any:
     return x.shape
 
 
+def _static_shape(ty: Type) -> Shape | None:
+    """The shape NumPy gives a value of this type, when the type fixes it."""
+    if ty in (INT, FLOAT, BOOL):
+        return ()
+    if isinstance(ty, TensorType) and ty.shape is not None and None not in ty.shape:
+        return ty.shape
+    return None
+
+
+def size_if_not_equal(x: Any, other: Any) -> Any:
+    """``x``'s shape, or None when ``other`` has the same shape: what a broadcasting
+    operator's gradient must be summed back to (TorchScript's ``_size_if_not_equal``)."""
+    shape = np.shape(x)
+    return None if shape == np.shape(other) else shape
+
+
+def _size_if_not_equal_value(types: Sequence[Type]) -> Any:
+    mine, theirs = _static_shape(types[0]), _static_shape(types[1])
+    if mine is None or theirs is None:
+        return NOT_CONSTANT
+    return None if mine == theirs else mine
+
+
 def _ndim_value(types: Sequence[Type]) -> Any:
     rank = as_tensor(types[0]).rank
     return NOT_CONSTANT if rank is None else rank
@@ -313,6 +341,12 @@ register_op(
     differentiable=False,
     value_from_types=_shape_value,
 )(np.shape)
+register_op(
+    "aten::_size_if_not_equal(Any self, Any other) -> Any",
+    shape=lambda types, consts: [ANY],
+    differentiable=False,
+    value_from_types=_size_if_not_equal_value,
+)(size_if_not_equal)
 register_op(
     "aten::ndim(Tensor self) -> int",
     shape=_int_result,
