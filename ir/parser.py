@@ -50,6 +50,7 @@ _TERMINAL_WORDS: dict[str, str] = {
     "GRAPH_NAME": "a graph name like @f",
     "BLOCK_LABEL": "a block label like block0",
     "TYPE_NAME": "a type",
+    "TENSOR_TYPE": "a type",
     "ATTR_NAME": "an attribute name",
     "INT": "an integer",
     "FLOAT": "a float",
@@ -60,7 +61,7 @@ _TERMINAL_WORDS: dict[str, str] = {
 # Trees of the grammar; placeholders for absent optional parts are None.
 ParseTree = Tree[Token]
 
-_SOURCE_COMMENT = re.compile(r"#\s*(?P<file>.*):(?P<line>\d+):(?P<col>\d+)\s*")
+_SOURCE_COMMENT = re.compile(r"# ?(?P<file>.*):(?P<line>\d+):(?P<col>\d+)\s*")
 
 
 @contextmanager
@@ -158,13 +159,14 @@ class _Reader:
 
     def _syntax_error(self, exc: UnexpectedInput) -> IRParseError:
         line, col = exc.line, exc.column
-        if line < 1 or col < 1:
-            lines = self.source.text.splitlines() or [""]
+        at_end = isinstance(exc, UnexpectedToken) and exc.token.type == "$END"
+        if at_end or line < 1 or col < 1:  # just after the last character that is not a space
+            lines = self.source.text.rstrip().splitlines() or [""]
             line, col = len(lines), len(lines[-1]) + 1
         width = 1
         if isinstance(exc, UnexpectedToken):
             token = exc.token
-            if token.type == "$END":
+            if at_end:
                 found = "end of input"
             elif token.type == "_NL":
                 found = "end of line"
