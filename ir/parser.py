@@ -59,7 +59,7 @@ _TERMINAL_WORDS: dict[str, str] = {
 }
 
 # Trees of the grammar; placeholders for absent optional parts are None.
-ParseTree = Tree[Token]
+_ParseTree = Tree[Token]
 
 _SOURCE_COMMENT = re.compile(r"# ?(?P<file>.*):(?P<line>\d+):(?P<col>\d+)\s*")
 
@@ -80,6 +80,7 @@ def _gc_paused() -> Iterator[None]:
 
 @cache
 def _lark() -> Lark:
+    """The parser for ``ir.lark``, built on first use (about 0.2 s)."""
     return Lark(
         _GRAMMAR.read_text(),
         parser="lalr",
@@ -112,7 +113,7 @@ def parse_graph(text: str, filename: str = "<string>") -> Graph:
 def parse_type(text: str, filename: str = "<string>") -> Type:
     """A type written as `ir.types` prints it, e.g. ``Double(*, 4, requires_grad=1)``."""
     reader = _Reader(Source(text, filename))
-    return reader.read_type(reader.parse(text.strip(), "type"))
+    return reader.read_type(reader.parse(text.rstrip(), "type"))
 
 
 @dataclass(slots=True)
@@ -121,9 +122,9 @@ class _Frame:
     frame on an explicit stack, so deep nesting never meets Python's recursion limit."""
 
     block: Block
-    params: ParseTree | None
-    body: list[ParseTree]
-    results: ParseTree | None
+    params: _ParseTree | None
+    body: list[_ParseTree]
+    results: _ParseTree | None
     position: int = -1  # -1 until the block's parameters are defined
 
 
@@ -137,7 +138,7 @@ class _Reader:
 
     # -- locations and syntax errors -------------------------------------------------------
 
-    def range_of(self, item: Token | ParseTree) -> SourceRange:
+    def range_of(self, item: Token | _ParseTree) -> SourceRange:
         """Where a token is, or where a tree's first token is. (Trees carry no positions of
         their own: lark's propagate_positions would cost a third of the parse time.)"""
         token = item if isinstance(item, Token) else next(_tokens_in(item), None)
@@ -146,10 +147,10 @@ class _Reader:
         line, col = token.line, token.column
         return SourceRange(self.source, line, col, token.end_line or line, token.end_column or col)
 
-    def error(self, message: str, item: Token | ParseTree) -> IRParseError:
+    def error(self, message: str, item: Token | _ParseTree) -> IRParseError:
         return IRParseError(message, self.range_of(item))
 
-    def parse(self, text: str, start: str) -> ParseTree:
+    def parse(self, text: str, start: str) -> _ParseTree:
         # A last line without its newline still ends the final statement.
         padded = text if text.endswith("\n") or start != "start" else text + "\n"
         try:
@@ -184,7 +185,7 @@ class _Reader:
 
     # -- graphs ----------------------------------------------------------------------------
 
-    def module(self, tree: ParseTree) -> dict[str, Graph]:
+    def module(self, tree: _ParseTree) -> dict[str, Graph]:
         graphs: dict[str, Graph] = {}
         position = 0
         for child in tree.children:
@@ -198,7 +199,7 @@ class _Reader:
             position += 1
         return graphs
 
-    def graph(self, tree: ParseTree) -> Graph:
+    def graph(self, tree: _ParseTree) -> Graph:
         _keyword, name, params, _comment, *body, results, _end_comment = tree.children
         graph = Graph(str(name)[1:] if isinstance(name, Token) else None)
         self.scope = {}
@@ -225,13 +226,14 @@ class _Reader:
                 stack.append(self._frame(blocks[index], block_trees[index], index))
         return graph
 
-    def _frame(self, block: Block, tree: ParseTree, index: int) -> _Frame:
+    def _frame(self, block: Block, tree: _ParseTree, index: int) -> _Frame:
         label, params, _comment, *body, results, _end_comment = tree.children
         if str(label) != f"block{index}":
             raise self.error(f"expected block{index}, found {label}", label)
         return _Frame(block, _tree_or_none(params), _trees(body), _tree_or_none(results))
 
-    def _node(self, graph: Graph, tree: ParseTree) -> Node:
+    def _node(self, graph: Graph, tree: _ParseTree) -> Node:
+        """The node of a ``node`` tree (its blocks, from child 5 on, are read by `graph`)."""
         outputs, kind, attrs, uses, comment = tree.children[:5]
         node = Node(graph, str(kind))
         for token in _tokens(_tree_or_none(uses)):
@@ -250,7 +252,7 @@ class _Reader:
             node.source_range = _source_comment(str(comment))
         return node
 
-    def _define_params(self, block: Block, params: ParseTree | None) -> None:
+    def _define_params(self, block: Block, params: _ParseTree | None) -> None:
         if params is None:
             return
         for typed in _trees(params.children):
@@ -279,7 +281,7 @@ class _Reader:
 
     # -- types -----------------------------------------------------------------------------
 
-    def read_type(self, tree: ParseTree) -> Type:
+    def read_type(self, tree: _ParseTree) -> Type:
         kind = tree.data
         if kind == "tuple_type":
             return TupleType(tuple(self.read_type(child) for child in _trees(tree.children)))
@@ -327,7 +329,7 @@ class _Reader:
 
     # -- attribute values ------------------------------------------------------------------
 
-    def attr_value(self, tree: ParseTree) -> Any:
+    def attr_value(self, tree: _ParseTree) -> Any:
         kind = tree.data
         if kind == "none":
             return None
@@ -352,7 +354,7 @@ class _Reader:
             raise self.error(f"bad string literal: {exc.msg}", token) from None
         return text
 
-    def _tensor(self, tree: ParseTree) -> np.ndarray[Any, Any]:
+    def _tensor(self, tree: _ParseTree) -> np.ndarray[Any, Any]:
         type_tree, *elements = _trees(tree.children)
         ty = self.read_type(type_tree)
         if not isinstance(ty, TensorType) or not ty.is_complete or ty.requires_grad is not None:
@@ -412,7 +414,7 @@ def _source_comment(comment: str) -> SourceRange | None:
     return SourceRange.location(match["file"], int(match["line"]), int(match["col"]))
 
 
-def _pair(tree: ParseTree) -> tuple[Token, ParseTree]:
+def _pair(tree: _ParseTree) -> tuple[Token, _ParseTree]:
     """The name and the type (or value) of a ``typed_value`` or ``attr``."""
     first, second = tree.children
     if not isinstance(first, Token) or not isinstance(second, Tree):
@@ -420,29 +422,29 @@ def _pair(tree: ParseTree) -> tuple[Token, ParseTree]:
     return first, second
 
 
-def _only_token(tree: ParseTree) -> Token:
+def _only_token(tree: _ParseTree) -> Token:
     (token,) = tree.children
     if not isinstance(token, Token):
         raise TypeError(f"malformed {tree.data} tree")
     return token
 
 
-def _only_tree(tree: ParseTree) -> ParseTree:
+def _only_tree(tree: _ParseTree) -> _ParseTree:
     (child,) = tree.children
     if not isinstance(child, Tree):
         raise TypeError(f"malformed {tree.data} tree")
     return child
 
 
-def _trees(items: Iterable[object]) -> list[ParseTree]:
+def _trees(items: Iterable[object]) -> list[_ParseTree]:
     return [item for item in items if isinstance(item, Tree)]
 
 
-def _tree_or_none(item: object) -> ParseTree | None:
+def _tree_or_none(item: object) -> _ParseTree | None:
     return item if isinstance(item, Tree) else None
 
 
-def _tokens_in(tree: ParseTree) -> Iterator[Token]:
+def _tokens_in(tree: _ParseTree) -> Iterator[Token]:
     """Every token of ``tree`` in text order (iteratively: trees may be deep)."""
     stack: list[Any] = [tree]
     while stack:
@@ -453,7 +455,7 @@ def _tokens_in(tree: ParseTree) -> Iterator[Token]:
             stack.extend(reversed(item.children))
 
 
-def _tokens(tree: ParseTree | None) -> list[Token]:
+def _tokens(tree: _ParseTree | None) -> list[Token]:
     if tree is None:
         return []
     return [item for item in tree.children if isinstance(item, Token)]
