@@ -144,6 +144,28 @@ def test_constants_keep_their_values() -> None:
     assert values[19][0] == np.float32(0.1)
 
 
+@pytest.mark.parametrize(
+    "value",
+    [
+        1j,
+        np.complex64(1),
+        np.array([1j]),
+        {"a": 1},
+        {1},
+        b"x",
+        np.array(["a"]),
+        np.array([1], "u2"),
+    ],
+    ids=repr,
+)
+def test_attributes_without_a_text_form_are_refused(value: object) -> None:
+    g = Graph()
+    g.insert_constant(value, TensorType())
+
+    with pytest.raises((TypeError, ValueError), match=r"cannot print|unsupported dtype"):
+        print_graph(g)
+
+
 # -- random graphs -------------------------------------------------------------------------
 
 HINTS = [None, None, "x", "y", "x.1", "x.2.3", "a.b", "_t", "grad_w", "3", "", "a b", "é"]
