@@ -11,7 +11,7 @@ Control flow follows TorchScript:
         block0() -> (input gradients). See Note [GradOf semantics] in `ir.interpreter`.
     prim::CallFunction(Any fn, Any... args) -> Any...    calls ``fn`` (a Python callable or a
         Graph) with ``args``; impure, since nothing is known about ``fn``
-    prim::Reverse() -> ()                                 the reverse program of
+    prim::Reverse() -> Any...                             the reverse program of
         `autodiff.differentiate` before lambda lifting; running a graph skips it
 
 These have no kernel: `ir.interpreter` runs them. Tuple, list and autograd-add operators are
@@ -135,7 +135,7 @@ register_structural(
 register_structural("prim::GradOf(Any... grads) -> Any...", pure=True, num_blocks=1)
 register_structural("prim::AutogradZero() -> Any", pure=True, num_blocks=0)
 register_structural("prim::CallFunction(Any fn, Any... args) -> Any...", pure=False, num_blocks=0)
-register_structural("prim::Reverse() -> ()", pure=False, num_blocks=1)
+register_structural("prim::Reverse() -> Any...", pure=False, num_blocks=1)
 
 register_op("prim::TupleConstruct(Any... elems) -> Any", shape=_tuple_construct_rule)(make_tuple)
 register_op("prim::TupleUnpack(Any tup) -> Any...", shape=_unpack_rule)(unpack)

@@ -292,6 +292,13 @@ def _size_if_not_equal_value(types: Sequence[Type]) -> Any:
     return None if mine == theirs else mine
 
 
+def _size_if_not_equal_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    value = _size_if_not_equal_value(types)
+    if value is NOT_CONSTANT:
+        return [ANY]
+    return [NONE if value is None else TupleType((INT,) * len(value))]
+
+
 def _ndim_value(types: Sequence[Type]) -> Any:
     rank = as_tensor(types[0]).rank
     return NOT_CONSTANT if rank is None else rank
@@ -343,7 +350,7 @@ register_op(
 )(np.shape)
 register_op(
     "aten::_size_if_not_equal(Any self, Any other) -> Any",
-    shape=lambda types, consts: [ANY],
+    shape=_size_if_not_equal_rule,
     differentiable=False,
     value_from_types=_size_if_not_equal_value,
 )(size_if_not_equal)
