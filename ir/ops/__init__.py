@@ -8,6 +8,7 @@ from __future__ import annotations
 from ir.ops import (
     creation,
     elementwise,
+    gradients,
     indexing,
     linalg,
     prim,
@@ -39,6 +40,7 @@ __all__ = [
     "Schema",
     "creation",
     "elementwise",
+    "gradients",
     "indexing",
     "linalg",
     "lookup_op",

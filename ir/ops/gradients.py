@@ -1,0 +1,235 @@
+"""Operators that only derivative formulas use: the adjoints of reductions, indexing and
+products, each a NumPy kernel as direct as the forward operator's.
+
+Each takes the incoming gradient first and, where it must rebuild an input's shape, that shape
+as an operand (a compile-time constant after `fold-sizes`), so formulas never capture an input
+just to learn its shape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ir.ops.indexing import _along
+from ir.ops.registry import NOT_CONSTANT, register_op
+from ir.ops.shape_rules import as_tensor, int_sequence, normalize_axes, tensor
+from ir.types import ANY, INT, TensorType, TupleType, Type
+
+
+def _shaped_by_operand(position: int) -> Any:
+    """A rule: a tensor with the gradient's dtype and the shape given by operand ``position``."""
+
+    def rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+        grad = as_tensor(types[0])
+        return tensor(grad.dtype, int_sequence(types[position], consts[position]))
+
+    return rule
+
+
+def unreduce(grad: Any, shape: Any, axis: Any, keepdims: bool) -> Any:
+    """Spread the gradient of a reduction back over the reduced input's ``shape``."""
+    grad = np.asarray(grad)
+    if not keepdims and axis is not None:
+        grad = np.expand_dims(grad, normalize_axes(axis, len(shape)))
+    return np.broadcast_to(grad, shape)
+
+
+def transpose_backward(grad: Any, axes: Any) -> Any:
+    """The gradient of ``np.transpose(x, axes)``: transpose back by the inverse permutation."""
+    if axes is None:
+        return np.transpose(grad)
+    return np.transpose(grad, _inverse_permutation(axes, np.ndim(grad)))
+
+
+def _inverse_permutation(axes: Sequence[int], ndim: int) -> tuple[int, ...]:
+    return tuple(int(i) for i in np.argsort([axis % ndim for axis in axes]))
+
+
+def _transpose_backward_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    grad = as_tensor(types[0])
+    if grad.shape is None:
+        return [TensorType(grad.dtype)]
+    axes = consts[1]
+    if axes is None:
+        return tensor(grad.dtype, tuple(reversed(grad.shape)))
+    if isinstance(axes, tuple | list):
+        inverse = _inverse_permutation(axes, len(grad.shape))
+        return tensor(grad.dtype, tuple(grad.shape[i] for i in inverse))
+    return tensor(grad.dtype, (None,) * len(grad.shape))
+
+
+def matmul_backward(grad: Any, a: Any, b: Any) -> tuple[Any, Any]:
+    """Gradients of ``a @ b`` w.r.t. both operands, for 1-d, 2-d and batched operands."""
+    a, b, grad = np.asarray(a), np.asarray(b), np.asarray(grad)
+    a2 = a[None, :] if a.ndim == 1 else a
+    b2 = b[:, None] if b.ndim == 1 else b
+    g2 = grad
+    if a.ndim == 1:
+        g2 = np.expand_dims(g2, -2)
+    if b.ndim == 1:
+        g2 = np.expand_dims(g2, -1)
+    grad_a = np.matmul(g2, np.swapaxes(b2, -1, -2))
+    grad_b = np.matmul(np.swapaxes(a2, -1, -2), g2)
+    if a.ndim == 1:
+        grad_a = np.squeeze(grad_a, -2)
+    if b.ndim == 1:
+        grad_b = np.squeeze(grad_b, -1)
+    return _sum_to(grad_a, a.shape), _sum_to(grad_b, b.shape)
+
+
+def dot_backward(grad: Any, a: Any, b: Any) -> tuple[Any, Any]:
+    """Gradients of ``np.dot(a, b)``; beyond 2-d, np.dot is not a matmul and is refused."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.ndim == 0 or b.ndim == 0:
+        return _sum_to(grad * b, a.shape), _sum_to(grad * a, b.shape)
+    if a.ndim > 2 or b.ndim > 2:
+        raise ValueError("the gradient of np.dot is defined here for operands of at most 2 dims")
+    return matmul_backward(grad, a, b)
+
+
+def _sum_to(grad: Any, shape: tuple[int, ...]) -> Any:
+    grad = np.asarray(grad)
+    if grad.shape == shape:
+        return grad
+    lead = grad.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, d in enumerate(shape) if d == 1 and grad.shape[lead + i] != 1
+    )
+    return np.sum(grad, axis=axes, keepdims=True).reshape(shape)
+
+
+def _two_operand_types(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    grad = as_tensor(types[0])
+    result: list[Type] = []
+    for ty in types[1:3]:
+        shape = ty.shape if isinstance(ty, TensorType) else ()
+        result.append(TensorType(grad.dtype, shape))
+    return result
+
+
+def select_backward(grad: Any, shape: Any, axis: int, index: int) -> Any:
+    """The gradient of ``x[..., index, ...]``: zeros of x's shape holding ``grad`` there."""
+    result = np.zeros(shape, np.result_type(grad))
+    result[_along(axis, index)] = grad
+    return result
+
+
+def slice_backward(
+    grad: Any, shape: Any, axis: int, start: int | None, stop: int | None, step: int | None
+) -> Any:
+    """The gradient of ``x[..., start:stop:step, ...]``."""
+    result = np.zeros(shape, np.result_type(grad))
+    result[_along(axis, slice(start, stop, step))] = grad
+    return result
+
+
+def index_backward(grad: Any, shape: Any, *indices: Any) -> Any:
+    """The gradient of advanced indexing: repeated indices accumulate (``np.add.at``)."""
+    result = np.zeros(shape, np.result_type(grad))
+    key = tuple(slice(None) if item is None else item for item in indices)
+    np.add.at(result, key, grad)
+    return result
+
+
+def concatenate_backward(grad: Any, sizes: Any, axis: int | None) -> tuple[Any, ...]:
+    """Split the gradient of ``np.concatenate`` back into one piece per input."""
+    if axis is None:
+        pieces = np.split(np.asarray(grad), np.cumsum([int(np.prod(s)) for s in sizes])[:-1])
+        return tuple(p.reshape(s) for p, s in zip(pieces, sizes, strict=True))
+    bounds = np.cumsum([s[axis] for s in sizes])[:-1]
+    return tuple(np.split(np.asarray(grad), bounds, axis=axis))
+
+
+def input_shapes(tensors: Any) -> tuple[tuple[int, ...], ...]:
+    """The shape of each array of a sequence (what `concatenate_backward` splits by)."""
+    return tuple(np.shape(t) for t in tensors)
+
+
+def _input_shapes_value(types: Sequence[Type]) -> Any:
+    seq = types[0]
+    if not isinstance(seq, TupleType):
+        return NOT_CONSTANT
+    shapes = []
+    for ty in seq.elems:
+        if not isinstance(ty, TensorType) or ty.shape is None or None in ty.shape:
+            return NOT_CONSTANT
+        shapes.append(ty.shape)
+    return tuple(shapes)
+
+
+def _input_shapes_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    value = _input_shapes_value(types)
+    if value is NOT_CONSTANT:
+        return [ANY]
+    return [TupleType(tuple(TupleType((INT,) * len(s)) for s in value))]
+
+
+def stack_backward(grad: Any, axis: int) -> tuple[Any, ...]:
+    """Split the gradient of ``np.stack`` back into one piece per stacked input."""
+    grad = np.asarray(grad)
+    return tuple(np.take(grad, i, axis=axis) for i in range(grad.shape[axis]))
+
+
+register_op(
+    "aten::_unreduce(Tensor grad, Any shape, Any axis, bool keepdims) -> Tensor",
+    shape=_shaped_by_operand(1),
+)(unreduce)
+register_op(
+    "aten::_transpose_backward(Tensor grad, Any axes) -> Tensor", shape=_transpose_backward_rule
+)(transpose_backward)
+register_op(
+    "aten::_matmul_backward(Tensor grad, Tensor self, Tensor other) -> (Tensor, Tensor)",
+    shape=_two_operand_types,
+)(matmul_backward)
+register_op(
+    "aten::_dot_backward(Tensor grad, Any self, Any other) -> (Tensor, Tensor)",
+    shape=_two_operand_types,
+)(dot_backward)
+register_op(
+    "aten::_select_backward(Tensor grad, Any shape, int axis, int index) -> Tensor",
+    shape=_shaped_by_operand(1),
+)(select_backward)
+register_op(
+    "aten::_slice_backward(Tensor grad, Any shape, int axis, int? start, int? stop, int? step)"
+    " -> Tensor",
+    shape=_shaped_by_operand(1),
+)(slice_backward)
+register_op(
+    "aten::_index_backward(Tensor grad, Any shape, Any... indices) -> Tensor",
+    shape=_shaped_by_operand(1),
+)(index_backward)
+
+
+def _concatenate_backward_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    grad = as_tensor(types[0])
+    sizes = consts[1]
+    if sizes is NOT_CONSTANT:
+        return [ANY]
+    return [TupleType(tuple(TensorType(grad.dtype, tuple(s)) for s in sizes))]
+
+
+def _stack_backward_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    grad = as_tensor(types[0])
+    axis = consts[1]
+    if grad.shape is None or axis is NOT_CONSTANT or grad.shape[axis] is None:
+        return [ANY]
+    piece = tuple(d for i, d in enumerate(grad.shape) if i != axis % len(grad.shape))
+    return [TupleType((TensorType(grad.dtype, piece),) * int(grad.shape[axis]))]
+
+
+register_op(
+    "aten::_concatenate_backward(Tensor grad, Any sizes, int? axis) -> Any",
+    shape=_concatenate_backward_rule,
+)(concatenate_backward)
+register_op(
+    "aten::_input_shapes(Any tensors) -> Any",
+    shape=_input_shapes_rule,
+    differentiable=False,
+    value_from_types=_input_shapes_value,
+)(input_shapes)
+register_op("aten::_stack_backward(Tensor grad, int axis) -> Any", shape=_stack_backward_rule)(
+    stack_backward
+)
