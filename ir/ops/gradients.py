@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from ir.ops.indexing import _along
-from ir.ops.registry import NOT_CONSTANT, register_op
+from ir.ops.registry import NOT_CONSTANT, OPS, register_op
 from ir.ops.shape_rules import as_tensor, int_sequence, normalize_axes, tensor
 from ir.types import ANY, INT, TensorType, TupleType, Type
 
@@ -126,7 +126,23 @@ def slice_backward(
     return result
 
 
-def index_backward(grad: Any, shape: Any, *indices: Any) -> Any:
+def index_tuple(x: Any, indices: Any) -> Any:
+    """``aten::index`` with its index operands packed in one tuple, so a derivative formula
+    (which has no ``*args``) can name them."""
+    return x[tuple(slice(None) if item is None else item for item in indices)]
+
+
+def _index_tuple_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    packed = types[1]
+    if not isinstance(packed, TupleType):
+        return [TensorType(as_tensor(types[0]).dtype)]
+    items = consts[1] if consts[1] is not NOT_CONSTANT else (NOT_CONSTANT,) * len(packed.elems)
+    rule = OPS["aten::index"].shape
+    assert rule is not None
+    return list(rule([types[0], *packed.elems], [consts[0], *items]))
+
+
+def index_backward(grad: Any, shape: Any, indices: Any) -> Any:
     """The gradient of advanced indexing: repeated indices accumulate (``np.add.at``)."""
     result = np.zeros(shape, np.result_type(grad))
     key = tuple(slice(None) if item is None else item for item in indices)
@@ -197,8 +213,11 @@ register_op(
     " -> Tensor",
     shape=_shaped_by_operand(1),
 )(slice_backward)
+register_op("aten::_index_tuple(Tensor self, Any indices) -> Tensor", shape=_index_tuple_rule)(
+    index_tuple
+)
 register_op(
-    "aten::_index_backward(Tensor grad, Any shape, Any... indices) -> Tensor",
+    "aten::_index_backward(Tensor grad, Any shape, Any indices) -> Tensor",
     shape=_shaped_by_operand(1),
 )(index_backward)
 

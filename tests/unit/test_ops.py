@@ -108,7 +108,7 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ),
     (
         "aten::_index_backward",
-        (np.ones(3), (4,), np.array([0, 0, 2])),
+        (np.ones(3), (4,), (np.array([0, 0, 2]),)),
         lambda *_: np.array([2.0, 0.0, 1.0, 0.0]),
     ),
     (
@@ -116,6 +116,7 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
         (np.arange(6.0), ((2,), (4,)), 0),
         lambda *_: (np.arange(2.0), np.arange(2.0, 6.0)),
     ),
+    ("aten::_index_tuple", (A, (np.array([2, 0]), None)), lambda a, t: a[[2, 0]]),
     ("aten::_input_shapes", ((A, V),), lambda xs: ((3, 4), (4,))),
     ("aten::_stack_backward", (np.stack([V, V]), 0), lambda g, axis: (V, V)),
     ("aten::concatenate", ((A, A), 0), lambda xs, axis: np.concatenate(xs)),
