@@ -1,0 +1,136 @@
+"""Call arguments of a scripted function: binding, conversion to runtime values, IR types, and
+the signature key that compiled code is cached by.
+
+A compiled graph depends on each argument's kind, dtype and shape, never on a number's value:
+``f(x, 3)`` and ``f(x, 4)`` share one executable, as in TorchScript's profiling executor.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Hashable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ir.errors import AutodiffError
+from ir.types import BOOL, DTYPE_TO_NAME, FLOAT, INT, TensorType, Type
+
+EXPECTED_KINDS = "a NumPy array, a NumPy scalar, a Python int, float or bool, or a list of numbers"
+
+SignatureKey = tuple[Hashable, ...]
+
+
+class ArgumentError(AutodiffError, TypeError):
+    """Call arguments a scripted function cannot take: the wrong number, an unknown keyword, or
+    a value of a kind the compiler does not handle. A TypeError too, as Python's would be."""
+
+
+def bind_arguments(
+    qualname: str,
+    signature: inspect.Signature,
+    args: Sequence[Any],
+    kwargs: Mapping[str, Any],
+) -> list[Any]:
+    """The value of every parameter of ``signature``, in order, defaults applied; a wrong call
+    raises ArgumentError with the message Python gives for the plain function."""
+    parameters = list(signature.parameters.values())
+    names = [p.name for p in parameters]
+    if len(args) > len(parameters):
+        raise ArgumentError(f"{qualname}() {_too_many(parameters, len(args))}")
+    bound: dict[str, Any] = dict(zip(names, args, strict=False))
+    for name, value in kwargs.items():
+        if name not in names:
+            raise ArgumentError(f"{qualname}() got an unexpected keyword argument '{name}'")
+        if name in bound:
+            raise ArgumentError(f"{qualname}() got multiple values for argument '{name}'")
+        bound[name] = value
+    missing = [p.name for p in parameters if p.name not in bound and p.default is p.empty]
+    if missing:
+        count = len(missing)
+        plural = "argument" if count == 1 else "arguments"
+        raise ArgumentError(
+            f"{qualname}() missing {count} required positional {plural}: {_and_list(missing)}"
+        )
+    return [bound.get(p.name, p.default) for p in parameters]
+
+
+def _too_many(parameters: list[inspect.Parameter], given: int) -> str:
+    required = sum(1 for p in parameters if p.default is p.empty)
+    total = len(parameters)
+    takes = f"from {required} to {total}" if required != total else str(total)
+    noun = "argument" if total == 1 and required == total else "arguments"
+    verb = "was" if given == 1 else "were"
+    return f"takes {takes} positional {noun} but {given} {verb} given"
+
+
+def _and_list(names: list[str]) -> str:
+    quoted = [f"'{name}'" for name in names]
+    if len(quoted) == 1:
+        return quoted[0]
+    if len(quoted) == 2:
+        return f"{quoted[0]} and {quoted[1]}"
+    return ", ".join(quoted[:-1]) + f", and {quoted[-1]}"
+
+
+def runtime_value(qualname: str, name: str, value: Any) -> Any:
+    """``value`` as the interpreter receives it: arrays, NumPy scalars and Python numbers as
+    they are (never copied), lists and tuples of numbers as arrays."""
+    if isinstance(value, bool | int | float | np.ndarray | np.generic):
+        return value
+    if isinstance(value, list | tuple):
+        try:
+            array = np.asarray(value)
+        except ValueError as error:
+            raise ArgumentError(
+                f"argument '{name}' of {qualname}() is a ragged {type(value).__name__}: "
+                f"its items do not have one shape ({error})"
+            ) from error
+        if array.dtype.kind not in "biuf":
+            raise ArgumentError(
+                f"argument '{name}' of {qualname}() is a {type(value).__name__} of "
+                f"{array.dtype.name} items; expected {EXPECTED_KINDS}"
+            )
+        return array
+    raise ArgumentError(
+        f"argument '{name}' of {qualname}() is {_describe(value)}; expected {EXPECTED_KINDS}"
+    )
+
+
+def _describe(value: Any) -> str:
+    if value is None:
+        return "None"
+    kind = type(value).__name__
+    article = "an" if kind[:1].lower() in "aeiou" else "a"
+    return f"{article} {kind}"
+
+
+def argument_type(qualname: str, name: str, value: Any) -> Type:
+    """The IR type of a runtime value (after `runtime_value`)."""
+    if isinstance(value, bool):
+        return BOOL
+    if isinstance(value, int):
+        return INT
+    if isinstance(value, float):
+        return FLOAT
+    dtype = value.dtype.name
+    if dtype not in DTYPE_TO_NAME:
+        raise ArgumentError(
+            f"argument '{name}' of {qualname}() has dtype {dtype}, which is not supported; "
+            f"supported dtypes: {', '.join(DTYPE_TO_NAME)}"
+        )
+    return TensorType(dtype, tuple(value.shape))
+
+
+def signature_key(values: Sequence[Any]) -> SignatureKey:
+    """What compiled code depends on, per argument: its kind, and for arrays and NumPy scalars
+    their dtype and shape. The values of Python numbers are left out on purpose."""
+    key: list[Hashable] = []
+    for value in values:
+        if isinstance(value, np.ndarray):
+            key.append(("array", value.dtype.name, value.shape))
+        elif isinstance(value, np.generic):
+            key.append(("scalar", value.dtype.name))
+        else:
+            key.append(type(value).__name__)
+    return tuple(key)
