@@ -1,0 +1,139 @@
+"""Compile the derivative formulas of `autodiff.formulas` into forward/backward graph pairs.
+
+Each formula ``def op(operands): ...; def backward(dout): ...; return out, backward`` becomes:
+
+- ``forward``: a graph from the operands to ``out`` followed by the context, i.e. every value
+  ``backward`` reads from the enclosing function (its free variables), in first-use order;
+- ``backward``: a graph from ``dout`` then the context to one gradient per operand (a
+  ``NoneType`` constant where the formula returns None).
+
+Both are compiled once, on first use, by the project's own frontend, exactly like user code.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from autodiff import formulas
+from autodiff.errors import DifferentiationError
+from frontend import emit_function, syntax
+from frontend.parse import parse_source
+from ir.graph import Graph, Node, Value
+from ir.ops import OPS
+from ir.source import SourceRange
+from ir.types import TENSOR
+
+# Python-scalar operators share the NumPy operator's formula: the same calculus, on floats.
+ALIASES = {
+    "prim::add": "aten::add",
+    "prim::sub": "aten::sub",
+    "prim::mul": "aten::mul",
+    "prim::truediv": "aten::div",
+    "prim::pow": "aten::pow",
+    "prim::neg": "aten::neg",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Formula:
+    """One operator's derivative: see the module docstring for the two graphs' signatures."""
+
+    op: str
+    forward: Graph
+    backward: Graph
+    num_outputs: int
+
+    @property
+    def packs_variadic(self) -> bool:
+        """True when the operator is variadic: its formula takes the trailing operands packed
+        in one tuple (the language has no ``*args``)."""
+        return OPS[self.op].schema.variadic
+
+
+def formula_for(node: Node) -> Formula | None:
+    """The formula of ``node``'s operator, or None when it has none."""
+    return all_formulas().get(ALIASES.get(node.kind, node.kind))
+
+
+@cache
+def all_formulas() -> dict[str, Formula]:
+    """Every formula, keyed by operator name (compiled once per process)."""
+    path = Path(inspect.getfile(formulas))
+    module = parse_source(path.read_text(), str(path))
+    namespace = vars(formulas)
+    table: dict[str, Formula] = {}
+    for fdef in module.functions:
+        op = "aten::" + fdef.name.rstrip("_")
+        if op not in OPS:
+            raise DifferentiationError(f"formula {fdef.name!r} names no operator", fdef.range)
+        table[op] = _compile(op, fdef, namespace)
+    return table
+
+
+def _compile(op: str, fdef: syntax.FunctionDef, namespace: dict[str, object]) -> Formula:
+    *forward_body, closure, result = fdef.body
+    if not (
+        isinstance(closure, syntax.FunctionDef)
+        and isinstance(result, syntax.Return)
+        and isinstance(result.value, syntax.Tuple)
+        and len(result.value.elts) == 2
+    ):
+        raise DifferentiationError(
+            "a formula ends with 'def backward(...)' and 'return out, backward'", fdef.range
+        )
+    outputs = result.value.elts[0]
+    output_exprs = outputs.elts if isinstance(outputs, syntax.Tuple) else (outputs,)
+
+    # 1. The backward first: its free variables are the context the forward must return.
+    context: list[str] = []
+    backward = _emit_with_free_names(closure, namespace, context, f"{op}.backward")
+    _flatten_tuple_return(backward)
+
+    # 2. The forward returns the results, then the context in the order backward takes it.
+    names = tuple(syntax.Name(name, range=closure.range) for name in context)
+    returned = syntax.Return(syntax.Tuple((*output_exprs, *names), range=result.range),
+                             range=result.range)
+    forward_def = syntax.FunctionDef(
+        fdef.name, fdef.params, None, (*forward_body, returned), (), None, range=fdef.range
+    )
+    forward, _ = emit_function(forward_def, namespace, graph_name=op)
+    _flatten_tuple_return(forward)
+    return Formula(op, forward, backward, len(output_exprs))
+
+
+def _emit_with_free_names(
+    fdef: syntax.FunctionDef, namespace: dict[str, object], context: list[str], name: str
+) -> Graph:
+    graph_holder: list[Graph] = []
+    inputs: dict[str, Value] = {}
+
+    def free_name(identifier: str, where: SourceRange) -> Value | None:
+        if identifier in namespace:
+            return None
+        value = inputs.get(identifier)
+        if value is None:
+            value = graph_holder[0].add_input(TENSOR, identifier)
+            inputs[identifier] = value
+            context.append(identifier)
+        return value
+
+    graph, _ = emit_function(fdef, namespace, free_name=free_name, graph_name=name,
+                             on_graph=graph_holder.append)
+    return graph
+
+
+def _flatten_tuple_return(graph: Graph) -> None:
+    """Make a graph that returns one tuple return its elements instead."""
+    (result,) = graph.outputs
+    producer = result.node
+    if producer.kind != "prim::TupleConstruct":
+        return
+    elements = list(producer.inputs)
+    graph.block.erase_output(0)
+    for element in elements:
+        graph.register_output(element)
+    if not producer.has_uses():
+        producer.destroy()

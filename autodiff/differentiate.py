@@ -1,0 +1,228 @@
+"""Symbolic differentiation: add a reverse program to a graph (GradOf, AutogradZero, AutogradAdd).
+
+# Note [The reverse block]
+# `add_reverse` appends one `prim::Reverse` node to the graph. Its block takes the vjps of the
+# graph outputs that need gradients and returns the gradients of the inputs that need them.
+# It lives inside the forward graph, so its nodes read forward values directly, passes such as
+# CSE and DCE see one program, and `--stage grad` prints it; lambda lifting later cuts it out
+# into `df` and turns every forward value it reads into a capture. prim::Reverse is impure, so
+# DCE never drops it. Its attributes make it self-describing: `output_vjps` lists the graph
+# outputs whose vjps are the block's parameters, `input_grads` the graph inputs whose gradients
+# are the block's results (and the node's outputs), so later passes need nothing but the IR.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from autodiff.derivatives import Formula, formula_for
+from autodiff.errors import DifferentiationError
+from ir.graph import Block, Graph, Node, Value
+from ir.ops import OPS
+from ir.types import NONE, TensorType, TupleType
+from passes.requires_grad import values_requiring_grad
+
+REVERSE = "prim::Reverse"
+
+# Nodes that compute no gradient-carrying value, whatever their inputs.
+_NO_GRADIENT = {"prim::Constant"}
+
+
+@dataclass
+class ReverseDetails:
+    """What `add_reverse` built: the reverse node and, per forward value, its gradient."""
+
+    reverse_node: Node
+    grad_map: dict[Value, Value] = field(default_factory=dict)
+    df_input_vjps: list[int] = field(default_factory=list)
+    df_output_vjps: list[int] = field(default_factory=list)
+
+    @property
+    def reverse_block(self) -> Block:
+        return self.reverse_node.blocks[0]
+
+
+def differentiable_inputs(graph: Graph) -> list[Value]:
+    """The inputs to differentiate: those typed ``requires_grad=1``; when no input says either
+    way, every input that can hold a gradient."""
+    flagged = [
+        v for v in graph.inputs if isinstance(v.ty, TensorType) and v.ty.requires_grad is not None
+    ]
+    if flagged:
+        return [v for v in flagged if isinstance(v.ty, TensorType) and v.ty.requires_grad]
+    return list(graph.inputs)
+
+
+def add_reverse(graph: Graph, wrt: list[Value]) -> ReverseDetails:
+    """Append the reverse program of ``graph`` w.r.t. ``wrt`` (mutates ``graph``).
+
+    Given:   graph(%x : Double(3)): %y = aten::tanh(%x); return (%y)
+    Execute: add_reverse(graph, [%x])
+    Result:  graph(%x : Double(3)):
+               %y = aten::tanh(%x)
+               %dx = prim::Reverse()
+                 block0(%dy):
+                   %dx.1 = prim::GradOf[name="aten::tanh"](%dy)
+                     block0(): ... -> (...)
+                   -> (%dx.1)
+               return (%y)
+
+    See Note [The reverse block].
+    """
+    needs = values_requiring_grad(graph, wrt)
+    reverse_node = graph.create(REVERSE, output_types=(), num_blocks=1)
+    graph.block.append_node(reverse_node)
+    details = ReverseDetails(reverse_node)
+    builder = _ReverseBuilder(graph, details, needs)
+
+    # 1. One vjp parameter per output that needs a gradient.
+    for index, output in enumerate(graph.outputs):
+        if output in needs:
+            vjp = details.reverse_block.add_input(output.ty, _grad_name(output))
+            builder.set_grad(output, vjp)
+            details.df_input_vjps.append(index)
+
+    # 2. Forward nodes in reverse order; each needing a gradient gets a GradOf.
+    forward_nodes = [n for n in graph.nodes() if n is not reverse_node]
+    for node in reversed(forward_nodes):
+        if any(out in needs for out in node.outputs) and node.kind not in _NO_GRADIENT:
+            builder.differentiate_node(node)
+
+    # 3. The gradients of the differentiated inputs are the reverse block's results.
+    for index, value in enumerate(graph.inputs):
+        if value in needs and value in details.grad_map:
+            details.reverse_block.register_output(details.grad_map[value])
+            reverse_node.add_output(value.ty, _grad_name(value))
+            details.df_output_vjps.append(index)
+    reverse_node.attrs["output_vjps"] = list(details.df_input_vjps)
+    reverse_node.attrs["input_grads"] = list(details.df_output_vjps)
+    return details
+
+
+def _grad_name(value: Value) -> str | None:
+    return f"d{value.name_hint}" if value.name_hint else None
+
+
+class _ReverseBuilder:
+    def __init__(self, graph: Graph, details: ReverseDetails, needs: set[Value]) -> None:
+        self.graph = graph
+        self.details = details
+        self.needs = needs
+
+    @property
+    def block(self) -> Block:
+        return self.details.reverse_block
+
+    def get_grad(self, value: Value) -> Value:
+        grad = self.details.grad_map.get(value)
+        if grad is None:
+            with self.graph.inserting_at_end(self.block):
+                grad = self.graph.insert("prim::AutogradZero", (), (value.ty,)).output
+            self.details.grad_map[value] = grad
+        return grad
+
+    def set_grad(self, value: Value, grad: Value) -> None:
+        previous = self.details.grad_map.get(value)
+        if previous is None:
+            self.details.grad_map[value] = grad
+            return
+        with self.graph.inserting_at_end(self.block):
+            total = self.graph.insert("prim::AutogradAdd", (previous, grad), (value.ty,))
+        total.output.name_hint = _grad_name(value)
+        self.details.grad_map[value] = total.output
+
+    def differentiate_node(self, node: Node) -> None:
+        if node.kind == "prim::TupleConstruct":
+            self.differentiate_tuple(node)
+            return
+        formula = formula_for(node)
+        if formula is None:
+            raise DifferentiationError(
+                f"{node.kind} is not differentiable", node.source_range
+            )
+        context = self.inline_forward(node, formula)
+        output_grads = [self.get_grad(out) for out in context.outputs]
+        grad_of = self.graph.create(
+            "prim::GradOf", output_grads, output_types=(), attrs={"name": node.kind}, num_blocks=1
+        )
+        grad_of.source_range = node.source_range
+        self.block.append_node(grad_of)
+        mapping = dict(zip(formula.backward.inputs, output_grads + context.saved, strict=True))
+        grad_of.blocks[0]._clone_body(formula.backward.block, mapping, mapping.__getitem__)
+        _set_ranges(grad_of.blocks[0], node)
+        body = grad_of.blocks[0]
+        results = list(body.outputs)
+        body.return_node.remove_all_inputs()
+        for input_value, result in zip(context.inputs, results, strict=True):
+            if result.ty == NONE or input_value not in self.needs:
+                continue
+            body.register_output(result)
+            grad = grad_of.add_output(input_value.ty, _grad_name(input_value))
+            self.set_grad(input_value, grad)
+
+    def differentiate_tuple(self, node: Node) -> None:
+        """A tuple's gradient is a tuple of its elements' gradients: unpack it."""
+        (tuple_grad,) = [self.get_grad(node.output)]
+        grad_of = self.graph.create(
+            "prim::GradOf", [tuple_grad], (), {"name": node.kind}, num_blocks=1
+        )
+        grad_of.source_range = node.source_range
+        self.block.append_node(grad_of)
+        with self.graph.inserting_at_end(grad_of.blocks[0]):
+            types = [v.ty for v in node.inputs]
+            parts = self.graph.insert("prim::TupleUnpack", [tuple_grad], types).outputs
+        for element, part in zip(node.inputs, parts, strict=True):
+            if element in self.needs:
+                grad_of.blocks[0].register_output(part)
+                self.set_grad(element, grad_of.add_output(element.ty, _grad_name(element)))
+
+    def inline_forward(self, node: Node, formula: Formula) -> _Inlined:
+        """Replace ``node`` by the formula's forward; return its outputs and saved context."""
+        inputs = list(node.inputs)
+        if formula.packs_variadic:
+            fixed = len(OPS[node.kind].schema.arguments) - 1
+            with self.graph.inserting_before(node):
+                packed = self.graph.insert(
+                    "prim::TupleConstruct",
+                    inputs[fixed:],
+                    (TupleType(tuple(v.ty for v in inputs[fixed:])),),
+                    source_range=node.source_range,
+                ).output
+            inputs = [*inputs[:fixed], packed]
+        mapping = dict(zip(formula.forward.inputs, inputs, strict=True))
+        values: dict[Value, Value] = dict(mapping)
+        with self.graph.inserting_before(node):
+            for inner in formula.forward.nodes():
+                copy = self.graph.create_clone(inner, values.__getitem__)
+                copy.source_range = node.source_range
+                self.graph.insert_node(copy)
+                values.update(zip(inner.outputs, copy.outputs, strict=True))
+        results = [values[v] for v in formula.forward.outputs]
+        count = len(node.outputs)
+        for old, new in zip(node.outputs, results[:count], strict=True):
+            new.ty = old.ty
+            new.name_hint = old.name_hint
+            old.replace_all_uses_with(new)
+            if old in self.needs:
+                self.needs.add(new)
+            moved = self.details.grad_map.pop(old, None)
+            if moved is not None:
+                self.details.grad_map[new] = moved
+        node.destroy()
+        return _Inlined(inputs, results[:count], results[count:])
+
+
+@dataclass
+class _Inlined:
+    inputs: list[Value]
+    outputs: list[Value]
+    saved: list[Value]
+
+
+def _set_ranges(block: Block, origin: Node) -> None:
+    """Every node of a GradOf keeps the forward node's source range (for error messages)."""
+    for inner in block.nodes():
+        inner.source_range = origin.source_range
+        for nested in inner.blocks:
+            _set_ranges(nested, origin)
+

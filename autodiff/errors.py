@@ -1,0 +1,10 @@
+"""Errors raised while differentiating or running compiled gradients."""
+
+from __future__ import annotations
+
+from ir.errors import AutodiffError
+
+
+class DifferentiationError(AutodiffError):
+    """A graph that cannot be differentiated (an operator with no formula, a non-scalar output
+    given to ``grad``, ...)."""

@@ -1,0 +1,441 @@
+"""Derivative formulas, one per differentiable operator, in the scripted subset of Python.
+
+`autodiff.derivatives` compiles this file with the project's own frontend; Python never runs
+it. Each function is named after the operator it differentiates (``mul`` is ``aten::mul``; a
+trailing underscore keeps a name off a Python builtin) and takes the operator's operands in
+schema order. It returns the operator's result and a ``backward`` closure mapping the result's
+gradient to one gradient per operand (None where an operand gets none). What ``backward``
+reads from the forward is the context that `f` hands to `df`.
+
+Broadcasting is undone with ``sum_to_size(grad, size)``, where ``size`` is
+``size_if_not_equal(operand, out)`` computed in the forward: once shapes are specialised,
+`fold-sizes` turns it into a constant (None when no broadcasting happened), so no size is ever
+computed or captured at run time.
+
+Conventions at non-smooth points follow JAX: ``abs`` has gradient 0 at 0; ties in
+``maximum``/``minimum`` and in ``max``/``min`` reductions share the gradient evenly; ``clip``
+passes the gradient at its bounds; ``sqrt`` at 0 gives inf.
+"""
+
+import numpy as np
+
+from ir.ops.gradients import (
+    concatenate_backward,
+    dot_backward,
+    index_backward,
+    index_tuple,
+    input_shapes,
+    matmul_backward,
+    select_backward,
+    slice_backward,
+    stack_backward,
+    transpose_backward,
+    unreduce,
+)
+from ir.ops.indexing import select as select_kernel
+from ir.ops.indexing import slice_axis
+from ir.ops.shape_ops import size_if_not_equal, sum_to_size
+
+# ---- arithmetic -------------------------------------------------------------------------------
+
+
+def add(self, other):
+    out = self + other
+    self_size = size_if_not_equal(self, out)
+    other_size = size_if_not_equal(other, out)
+
+    def backward(dout):
+        return sum_to_size(dout, self_size), sum_to_size(dout, other_size)
+
+    return out, backward
+
+
+def sub(self, other):
+    out = self - other
+    self_size = size_if_not_equal(self, out)
+    other_size = size_if_not_equal(other, out)
+
+    def backward(dout):
+        return sum_to_size(dout, self_size), sum_to_size(-dout, other_size)
+
+    return out, backward
+
+
+def mul(self, other):
+    out = self * other
+    self_size = size_if_not_equal(self, out)
+    other_size = size_if_not_equal(other, out)
+
+    def backward(dout):
+        return sum_to_size(dout * other, self_size), sum_to_size(dout * self, other_size)
+
+    return out, backward
+
+
+def div(self, other):
+    out = self / other
+    self_size = size_if_not_equal(self, out)
+    other_size = size_if_not_equal(other, out)
+
+    def backward(dout):
+        grad_self = sum_to_size(dout / other, self_size)
+        grad_other = sum_to_size(-dout * out / other, other_size)
+        return grad_self, grad_other
+
+    return out, backward
+
+
+def pow_(self, other):
+    out = self**other
+    self_size = size_if_not_equal(self, out)
+    other_size = size_if_not_equal(other, out)
+
+    def backward(dout):
+        grad_self = sum_to_size(dout * other * self ** (other - 1), self_size)
+        # log(self) only where it is real; the exponent's gradient is 0 elsewhere.
+        log_self = np.log(np.where(self > 0, self, 1.0))
+        grad_other = sum_to_size(dout * out * log_self, other_size)
+        return grad_self, grad_other
+
+    return out, backward
+
+
+def neg(self):
+    def backward(dout):
+        return -dout
+
+    return -self, backward
+
+
+def positive(self):
+    def backward(dout):
+        return dout
+
+    return +self, backward
+
+
+def matmul(self, other):
+    def backward(dout):
+        grad_self, grad_other = matmul_backward(dout, self, other)
+        return grad_self, grad_other
+
+    return self @ other, backward
+
+
+def dot(self, other):
+    def backward(dout):
+        grad_self, grad_other = dot_backward(dout, self, other)
+        return grad_self, grad_other
+
+    return np.dot(self, other), backward
+
+
+# ---- elementwise functions --------------------------------------------------------------------
+
+
+def exp(self):
+    out = np.exp(self)
+
+    def backward(dout):
+        return dout * out
+
+    return out, backward
+
+
+def log(self):
+    def backward(dout):
+        return dout / self
+
+    return np.log(self), backward
+
+
+def sqrt(self):
+    out = np.sqrt(self)
+
+    def backward(dout):
+        return dout / (2.0 * out)
+
+    return out, backward
+
+
+def sin(self):
+    def backward(dout):
+        return dout * np.cos(self)
+
+    return np.sin(self), backward
+
+
+def cos(self):
+    def backward(dout):
+        return -dout * np.sin(self)
+
+    return np.cos(self), backward
+
+
+def tan(self):
+    out = np.tan(self)
+
+    def backward(dout):
+        return dout * (1.0 + out * out)
+
+    return out, backward
+
+
+def tanh(self):
+    out = np.tanh(self)
+
+    def backward(dout):
+        return dout * (1.0 - out * out)
+
+    return out, backward
+
+
+def abs_(self):
+    def backward(dout):
+        return dout * np.sign(self)
+
+    return np.abs(self), backward
+
+
+def sign(self):
+    def backward(dout):
+        return dout * 0.0
+
+    return np.sign(self), backward
+
+
+def reciprocal(self):
+    out = np.reciprocal(self)
+
+    def backward(dout):
+        return -dout * out * out
+
+    return out, backward
+
+
+def square(self):
+    def backward(dout):
+        return 2.0 * self * dout
+
+    return np.square(self), backward
+
+
+def maximum(self, other):
+    out = np.maximum(self, other)
+    self_size = size_if_not_equal(self, out)
+    other_size = size_if_not_equal(other, out)
+
+    def backward(dout):
+        share = (self > other) + 0.5 * (self == other)
+        return sum_to_size(dout * share, self_size), sum_to_size(dout * (1.0 - share), other_size)
+
+    return out, backward
+
+
+def minimum(self, other):
+    out = np.minimum(self, other)
+    self_size = size_if_not_equal(self, out)
+    other_size = size_if_not_equal(other, out)
+
+    def backward(dout):
+        share = (self < other) + 0.5 * (self == other)
+        return sum_to_size(dout * share, self_size), sum_to_size(dout * (1.0 - share), other_size)
+
+    return out, backward
+
+
+def where(condition, x, y):
+    out = np.where(condition, x, y)
+    x_size = size_if_not_equal(x, out)
+    y_size = size_if_not_equal(y, out)
+
+    def backward(dout):
+        grad_x = sum_to_size(np.where(condition, dout, 0.0), x_size)
+        grad_y = sum_to_size(np.where(condition, 0.0, dout), y_size)
+        return None, grad_x, grad_y
+
+    return out, backward
+
+
+def clip(self, a_min, a_max):
+    out = np.clip(self, a_min, a_max)
+
+    def backward(dout):
+        return dout * (out == self), None, None
+
+    return out, backward
+
+
+# ---- reductions -------------------------------------------------------------------------------
+
+
+def sum_(self, axis, keepdims):
+    shape = self.shape
+
+    def backward(dout):
+        return unreduce(dout, shape, axis, keepdims), None, None
+
+    return np.sum(self, axis=axis, keepdims=keepdims), backward
+
+
+def mean(self, axis, keepdims):
+    shape = self.shape
+    out = np.mean(self, axis=axis, keepdims=keepdims)
+    scale = np.size(out) / np.size(self)
+
+    def backward(dout):
+        return unreduce(dout, shape, axis, keepdims) * scale, None, None
+
+    return out, backward
+
+
+def prod(self, axis, keepdims):
+    shape = self.shape
+    out = np.prod(self, axis=axis, keepdims=keepdims)
+
+    def backward(dout):
+        return unreduce(dout * out, shape, axis, keepdims) / self, None, None
+
+    return out, backward
+
+
+def max_(self, axis, keepdims):
+    shape = self.shape
+    out = np.max(self, axis=axis, keepdims=keepdims)
+
+    def backward(dout):
+        hits = self == unreduce(out, shape, axis, keepdims)
+        count = np.sum(hits, axis=axis, keepdims=True)
+        return hits * unreduce(dout, shape, axis, keepdims) / count, None, None
+
+    return out, backward
+
+
+def min_(self, axis, keepdims):
+    shape = self.shape
+    out = np.min(self, axis=axis, keepdims=keepdims)
+
+    def backward(dout):
+        hits = self == unreduce(out, shape, axis, keepdims)
+        count = np.sum(hits, axis=axis, keepdims=True)
+        return hits * unreduce(dout, shape, axis, keepdims) / count, None, None
+
+    return out, backward
+
+
+# ---- shapes -----------------------------------------------------------------------------------
+
+
+def reshape(self, shape):
+    self_shape = self.shape
+
+    def backward(dout):
+        return np.reshape(dout, self_shape), None
+
+    return np.reshape(self, shape), backward
+
+
+def ravel(self):
+    self_shape = self.shape
+
+    def backward(dout):
+        return np.reshape(dout, self_shape)
+
+    return np.ravel(self), backward
+
+
+def squeeze(self, axis):
+    self_shape = self.shape
+
+    def backward(dout):
+        return np.reshape(dout, self_shape), None
+
+    return np.squeeze(self, axis), backward
+
+
+def expand_dims(self, axis):
+    self_shape = self.shape
+
+    def backward(dout):
+        return np.reshape(dout, self_shape), None
+
+    return np.expand_dims(self, axis), backward
+
+
+def transpose(self, axes):
+    def backward(dout):
+        return transpose_backward(dout, axes), None
+
+    return np.transpose(self, axes), backward
+
+
+def broadcast_to(self, shape):
+    self_shape = self.shape
+
+    def backward(dout):
+        return sum_to_size(dout, self_shape), None
+
+    return np.broadcast_to(self, shape), backward
+
+
+def sum_to_size_(self, shape):
+    self_shape = self.shape
+
+    def backward(dout):
+        return np.broadcast_to(dout, self_shape), None
+
+    return sum_to_size(self, shape), backward
+
+
+def concatenate(tensors, axis):
+    sizes = input_shapes(tensors)
+
+    def backward(dout):
+        return concatenate_backward(dout, sizes, axis), None
+
+    return np.concatenate(tensors, axis=axis), backward
+
+
+def stack(tensors, axis):
+    def backward(dout):
+        return stack_backward(dout, axis), None
+
+    return np.stack(tensors, axis=axis), backward
+
+
+def astype(self, dtype):
+    def backward(dout):
+        return dout, None
+
+    return self.astype(dtype), backward
+
+
+# ---- indexing ---------------------------------------------------------------------------------
+
+
+def select(self, axis, index):
+    shape = self.shape
+
+    def backward(dout):
+        return select_backward(dout, shape, axis, index), None, None
+
+    return select_kernel(self, axis, index), backward
+
+
+def slice_(self, axis, start, stop, step):
+    shape = self.shape
+
+    def backward(dout):
+        return slice_backward(dout, shape, axis, start, stop, step), None, None, None, None
+
+    return slice_axis(self, axis, start, stop, step), backward
+
+
+def index(self, indices):
+    # aten::index is variadic; its formula receives the index operands packed in one tuple.
+    shape = self.shape
+
+    def backward(dout):
+        return index_backward(dout, shape, indices), None
+
+    return index_tuple(self, indices), backward
