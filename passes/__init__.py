@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from passes import (
+    autograd_zero,
     constant_propagation,
     cse,
     dce,
+    dedup_captures,
     fold_sizes,
+    lift_constants,
     lower_tuples,
     requires_grad,
     shape_propagation,
@@ -28,10 +31,13 @@ __all__ = [
     "Module",
     "PassError",
     "PipelineError",
+    "autograd_zero",
     "constant_propagation",
     "cse",
     "dce",
+    "dedup_captures",
     "fold_sizes",
+    "lift_constants",
     "lower_tuples",
     "parse_pipeline",
     "register_module_pass",

@@ -1,0 +1,250 @@
+"""AutogradZero specialisation: decide at compile time which gradients are known to be zero, so
+the reverse program loses its prim::GradOf guards and prim::AutogradAdd checks where it can.
+
+Each value gets a state: ZERO (always `AUTOGRAD_ZERO` at run time), NONZERO (never), or
+UNKNOWN. With those states, in program order and inside nested blocks too:
+
+1. prim::AutogradAdd with a ZERO operand becomes its other operand (zero + zero is zero); with
+   two NONZERO tensor operands it becomes an ordinary ``aten::add``, as in TorchScript;
+2. a prim::GradOf whose inputs are all ZERO is replaced by one prim::AutogradZero per output;
+3. a prim::GradOf whose inputs are all ZERO or NONZERO, one at least NONZERO, is unwrapped (its
+   block runs for sure): inside the block each ZERO input is replaced by a materialised zero
+   (``aten::zeros`` with the shape and dtype of its type), then the block's nodes take the
+   node's place and its results replace the node's outputs. When a zero cannot be
+   materialised (its type is not complete) the GradOf stays, and so does one with an UNKNOWN
+   input;
+4. a result of the prim::Reverse block that is ZERO becomes a materialised zero of the matching
+   graph input's type, so callers get arrays and never the sentinel.
+
+# Note [Which values can be AUTOGRAD_ZERO]
+# Only prim::AutogradZero creates the sentinel. prim::GradOf, prim::AutogradAdd, prim::If and
+# prim::Loop pass it on, and so may ops that hand back an element of a sequence or call a
+# function; every other operator produces an ordinary value. Graph inputs and the parameters of
+# the prim::Reverse block (the vjps) are never the sentinel: `autodiff.runtime` passes a zero
+# array for a missing vjp, which is what makes unwrapping a GradOf fed by a vjp sound.
+"""
+
+from __future__ import annotations
+
+import enum
+
+from ir.graph import PARAM, Block, Graph, Node, Value
+from ir.ops import OPS
+from ir.source import SourceRange
+from ir.types import FLOAT, INT, STR, TensorType, TupleType, Type
+from passes.lift_constants import REVERSE, is_within
+from passes.registry import register_pass
+
+AUTOGRAD_ZERO = "prim::AutogradZero"
+AUTOGRAD_ADD = "prim::AutogradAdd"
+GRAD_OF = "prim::GradOf"
+
+# See Note [Which values can be AUTOGRAD_ZERO]: these may return one of their operands' parts.
+_MAY_FORWARD_ZERO = frozenset(
+    {
+        "prim::CallFunction",
+        "prim::TupleUnpack",
+        "prim::TupleIndex",
+        "prim::ListUnpack",
+        "prim::ListIndex",
+    }
+)
+
+
+class State(enum.Enum):
+    ZERO = "zero"
+    NONZERO = "nonzero"
+    UNKNOWN = "unknown"
+
+
+@register_pass("specialize-autograd-zero")
+def specialize_autograd_zero(graph: Graph) -> bool:
+    """Resolve AutogradAdd and GradOf nodes whose inputs are known zero or known nonzero.
+
+    Given:   %z = prim::AutogradZero()
+             %g = prim::AutogradAdd(%z, %a)
+             %d = prim::GradOf[name="aten::neg"](%g)
+               block0():
+                 %n = aten::neg(%g)
+                 -> (%n)
+    Execute: specialize_autograd_zero(graph)
+    Result:  %n = aten::neg(%a)
+             (uses of %d read %n)
+    """
+    specializer = _Specializer(graph)
+    specializer.visit_block(graph.block)
+    for node in graph.nodes():
+        if node.kind == REVERSE:
+            specializer.materialise_results(node)
+    return specializer.changed
+
+
+def zeros_for(graph: Graph, ty: Type, source_range: SourceRange | None = None) -> Value | None:
+    """Insert, at the insertion point, a zero of type ``ty`` (``aten::zeros`` of its shape and
+    dtype for a complete tensor type, ``0.`` for a float); None when ``ty`` does not say."""
+    if isinstance(ty, TensorType) and ty.is_complete and ty.dtype is not None:
+        dims = tuple(d for d in ty.shape or () if d is not None)
+        shape = graph.insert_constant(dims, TupleType((INT,) * len(dims)), source_range)
+        dtype = graph.insert_constant(ty.dtype, STR, source_range)
+        zeros = graph.insert("aten::zeros", (shape, dtype), (ty,), source_range=source_range)
+        return zeros.output
+    if ty == FLOAT:
+        return graph.insert_constant(0.0, FLOAT, source_range)
+    return None
+
+
+def can_materialise(ty: Type) -> bool:
+    return (isinstance(ty, TensorType) and ty.is_complete) or ty == FLOAT
+
+
+class _Specializer:
+    def __init__(self, graph: Graph) -> None:
+        self.graph = graph
+        self.states: dict[Value, State] = {}
+        self.changed = False
+
+    def state(self, value: Value) -> State:
+        found = self.states.get(value)
+        if found is not None:
+            return found
+        if value.node.kind == PARAM and value.node.owning_block is self.graph.block:
+            return State.NONZERO  # See Note [Which values can be AUTOGRAD_ZERO]
+        return State.UNKNOWN
+
+    def visit_block(self, block: Block) -> None:
+        for node in block.nodes():  # fetches the next node first: destroying `node` is safe
+            self.visit(node)
+
+    def visit(self, node: Node) -> None:
+        kind = node.kind
+        if kind == AUTOGRAD_ZERO:
+            self.states[node.output] = State.ZERO
+        elif kind == AUTOGRAD_ADD:
+            self.autograd_add(node)
+        elif kind == GRAD_OF:
+            self.grad_of(node)
+        elif kind == "prim::If":
+            for inner in node.blocks:
+                self.visit_block(inner)
+            for index, out in enumerate(node.outputs):
+                branches = {self.state(inner.outputs[index]) for inner in node.blocks}
+                self.states[out] = branches.pop() if len(branches) == 1 else State.UNKNOWN
+        elif kind == REVERSE:
+            body = node.blocks[0]
+            for param in body.inputs:
+                self.states[param] = State.NONZERO
+            self.visit_block(body)
+        else:
+            # prim::Loop carries values whose state may change between iterations: UNKNOWN.
+            for inner in node.blocks:
+                self.visit_block(inner)
+            ordinary = kind in OPS and kind not in _MAY_FORWARD_ZERO and kind != "prim::Loop"
+            for out in node.outputs:
+                self.states[out] = State.NONZERO if ordinary else State.UNKNOWN
+
+    # -- prim::AutogradAdd -----------------------------------------------------------------
+
+    def autograd_add(self, node: Node) -> None:
+        a, b = node.inputs
+        state_a, state_b = self.state(a), self.state(b)
+        if State.ZERO in (state_a, state_b):
+            node.output.replace_all_uses_with(b if state_a is State.ZERO else a)
+            node.destroy()
+            self.changed = True
+        elif (
+            state_a is State.NONZERO
+            and state_b is State.NONZERO
+            and isinstance(a.ty, TensorType)
+            and isinstance(b.ty, TensorType)
+        ):
+            with self.graph.inserting_before(node):
+                add = self.graph.insert("aten::add", (a, b), (node.output.ty,)).copy_metadata(node)
+            add.output.name_hint = node.output.name_hint
+            node.output.replace_all_uses_with(add.output)
+            node.destroy()
+            self.states[add.output] = State.NONZERO
+            self.changed = True
+        else:
+            nonzero = State.NONZERO in (state_a, state_b)
+            self.states[node.output] = State.NONZERO if nonzero else State.UNKNOWN
+
+    # -- prim::GradOf ----------------------------------------------------------------------
+
+    def grad_of(self, node: Node) -> None:
+        states = [self.state(v) for v in node.inputs]
+        if all(s is State.ZERO for s in states):
+            self.replace_by_zeros(node)
+            return
+        zeros = [v for v, s in zip(node.inputs, states, strict=True) if s is State.ZERO]
+        zero_inputs = list(dict.fromkeys(zeros))
+        if State.UNKNOWN in states or not all(can_materialise(v.ty) for v in zero_inputs):
+            self.visit_block(node.blocks[0])
+            for out in node.outputs:
+                self.states[out] = State.UNKNOWN
+            return
+        for zero in zero_inputs:
+            self.materialise_inside(node, zero)
+        self.visit_block(node.blocks[0])
+        self.unwrap(node)
+
+    def replace_by_zeros(self, node: Node) -> None:
+        with self.graph.inserting_before(node):
+            for out in node.outputs:
+                zero = self.graph.insert(AUTOGRAD_ZERO, (), (out.ty,)).copy_metadata(node).output
+                zero.name_hint = out.name_hint
+                out.replace_all_uses_with(zero)
+                self.states[zero] = State.ZERO
+        node.destroy()
+        self.changed = True
+
+    def materialise_inside(self, node: Node, zero: Value) -> None:
+        """Make the uses of ``zero`` inside ``node``'s block read a real zero array."""
+        with self.graph.inserting_before(node):
+            value = zeros_for(self.graph, zero.ty, node.source_range)
+        assert value is not None  # the caller checked can_materialise
+        value.name_hint = zero.name_hint
+        self.states[value] = State.NONZERO
+        for use in list(zero.uses):
+            if is_within(use.user, node):
+                use.user.replace_input(use.index, value)
+        self.changed = True
+
+    def unwrap(self, node: Node) -> None:
+        """Put copies of the block's nodes before ``node``; its results replace its outputs."""
+        body = node.blocks[0]
+        copies: dict[Value, Value] = {}
+
+        def lookup(value: Value) -> Value:
+            return copies.get(value, value)
+
+        # Copying, not moving: a checked move costs a walk of the block per operand.
+        for inner in body.nodes():
+            copy = self.graph.create_clone(inner, lookup)
+            copy.insert_before(node)
+            copies.update(zip(inner.outputs, copy.outputs, strict=True))
+        for out, result in zip(node.outputs, body.outputs, strict=True):
+            replacement = lookup(result)
+            self.states[replacement] = self.state(result)
+            out.replace_all_uses_with(replacement)
+        node.destroy()
+        self.changed = True
+
+    # -- prim::Reverse results -------------------------------------------------------------
+
+    def materialise_results(self, reverse: Node) -> None:
+        body = reverse.blocks[0]
+        input_grads = reverse.attrs.get("input_grads")
+        for index, result in enumerate(list(body.outputs)):
+            if self.state(result) is not State.ZERO:
+                continue
+            ty = result.ty
+            if input_grads is not None and index < len(input_grads):
+                ty = self.graph.inputs[input_grads[index]].ty
+            if not can_materialise(ty):
+                continue
+            with self.graph.inserting_at_end(body):
+                value = zeros_for(self.graph, ty, reverse.source_range)
+            assert value is not None
+            value.name_hint = reverse.outputs[index].name_hint if reverse.outputs else None
+            body.return_node.replace_input(index, value)
+            self.changed = True
