@@ -1,0 +1,68 @@
+"""The Gradient descriptor: a forward graph ``f``, a backward graph ``df``, and the index lists
+that say how ``df``'s inputs come from a run of ``f`` (TorchScript's ``Gradient``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ir.graph import Graph
+from ir.printer import print_graph
+
+
+@dataclass(frozen=True, slots=True)
+class Gradient:
+    """``f`` and ``df`` of a differentiated graph, and how to call ``df`` after ``f``.
+
+    For ``s = sum(tanh(x * y))`` with x : Double(3, 4) and y : Double(4)::
+
+        graph @f(%x, %y):                     graph @df(%ds, %x, %y, %t):
+          %a = aten::mul(%x, %y)                ...
+          %t = aten::tanh(%a)                   return (%dx, %dy)
+          %s = aten::sum(%t, ...)
+          return (%s, %t)
+
+        f_real_outputs = 1              f's outputs are (%s) then the temporary %t
+        df_input_vjps = (0,)            df input 0 is the vjp of f output 0 (%s)
+        df_input_captured_inputs = (0, 1)    then f inputs 0 and 1 (%x, %y)
+        df_input_captured_outputs = (1,)     then f output 1 (%t)
+        df_output_vjps = (0, 1)         df's outputs are the gradients of f inputs 0 and 1
+
+    ``df`` takes, in this order: the vjps listed by ``df_input_vjps``, the inputs of ``f``
+    listed by ``df_input_captured_inputs``, the outputs of ``f`` listed by
+    ``df_input_captured_outputs``. Unlike TorchScript's, it returns one output per gradient
+    rather than one tuple of them (`autodiff.runtime` reads several outputs directly), and it
+    takes no vjps for temporaries (see Note [No vjps for temporaries] in `autodiff.lambda_lift`).
+    """
+
+    f: Graph
+    """The forward graph: the original outputs, then the temporaries ``df`` captures."""
+    df: Graph
+    """The backward graph: vjps and captured values in, one gradient per output."""
+    f_real_outputs: int
+    """How many of ``f``'s outputs are the original function's (the rest are temporaries)."""
+    df_input_vjps: tuple[int, ...]
+    """For each leading input of ``df``, the index of the ``f`` output whose vjp it takes."""
+    df_input_captured_inputs: tuple[int, ...]
+    """For each next input of ``df``, the index of the ``f`` input it takes (saved by the
+    caller: inputs are captured as inputs, never re-output by ``f``)."""
+    df_input_captured_outputs: tuple[int, ...]
+    """For each last input of ``df``, the index of the ``f`` output it takes (real outputs
+    included: an output ``df`` reads is not output twice)."""
+    df_output_vjps: tuple[int, ...]
+    """For each output of ``df``, the index of the ``f`` input it is the gradient of."""
+
+    def __str__(self) -> str:
+        lists = [
+            ("f_real_outputs", str(self.f_real_outputs)),
+            ("df_input_vjps", _spell(self.df_input_vjps)),
+            ("df_input_captured_inputs", _spell(self.df_input_captured_inputs)),
+            ("df_input_captured_outputs", _spell(self.df_input_captured_outputs)),
+            ("df_output_vjps", _spell(self.df_output_vjps)),
+        ]
+        # The lists are comments, so the whole text still parses as an IR module.
+        footer = "".join(f"# {name} {value}\n" for name, value in lists)
+        return f"{print_graph(self.f)}\n{print_graph(self.df)}\n{footer}"
+
+
+def _spell(indices: tuple[int, ...]) -> str:
+    return "[" + ", ".join(str(i) for i in indices) + "]"

@@ -1,0 +1,159 @@
+"""Lambda lifting: cut the prim::Reverse block out of a differentiated graph into its own graph
+``df``, turning every forward value it reads into an input, and describe the pair as a
+`Gradient` (TorchScript's lambdaLiftReverse).
+
+# Note [No vjps for temporaries]
+# TorchScript gives ``df`` one more vjp input per captured temporary that requires grad, because
+# a differentiable subgraph sits inside a larger graph whose later code may use the temporary
+# (it is an output of ``f``) and send a gradient back through it. Here ``f`` is always the whole
+# function: nothing outside it reads a temporary, so such a vjp would always be zero. ``df``
+# takes vjps for the real outputs only, and ``df_input_vjps`` is exactly the Reverse node's
+# ``output_vjps``.
+"""
+
+from __future__ import annotations
+
+from autodiff.errors import DifferentiationError
+from autodiff.gradient import Gradient
+from ir.graph import Graph, Node, Value
+from passes.lift_constants import is_within, reverse_nodes
+from passes.registry import Module, register_module_pass
+
+
+def lambda_lift(graph: Graph) -> Gradient:
+    """Split ``graph``, which holds one prim::Reverse node, into ``f`` and ``df``. ``graph``
+    itself becomes ``f``: the Reverse node is removed and captured temporaries are added to
+    its outputs.
+
+    Given:   graph @g(%x):
+               %t = aten::tanh(%x)
+               %dx = prim::Reverse[output_vjps=[0], input_grads=[0]]()
+                 block0(%dt):
+                   %sq = aten::mul(%t, %t)
+                   ... -> (%g)
+               return (%t)
+    Execute: lambda_lift(graph)
+    Result:  graph @f(%x): %t = aten::tanh(%x); return (%t)
+             graph @df(%dt, %t): %sq = aten::mul(%t, %t) ... return (%g)
+             Gradient(f_real_outputs=1, df_input_vjps=(0,), df_input_captured_inputs=(),
+                      df_input_captured_outputs=(0,), df_output_vjps=(0,))
+    """
+    # ----------------------------------------------------------------------------------------
+    # 1. Find the Reverse node and the forward values its block reads.
+    # ----------------------------------------------------------------------------------------
+    found = reverse_nodes(graph)
+    if len(found) != 1:
+        raise DifferentiationError(
+            f"lambda lifting needs exactly one prim::Reverse node in graph @{graph.name}, "
+            f"found {len(found)}"
+        )
+    reverse = found[0]
+    block = reverse.blocks[0]
+    captures = reverse_captures(graph, reverse)
+
+    # ----------------------------------------------------------------------------------------
+    # 2. Sort the captures: f inputs are captured as inputs; f outputs by their (first)
+    #    output index; any other value becomes a temporary output of f.
+    # ----------------------------------------------------------------------------------------
+    f_real_outputs = len(graph.outputs)
+    input_index = {value: i for i, value in enumerate(graph.inputs)}
+    output_index: dict[Value, int] = {}
+    for i, value in enumerate(graph.outputs):
+        output_index.setdefault(value, i)  # an output listed twice is read at its first place
+    captured_inputs: list[int] = []
+    captured_outputs: list[int] = []
+    for value in captures:
+        if value in input_index:
+            captured_inputs.append(input_index[value])
+        elif value in output_index:
+            captured_outputs.append(output_index[value])
+        else:
+            captured_outputs.append(graph.register_output(value))
+
+    # ----------------------------------------------------------------------------------------
+    # 3. Build df: inputs [vjps][captured inputs][captured outputs], body a copy of the
+    #    Reverse block, one output per gradient.
+    # ----------------------------------------------------------------------------------------
+    df = Graph("df")
+    copies: dict[Value, Value] = {}
+    for param in block.inputs:
+        copies[param] = df.add_input(param.ty, param.name_hint)
+    for value in [graph.inputs[i] for i in captured_inputs]:
+        copies[value] = df.add_input(value.ty, value.name_hint)
+    for value in [graph.outputs[i] for i in captured_outputs]:
+        copies[value] = df.add_input(value.ty, value.name_hint)
+
+    def lookup(value: Value) -> Value:
+        return copies[value]
+
+    for node in block.nodes():
+        copy = df.create_clone(node, lookup)
+        df.block.append_node(copy)
+        copies.update(zip(node.outputs, copy.outputs, strict=True))
+    for result in block.outputs:
+        df.register_output(lookup(result))
+
+    # ----------------------------------------------------------------------------------------
+    # 4. The Reverse node only held the reverse program; f is what remains.
+    # ----------------------------------------------------------------------------------------
+    output_vjps = tuple(reverse.attrs.get("output_vjps", ()))
+    input_grads = tuple(reverse.attrs.get("input_grads", ()))
+    reverse.destroy()
+    graph.name = "f"
+    return Gradient(
+        f=graph,
+        df=df,
+        f_real_outputs=f_real_outputs,
+        df_input_vjps=output_vjps,
+        df_input_captured_inputs=tuple(captured_inputs),
+        df_input_captured_outputs=tuple(captured_outputs),
+        df_output_vjps=input_grads,
+    )
+
+
+def reverse_captures(graph: Graph, reverse: Node) -> list[Value]:
+    """The forward values (graph inputs and top-level node outputs) read anywhere inside
+    ``reverse``'s block, once each, inputs first in input order, then in node order."""
+    captures: list[Value] = []
+
+    def read_in_reverse(value: Value) -> bool:
+        return any(is_within(use.user, reverse) for use in value.uses)
+
+    captures.extend(v for v in graph.inputs if read_in_reverse(v))
+    for node in graph.nodes():
+        if node is reverse:
+            break
+        captures.extend(v for v in node.outputs if read_in_reverse(v))
+    return captures
+
+
+@register_module_pass("lambda-lift")
+def lambda_lift_module(module: Module) -> bool:
+    """Replace the graph holding a prim::Reverse node by ``f`` and ``df``.
+
+    Given:   {"g": graph @g(...) with a prim::Reverse node}
+    Execute: lambda_lift_module(module)
+    Result:  {"f": graph @f(...), "df": graph @df(...)}
+    """
+    lifted = [name for name, graph in module.items() if reverse_nodes(graph)]
+    if not lifted:
+        return False
+    if len(lifted) > 1:
+        raise DifferentiationError(
+            f"lambda-lift lifts one graph per module, found prim::Reverse in {len(lifted)}: "
+            + ", ".join(f"@{name}" for name in lifted)
+        )
+    clashes = [name for name in ("f", "df") if name in module and name != lifted[0]]
+    if clashes:
+        raise DifferentiationError(f"lambda-lift would replace the module's graph @{clashes[0]}")
+    gradient = lambda_lift(module[lifted[0]])
+    rebuilt: Module = {}
+    for name, graph in module.items():
+        if name == lifted[0]:
+            rebuilt["f"] = gradient.f
+            rebuilt["df"] = gradient.df
+        else:
+            rebuilt[name] = graph
+    module.clear()
+    module.update(rebuilt)
+    return True
