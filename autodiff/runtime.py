@@ -1,0 +1,119 @@
+"""Running a `Gradient`: ``f`` on the arguments, then ``df`` on the vjps and what ``f`` saved,
+stitched field for field by the Gradient's index lists (TorchScript's DifferentiableGraphOp).
+
+# Note [Missing vjps]
+# A caller passes None for the vjp of an output it does not differentiate. ``df`` gets a zero
+# array of that output's shape and dtype (recorded by `CompiledGradient.forward`) rather than
+# `AUTOGRAD_ZERO`: specialize-autograd-zero unwraps GradOf nodes fed by vjps on the promise
+# that vjps are arrays (Note [Which values can be AUTOGRAD_ZERO] in `passes.autograd_zero`).
+# The other way round, a gradient ``df`` returns as AUTOGRAD_ZERO (when its type was not
+# complete enough to materialise at compile time) reaches the caller as a zero array shaped
+# like its input, so callers never see the sentinel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from autodiff.errors import DifferentiationError
+from autodiff.gradient import Gradient
+from ir.interpreter import AUTOGRAD_ZERO, Executable
+
+
+@dataclass(frozen=True, slots=True)
+class ZeroSpec:
+    """The shape and dtype of a runtime value, to make its zero without keeping the value."""
+
+    shape: tuple[int, ...]
+    dtype: np.dtype[Any]
+
+    @staticmethod
+    def of(value: Any) -> ZeroSpec:
+        return ZeroSpec(tuple(np.shape(value)), np.result_type(value))
+
+    def zeros(self) -> np.ndarray[Any, Any]:
+        return np.zeros(self.shape, self.dtype)
+
+
+@dataclass(slots=True)
+class Saved:
+    """What one forward run keeps for its backward: only what ``df`` reads, and the shapes
+    of the vjps and gradients it may have to stand in zeros for. See Note [Missing vjps]."""
+
+    captured_inputs: list[Any]  # the arguments at df_input_captured_inputs, in that order
+    captured_outputs: list[Any]  # f's outputs at df_input_captured_outputs, in that order
+    vjp_zeros: list[ZeroSpec]  # one per entry of df_input_vjps
+    grad_zeros: list[ZeroSpec]  # one per entry of df_output_vjps
+    released: bool = field(default=False)
+
+    def take(self, retain: bool) -> list[Any]:
+        """The captured values in df's order; unless ``retain``, this Saved lets go of them."""
+        if self.released:
+            raise DifferentiationError(
+                "the values saved by this forward run were already used by a backward run; "
+                "run forward again, or pass retain=True to backward"
+            )
+        values = self.captured_inputs + self.captured_outputs
+        if not retain:
+            self.captured_inputs = []
+            self.captured_outputs = []
+            self.released = True
+        return values
+
+
+class CompiledGradient:
+    """A `Gradient` compiled once for repeated runs.
+
+    >>> outputs, saved = compiled.forward([x, y])        # the function's own outputs
+    >>> dx, dy = compiled.backward(saved, [np.ones(())])  # one gradient per df_output_vjps
+    """
+
+    def __init__(self, gradient: Gradient) -> None:
+        self.gradient = gradient
+        self.f = Executable(gradient.f)
+        self.df = Executable(gradient.df)
+
+    def forward(self, args: Sequence[Any]) -> tuple[list[Any], Saved]:
+        """Run ``f``: its real outputs, and what the backward run needs from this one."""
+        grad = self.gradient
+        outputs = self.f(*args)
+        saved = Saved(
+            captured_inputs=[args[i] for i in grad.df_input_captured_inputs],
+            captured_outputs=[outputs[i] for i in grad.df_input_captured_outputs],
+            vjp_zeros=[ZeroSpec.of(outputs[i]) for i in grad.df_input_vjps],
+            grad_zeros=[ZeroSpec.of(args[i]) for i in grad.df_output_vjps],
+        )
+        del outputs[grad.f_real_outputs :]  # temporaries live on in `saved` only
+        return outputs, saved
+
+    def backward(
+        self, saved: Saved, vjps: Sequence[Any | None], *, retain: bool = False
+    ) -> list[Any]:
+        """Run ``df``: one vjp per real output of ``f`` (None for zero) in, one gradient per
+        entry of ``df_output_vjps`` out. ``saved`` lets go of its values as ``df`` takes
+        them, so a second backward on it raises, unless this one is told to ``retain``."""
+        grad = self.gradient
+        if len(vjps) != grad.f_real_outputs:
+            raise DifferentiationError(
+                f"backward takes one vjp per output of the function ({grad.f_real_outputs}), "
+                f"got {len(vjps)}"
+            )
+        # Only the call's argument tuple holds the captured values while df runs.
+        gradients = self.df(*self._df_inputs(saved, vjps, retain))
+        return [
+            zero.zeros() if value is AUTOGRAD_ZERO else value
+            for value, zero in zip(gradients, saved.grad_zeros, strict=True)
+        ]
+
+    def _df_inputs(self, saved: Saved, vjps: Sequence[Any | None], retain: bool) -> list[Any]:
+        """``df``'s arguments: the vjps at df_input_vjps, then the captured values."""
+        inputs = [
+            zero.zeros() if vjps[index] is None else vjps[index]
+            for index, zero in zip(self.gradient.df_input_vjps, saved.vjp_zeros, strict=True)
+        ]
+        inputs.extend(saved.take(retain))
+        return inputs
