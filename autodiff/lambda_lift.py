@@ -1,6 +1,7 @@
 """Lambda lifting: cut the prim::Reverse block out of a differentiated graph into its own graph
 ``df``, turning every forward value it reads into an input, and describe the pair as a
-`Gradient` (TorchScript's lambdaLiftReverse).
+`Gradient` (TorchScript's lambdaLiftReverse). Unlike TorchScript's, ``df`` returns one output
+per gradient instead of packing them into a tuple: `autodiff.runtime` reads several outputs.
 
 # Note [No vjps for temporaries]
 # TorchScript gives ``df`` one more vjp input per captured temporary that requires grad, because

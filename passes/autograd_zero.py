@@ -62,7 +62,7 @@ def specialize_autograd_zero(graph: Graph) -> bool:
     """Resolve AutogradAdd and GradOf nodes whose inputs are known zero or known nonzero.
 
     Given:   %z = prim::AutogradZero()
-             %g = prim::AutogradAdd(%z, %a)
+             %g = prim::AutogradAdd(%z, %a)              (%a an array)
              %d = prim::GradOf[name="aten::neg"](%g)
                block0():
                  %n = aten::neg(%g)

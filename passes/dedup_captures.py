@@ -19,8 +19,7 @@ from passes.registry import register_pass
 
 @register_pass("dedup-size-captures")
 def deduplicate_size_captures(graph: Graph) -> bool:
-    """Move shape queries used only by the reverse program into it, when their operands are
-    available there without a new capture.
+    """Move shape queries only the reverse block reads into it, when that adds no capture.
 
     Given:   %s = aten::shape(%x)          (%x is a graph input)
              %dx = prim::Reverse[...]()
