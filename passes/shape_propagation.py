@@ -99,7 +99,7 @@ class _Propagator:
         if kind == "prim::Loop":
             self.loop(node)
             return
-        if kind == "prim::GradOf":
+        if kind in ("prim::GradOf", "prim::Reverse"):
             self.block(node.blocks[0])
             for out, result in zip(node.outputs, node.blocks[0].outputs, strict=True):
                 self.set_type(out, result.ty)
