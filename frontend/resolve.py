@@ -1,0 +1,371 @@
+"""What NumPy and Python spellings mean: the table from callables, methods and attributes to IR
+operators, how their parameters fill the operator's schema, and Python objects as constants.
+
+Functions are looked up by the object itself (``np.tanh`` under any alias, or imported with
+``from numpy import tanh``); array methods and attributes by name. Each entry lists the NumPy
+parameters in order, in a small notation (tinygrad-style: one line per spelling):
+
+    a            fills the schema argument of the same name
+    a:self       fills schema argument ``self``
+    !out         a NumPy parameter the operator does not support (refused, naming it)
+    /            the parameters before it are positional-only
+    *            the parameters after it are keyword-only
+    *shape       takes every positional argument: one is passed as it is, several as a tuple
+                 (``x.reshape(3, 4)`` and ``x.reshape((3, 4))``)
+
+Schema arguments no parameter fills keep the schema's default.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any, Literal
+
+import numpy as np
+
+from ir.ops import OPS, Schema
+from ir.types import BOOL, DTYPE_TO_NAME, FLOAT, INT, NONE, STR, TupleType, Type
+
+
+@dataclass(frozen=True, slots=True)
+class Parameter:
+    name: str  # NumPy's name
+    argument: str | None  # the schema argument it fills; None when not supported
+    positional: bool = True
+    keyword: bool = True
+    varargs: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Spelling:
+    """One NumPy or Python spelling of an IR operator."""
+
+    name: str  # as messages show it: "numpy.sum", "ndarray.sum"
+    op: str
+    params: tuple[Parameter, ...]
+    method: bool = False  # the receiver fills the schema's first argument
+
+    @property
+    def schema(self) -> Schema:
+        return OPS[self.op].schema
+
+
+def _parameters(text: str) -> tuple[Parameter, ...]:
+    params: list[Parameter] = []
+    keyword_only = False
+    for token in text.split():
+        if token == "/":
+            params = [Parameter(p.name, p.argument, keyword=False) for p in params]
+            continue
+        if token == "*":
+            keyword_only = True
+            continue
+        varargs = token.startswith("*")
+        supported = not token.startswith("!")
+        name, _, argument = token.lstrip("*!").partition(":")
+        params.append(
+            Parameter(
+                name,
+                (argument or name) if supported else None,
+                positional=not keyword_only,
+                keyword=not varargs,
+                varargs=varargs,
+            )
+        )
+    return tuple(params)
+
+
+def _function(name: str, op: str, params: str) -> Spelling:
+    return Spelling(f"numpy.{name}", op, _parameters(params))
+
+
+def _method(name: str, op: str, params: str) -> Spelling:
+    return Spelling(f"ndarray.{name}", op, _parameters(params), method=True)
+
+
+_UFUNC_KEYWORDS = "* !out !where !casting !order !dtype !subok"
+_REDUCTION_PARAMS = {
+    "sum": "a:self axis !dtype !out keepdims !initial !where",
+    "prod": "a:self axis !dtype !out keepdims !initial !where",
+    "mean": "a:self axis !dtype !out keepdims * !where",
+    "max": "a:self axis !out keepdims !initial !where",
+    "min": "a:self axis !out keepdims !initial !where",
+}
+
+UNARY_UFUNCS: dict[str, str] = {
+    "negative": "neg",
+    "positive": "positive",
+    "exp": "exp",
+    "log": "log",
+    "sqrt": "sqrt",
+    "sin": "sin",
+    "cos": "cos",
+    "tan": "tan",
+    "tanh": "tanh",
+    "absolute": "abs",
+    "abs": "abs",
+    "sign": "sign",
+    "reciprocal": "reciprocal",
+    "square": "square",
+    "logical_not": "logical_not",
+}
+BINARY_UFUNCS: dict[str, str] = {
+    "add": "add",
+    "subtract": "sub",
+    "multiply": "mul",
+    "divide": "div",
+    "true_divide": "div",
+    "floor_divide": "floordiv",
+    "remainder": "remainder",
+    "mod": "remainder",
+    "power": "pow",
+    "pow": "pow",
+    "maximum": "maximum",
+    "minimum": "minimum",
+    "equal": "eq",
+    "not_equal": "ne",
+    "less": "lt",
+    "less_equal": "le",
+    "greater": "gt",
+    "greater_equal": "ge",
+    "logical_and": "logical_and",
+    "logical_or": "logical_or",
+    "matmul": "matmul",
+}
+OTHER_FUNCTIONS: dict[str, tuple[str, str]] = {
+    "amax": ("aten::max", _REDUCTION_PARAMS["max"]),
+    "amin": ("aten::min", _REDUCTION_PARAMS["min"]),
+    "dot": ("aten::dot", "a:self b:other !out"),
+    "where": ("aten::where", "condition x y /"),
+    "clip": ("aten::clip", "a:self a_min a_max !out"),
+    "zeros": ("aten::zeros", "shape dtype !order * !device !like"),
+    "ones": ("aten::ones", "shape dtype !order * !device !like"),
+    "full": ("aten::full", "shape fill_value dtype !order * !device !like"),
+    "arange": ("aten::arange", "start stop step dtype * !device !like"),
+    "eye": ("aten::eye", "N M k dtype !order * !device !like"),
+    "zeros_like": ("aten::zeros_like", "a:self dtype !order !subok !shape * !device"),
+    "ones_like": ("aten::ones_like", "a:self dtype !order !subok !shape * !device"),
+    "full_like": ("aten::full_like", "a:self fill_value dtype !order !subok !shape * !device"),
+    "reshape": ("aten::reshape", "a:self / shape !order * !copy"),
+    "transpose": ("aten::transpose", "a:self axes"),
+    "squeeze": ("aten::squeeze", "a:self axis"),
+    "expand_dims": ("aten::expand_dims", "a:self axis"),
+    "ravel": ("aten::ravel", "a:self !order"),
+    "broadcast_to": ("aten::broadcast_to", "array:self shape !subok"),
+    "concatenate": ("aten::concatenate", "arrays:tensors / axis !out * !dtype !casting"),
+    "concat": ("aten::concatenate", "arrays:tensors / axis !out * !dtype !casting"),
+    "stack": ("aten::stack", "arrays:tensors axis !out * !dtype !casting"),
+    "astype": ("aten::astype", "x:self dtype / * !copy !device"),
+    "shape": ("aten::shape", "a:self"),
+    "ndim": ("aten::ndim", "a:self"),
+    "size": ("aten::size", "a:self !axis"),
+}
+
+
+def _numpy_functions() -> dict[object, Spelling]:
+    table: dict[object, Spelling] = {}
+    entries: list[tuple[str, str, str]] = []
+    for name, op in UNARY_UFUNCS.items():
+        entries.append((name, f"aten::{op}", f"x:self / {_UFUNC_KEYWORDS}"))
+    for name, op in BINARY_UFUNCS.items():
+        entries.append((name, f"aten::{op}", f"x1:self x2:other / {_UFUNC_KEYWORDS}"))
+    for name, params in _REDUCTION_PARAMS.items():
+        entries.append((name, f"aten::{name}", params))
+    entries.extend((name, op, params) for name, (op, params) in OTHER_FUNCTIONS.items())
+    for name, op, params in entries:
+        obj = getattr(np, name, None)
+        if obj is not None and obj not in table:  # aliases (np.abs is np.absolute) keep the first
+            table[obj] = _function(name, op, params)
+    return table
+
+
+NUMPY_FUNCTIONS: dict[object, Spelling] = _numpy_functions()
+
+METHODS: dict[str, Spelling] = {
+    "sum": _method("sum", "aten::sum", "axis !dtype !out * keepdims !initial !where"),
+    "prod": _method("prod", "aten::prod", "axis !dtype !out * keepdims !initial !where"),
+    "mean": _method("mean", "aten::mean", "axis !dtype !out * keepdims !where"),
+    "max": _method("max", "aten::max", "axis !out * keepdims !initial !where"),
+    "min": _method("min", "aten::min", "axis !out * keepdims !initial !where"),
+    "reshape": _method("reshape", "aten::reshape", "*shape * !order !copy"),
+    "transpose": _method("transpose", "aten::transpose", "*axes"),
+    "squeeze": _method("squeeze", "aten::squeeze", "axis"),
+    "ravel": _method("ravel", "aten::ravel", "!order"),
+    "astype": _method("astype", "aten::astype", "dtype !order !casting !subok !copy"),
+    "dot": _method("dot", "aten::dot", "b:other !out"),
+    "clip": _method("clip", "aten::clip", "min:a_min max:a_max !out"),
+}
+
+# Array attributes: ``x.T`` is a transpose with the default (reversed) axes.
+ATTRIBUTES: dict[str, str] = {
+    "T": "aten::transpose",
+    "shape": "aten::shape",
+    "ndim": "aten::ndim",
+    "size": "aten::size",
+}
+
+# Python builtins the emitter lowers itself (scalar or array operator depending on the operands).
+Builtin = Literal["len", "abs", "min", "max", "float", "int", "bool", "range", "print"]
+BUILTINS: dict[object, Builtin] = {
+    builtins.len: "len",
+    builtins.abs: "abs",
+    builtins.min: "min",
+    builtins.max: "max",
+    builtins.float: "float",
+    builtins.int: "int",
+    builtins.bool: "bool",
+    builtins.range: "range",
+    builtins.print: "print",
+}
+
+
+# ---- binding call arguments to a schema ---------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Bound:
+    """Where one schema argument's value comes from."""
+
+    kind: Literal["receiver", "positional", "keyword", "packed", "default"]
+    key: int | str | None = None  # positional index, keyword name, or first packed position
+
+
+class BindError(Exception):
+    """A call that does not fit the spelling; ``at`` is the offending positional index or
+    keyword name (None: the call as a whole)."""
+
+    def __init__(self, message: str, at: int | str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.at = at
+
+
+def bind(spelling: Spelling, positional: int, keywords: Sequence[str]) -> list[Bound]:
+    """One Bound per schema argument, in schema order, for a call with ``positional``
+    positional arguments and the given keyword names."""
+    name, params = spelling.name, spelling.params
+    filled: dict[str, Bound] = {}
+    by_position = [p for p in params if p.positional]
+    varargs = next((p for p in by_position if p.varargs), None)
+    if varargs is not None:
+        if positional == 1:
+            filled[str(varargs.argument)] = Bound("positional", 0)
+        elif positional > 1:
+            filled[str(varargs.argument)] = Bound("packed", 0)
+    else:
+        if positional > len(by_position):
+            count = len(by_position)
+            plural = "argument" if count == 1 else "arguments"
+            raise BindError(
+                f"{name}() takes {count} positional {plural} but {positional} were given",
+                count,
+            )
+        for index in range(positional):
+            param = by_position[index]
+            if param.argument is None:
+                raise BindError(f"argument '{param.name}' of {name} is not supported", index)
+            filled[param.argument] = Bound("positional", index)
+    for keyword in keywords:
+        param = next((p for p in params if p.name == keyword and p.keyword), None)
+        if param is None:
+            raise BindError(f"{name}() got an unexpected keyword argument '{keyword}'", keyword)
+        if param.argument is None:
+            raise BindError(f"argument '{keyword}' of {name} is not supported", keyword)
+        if param.argument in filled:
+            raise BindError(f"{name}() got multiple values for argument '{keyword}'", keyword)
+        filled[param.argument] = Bound("keyword", keyword)
+
+    arguments = spelling.schema.arguments
+    bound: list[Bound] = []
+    for position, argument in enumerate(arguments):
+        if spelling.method and position == 0:
+            bound.append(Bound("receiver"))
+            continue
+        source = filled.get(argument.name)
+        if source is None:
+            if not argument.has_default:
+                shown = next((p.name for p in params if p.argument == argument.name), None)
+                raise BindError(f"{name}() missing required argument '{shown or argument.name}'")
+            source = Bound("default")
+        bound.append(source)
+    return bound
+
+
+def lookup(table: dict[object, Any], obj: object) -> Any:
+    """``table[obj]``, or None when ``obj`` is not a key (or cannot be one)."""
+    try:
+        return table.get(obj)
+    except TypeError:  # an unhashable object is in no table
+        return None
+
+
+def numpy_name(spelling: Spelling, argument: str) -> str:
+    """The NumPy name of the parameter that fills schema argument ``argument``."""
+    return next((p.name for p in spelling.params if p.argument == argument), argument)
+
+
+# ---- Python objects as constants ----------------------------------------------------------------
+
+_BUILTIN_DTYPES: dict[type, str] = {
+    builtins.float: "float64",
+    builtins.int: "int64",
+    builtins.bool: "bool",
+}
+
+
+def dtype_name(obj: object) -> str | None:
+    """The dtype name ``obj`` stands for as a dtype argument (``np.float32``, ``float``), if any."""
+    if isinstance(obj, type) and obj in _BUILTIN_DTYPES:
+        return _BUILTIN_DTYPES[obj]
+    if isinstance(obj, np.dtype) or (isinstance(obj, type) and issubclass(obj, np.generic)):
+        name = np.dtype(obj).name
+        return name if name in DTYPE_TO_NAME else None
+    return None
+
+
+def constant_of(obj: object) -> tuple[Any, Type] | None:
+    """``obj`` as the value and type of a prim::Constant, or None when it is not one: Python
+    numbers, bools, strings, None and tuples of them (module constants like ``EPS = 1e-5``,
+    ``np.pi``, ``np.newaxis``), and dtypes, which become their name (``np.float32``)."""
+    if obj is None:
+        return None, NONE
+    if isinstance(obj, bool):
+        return obj, BOOL
+    if isinstance(obj, int):
+        return int(obj), INT
+    if isinstance(obj, float):
+        return float(obj), FLOAT
+    if isinstance(obj, str):
+        return str(obj), STR
+    if isinstance(obj, tuple):
+        items = [constant_of(item) for item in obj]
+        if any(item is None for item in items):
+            return None
+        values = tuple(item[0] for item in items if item is not None)
+        return values, TupleType(tuple(item[1] for item in items if item is not None))
+    name = dtype_name(obj)
+    if name is not None:
+        return name, STR
+    return None
+
+
+def describe(obj: object) -> str:
+    """A dotted name for ``obj`` in messages: ``numpy``, ``numpy.fft.fft``, ``helper``."""
+    if isinstance(obj, ModuleType):
+        return obj.__name__
+    name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None)
+    if name is None:
+        return type(obj).__name__
+    module = getattr(obj, "__module__", None)
+    if module in (None, "builtins"):
+        return str(name)
+    return f"{module}.{name}"
+
+
+def is_numpy(obj: object) -> bool:
+    """True for NumPy's modules and the functions and classes they define."""
+    module = obj.__name__ if isinstance(obj, ModuleType) else getattr(obj, "__module__", None)
+    return isinstance(module, str) and (module == "numpy" or module.startswith("numpy."))
