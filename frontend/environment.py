@@ -1,0 +1,112 @@
+"""The emitter's environment: a chain of scopes mapping Python names to IR values, one scope per
+block being emitted, as TorchScript's environment stack. Re-assigning a name binds a new value
+(SSA); a scope that ends hands its bindings to the emitter, which merges them into If outputs or
+loop-carried values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+
+from frontend import syntax
+from ir.graph import Value
+
+
+@dataclass(frozen=True, slots=True)
+class Unbound:
+    """A name that must not be read here, and the message to give when it is (``'z' is not
+    defined in every branch``)."""
+
+    message: str
+
+
+Binding = Value | Unbound
+
+
+class Scope:
+    """The names bound in one block; reads fall back to the enclosing scopes."""
+
+    __slots__ = ("names", "parent")
+
+    def __init__(self, parent: Scope | None = None) -> None:
+        self.parent = parent
+        self.names: dict[str, Binding] = {}
+
+    def lookup(self, name: str) -> Binding | None:
+        scope: Scope | None = self
+        while scope is not None:
+            found = scope.names.get(name)
+            if found is not None:
+                return found
+            scope = scope.parent
+        return None
+
+    def value(self, name: str) -> Value | None:
+        """The value ``name`` holds here, or None when it is unbound or unknown."""
+        found = self.lookup(name)
+        return found if isinstance(found, Value) else None
+
+    def bind(self, name: str, binding: Binding) -> None:
+        self.names[name] = binding
+
+    def root(self) -> Scope:
+        scope = self
+        while scope.parent is not None:
+            scope = scope.parent
+        return scope
+
+
+def assigned_names(statements: Iterable[syntax.Stmt]) -> list[str]:
+    """The names the statements bind, in order of first appearance, looking into nested blocks
+    (the loop-carried candidates of a loop body)."""
+    found: dict[str, None] = {}
+    for stmt in _walk_statements(statements):
+        targets: tuple[syntax.Expr, ...] = ()
+        if isinstance(stmt, syntax.Assign):
+            targets = stmt.targets
+        elif isinstance(stmt, syntax.AugAssign | syntax.For) or (
+            isinstance(stmt, syntax.AnnAssign) and stmt.value is not None
+        ):
+            targets = (stmt.target,)
+        for target in targets:
+            for name in _target_names(target):
+                found.setdefault(name, None)
+    return list(found)
+
+
+def _walk_statements(statements: Iterable[syntax.Stmt]) -> Iterator[syntax.Stmt]:
+    pending = list(statements)
+    pending.reverse()
+    while pending:
+        stmt = pending.pop()
+        yield stmt
+        inner: list[syntax.Stmt] = []
+        if isinstance(stmt, syntax.If):
+            inner = [*stmt.body, *stmt.orelse]
+        elif isinstance(stmt, syntax.For | syntax.While):
+            inner = list(stmt.body)
+        pending.extend(reversed(inner))
+
+
+def _target_names(target: syntax.Expr) -> Iterator[str]:
+    if isinstance(target, syntax.Name):
+        yield target.id
+    elif isinstance(target, syntax.Tuple | syntax.List):
+        for element in target.elts:
+            yield from _target_names(element)
+
+
+def has_exit(stmt: syntax.Stmt) -> bool:
+    """True when ``stmt`` is an ``if`` with a ``return``, ``break`` or ``continue`` in one of its
+    branches (not counting those inside nested loops, which end only that loop's body)."""
+    if not isinstance(stmt, syntax.If):
+        return False
+    pending: list[syntax.Stmt] = [*stmt.body, *stmt.orelse]
+    while pending:
+        inner = pending.pop()
+        if isinstance(inner, syntax.Return | syntax.Break | syntax.Continue):
+            return True
+        if isinstance(inner, syntax.If):
+            pending.extend([*inner.body, *inner.orelse])
+    return False
