@@ -71,9 +71,14 @@ def run_block(plan: BlockPlan, frame: Frame) -> list[Any]:
 class Executable:
     """``graph`` compiled for repeated runs: ``Executable(g)(x, w) -> [outputs...]``."""
 
-    def __init__(self, graph: Graph, ops: Mapping[str, OpDef] = OPS) -> None:
+    def __init__(
+        self,
+        graph: Graph,
+        ops: Mapping[str, OpDef] = OPS,
+        functions: Mapping[str, Graph] | None = None,
+    ) -> None:
         self.graph = graph
-        compiler = _Compiler(ops)
+        compiler = _Compiler(ops, functions or {})
         self.plan = compiler.block(graph.block)
         self.template: Frame = [None] * len(compiler.slots)
         for slot, value in compiler.static.items():
@@ -99,9 +104,10 @@ class Executable:
         return results
 
 
-def run_graph(graph: Graph, *args: Any) -> list[Any]:
-    """Run ``graph`` once on ``args``; returns one item per graph output."""
-    return Executable(graph)(*args)
+def run_graph(graph: Graph, *args: Any, functions: Mapping[str, Graph] | None = None) -> list[Any]:
+    """Run ``graph`` once on ``args``; returns one item per graph output. ``functions`` holds
+    the graphs that ``prim::CallFunction[callee="name"]`` nodes call (a module's graphs)."""
+    return Executable(graph, functions=functions)(*args)
 
 
 def node_error(node: Node, exc: BaseException) -> InterpreterError:
@@ -113,8 +119,9 @@ def node_error(node: Node, exc: BaseException) -> InterpreterError:
 
 
 class _Compiler:
-    def __init__(self, ops: Mapping[str, OpDef]) -> None:
+    def __init__(self, ops: Mapping[str, OpDef], functions: Mapping[str, Graph]) -> None:
         self.ops = ops
+        self.functions = functions
         self.slots: dict[Value, int] = {}
         self.static: dict[int, Any] = {}  # constant slots, filled in every frame from the start
 
@@ -246,6 +253,8 @@ class _Compiler:
         return step
 
     def call_function(self, node: Node, frees: tuple[int, ...]) -> Step:
+        if "callee" in node.attrs:
+            return self.call_graph(node, frees)
         callee_slot, args = self.slot(node.inputs[0]), self.slots_of(node.inputs[1:])
         outs = self.slots_of(node.outputs)
 
@@ -265,6 +274,30 @@ class _Compiler:
                 raise
             except Exception as exc:
                 raise node_error(node, exc) from exc
+            for slot in frees:
+                frame[slot] = None
+
+        return step
+
+    def call_graph(self, node: Node, frees: tuple[int, ...]) -> Step:
+        """``prim::CallFunction[callee="name"](args...)``: run graph @name of ``functions``,
+        compiled on its first call (so recursive graphs compile)."""
+        name = node.attrs["callee"]
+        callee = self.functions.get(name)
+        if callee is None:
+            raise _compile_error(
+                node, f"no graph @{name} to call: pass the module's graphs, or run the inline pass"
+            )
+        args, outs = self.slots_of(node.inputs), self.slots_of(node.outputs)
+        compiled: list[Executable] = []
+        ops, functions = self.ops, self.functions
+
+        def step(frame: Frame) -> None:
+            if not compiled:
+                compiled.append(Executable(callee, ops, functions))
+            results = compiled[0](*[frame[s] for s in args])
+            for slot, value in zip(outs, results, strict=True):
+                frame[slot] = value
             for slot in frees:
                 frame[slot] = None
 

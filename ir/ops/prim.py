@@ -9,8 +9,10 @@ Control flow follows TorchScript:
         Runs while ``i < max_trip_count and condition``; a ``while`` loop passes a huge count.
     prim::GradOf(Any... grads) -> Any...                  attribute name="aten::mul"
         block0() -> (input gradients). See Note [GradOf semantics] in `ir.interpreter`.
-    prim::CallFunction(Any fn, Any... args) -> Any...    calls ``fn`` (a Python callable or a
-        Graph) with ``args``; impure, since nothing is known about ``fn``
+    prim::CallFunction(Any... args) -> Any...            attribute callee="helper": calls graph
+        @helper of the module with ``args`` (the inline pass replaces it by a copy of the body);
+        without ``callee``, calls the Python callable or Graph ``args[0]`` with the rest.
+        Impure, since nothing is known about the callee
     prim::Reverse() -> Any...                             the reverse program of
         `autodiff.differentiate` before lambda lifting; running a graph skips it
 
@@ -134,7 +136,7 @@ register_structural(
 )
 register_structural("prim::GradOf(Any... grads) -> Any...", pure=True, num_blocks=1)
 register_structural("prim::AutogradZero() -> Any", pure=True, num_blocks=0)
-register_structural("prim::CallFunction(Any fn, Any... args) -> Any...", pure=False, num_blocks=0)
+register_structural("prim::CallFunction(Any... args) -> Any...", pure=False, num_blocks=0)
 register_structural("prim::Reverse() -> Any...", pure=False, num_blocks=1)
 
 register_op("prim::TupleConstruct(Any... elems) -> Any", shape=_tuple_construct_rule)(make_tuple)
