@@ -1,0 +1,255 @@
+"""Calls and attributes: NumPy functions, array methods and attributes, Python builtins, and
+calls to other Python functions (``prim::CallFunction[callee="..."]``).
+
+What a call means is decided at compile time from the object the callee expression denotes
+(`frontend.resolve`). List literals passed straight to a NumPy function become tuples
+(``np.stack([a, b])`` is ``aten::stack(prim::TupleConstruct(a, b))``): the shape rules of
+concatenate and stack know each element's shape only for a tuple, and NumPy treats both alike.
+"""
+
+from __future__ import annotations
+
+import builtins
+import inspect
+from collections.abc import Callable, Sequence
+from types import FunctionType
+from typing import Any
+
+from frontend import syntax
+from frontend.errors import ScriptError
+from frontend.expressions import ExpressionEmitter, PyObject, is_scalar
+from frontend.resolve import (
+    ATTRIBUTES,
+    BUILTINS,
+    METHODS,
+    NUMPY_FUNCTIONS,
+    BindError,
+    Builtin,
+    Spelling,
+    bind,
+    constant_of,
+    is_numpy,
+    lookup,
+    numpy_name,
+)
+from ir.graph import Value
+from ir.ops import OPS, Argument
+from ir.source import SourceRange
+from ir.types import ANY, FLOAT, INT, STR, ListType, TupleType, Type
+
+# Compiles a called Python function for the given arguments: -> (module key, result type).
+CallHook = Callable[[Callable[..., Any], Sequence[Value], SourceRange], tuple[str, Type]]
+
+_LIST_METHODS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort"})
+
+
+def default_call_hook(
+    fn: Callable[..., Any], args: Sequence[Value], r: SourceRange
+) -> tuple[str, Type]:
+    """Name the callee by its qualified name, result type unknown (`emit_function` alone)."""
+    return fn.__qualname__, ANY
+
+
+class CallEmitter(ExpressionEmitter):
+    call_hook: CallHook
+    callees: dict[str, Callable[..., Any]]
+
+    def emit_call(self, expr: syntax.Call) -> Value:
+        func = expr.func
+        if isinstance(func, syntax.Attribute):
+            base = self.resolve(func.value)
+            if isinstance(base, Value):
+                return self.emit_method(base, func.attr, expr)
+            target: Value | PyObject = self.object_attribute(base, func.attr, func.range)
+        else:
+            target = self.resolve(func)
+        if isinstance(target, Value):
+            raise ScriptError("calling a value is not supported", func.range)
+        obj = target.obj
+        spelling = lookup(NUMPY_FUNCTIONS, obj)
+        if spelling is not None:
+            return self.emit_op(spelling, expr, None)
+        builtin = lookup(BUILTINS, obj)
+        if builtin is not None:
+            return self.emit_builtin(builtin, expr)
+        if is_numpy(obj):
+            raise ScriptError(f"{target.spelled} is not supported", expr.range)
+        if isinstance(obj, FunctionType):
+            return self.emit_function_call(obj, expr)
+        if getattr(builtins, getattr(obj, "__name__", ""), None) is obj:
+            raise ScriptError(f"builtin '{obj.__name__}' is not supported", expr.range)
+        raise ScriptError(
+            f"'{target.spelled}' cannot be called from a scripted function", expr.range
+        )
+
+    # ---- operators from the table -----------------------------------------------------------
+
+    def emit_op(self, spelling: Spelling, call: syntax.Call, receiver: Value | None) -> Value:
+        """Bind the call's arguments to the operator's schema (filling defaults) and insert it."""
+        try:
+            bound = bind(spelling, len(call.args), [k.name for k in call.keywords])
+        except BindError as error:
+            raise ScriptError(error.message, self._argument_range(call, error.at)) from None
+        positional = [self.emit_argument(arg) for arg in call.args]
+        keywords = {k.name: self.emit_argument(k.value) for k in call.keywords}
+        inputs: list[Value] = []
+        schema = spelling.schema
+        for argument, source in zip(schema.arguments, bound, strict=True):
+            r = self._argument_range(call, source.key)
+            if source.kind == "receiver":
+                assert receiver is not None
+                value = receiver
+            elif source.kind == "positional":
+                value = positional[int(source.key or 0)]
+            elif source.kind == "keyword":
+                value = keywords[str(source.key)]
+            elif source.kind == "packed":
+                value = self.make_tuple(positional, call.range)
+            else:
+                value = self.default(argument, call.range)
+            self.check_operand(spelling, argument, value, r)
+            inputs.append(value)
+        return self.apply(spelling.op, inputs, call.range)
+
+    def emit_argument(self, expr: syntax.Expr) -> Value:
+        if isinstance(expr, syntax.List):
+            return self.make_tuple([self.emit_expr(e) for e in expr.elts], expr.range)
+        return self.emit_expr(expr)
+
+    def default(self, argument: Argument, r: SourceRange) -> Value:
+        value = self.python_constant(argument.default, r)
+        assert value is not None, f"schema default of {argument.name} is not a constant"
+        return value
+
+    def check_operand(
+        self, spelling: Spelling, argument: Argument, value: Value, r: SourceRange
+    ) -> None:
+        if value.ty.is_subtype_of(argument.ty):
+            return
+        name = numpy_name(spelling, argument.name)
+        if spelling.method and argument is spelling.schema.arguments[0]:
+            raise ScriptError(f"{spelling.name} needs an array, not a value of type {value.ty}", r)
+        raise ScriptError(
+            f"argument '{name}' of {spelling.name} must be {argument.ty}, not {value.ty}", r
+        )
+
+    @staticmethod
+    def _argument_range(call: syntax.Call, at: int | str | None) -> SourceRange:
+        if isinstance(at, int) and at < len(call.args):
+            return call.args[at].range
+        if isinstance(at, str):
+            for keyword in call.keywords:
+                if keyword.name == at:
+                    return keyword.range
+        return call.range
+
+    # ---- methods and attributes of values ---------------------------------------------------
+
+    def emit_method(self, receiver: Value, name: str, call: syntax.Call) -> Value:
+        ty = receiver.ty
+        if isinstance(ty, ListType | TupleType):
+            if name in _LIST_METHODS:
+                raise ScriptError(
+                    f"lists cannot be changed in scripted functions yet ('.{name}')", call.range
+                )
+            raise ScriptError(f"method '{name}' of a {ty} is not supported", call.range)
+        spelling = METHODS.get(name)
+        if spelling is None:
+            raise ScriptError(f"ndarray.{name} is not supported", call.func.range)
+        return self.emit_op(spelling, call, receiver)
+
+    def emit_value_attribute(self, value: Value, attr: str, r: SourceRange) -> Value:
+        kind = ATTRIBUTES.get(attr)
+        if kind is None or not value.ty.is_subtype_of(OPS[kind].schema.arguments[0].ty):
+            raise ScriptError(
+                f"attribute '{attr}' of a value of type {value.ty} is not supported", r
+            )
+        defaults = [self.default(a, r) for a in OPS[kind].schema.arguments[1:]]
+        return self.apply(kind, [value, *defaults], r)
+
+    # ---- Python builtins --------------------------------------------------------------------
+
+    def emit_builtin(self, builtin: Builtin, call: syntax.Call) -> Value:
+        r = call.range
+        if builtin == "print":
+            raise ScriptError("print is not supported in scripted functions", r)
+        if builtin == "range":
+            raise ScriptError("range() can only be the iterable of a for loop", r)
+        if call.keywords:
+            keyword = call.keywords[0]
+            raise ScriptError(f"{builtin}() takes no keyword arguments", keyword.range)
+        args = [self.emit_expr(arg) for arg in call.args]
+        if builtin in ("min", "max"):
+            return self.min_max(builtin, args, call)
+        if len(args) != 1:
+            raise ScriptError(f"{builtin}() takes exactly one argument ({len(args)} given)", r)
+        (value,) = args
+        if builtin == "abs":
+            return self.apply("prim::abs" if is_scalar(value.ty) else "aten::abs", [value], r)
+        return self.apply(f"prim::{builtin}", [value], r)
+
+    def min_max(self, builtin: str, args: list[Value], call: syntax.Call) -> Value:
+        if len(args) < 2:
+            raise ScriptError(
+                f"{builtin}() of one iterable is not supported: pass two or more numbers",
+                call.range,
+            )
+        for arg, value in zip(call.args, args, strict=True):
+            if not is_scalar(value.ty):
+                ufunc = "np.maximum" if builtin == "max" else "np.minimum"
+                raise ScriptError(
+                    f"{builtin}() takes Python numbers here, not {value.ty}: use {ufunc} for "
+                    "arrays",
+                    arg.range,
+                )
+        result = args[0]
+        for value in args[1:]:
+            result = self.apply(f"prim::{builtin}", [result, value], call.range)
+        return result
+
+    # ---- calls to Python functions ----------------------------------------------------------
+
+    def emit_function_call(self, fn: FunctionType, call: syntax.Call) -> Value:
+        """``prim::CallFunction[callee=key](args...)`` with every parameter passed, defaults
+        filled in from the function's own default values."""
+        name = fn.__name__
+        positional = [self.emit_expr(arg) for arg in call.args]
+        keywords = {k.name: self.emit_expr(k.value) for k in call.keywords}
+        signature = inspect.signature(fn)
+        try:
+            bound = signature.bind(*positional, **keywords)
+        except TypeError as error:
+            raise ScriptError(f"{name}(): {error}", call.range) from None
+        bound.apply_defaults()
+        values: list[Value] = []
+        for parameter in signature.parameters.values():
+            if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+                raise ScriptError(
+                    f"{name}() takes *args or **kwargs, which scripted functions cannot call",
+                    call.range,
+                )
+            argument = bound.arguments[parameter.name]
+            if not isinstance(argument, Value):
+                found = constant_of(argument)
+                if found is None:
+                    raise ScriptError(
+                        f"the default value of parameter '{parameter.name}' of {name}() is not "
+                        "a number, string, None or tuple of them",
+                        call.range,
+                    )
+                argument = self.constant(found[0], found[1], call.range)
+            values.append(argument)
+        key, result = self.call_hook(fn, values, call.range)
+        self.callees[key] = fn
+        node = self.insert("prim::CallFunction", values, [result], call.range, {"callee": key})
+        return node.output
+
+
+def range_argument(emitter: CallEmitter, value: Value, r: SourceRange) -> Value:
+    """An argument of ``range()`` as an int: Python ints pass, other numbers and arrays go
+    through ``prim::int`` (``__index__``); floats are refused as Python refuses them."""
+    if value.ty is INT:
+        return value
+    if value.ty in (FLOAT, STR) or isinstance(value.ty, TupleType | ListType):
+        raise ScriptError(f"range() needs int arguments, not {value.ty}", r)
+    return emitter.apply("prim::int", [value], r)

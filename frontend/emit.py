@@ -1,0 +1,501 @@
+"""The emitter: one ``def`` (a frontend.syntax.FunctionDef) to an SSA Graph, statement by
+statement, as TorchScript's ir_emitter does. Expressions are in `frontend.expressions`,
+`frontend.subscripts` and `frontend.calls`.
+
+Note [Exits]
+``return``, ``break`` and ``continue`` end a path through a block. Each kind of block has one
+exit shape: a function's is its return value (a graph has one output; ``return a, b`` returns a
+tuple, a function that falls off its end returns None); a loop body's is (continue?, carried
+values...), where ``continue`` and the end of the body give ``True`` (a ``while`` loop's test,
+evaluated again) and ``break`` gives ``False``. A block is emitted as a statement list that
+always ends in an exit (an implicit ``return None`` or ``continue`` is appended). When an ``if``
+contains an exit, the statements after it are emitted into both of its branches (a branch that
+exits on every path stops before them), so each branch ends in an exit and the If's outputs are
+the exit values (TorchScript's exit transform, done by copying the rest rather than with flags).
+A ``return`` inside a loop is refused.
+
+Note [Assignments]
+Names are SSA: every assignment binds the name to a new value (named after it) in the current
+scope. ``y += x`` is ``y = y + x`` with the operator ``+`` uses, so it rebinds ``y``; NumPy's
+in-place update of an array ``y`` aliases (views, other references) arrive with the views issue.
+After an ``if``, a name assigned in a branch and defined on both paths is an If output; one
+defined on one path only is unbound. A loop carries every name its body assigns that is defined
+before the loop; a name first assigned in the body cannot be read after the loop (TorchScript's
+rule). Subscript assignment (``y[0] = v``) is refused until the views issue adds it.
+``assert`` statements are skipped, as under ``python -O``.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from frontend import syntax
+from frontend.calls import CallEmitter, CallHook, default_call_hook, range_argument
+from frontend.environment import Unbound, assigned_names, has_exit
+from frontend.errors import ScriptError
+from frontend.expressions import FreeName
+from frontend.subscripts import SubscriptEmitter
+from ir.graph import Graph, Node, Value
+from ir.source import SourceRange
+from ir.types import ANY, BOOL, FLOAT, INT, NONE, TENSOR, ListType, TupleType, Type, join_types
+
+# A `while` loop's trip count: as good as unbounded.
+MAX_TRIP_COUNT = 2**63 - 1
+
+_ANNOTATIONS: dict[object, Type] = {int: INT, float: FLOAT, bool: BOOL}
+
+
+def emit_function(
+    fdef: syntax.FunctionDef,
+    globals: Mapping[str, Any],  # noqa: A002 (the name the contract gives it)
+    *,
+    free_name: FreeName | None = None,
+    graph_name: str | None = None,
+    param_types: Sequence[Type] | None = None,
+    call_hook: CallHook | None = None,
+    on_graph: Callable[[Graph], None] | None = None,
+) -> tuple[Graph, list[tuple[str, Callable[..., Any]]]]:
+    """``fdef`` as a Graph, and the Python functions it calls as (module key, function).
+
+    Parameters are graph inputs typed by their annotations (``int``, ``float``, ``bool``;
+    anything else, or none, is Tensor) unless ``param_types`` gives the types. Names are read
+    from the function's locals, then ``globals``, then builtins, then ``free_name``, which may
+    return a Value to use (e.g. a new graph input, made on the graph ``on_graph`` is given
+    before anything is emitted). ``call_hook`` compiles called functions.
+    """
+    graph = Graph(graph_name if graph_name is not None else fdef.name)
+    if on_graph is not None:
+        on_graph(graph)
+    emitter = FunctionEmitter(graph, globals, free_name, call_hook or default_call_hook)
+    emitter.emit_body(fdef, param_types)
+    return graph, list(emitter.callees.items())
+
+
+def annotation_type(annotation: syntax.Expr | None, namespace: Mapping[str, Any]) -> Type:
+    """The type a parameter annotation gives: ``int``, ``float`` and ``bool`` (also spelled as
+    strings) are themselves; anything else, or no annotation, is Tensor."""
+    found: object = None
+    if isinstance(annotation, syntax.Constant) and isinstance(annotation.value, str):
+        found = getattr(builtins, annotation.value, None)
+    elif isinstance(annotation, syntax.Name):
+        found = namespace.get(annotation.id, getattr(builtins, annotation.id, None))
+    return _ANNOTATIONS.get(found, TENSOR) if isinstance(found, type) else TENSOR
+
+
+class FunctionEmitter(CallEmitter, SubscriptEmitter):
+    def __init__(
+        self,
+        graph: Graph,
+        namespace: Mapping[str, Any],
+        free_name: FreeName | None,
+        call_hook: CallHook,
+    ) -> None:
+        super().__init__(graph, namespace, free_name)
+        self.call_hook = call_hook
+        self.callees = {}
+
+    def emit_body(self, fdef: syntax.FunctionDef, param_types: Sequence[Type] | None) -> None:
+        if param_types is not None and len(param_types) != len(fdef.params):
+            raise ValueError(
+                f"{fdef.name} has {len(fdef.params)} parameters, not {len(param_types)}"
+            )
+        for index, param in enumerate(fdef.params):
+            if param_types is not None:
+                ty = param_types[index]
+            else:
+                ty = annotation_type(param.annotation, self.globals)
+            self.scope.bind(param.name, self.graph.add_input(ty, param.name))
+        body = [*fdef.body, syntax.Return(None, range=fdef.range)]
+        (result,) = self.emit_exiting_block(body, FunctionExit(self))
+        self.graph.register_output(result)
+
+    # ---- blocks and exits -------------------------------------------------------------------
+
+    def emit_block(self, stmts: Sequence[syntax.Stmt], exits: Exit) -> list[Value] | None:
+        """Emit ``stmts``; returns the exit values if every path through them exits (Note
+        [Exits]), else None."""
+        for position, stmt in enumerate(stmts):
+            if isinstance(stmt, syntax.Return | syntax.Break | syntax.Continue):
+                return exits.values(stmt)  # what follows cannot run
+            if has_exit(stmt):
+                assert isinstance(stmt, syntax.If)
+                return self.emit_exiting_if(stmt, stmts[position + 1 :], exits)
+            self.emit_statement(stmt, exits)
+        return None
+
+    def emit_exiting_block(self, stmts: Sequence[syntax.Stmt], exits: Exit) -> list[Value]:
+        values = self.emit_block(stmts, exits)
+        assert values is not None, "a statement list that ends in an exit always exits"
+        return values
+
+    def emit_exiting_if(
+        self, stmt: syntax.If, rest: Sequence[syntax.Stmt], exits: Exit
+    ) -> list[Value]:
+        cond = self.condition(stmt.test)
+        if isinstance(cond, bool):
+            taken = stmt.body if cond else stmt.orelse
+            return self.emit_exiting_block([*taken, *rest], exits)
+        node = self.insert("prim::If", [cond], [], stmt.range, blocks=2)
+        branches: list[list[Value]] = []
+        for block, stmts in zip(node.blocks, (stmt.body, stmt.orelse), strict=True):
+            with self.graph.inserting_at_end(block), self.nested_scope():
+                values = self.emit_exiting_block([*stmts, *rest], exits)
+            for value in values:
+                block.register_output(value)
+            branches.append(values)
+        for then, orelse, hint in zip(*branches, exits.hints(), strict=True):
+            node.add_output(exits.join(then.ty, orelse.ty, stmt.range), hint)
+        return list(node.outputs)
+
+    # ---- statements -------------------------------------------------------------------------
+
+    def emit_statement(self, stmt: syntax.Stmt, exits: Exit) -> None:
+        if isinstance(stmt, syntax.Assign):
+            self.emit_assign(stmt)
+        elif isinstance(stmt, syntax.AugAssign):
+            self.check_target(stmt.target)
+            value = self.emit_expr(stmt.value)
+            current = self.emit_expr(stmt.target)
+            self.assign(stmt.target, self.binary(stmt.op, current, value, stmt.range), stmt.range)
+        elif isinstance(stmt, syntax.AnnAssign):
+            self.check_target(stmt.target)
+            if stmt.value is not None:
+                self.assign(stmt.target, self.emit_expr(stmt.value), stmt.value.range)
+        elif isinstance(stmt, syntax.ExprStmt):
+            if not isinstance(stmt.value, syntax.Constant):  # `...` as a placeholder body
+                self.emit_expr(stmt.value)
+        elif isinstance(stmt, syntax.If):
+            self.emit_if(stmt, exits)
+        elif isinstance(stmt, syntax.For):
+            self.emit_for(stmt)
+        elif isinstance(stmt, syntax.While):
+            self.emit_while(stmt)
+        elif isinstance(stmt, syntax.FunctionDef):
+            raise ScriptError("nested functions are not supported", stmt.range)
+        elif isinstance(stmt, syntax.Raise):
+            raise ScriptError("'raise' is not supported in scripted functions", stmt.range)
+        elif not isinstance(stmt, syntax.Pass | syntax.Assert):
+            raise ScriptError(f"{type(stmt).__name__} statements are not supported", stmt.range)
+
+    def emit_assign(self, stmt: syntax.Assign) -> None:
+        for target in stmt.targets:
+            self.check_target(target)
+        (first, *others) = stmt.targets
+        literal = stmt.value
+        if (
+            not others
+            and isinstance(first, syntax.Tuple | syntax.List)
+            and isinstance(literal, syntax.Tuple | syntax.List)
+            and len(first.elts) == len(literal.elts)
+        ):
+            # `a, b = b, a`: evaluate the whole right side, then bind element by element.
+            values = [self.emit_expr(e) for e in literal.elts]
+            for target, value, expr in zip(first.elts, values, literal.elts, strict=True):
+                self.assign(target, value, expr.range)
+            return
+        value = self.emit_expr(stmt.value)
+        for target in stmt.targets:
+            self.assign(target, value, stmt.value.range)
+
+    def check_target(self, target: syntax.Expr) -> None:
+        pending = [target]
+        while pending:
+            expr = pending.pop()
+            if isinstance(expr, syntax.Subscript):
+                raise ScriptError("assignment to a subscript is not supported yet", expr.range)
+            if isinstance(expr, syntax.Attribute):
+                raise ScriptError("assignment to an attribute is not supported", expr.range)
+            if isinstance(expr, syntax.Tuple | syntax.List):
+                pending.extend(expr.elts)
+            elif not isinstance(expr, syntax.Name):
+                raise ScriptError(f"cannot assign to {type(expr).__name__}", expr.range)
+
+    def assign(self, target: syntax.Expr, value: Value, r: SourceRange) -> None:
+        """Bind ``target`` to ``value``. See Note [Assignments]."""
+        if isinstance(target, syntax.Name):
+            if value.name_hint is None:
+                value.name_hint = target.id
+            self.scope.bind(target.id, value)
+            return
+        assert isinstance(target, syntax.Tuple | syntax.List)
+        items = self.unpack(value, len(target.elts), target.range)
+        for element, item in zip(target.elts, items, strict=True):
+            self.assign(element, item, r)
+
+    def unpack(self, value: Value, count: int, r: SourceRange) -> list[Value]:
+        ty = value.ty
+        if value.node.kind == "prim::TupleConstruct" and len(value.node.inputs) == count:
+            return list(value.node.inputs)
+        if isinstance(ty, TupleType):
+            if len(ty.elems) != count:
+                raise ScriptError(
+                    f"cannot unpack a tuple of {len(ty.elems)} values into {count} names", r
+                )
+            types: list[Type] = list(ty.elems)
+        elif isinstance(ty, ListType) or ty is ANY:
+            types = [ty.elem if isinstance(ty, ListType) else ANY] * count
+        elif ty == TENSOR:
+            raise ScriptError("cannot unpack an array: index it instead (a, b = x[0], x[1])", r)
+        else:
+            raise ScriptError(f"cannot unpack a value of type {ty}", r)
+        from_list = isinstance(ty, ListType) and value.node.kind == "prim::ListConstruct"
+        kind = "prim::ListUnpack" if from_list else "prim::TupleUnpack"
+        return list(self.insert(kind, [value], types, r).outputs)
+
+    def emit_if(self, stmt: syntax.If, exits: Exit) -> None:
+        cond = self.condition(stmt.test)
+        if isinstance(cond, bool):
+            self.emit_block(stmt.body if cond else stmt.orelse, exits)
+            return
+        node = self.insert("prim::If", [cond], [], stmt.range, blocks=2)
+        scopes = []
+        for block, stmts in zip(node.blocks, (stmt.body, stmt.orelse), strict=True):
+            with self.graph.inserting_at_end(block), self.nested_scope() as scope:
+                self.emit_block(stmts, exits)
+            scopes.append(scope)
+        then, orelse = scopes
+        for name in dict.fromkeys([*then.names, *orelse.names]):
+            before = self.scope.lookup(name)
+            first = then.names.get(name, before)
+            second = orelse.names.get(name, before)
+            if isinstance(first, Value) and isinstance(second, Value):
+                if first is not second:
+                    node.blocks[0].register_output(first)
+                    node.blocks[1].register_output(second)
+                    first = node.add_output(join_types(first.ty, second.ty), name)
+                self.scope.bind(name, first)
+            elif isinstance(first, Unbound) and name in then.names:
+                self.scope.bind(name, first)
+            elif isinstance(second, Unbound) and name in orelse.names:
+                self.scope.bind(name, second)
+            else:
+                self.scope.bind(name, Unbound(f"'{name}' is not defined in every branch"))
+
+    # ---- loops ------------------------------------------------------------------------------
+
+    def emit_for(self, stmt: syntax.For) -> None:
+        if not isinstance(stmt.target, syntax.Name):
+            raise ScriptError("a for loop target must be a single name", stmt.target.range)
+        iterable = stmt.iter
+        func = iterable.func if isinstance(iterable, syntax.Call) else None
+        if isinstance(iterable, syntax.Call) and func is not None and self.is_range(func):
+            self.emit_range_loop(stmt, iterable)
+            return
+        value = self.emit_expr(iterable)
+        if not isinstance(value.ty, TupleType):
+            raise ScriptError(
+                "for loops only iterate over range(...) or a tuple: iterate over "
+                "range(len(x)) and index instead",
+                iterable.range,
+            )
+        r = iterable.range
+        count = self.constant(len(value.ty.elems), INT, r)
+
+        def bind_target(index: Value) -> None:
+            self.assign(stmt.target, self.apply("prim::TupleIndex", [value, index], r), r)
+
+        self.emit_loop(stmt.body, count, self.constant(True, BOOL, r), None, bind_target, stmt)
+
+    def is_range(self, func: syntax.Expr) -> bool:
+        if not isinstance(func, syntax.Name | syntax.Attribute):
+            return False
+        found = self.resolve(func)
+        return not isinstance(found, Value) and found.obj is range
+
+    def emit_range_loop(self, stmt: syntax.For, call: syntax.Call) -> None:
+        r = call.range
+        if call.keywords:
+            raise ScriptError("range() takes no keyword arguments", call.keywords[0].range)
+        if not 1 <= len(call.args) <= 3:
+            raise ScriptError(f"range() takes 1 to 3 arguments, got {len(call.args)}", r)
+        args = [range_argument(self, self.emit_expr(a), a.range) for a in call.args]
+        start, stop, step = (None, args[0], None) if len(args) == 1 else (*args, None)[:3]
+        trip = self.trip_count(start, stop, step, r)
+
+        def bind_target(index: Value) -> None:
+            value = index
+            if step is not None and _constant(step) != 1:
+                value = self.apply("prim::mul", [value, step], r)
+            if start is not None and _constant(start) != 0:
+                value = self.apply("prim::add", [start, value], r)
+            self.assign(stmt.target, value, stmt.target.range)
+
+        self.emit_loop(stmt.body, trip, self.constant(True, BOOL, r), None, bind_target, stmt)
+
+    def trip_count(
+        self, start: Value | None, stop: Value, step: Value | None, r: SourceRange
+    ) -> Value:
+        """``len(range(start, stop, step))``, or a count that is <= 0 when the range is empty
+        (prim::Loop then runs no iteration)."""
+        if start is None:
+            return stop
+        span = self.apply("prim::sub", [stop, start], r)
+        if step is None:
+            return span
+        known = _constant(step)
+        if known == 0:
+            raise ScriptError("range() arg 3 must not be zero", r)
+        if isinstance(known, int):  # ceil(span / step) for either sign of step
+            adjust = known - 1 if known > 0 else known + 1
+            if adjust:
+                span = self.apply("prim::add", [span, self.constant(adjust, INT, r)], r)
+        else:
+            zero = self.constant(0, INT, r)
+            positive = self.apply("prim::gt", [step, zero], r)
+            negative = self.apply("prim::lt", [step, zero], r)
+            sign = self.apply("prim::sub", [positive, negative], r)
+            span = self.apply("prim::sub", [self.apply("prim::add", [span, step], r), sign], r)
+        return self.apply("prim::floordiv", [span, step], r)
+
+    def emit_while(self, stmt: syntax.While) -> None:
+        cond = self.condition(stmt.test)
+        if cond is False:
+            return
+        if isinstance(cond, bool):
+            cond = self.constant(True, BOOL, stmt.test.range)
+        trip = self.constant(MAX_TRIP_COUNT, INT, stmt.range)
+        self.emit_loop(stmt.body, trip, cond, stmt.test, None, stmt)
+
+    def emit_loop(
+        self,
+        body: Sequence[syntax.Stmt],
+        trip: Value,
+        cond: Value,
+        test: syntax.Expr | None,
+        bind_target: Callable[[Value], None] | None,
+        stmt: syntax.For | syntax.While,
+    ) -> None:
+        """A prim::Loop carrying every name the body assigns that is defined before it. The
+        carried types start as the values' types; when the body changes one (``s = 0.0`` then
+        ``s = s + x[i]``), the body is emitted again with the join of both."""
+        r = stmt.range
+        names = assigned_names(body)
+        if isinstance(stmt, syntax.For) and isinstance(stmt.target, syntax.Name):
+            names = [stmt.target.id, *names]
+        carried: list[str] = []
+        initial: list[Value] = []
+        for name in dict.fromkeys(names):
+            value = self.scope.value(name)
+            if value is not None:
+                carried.append(name)
+                initial.append(value)
+        types = [v.ty for v in initial]
+        while True:
+            node = self.insert("prim::Loop", [trip, cond, *initial], [], r, blocks=1)
+            joined = self.emit_loop_body(node, carried, types, test, bind_target, body, r)
+            if joined == types:
+                break
+            types = joined
+            node.destroy()
+        for name, ty in zip(carried, types, strict=True):
+            self.scope.bind(name, node.add_output(ty, name))
+        for name in names:
+            if name not in carried:
+                message = f"'{name}' is assigned only inside the loop: assign it before the loop"
+                self.scope.bind(name, Unbound(message + " to use it after"))
+
+    def emit_loop_body(
+        self,
+        node: Node,
+        carried: list[str],
+        types: list[Type],
+        test: syntax.Expr | None,
+        bind_target: Callable[[Value], None] | None,
+        body: Sequence[syntax.Stmt],
+        r: SourceRange,
+    ) -> list[Type]:
+        """Emit the loop body into ``node``; returns the joins of the carried types with the
+        types the body gives them."""
+        block = node.blocks[0]
+        index = block.add_input(INT)
+        with self.graph.inserting_at_end(block), self.nested_scope():
+            for name, ty in zip(carried, types, strict=True):
+                self.scope.bind(name, block.add_input(ty, name))
+            if bind_target is not None:
+                bind_target(index)
+            exits = LoopExit(self, carried, test)
+            results = self.emit_exiting_block([*body, syntax.Continue(range=r)], exits)
+        for value in results:
+            block.register_output(value)
+        return [join_types(t, v.ty) for t, v in zip(types, results[1:], strict=True)]
+
+
+class Exit:
+    """What ends a path in the block being emitted. See Note [Exits]."""
+
+    def __init__(self, emitter: FunctionEmitter) -> None:
+        self.emitter = emitter
+
+    def values(self, stmt: syntax.Stmt) -> list[Value]:
+        raise NotImplementedError
+
+    def hints(self) -> list[str | None]:
+        raise NotImplementedError
+
+    def join(self, a: Type, b: Type, r: SourceRange) -> Type:
+        return join_types(a, b)
+
+
+class FunctionExit(Exit):
+    def values(self, stmt: syntax.Stmt) -> list[Value]:
+        if isinstance(stmt, syntax.Break | syntax.Continue):
+            word = "break" if isinstance(stmt, syntax.Break) else "continue"
+            raise ScriptError(f"'{word}' outside a loop", stmt.range)
+        assert isinstance(stmt, syntax.Return)
+        if stmt.value is None:
+            return [self.emitter.constant(None, NONE, stmt.range)]
+        return [self.emitter.emit_expr(stmt.value)]
+
+    def hints(self) -> list[str | None]:
+        return [None]
+
+    def join(self, a: Type, b: Type, r: SourceRange) -> Type:
+        if isinstance(a, TupleType) and isinstance(b, TupleType) and len(a.elems) != len(b.elems):
+            raise ScriptError(
+                f"the branches return tuples of different lengths ({len(a.elems)} and "
+                f"{len(b.elems)})",
+                r,
+            )
+        return join_types(a, b)
+
+
+class LoopExit(Exit):
+    def __init__(
+        self, emitter: FunctionEmitter, carried: list[str], test: syntax.Expr | None
+    ) -> None:
+        super().__init__(emitter)
+        self.carried = carried
+        self.test = test
+
+    def values(self, stmt: syntax.Stmt) -> list[Value]:
+        emitter = self.emitter
+        if isinstance(stmt, syntax.Return):
+            raise ScriptError("'return' inside a loop is not supported", stmt.range)
+        if isinstance(stmt, syntax.Break):
+            go_on: Value = emitter.constant(False, BOOL, stmt.range)
+        elif self.test is None:
+            go_on = emitter.constant(True, BOOL, stmt.range)
+        else:
+            cond = emitter.condition(self.test)
+            go_on = (
+                emitter.constant(cond, BOOL, self.test.range) if isinstance(cond, bool) else cond
+            )
+        values = [go_on]
+        for name in self.carried:
+            value = emitter.scope.lookup(name)
+            if not isinstance(value, Value):
+                raise ScriptError(f"'{name}' is not defined on every path", stmt.range)
+            values.append(value)
+        return values
+
+    def hints(self) -> list[str | None]:
+        return [None, *self.carried]
+
+
+def _constant(value: Value | None) -> Any:
+    """The value of a prim::Constant, or None for anything else."""
+    if value is None or value.node.kind != "prim::Constant":
+        return None
+    return value.node.attrs.get("value")

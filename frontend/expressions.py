@@ -1,0 +1,457 @@
+"""Expressions to IR: names, constants, operators, conditions, tuples and subscripts.
+
+Note [Scalar or array operators]
+Python and NumPy disagree on numbers: ``2 * 3`` is a Python int, ``np.multiply(2, 3)`` a NumPy
+int64. An operator whose operands are both statically Python scalars (``int``, ``float``,
+``bool`` or ``Scalar``) becomes the ``prim::`` operator, typed by Python's rules (`ir.ops.scalar`);
+any other operand (an array, or a value of unknown type ``Any``) makes it the ``aten::`` operator,
+typed ``Tensor`` until shape propagation refines it. ``x.shape`` is typed ``int[]``, so
+``x.shape[0]`` is an ``int`` and ``n * 2`` with ``n = x.shape[0]`` stays a Python int.
+
+Note [Boolean operators]
+``and``, ``or`` and ``not`` keep Python's semantics on every type: ``a and b`` is
+``b if a else a``, short-circuiting through a prim::If whose condition is ``prim::bool(a)`` (so an
+array operand must have one element, as in Python). Elementwise logic is ``np.logical_and``. In
+the condition of ``if`` and ``while`` only truth matters, so a part known at compile time (``x is
+None`` of a parameter typed NoneType, a literal) decides without emitting anything.
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from frontend import syntax
+from frontend.environment import Scope, Unbound
+from frontend.errors import ScriptError
+from frontend.resolve import constant_of, describe
+from ir.errors import ShapeError
+from ir.graph import Graph, Node, Value
+from ir.ops import NOT_CONSTANT, OPS
+from ir.ops.prim import join_all
+from ir.source import SourceRange
+from ir.types import (
+    ANY,
+    BOOL,
+    FLOAT,
+    INT,
+    NONE,
+    SCALAR,
+    TENSOR,
+    ListType,
+    TupleType,
+    Type,
+    join_types,
+)
+
+SCALAR_TYPES = (INT, FLOAT, BOOL, SCALAR)
+
+PRIM_BINARY = {
+    "+": "add",
+    "-": "sub",
+    "*": "mul",
+    "/": "truediv",
+    "//": "floordiv",
+    "%": "mod",
+    "**": "pow",
+}
+ATEN_BINARY = {
+    "+": "add",
+    "-": "sub",
+    "*": "mul",
+    "/": "div",
+    "//": "floordiv",
+    "%": "remainder",
+    "**": "pow",
+    "@": "matmul",
+}
+COMPARISONS = {"<": "lt", "<=": "le", ">": "gt", ">=": "ge", "==": "eq", "!=": "ne"}
+
+# Names a free_name callback may ask about: (name, where it is read) -> its value, or None.
+FreeName = Callable[[str, SourceRange], Value | None]
+
+
+@dataclass(frozen=True, slots=True)
+class PyObject:
+    """A name or attribute that denotes a Python object at compile time (``np``, ``np.tanh``,
+    ``EPS``) rather than an IR value."""
+
+    obj: Any
+    spelled: str  # for messages: "numpy.fft.fft"
+
+
+Resolved = Value | PyObject
+
+
+def is_scalar(ty: Type) -> bool:
+    return ty in SCALAR_TYPES
+
+
+class ExpressionEmitter:
+    """Emits expressions into ``graph`` at its insertion point, reading names from ``scope``."""
+
+    def __init__(
+        self, graph: Graph, namespace: Mapping[str, Any], free_name: FreeName | None
+    ) -> None:
+        self.graph = graph
+        self.globals = namespace
+        self.free_name = free_name
+        self.scope = Scope()
+
+    # ---- building blocks --------------------------------------------------------------------
+
+    def insert(
+        self,
+        kind: str,
+        inputs: Sequence[Value],
+        types: Sequence[Type],
+        r: SourceRange,
+        attrs: dict[str, Any] | None = None,
+        blocks: int = 0,
+    ) -> Node:
+        return self.graph.insert(kind, inputs, types, attrs, blocks, r)
+
+    def constant(self, value: Any, ty: Type, r: SourceRange) -> Value:
+        return self.graph.insert_constant(value, ty, r)
+
+    def python_constant(self, obj: object, r: SourceRange) -> Value | None:
+        found = constant_of(obj)
+        return None if found is None else self.constant(found[0], found[1], r)
+
+    def apply(self, kind: str, inputs: Sequence[Value], r: SourceRange) -> Value:
+        """Insert a single-result operator, typed as Note [Scalar or array operators] says."""
+        return self.insert(kind, inputs, [self.result_type(kind, inputs, r)], r).output
+
+    def result_type(self, kind: str, inputs: Sequence[Value], r: SourceRange) -> Type:
+        op = OPS[kind]
+        if kind == "aten::shape":
+            return ListType(INT)
+        if kind.startswith("aten::") or op.shape is None:
+            declared = op.schema.returns[0]
+            return TENSOR if declared == TENSOR else declared
+        consts = [
+            v.node.attrs.get("value") if v.node.kind == "prim::Constant" else NOT_CONSTANT
+            for v in inputs
+        ]
+        try:
+            types = op.shape([v.ty for v in inputs], consts)
+        except ShapeError as exc:  # the operands cannot work at run time
+            raise ScriptError(exc.message, r) from None
+        return types[0] if types else ANY
+
+    @contextmanager
+    def nested_scope(self) -> Iterator[Scope]:
+        outer = self.scope
+        self.scope = Scope(outer)
+        try:
+            yield self.scope
+        finally:
+            self.scope = outer
+
+    def if_value(
+        self,
+        cond: Value,
+        then: Callable[[], Value],
+        orelse: Callable[[], Value],
+        r: SourceRange,
+    ) -> Value:
+        """A prim::If with one result: ``then()`` or ``orelse()``, each emitted in its block."""
+        node = self.insert("prim::If", [cond], [], r, blocks=2)
+        results: list[Value] = []
+        for block, make in zip(node.blocks, (then, orelse), strict=True):
+            with self.graph.inserting_at_end(block), self.nested_scope():
+                result = make()
+            block.register_output(result)
+            results.append(result)
+        return node.add_output(join_types(results[0].ty, results[1].ty))
+
+    # ---- names ------------------------------------------------------------------------------
+
+    def resolve(self, expr: syntax.Expr) -> Resolved:
+        """A Name or attribute chain as a value or a compile-time Python object; any other
+        expression is emitted."""
+        if isinstance(expr, syntax.Name):
+            return self.resolve_name(expr.id, expr.range)
+        if isinstance(expr, syntax.Attribute):
+            base = self.resolve(expr.value)
+            if isinstance(base, PyObject):
+                return self.object_attribute(base, expr.attr, expr.range)
+            return self.emit_value_attribute(base, expr.attr, expr.range)
+        return self.emit_expr(expr)
+
+    def resolve_name(self, name: str, r: SourceRange) -> Resolved:
+        found = self.scope.lookup(name)
+        if isinstance(found, Value):
+            return found
+        if isinstance(found, Unbound):
+            raise ScriptError(found.message, r)
+        if name in self.globals:
+            return self.python_object(self.globals[name], name)
+        if hasattr(builtins, name):
+            return PyObject(getattr(builtins, name), name)
+        if self.free_name is not None:
+            value = self.free_name(name, r)
+            if value is not None:
+                self.scope.root().bind(name, value)
+                return value
+        raise ScriptError(f"undefined name '{name}'", r)
+
+    @staticmethod
+    def python_object(obj: object, name: str) -> PyObject:
+        named = isinstance(obj, ModuleType) or callable(obj)
+        return PyObject(obj, describe(obj) if named else name)
+
+    def object_attribute(self, base: PyObject, attr: str, r: SourceRange) -> PyObject:
+        try:
+            obj = getattr(base.obj, attr)
+        except AttributeError:
+            owner = "module " if isinstance(base.obj, ModuleType) else ""
+            raise ScriptError(f"{owner}'{base.spelled}' has no attribute '{attr}'", r) from None
+        if isinstance(base.obj, ModuleType):
+            return PyObject(obj, f"{base.spelled}.{attr}")
+        return self.python_object(obj, f"{base.spelled}.{attr}")
+
+    def object_value(self, found: PyObject, r: SourceRange) -> Value:
+        """A compile-time object used as a value: a constant, or an error saying why not."""
+        value = self.python_constant(found.obj, r)
+        if value is not None:
+            return value
+        obj = found.obj
+        if isinstance(obj, ModuleType):
+            raise ScriptError(f"module '{obj.__name__}' cannot be used as a value", r)
+        if isinstance(obj, np.ndarray):
+            raise ScriptError(
+                f"'{found.spelled}' is a NumPy array from outside the function: pass it as an "
+                "argument instead",
+                r,
+            )
+        if callable(obj):
+            raise ScriptError(f"'{found.spelled}' can only be called, not used as a value", r)
+        kind = type(obj).__name__
+        raise ScriptError(f"'{found.spelled}' (a {kind}) cannot be used in a scripted function", r)
+
+    # ---- expressions ------------------------------------------------------------------------
+
+    def emit_expr(self, expr: syntax.Expr) -> Value:
+        if isinstance(expr, syntax.Name | syntax.Attribute):
+            found = self.resolve(expr)
+            return self.object_value(found, expr.range) if isinstance(found, PyObject) else found
+        emit = _EXPRESSIONS.get(type(expr))
+        if emit is None:
+            raise ScriptError(f"{type(expr).__name__} expressions are not supported", expr.range)
+        return emit(self, expr)
+
+    def emit_constant(self, expr: syntax.Constant) -> Value:
+        value = expr.value
+        if value is Ellipsis:
+            raise ScriptError("'...' is only allowed in a subscript", expr.range)
+        if isinstance(value, complex):
+            raise ScriptError("complex numbers are not supported", expr.range)
+        constant = self.python_constant(value, expr.range)
+        assert constant is not None  # every other literal is a constant
+        return constant
+
+    def emit_tuple(self, expr: syntax.Tuple) -> Value:
+        return self.make_tuple([self.emit_expr(e) for e in expr.elts], expr.range)
+
+    def make_tuple(self, items: Sequence[Value], r: SourceRange) -> Value:
+        ty = TupleType(tuple(v.ty for v in items))
+        return self.insert("prim::TupleConstruct", items, [ty], r).output
+
+    def emit_list(self, expr: syntax.List) -> Value:
+        items = [self.emit_expr(e) for e in expr.elts]
+        ty = ListType(join_all([v.ty for v in items], TENSOR))
+        return self.insert("prim::ListConstruct", items, [ty], expr.range).output
+
+    def emit_binop(self, expr: syntax.BinOp) -> Value:
+        left = self.emit_expr(expr.left)
+        right = self.emit_expr(expr.right)
+        return self.binary(expr.op, left, right, expr.range)
+
+    def binary(self, op: str, left: Value, right: Value, r: SourceRange) -> Value:
+        if op not in ATEN_BINARY:
+            raise ScriptError(f"operator '{op}' is not supported", r)
+        if is_scalar(left.ty) and is_scalar(right.ty):
+            if op == "@":
+                raise ScriptError("'@' needs arrays, not Python numbers", r)
+            return self.apply(f"prim::{PRIM_BINARY[op]}", [left, right], r)
+        if op == "@":
+            for value in (left, right):
+                if not value.ty.is_subtype_of(TENSOR):
+                    raise ScriptError(f"'@' needs arrays, got {value.ty}", r)
+        return self.apply(f"aten::{ATEN_BINARY[op]}", [left, right], r)
+
+    def emit_unaryop(self, expr: syntax.UnaryOp) -> Value:
+        operand = expr.operand
+        if (
+            expr.op == "-"
+            and isinstance(operand, syntax.Constant)
+            and isinstance(operand.value, int | float)
+            and not isinstance(operand.value, bool)
+        ):
+            return self.emit_constant(syntax.Constant(-operand.value, range=expr.range))
+        if expr.op == "~":
+            raise ScriptError("operator '~' is not supported", expr.range)
+        value = self.emit_expr(operand)
+        if expr.op == "not":
+            return self.apply("prim::not", [value], expr.range)
+        if expr.op == "-":
+            kind = "prim::neg" if is_scalar(value.ty) else "aten::neg"
+            return self.apply(kind, [value], expr.range)
+        if value.ty in (INT, FLOAT, SCALAR):  # unary plus of a Python number is the number
+            return value
+        if value.ty is BOOL:
+            return self.apply("prim::int", [value], expr.range)
+        return self.apply("aten::positive", [value], expr.range)
+
+    def emit_boolop(self, expr: syntax.BoolOp) -> Value:
+        return self.bool_chain(expr.op, expr.values, expr.range)
+
+    def bool_chain(self, op: str, values: Sequence[syntax.Expr], r: SourceRange) -> Value:
+        # See Note [Boolean operators]: `a and rest` is `rest if a else a`.
+        first = self.emit_expr(values[0])
+        if len(values) == 1:
+            return first
+        test = self.to_bool(first, r)
+
+        def rest() -> Value:
+            return self.bool_chain(op, values[1:], r)
+
+        def same() -> Value:
+            return first
+
+        return self.if_value(test, *((rest, same) if op == "and" else (same, rest)), r)
+
+    def emit_compare(self, expr: syntax.Compare) -> Value:
+        static = self.static_compare(expr)
+        if static is not None:
+            return self.constant(static, BOOL, expr.range)
+        left = self.emit_expr(expr.left)
+        return self.compare_chain(left, expr.ops, expr.comparators, expr.range)
+
+    def compare_chain(
+        self,
+        left: Value,
+        ops: Sequence[str],
+        comparators: Sequence[syntax.Expr],
+        r: SourceRange,
+    ) -> Value:
+        """``a < b < c`` is ``a < b and b < c`` with ``b`` evaluated once."""
+        right = self.emit_expr(comparators[0])
+        result = self.compare(ops[0], left, right, r)
+        if len(ops) == 1:
+            return result
+
+        def rest() -> Value:
+            return self.compare_chain(right, ops[1:], comparators[1:], r)
+
+        return self.if_value(self.to_bool(result, r), rest, lambda: result, r)
+
+    def compare(self, op: str, left: Value, right: Value, r: SourceRange) -> Value:
+        if op not in COMPARISONS:
+            raise ScriptError(f"'{op}' comparisons are not supported", r)
+        scalar = is_scalar(left.ty) and is_scalar(right.ty)
+        return self.apply(f"{'prim' if scalar else 'aten'}::{COMPARISONS[op]}", [left, right], r)
+
+    def static_compare(self, expr: syntax.Compare) -> bool | None:
+        """``x is None`` and ``x is not None``, decided from ``x``'s type; None for other
+        comparisons."""
+        if len(expr.ops) != 1 or expr.ops[0] not in ("is", "is not"):
+            return None
+        left, right = expr.left, expr.comparators[0]
+        if _is_none_literal(left):
+            left, right = right, left
+        if not _is_none_literal(right):
+            raise ScriptError("'is' is only supported to compare with None", expr.range)
+        ty = self.emit_expr(left).ty if not _is_none_literal(left) else NONE
+        if ty in (ANY, SCALAR) or (ty is not NONE and NONE.is_subtype_of(ty)):
+            raise ScriptError(f"cannot decide at compile time whether a {ty} is None", expr.range)
+        return (ty is NONE) == (expr.ops[0] == "is")
+
+    def emit_ifexp(self, expr: syntax.IfExp) -> Value:
+        test = self.condition(expr.test)
+        if isinstance(test, bool):
+            return self.emit_expr(expr.body if test else expr.orelse)
+        return self.if_value(
+            test, lambda: self.emit_expr(expr.body), lambda: self.emit_expr(expr.orelse), expr.range
+        )
+
+    # ---- conditions -------------------------------------------------------------------------
+
+    def to_bool(self, value: Value, r: SourceRange) -> Value:
+        return value if value.ty is BOOL else self.apply("prim::bool", [value], r)
+
+    def condition(self, expr: syntax.Expr) -> Value | bool:
+        """The truth of ``expr`` as a bool value, or a Python bool when known at compile time.
+        See Note [Boolean operators]."""
+        if isinstance(expr, syntax.Constant) and expr.value is not Ellipsis:
+            return bool(expr.value)
+        if isinstance(expr, syntax.Compare):
+            static = self.static_compare(expr)
+            if static is not None:
+                return static
+        if isinstance(expr, syntax.UnaryOp) and expr.op == "not":
+            inner = self.condition(expr.operand)
+            if isinstance(inner, bool):
+                return not inner
+            return self.apply("prim::not", [inner], expr.range)
+        if isinstance(expr, syntax.BoolOp):
+            return self.condition_chain(expr.op, expr.values, expr.range)
+        value = self.emit_expr(expr)
+        if value.ty is NONE:
+            return False
+        return self.to_bool(value, expr.range)
+
+    def condition_chain(
+        self, op: str, values: Sequence[syntax.Expr], r: SourceRange
+    ) -> Value | bool:
+        first = self.condition(values[0])
+        if len(values) == 1:
+            return first
+        if isinstance(first, bool):
+            # `True and rest` and `False or rest` are decided by the rest; the others by `first`.
+            return self.condition_chain(op, values[1:], r) if first == (op == "and") else first
+
+        def rest() -> Value:
+            found = self.condition_chain(op, values[1:], r)
+            return self.constant(found, BOOL, r) if isinstance(found, bool) else found
+
+        def decided() -> Value:
+            return self.constant(op == "or", BOOL, r)
+
+        return self.if_value(first, *((rest, decided) if op == "and" else (decided, rest)), r)
+
+    # ---- hooks the subclasses provide -------------------------------------------------------
+
+    def emit_call(self, expr: syntax.Call) -> Value:
+        raise NotImplementedError
+
+    def emit_value_attribute(self, value: Value, attr: str, r: SourceRange) -> Value:
+        raise NotImplementedError
+
+    def emit_subscript(self, expr: syntax.Subscript) -> Value:
+        raise NotImplementedError
+
+
+def _is_none_literal(expr: syntax.Expr) -> bool:
+    return isinstance(expr, syntax.Constant) and expr.value is None
+
+
+_EXPRESSIONS: dict[type, Callable[[Any, Any], Value]] = {
+    syntax.Constant: ExpressionEmitter.emit_constant,
+    syntax.Tuple: ExpressionEmitter.emit_tuple,
+    syntax.List: ExpressionEmitter.emit_list,
+    syntax.BinOp: ExpressionEmitter.emit_binop,
+    syntax.UnaryOp: ExpressionEmitter.emit_unaryop,
+    syntax.BoolOp: ExpressionEmitter.emit_boolop,
+    syntax.Compare: ExpressionEmitter.emit_compare,
+    syntax.IfExp: ExpressionEmitter.emit_ifexp,
+    syntax.Call: lambda self, expr: self.emit_call(expr),
+    syntax.Subscript: lambda self, expr: self.emit_subscript(expr),
+}
