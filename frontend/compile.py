@@ -1,0 +1,251 @@
+"""Scripting a Python function: its source, parsed and emitted, together with every Python
+function it calls, as a module ``{key: Graph}`` whose first graph is the function's own.
+
+Note [Specialised callees]
+A called function is compiled for the argument types of its call: an unannotated parameter
+takes the type of the argument (a Python int stays an int, so ``n * 2`` in the callee is Python
+arithmetic, and an omitted ``bias=None`` is NoneType, so ``if bias is None`` is decided at
+compile time); arrays and values of unknown type give Tensor, annotated parameters keep their
+annotation. Each (function, parameter types) is compiled once per process and cached on the
+function object; its key is the function's ``__qualname__`` (``f~2`` for a second live function
+of the same name), followed by ``[int,Tensor]`` for a specialisation other than the declared one.
+
+Note [Compiling without recursion]
+Compiling a function needs its callees' result types, but compiling callees from inside the
+emitter would recurse once per call depth. Instead, the emitter's call hook raises `_Suspend`
+at the first callee that is not compiled yet; the caller is set aside on a work stack, the
+callee compiled, and the caller emitted again from the start. A function is therefore emitted
+at most once more per callee it waits for, and a chain of a thousand nested helpers needs no
+Python recursion. A callee that is already on the stack is a recursive call, refused at the call.
+"""
+
+from __future__ import annotations
+
+import inspect
+import weakref
+from collections import ChainMap
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from types import FunctionType
+from typing import Any
+
+from frontend import syntax
+from frontend.emit import annotation_type, emit_function
+from frontend.errors import ScriptError
+from frontend.parse import parse_source
+from ir.graph import Graph, Value
+from ir.source import SourceRange
+from ir.types import ANY, TENSOR, ListType, OptionalType, TensorType, TupleType, Type
+
+Signature = tuple[Type, ...]
+
+
+@dataclass(eq=False, slots=True)
+class _Compiled:
+    key: str
+    graph: Graph
+    callees: list[_Compiled]  # direct callees, in order of first call
+
+
+@dataclass(eq=False, slots=True)
+class _Entry:
+    """Everything known about one function object."""
+
+    fdef: syntax.FunctionDef
+    namespace: ChainMap[str, Any]
+    name: str  # unique among live functions; the key of the declared specialisation
+    declared: Signature
+    annotated: tuple[bool, ...]
+    compiled: dict[Signature, _Compiled] = field(default_factory=dict)
+    keys: dict[Signature, str] = field(default_factory=dict)
+
+    def specialise(self, arguments: Sequence[Type]) -> Signature:
+        """The parameter types for a call with these argument types (Note [Specialised
+        callees])."""
+        return tuple(
+            declared if annotated else _parameter_type(argument)
+            for declared, annotated, argument in zip(
+                self.declared, self.annotated, arguments, strict=True
+            )
+        )
+
+    def key(self, signature: Signature) -> str:
+        found = self.keys.get(signature)
+        if found is None:
+            if signature == self.declared:
+                found = self.name
+            else:
+                text = ",".join(str(t) for t in signature).replace(" ", "")
+                if "(" in text or ")" in text:  # graph names cannot hold parentheses
+                    text = str(len(self.keys) + 1)
+                found = f"{self.name}[{text}]"
+            self.keys[signature] = found
+        return found
+
+
+_ENTRIES: weakref.WeakKeyDictionary[FunctionType, _Entry] = weakref.WeakKeyDictionary()
+_NAMES: dict[str, weakref.ref[FunctionType]] = {}
+
+
+class _Suspend(Exception):
+    """Raised through the emitter when a callee must be compiled first (Note [Compiling
+    without recursion])."""
+
+    def __init__(self, fn: FunctionType, signature: Signature, call: SourceRange) -> None:
+        super().__init__(fn.__qualname__)
+        self.fn = fn
+        self.signature = signature
+        self.call = call
+
+
+@dataclass(frozen=True, slots=True)
+class _Task:
+    fn: FunctionType
+    signature: Signature | None  # None: as declared
+    call: SourceRange | None  # the call that asked for it
+
+
+def compile_function(fn: Callable[..., Any]) -> dict[str, Graph]:
+    """``fn`` and the Python functions it calls, each as a Graph: ``{key: Graph}``, ``fn``'s
+    own graph first. The graphs are fresh copies: passes may change them freely."""
+    if not isinstance(fn, FunctionType):
+        raise ScriptError(
+            f"cannot script {fn!r}: only functions defined with 'def' in Python source can be "
+            "scripted"
+        )
+    root = _compile(fn)
+    module: dict[str, Graph] = {}
+    seen: set[str] = set()
+    pending = [root]
+    while pending:  # depth first, callees in call order
+        compiled = pending.pop()
+        if compiled.key in seen:
+            continue
+        seen.add(compiled.key)
+        module[compiled.key] = compiled.graph.copy()
+        pending.extend(reversed(compiled.callees))
+    return module
+
+
+def _compile(fn: FunctionType) -> _Compiled:
+    stack = [_Task(fn, None, None)]
+    result: _Compiled | None = None
+    while stack:
+        task = stack[-1]
+        entry = _entry(task.fn, task.call)
+        signature = task.signature if task.signature is not None else entry.declared
+        done = entry.compiled.get(signature)
+        if done is None:
+            try:
+                done = _emit(entry, signature, {t.fn for t in stack})
+            except _Suspend as suspended:
+                stack.append(_Task(suspended.fn, suspended.signature, suspended.call))
+                continue
+            except ScriptError as error:
+                for caller in reversed(stack[1:]):
+                    assert caller.call is not None
+                    error.add_note_line(f"in '{caller.fn.__qualname__}', called at {caller.call}")
+                raise
+            entry.compiled[signature] = done
+        result = done
+        stack.pop()
+    assert result is not None
+    return result
+
+
+def _emit(entry: _Entry, signature: Signature, in_progress: set[FunctionType]) -> _Compiled:
+    callees: dict[str, _Compiled] = {}
+
+    def call_hook(
+        callee: Callable[..., Any], args: Sequence[Value], call: SourceRange
+    ) -> tuple[str, Type]:
+        assert isinstance(callee, FunctionType)
+        try:
+            callee_entry = _entry(callee, call)
+        except ScriptError as error:
+            error.add_note_line(f"in '{callee.__qualname__}', called at {call}")
+            raise
+        callee_signature = callee_entry.specialise([a.ty for a in args])
+        found = callee_entry.compiled.get(callee_signature)
+        if found is not None:
+            callees.setdefault(found.key, found)
+            return found.key, found.graph.outputs[0].ty
+        if callee in in_progress:
+            raise ScriptError(
+                f"recursive call to '{callee.__qualname__}' is not supported in scripted functions",
+                call,
+            )
+        raise _Suspend(callee, callee_signature, call)
+
+    key = entry.key(signature)
+    graph, _ = emit_function(
+        entry.fdef, entry.namespace, graph_name=key, param_types=signature, call_hook=call_hook
+    )
+    return _Compiled(key, graph, list(callees.values()))
+
+
+def _entry(fn: FunctionType, call: SourceRange | None) -> _Entry:
+    entry = _ENTRIES.get(fn)
+    if entry is None:
+        fdef = _parse(fn, call)
+        namespace = ChainMap(_closure(fn), fn.__globals__)
+        declared = tuple(annotation_type(p.annotation, namespace) for p in fdef.params)
+        annotated = tuple(p.annotation is not None for p in fdef.params)
+        entry = _Entry(fdef, namespace, _unique_name(fn), declared, annotated)
+        _ENTRIES[fn] = entry
+    return entry
+
+
+def _parse(fn: FunctionType, call: SourceRange | None) -> syntax.FunctionDef:
+    code = fn.__code__
+    where = call or SourceRange.location(code.co_filename, code.co_firstlineno, 1)
+    if fn.__name__ == "<lambda>":
+        raise ScriptError("cannot script a lambda: define the function with 'def'", where)
+    try:
+        lines, first_line = inspect.getsourcelines(fn)
+    except (OSError, TypeError):
+        raise ScriptError(
+            f"cannot find the source code of '{fn.__qualname__}': functions typed at the "
+            "interactive prompt or made by exec() cannot be scripted",
+            where,
+        ) from None
+    filename = inspect.getsourcefile(fn) or code.co_filename
+    module = parse_source("".join(lines), filename, first_line)
+    fdef = module.functions[0]
+    if fdef.name != fn.__name__:
+        raise ScriptError(f"the source found for '{fn.__qualname__}' does not define it", where)
+    return fdef
+
+
+def _closure(fn: FunctionType) -> dict[str, Any]:
+    values: dict[str, Any] = {}
+    for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or (), strict=True):
+        try:
+            values[name] = cell.cell_contents
+        except ValueError:  # a free variable not assigned yet
+            continue
+    return values
+
+
+def _unique_name(fn: FunctionType) -> str:
+    name = fn.__qualname__
+    number = 1
+    while True:
+        holder = _NAMES.get(name)
+        if holder is None or holder() is None or holder() is fn:
+            _NAMES[name] = weakref.ref(fn)
+            return name
+        number += 1
+        name = f"{fn.__qualname__}~{number}"
+
+
+def _parameter_type(argument: Type) -> Type:
+    if isinstance(argument, TensorType) or argument is ANY:
+        return TENSOR
+    if isinstance(argument, TupleType):
+        return TupleType(tuple(_parameter_type(t) for t in argument.elems))
+    if isinstance(argument, ListType):
+        return ListType(_parameter_type(argument.elem))
+    if isinstance(argument, OptionalType):
+        return OptionalType(_parameter_type(argument.elem))
+    return argument
