@@ -1,5 +1,11 @@
-"""Graph-compiling automatic differentiation for NumPy code; `autodiff.cli` is the command line."""
+"""Graph-compiling automatic differentiation for NumPy code: ``ad.script`` compiles a NumPy
+function; `autodiff.cli` is the command line."""
 
 from __future__ import annotations
 
-from autodiff import lambda_lift as lambda_lift  # registers the lambda-lift module pass
+from autodiff.api import script
+from autodiff.script import ScriptFunction
+from autodiff.specialize import ArgumentError
+from frontend.errors import ScriptError
+
+__all__ = ["ArgumentError", "ScriptError", "ScriptFunction", "script"]

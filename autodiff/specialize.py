@@ -106,20 +106,21 @@ def _describe(value: Any) -> str:
 
 
 def argument_type(qualname: str, name: str, value: Any) -> Type:
-    """The IR type of a runtime value (after `runtime_value`)."""
+    """The IR type of a runtime value (after `runtime_value`). A NumPy scalar is a 0-d tensor
+    (np.float64 is a Python float too, so it is tested first)."""
+    if isinstance(value, np.ndarray | np.generic):
+        dtype = value.dtype.name
+        if dtype not in DTYPE_TO_NAME:
+            raise ArgumentError(
+                f"argument '{name}' of {qualname}() has dtype {dtype}, which is not supported; "
+                f"supported dtypes: {', '.join(DTYPE_TO_NAME)}"
+            )
+        return TensorType(dtype, tuple(value.shape))
     if isinstance(value, bool):
         return BOOL
     if isinstance(value, int):
         return INT
-    if isinstance(value, float):
-        return FLOAT
-    dtype = value.dtype.name
-    if dtype not in DTYPE_TO_NAME:
-        raise ArgumentError(
-            f"argument '{name}' of {qualname}() has dtype {dtype}, which is not supported; "
-            f"supported dtypes: {', '.join(DTYPE_TO_NAME)}"
-        )
-    return TensorType(dtype, tuple(value.shape))
+    return FLOAT
 
 
 def signature_key(values: Sequence[Any]) -> SignatureKey:

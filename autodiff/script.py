@@ -1,0 +1,126 @@
+"""ScriptFunction: a Python function compiled to a graph, specialised per call signature and run
+on the interpreter, with the plain function's observable behaviour.
+
+# Note [Specialisation cache]
+# Each call binds its arguments as Python would, turns lists into arrays, and looks its
+# signature key (kind, dtype, shape per argument; not the values of Python numbers) up in the
+# cache. A miss specialises the parsed graph to the arguments' types, cleans it up with the
+# SPECIALISE_PIPELINE, and compiles an Executable. Only a compilation that succeeded is stored,
+# so a call that fails with a shape error leaves nothing behind for the next call to trip on.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from autodiff.specialize import (
+    ArgumentError,
+    SignatureKey,
+    argument_type,
+    bind_arguments,
+    runtime_value,
+    signature_key,
+)
+from frontend import compile_function
+from ir.errors import ShapeError
+from ir.graph import Graph
+from ir.interpreter import Executable
+from ir.types import BOOL, FLOAT, INT, TensorType, Type
+from passes.registry import PipelineStep, run_module_passes, run_passes
+from passes.shape_propagation import specialise
+
+# Shape propagation leaves the sizes it learnt as values next to the nodes that computed them;
+# these passes turn them into constants and drop what that made dead.
+SPECIALISE_PIPELINE: tuple[PipelineStep, ...] = (
+    ("constant-propagation", {}),
+    ("fold-sizes", {}),
+    ("cse", {}),
+    ("dce", {}),
+)
+
+_SCALAR_TYPES = (INT, FLOAT, BOOL)
+
+
+class ScriptFunction:
+    """What ``ad.script(fn)`` returns: callable like ``fn``, with its IR at hand.
+
+    ``graph`` is the function as parsed, helpers inlined; ``graph_for(*args)`` is the graph
+    specialised to those arguments, the one a call with them runs. See Note [Specialisation
+    cache].
+    """
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.fn = fn
+        self.signature = inspect.signature(fn)
+        module = compile_function(fn)
+        run_module_passes(module, [("inline", {})])
+        self.graph: Graph = next(iter(module.values()))
+        self.cache: dict[SignatureKey, Executable] = {}
+        functools.update_wrapper(self, fn)
+
+    @property
+    def qualname(self) -> str:
+        return str(getattr(self.fn, "__qualname__", self.graph.name))
+
+    def __repr__(self) -> str:
+        return f"<ScriptFunction {self.qualname}>"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        values = self.runtime_values(args, kwargs)
+        results = self.executable_for(values)(*values)
+        if len(results) == 1:
+            return results[0]
+        return tuple(results) if results else None
+
+    def graph_for(self, *args: Any, **kwargs: Any) -> Graph:
+        """The specialised graph a call with these arguments runs."""
+        return self.executable_for(self.runtime_values(args, kwargs)).graph
+
+    def graph_for_types(self, types: Sequence[Type]) -> Graph:
+        """The graph specialised to parameter types given directly (one per parameter)."""
+        names = list(self.signature.parameters)
+        if len(types) != len(names):
+            raise ArgumentError(
+                f"{self.qualname}() takes {len(names)} parameter types, got {len(types)}"
+            )
+        for name, declared, ty in zip(names, self.graph.inputs, types, strict=True):
+            self.check_declared(name, declared.ty, ty)
+        try:
+            typed = specialise(self.graph, list(types))
+        except ShapeError as error:
+            arguments = ", ".join(f"{n}: {t}" for n, t in zip(names, types, strict=True))
+            error.add_note_line(f"in {self.qualname}({arguments})")
+            raise
+        run_passes(typed, SPECIALISE_PIPELINE)
+        return typed
+
+    def runtime_values(self, args: Sequence[Any], kwargs: dict[str, Any]) -> list[Any]:
+        """The arguments bound to the parameters in order, as the interpreter receives them."""
+        bound = bind_arguments(self.qualname, self.signature, args, kwargs)
+        return [
+            runtime_value(self.qualname, name, value)
+            for name, value in zip(self.signature.parameters, bound, strict=True)
+        ]
+
+    def executable_for(self, values: Sequence[Any]) -> Executable:
+        key = signature_key(values)
+        executable = self.cache.get(key)
+        if executable is None:
+            types = [
+                argument_type(self.qualname, name, value)
+                for name, value in zip(self.signature.parameters, values, strict=True)
+            ]
+            executable = Executable(self.graph_for_types(types))
+            self.cache[key] = executable
+        return executable
+
+    def check_declared(self, name: str, declared: Type, given: Type) -> None:
+        """An argument for an ``int``/``float``/``bool`` parameter must be a Python number."""
+        if declared in _SCALAR_TYPES and isinstance(given, TensorType):
+            raise ArgumentError(
+                f"argument '{name}' of {self.qualname}() is annotated {declared}, "
+                f"got an array of type {given}"
+            )

@@ -1,0 +1,271 @@
+"""The error catalogue of ``ad.script``: code outside the subset is refused when it is scripted,
+with the message, the line as counted in this file, the column and a caret; bad calls name the
+argument; shape and kernel failures name the operation and the user's line. After every error
+the next good call works."""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+import autodiff as ad
+from ir.errors import AutodiffError, InterpreterError, ShapeError
+
+THIS_FILE = Path(__file__).read_text(encoding="utf-8").splitlines()
+
+
+def position_of(fn: Any, marker: str, within: str | None = None) -> tuple[int, int]:
+    """The 1-based line and column, as counted in this file, of ``marker`` in ``fn``'s source:
+    on the one line of ``fn`` containing ``within`` (``marker`` itself when None)."""
+    lines, first = inspect.getsourcelines(fn)
+    found = [i for i, text in enumerate(lines, start=first) if (within or marker) in text]
+    assert len(found) == 1, f"{within or marker!r} must occur on exactly one line of {fn}"
+    line = found[0]
+    return line, THIS_FILE[line - 1].index(marker) + 1
+
+
+def check_located(
+    error: AutodiffError, message: str, fn: Any, marker: str, within: str | None = None
+) -> None:
+    """``error`` says ``message`` at ``marker``'s position in ``fn``, with the source line and
+    a caret starting under the marker."""
+    line, col = position_of(fn, marker, within)
+    assert error.message == message
+    assert error.source_range is not None
+    assert Path(error.source_range.filename).name == "test_script_errors.py"
+    assert (error.source_range.line, error.source_range.col) == (line, col)
+    text = str(error)
+    assert f"test_script_errors.py:{line}:{col}: error: {message}" in text
+    source, caret = text.splitlines()[-2:]
+    assert source == f"    {THIS_FILE[line - 1]}"
+    assert caret.startswith(" " * (4 + col - 1) + "^")
+
+
+def script_error(fn: Any) -> ad.ScriptError:
+    with pytest.raises(ad.ScriptError) as info:
+        ad.script(fn)
+    return info.value
+
+
+# ---- refused constructs ----------------------------------------------------------------------
+
+
+def uses_lambda(x):
+    square = lambda v: v * v  # noqa: E731
+    return square(x)
+
+
+def uses_with(x):
+    with open("f") as handle:
+        return x + handle
+    return x
+
+
+def uses_try(x):
+    try:
+        y = x * 2
+    except ValueError:
+        y = x
+    return y
+
+
+def uses_yield(x):
+    yield x * 2
+
+
+def uses_global(x):
+    global COUNTER
+    return x
+
+
+def uses_class(x):
+    class Inner:
+        pass
+
+    return x
+
+
+def uses_comprehension(x):
+    return [v * 2 for v in x]
+
+
+def uses_fstring(x):
+    label = f"value {x}"
+    return label
+
+
+def uses_star_args(x, *rest):
+    return x
+
+
+def uses_unknown_name(x):
+    return x * undefined_thing  # noqa: F821
+
+
+def uses_unknown_numpy_function(x):
+    return np.frobnicate(x)
+
+
+def uses_wrong_arity(x):
+    return np.tanh(x, x, x)
+
+
+def uses_wrong_keyword(x):
+    return np.sum(x, axes=0)
+
+
+@pytest.mark.parametrize(
+    ("fn", "message", "marker", "within"),
+    [
+        (uses_lambda, "lambda is not supported", "lambda", "square = lambda"),
+        (uses_with, "'with' statements are not supported", "with", 'with open("f")'),
+        (uses_try, "'try' statements are not supported", "try", "try:"),
+        (uses_yield, "yield is not supported", "yield", "yield x * 2"),
+        (uses_global, "'global' statements are not supported", "global", "global COUNTER"),
+        (uses_class, "class definitions are not supported", "class", "class Inner"),
+        (
+            uses_comprehension,
+            "list comprehensions are not supported",
+            "[v * 2",
+            "[v * 2 for v in x]",
+        ),
+        (uses_fstring, "f-strings are not supported", 'f"value', None),
+        (uses_star_args, "variadic parameters (*rest) are not supported", "*rest", None),
+        (uses_unknown_name, "undefined name 'undefined_thing'", "undefined_thing", None),
+        (
+            uses_unknown_numpy_function,
+            "module 'numpy' has no attribute 'frobnicate'",
+            "np.frobnicate",
+            None,
+        ),
+        (
+            uses_wrong_arity,
+            "numpy.tanh() takes 1 positional argument but 3 were given",
+            "x, x)",
+            "np.tanh(x, x, x)",
+        ),
+        (
+            uses_wrong_keyword,
+            "numpy.sum() got an unexpected keyword argument 'axes'",
+            "axes",
+            None,
+        ),
+    ],
+    ids=lambda item: item.__name__ if callable(item) else None,
+)
+def test_refused_construct(fn: Any, message: str, marker: str, within: str | None) -> None:
+    check_located(script_error(fn), message, fn, marker, within)
+
+
+def test_source_not_found() -> None:
+    namespace: dict[str, Any] = {"np": np}
+    exec("def made_by_exec(x):\n    return x\n", namespace)
+    error = script_error(namespace["made_by_exec"])
+    assert "made_by_exec" in error.message
+    assert "source" in error.message
+
+
+# ---- bad call arguments ------------------------------------------------------------------------
+
+
+def mean_of_product(x, y):
+    return np.mean(x * y)
+
+
+@pytest.fixture
+def scripted() -> ad.ScriptFunction:
+    return ad.script(mean_of_product)
+
+
+def works(scripted: ad.ScriptFunction) -> None:
+    assert scripted(np.ones(3), np.full(3, 2.0)) == 2.0
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (
+            (np.ones(3),),
+            "mean_of_product() missing 1 required positional argument: 'y'",
+        ),
+        (
+            (np.ones(3), np.ones(3), np.ones(3)),
+            "mean_of_product() takes 2 positional arguments but 3 were given",
+        ),
+        (
+            (np.ones(3), "text"),
+            "argument 'y' of mean_of_product() is a str; expected a NumPy array",
+        ),
+        (
+            (None, np.ones(3)),
+            "argument 'x' of mean_of_product() is None; expected a NumPy array",
+        ),
+        (
+            ([[1.0, 2.0], [3.0]], np.ones(3)),
+            "argument 'x' of mean_of_product() is a ragged list",
+        ),
+    ],
+)
+def test_bad_arguments_are_named(
+    scripted: ad.ScriptFunction, args: tuple[Any, ...], message: str
+) -> None:
+    with pytest.raises(ad.ArgumentError) as info:
+        scripted(*args)
+    assert info.value.message.startswith(message)
+    works(scripted)
+
+
+def test_unknown_keyword(scripted: ad.ScriptFunction) -> None:
+    with pytest.raises(ad.ArgumentError) as info:
+        scripted(np.ones(3), z=np.ones(3))
+    assert info.value.message == "mean_of_product() got an unexpected keyword argument 'z'"
+    works(scripted)
+
+
+# ---- errors at specialisation and at run time ---------------------------------------------------
+
+
+def mismatched(x, y):
+    z = x + 1.0
+    return np.concatenate([z, y], axis=1)
+
+
+def test_shape_mismatch_names_the_operation_line_and_shapes() -> None:
+    scripted = ad.script(mismatched)
+    with pytest.raises(ShapeError) as info:
+        scripted(np.ones((2, 3)), np.ones((4, 3)))
+    error = info.value
+    line, col = position_of(mismatched, "np.concatenate")
+    assert error.source_range is not None
+    assert (error.source_range.line, error.source_range.col) == (line, col)
+    text = str(error)
+    assert f"test_script_errors.py:{line}:{col}: error:" in text
+    assert "concatenate" in text
+    assert "(2, 3)" in text
+    assert "(4, 3)" in text
+    assert f"    {THIS_FILE[line - 1]}" in text
+    assert not scripted.cache
+    result = scripted(np.ones((2, 3)), np.ones((2, 1)))
+    assert result.shape == (2, 4)
+
+
+def pick_row(x, k: int):
+    return x[k] * 2.0
+
+
+def test_kernel_failure_names_the_operation_and_line() -> None:
+    scripted = ad.script(pick_row)
+    with pytest.raises(InterpreterError) as info:
+        scripted(np.ones((2, 3)), 5)
+    line, _ = position_of(pick_row, "x[k] * 2.0")
+    error = info.value
+    assert error.source_range is not None
+    assert error.source_range.line == line
+    text = str(error)
+    assert "aten::select" in text
+    assert f"test_script_errors.py:{line}:" in text
+    np.testing.assert_array_equal(scripted(np.ones((2, 3)), 1), np.full(3, 2.0))
