@@ -1,5 +1,6 @@
 """The `autodiff` command line. `autodiff opt` reads IR text, runs passes and prints IR text, as
-mlir-opt and xdsl-opt do; it is the tool the FileCheck pass tests drive.
+mlir-opt and xdsl-opt do; it is the tool the FileCheck pass tests drive. `autodiff dump` prints
+the IR of a Python function at a stage of the pipeline.
 
 Errors (anything derived from AutodiffError) are printed to standard error, located and without
 a Python traceback (unless ``--traceback``), and the exit status is 1. Under
@@ -10,16 +11,24 @@ FileCheck can match expected errors.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import re
 import sys
 import traceback
-from collections.abc import Callable, Sequence
-from typing import TextIO
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from itertools import count
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ir.errors import AutodiffError
 from ir.parser import parse_module
-from ir.printer import print_module
+from ir.printer import print_graph, print_module
+from ir.types import BOOL, FLOAT, INT, TensorType, Type
 from passes.registry import PASSES, Module, PipelineStep, parse_pipeline, run_module_passes
+
+if TYPE_CHECKING:
+    from autodiff.script import ScriptFunction
 
 SPLIT_MARKER = "# -----"
 _SPLIT_LINE = re.compile(r"^[ \t]*# -----[ \t]*$", re.MULTILINE)
@@ -98,6 +107,29 @@ def build_parser() -> argparse.ArgumentParser:
         help="do not verify the graphs before and after each pass",
     )
     opt.set_defaults(command=run_opt)
+
+    dump = commands.add_parser(
+        "dump",
+        parents=[common],
+        help="print the IR of a Python function at a stage of the pipeline",
+        description="Import FILE.py, script its function FUNC and print its IR at a stage.",
+    )
+    dump.add_argument("target", metavar="FILE.py:FUNC", help="a Python file and a function in it")
+    dump.add_argument(
+        "--stage",
+        choices=list(STAGES),
+        default="parsed",
+        help="parsed: as compiled, helpers inlined; typed: specialised to the --arg types",
+    )
+    dump.add_argument(
+        "--arg",
+        action="append",
+        default=[],
+        metavar="NAME=TYPE",
+        help="a parameter's type: x=f64[3,4], x=f32[] (0-d), n=5 (int), lr=0.1 (float), "
+        "flag=true (bool); dtypes " + ", ".join(DTYPE_CODES),
+    )
+    dump.set_defaults(command=run_dump)
     return parser
 
 
@@ -137,6 +169,157 @@ def optimize(
         module, steps, verify=verify, print_after_all=dump if print_after_all else None
     )
     return "".join(dumps) + print_module(module.values())
+
+
+# -- dump ------------------------------------------------------------------------------------
+
+DTYPE_CODES: dict[str, str] = {
+    "f16": "float16",
+    "f32": "float32",
+    "f64": "float64",
+    "i8": "int8",
+    "i16": "int16",
+    "i32": "int32",
+    "i64": "int64",
+    "u8": "uint8",
+    "bool": "bool",
+}
+_TENSOR_SPEC = re.compile(r"([a-z0-9]+)\[\s*((?:\d+\s*(?:,\s*\d+\s*)*)?)\]")
+_INT_SPEC = re.compile(r"[+-]?\d+")
+_FLOAT_SPEC = re.compile(r"[+-]?(?:\d+\.\d*|\.\d+|\d+(?:\.\d*)?[eE][+-]?\d+|inf|nan)")
+_BOOL_SPECS = {"true": True, "false": False}
+_module_numbers = count()
+
+
+def parse_arg_type(spec: str) -> Type:
+    """The IR type an ``--arg`` value stands for: ``f64[3,4]``, ``f32[]``, ``5``, ``0.1``,
+    ``true``."""
+    text = spec.strip()
+    tensor = _TENSOR_SPEC.fullmatch(text)
+    if tensor is not None:
+        code, dims = tensor.groups()
+        if code not in DTYPE_CODES:
+            known = ", ".join(DTYPE_CODES)
+            raise CommandError(f"unknown dtype {code!r} in {spec!r}; dtypes: {known}")
+        shape = tuple(int(d) for d in dims.split(",")) if dims.strip() else ()
+        return TensorType(DTYPE_CODES[code], shape)
+    if _INT_SPEC.fullmatch(text):
+        return INT
+    if _FLOAT_SPEC.fullmatch(text):
+        return FLOAT
+    if text.lower() in _BOOL_SPECS:
+        return BOOL
+    raise CommandError(
+        f"cannot read the type {spec!r}: expected a dtype and shape (f64[3,4], f32[] for 0-d), "
+        "an int (5), a float (0.1) or a bool (true)"
+    )
+
+
+def parse_arg_types(specs: Sequence[str]) -> dict[str, Type]:
+    """``["x=f64[3]", "n=5"]`` -> ``{"x": Double(3), "n": int}``."""
+    types: dict[str, Type] = {}
+    for item in specs:
+        name, equals, spec = item.partition("=")
+        name = name.strip()
+        if not equals or not name.isidentifier():
+            raise CommandError(f"--arg {item!r} is not NAME=TYPE (e.g. x=f64[3,4])")
+        if name in types:
+            raise CommandError(f"--arg gives parameter '{name}' twice")
+        types[name] = parse_arg_type(spec)
+    return types
+
+
+def parameter_types(function: ScriptFunction, given: dict[str, Type]) -> list[Type]:
+    """One type per parameter of ``function``, in order, from the ``--arg`` types."""
+    names = list(function.signature.parameters)
+    unknown = [name for name in given if name not in names]
+    if unknown:
+        raise CommandError(
+            f"{function.qualname}() has no parameter {_quoted(unknown)}; "
+            f"its parameters: {', '.join(names)}"
+        )
+    missing = [name for name in names if name not in given]
+    if missing:
+        raise CommandError(
+            f"--stage typed needs a type for every parameter of {function.qualname}(); "
+            f"missing: {_quoted(missing)} (give --arg NAME=f64[3,4], NAME=5, ...)"
+        )
+    return [given[name] for name in names]
+
+
+def _quoted(names: list[str]) -> str:
+    return ", ".join(f"'{name}'" for name in names)
+
+
+def dump_parsed(function: ScriptFunction, types: dict[str, Type]) -> str:
+    return print_graph(function.graph)
+
+
+def dump_typed(function: ScriptFunction, types: dict[str, Type]) -> str:
+    return print_graph(function.graph_for_types(parameter_types(function, types)))
+
+
+# Each stage prints a function's IR at one point of the pipeline.
+STAGES: dict[str, Callable[[ScriptFunction, dict[str, Type]], str]] = {
+    "parsed": dump_parsed,
+    "typed": dump_typed,
+}
+
+
+def run_dump(args: argparse.Namespace) -> int:
+    # Imported here so that `autodiff opt` does not load the Python frontend.
+    from autodiff.api import script
+
+    path, function_name = split_target(args.target)
+    types = parse_arg_types(args.arg)
+    found = getattr(import_file(path), function_name, None)
+    if found is None:
+        raise CommandError(f"{path} has no function '{function_name}'")
+    if not callable(found):
+        raise CommandError(f"{path}:{function_name} is a {type(found).__name__}, not a function")
+    sys.stdout.write(STAGES[args.stage](script(found), types))
+    return 0
+
+
+def split_target(target: str) -> tuple[str, str]:
+    """``"examples/mlp.py:loss"`` -> ``("examples/mlp.py", "loss")``."""
+    path, colon, function_name = target.rpartition(":")
+    if not colon or not path or not function_name.isidentifier():
+        raise CommandError(f"expected FILE.py:FUNC, got {target!r}")
+    return path, function_name
+
+
+def import_file(path: str) -> Any:
+    """Import the Python file ``path`` as a fresh module (its directory on ``sys.path`` while
+    it runs, so that it can import its neighbours)."""
+    file = Path(path)
+    if not file.is_file():
+        raise CommandError(f"cannot read {path}: no such file")
+    name = f"_autodiff_dump_{next(_module_numbers)}_{file.stem}"
+    spec = importlib.util.spec_from_file_location(name, file)
+    if spec is None or spec.loader is None:
+        raise CommandError(f"cannot import {path}: not a Python file")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        with _on_sys_path(str(file.resolve().parent)):
+            spec.loader.exec_module(module)
+    except AutodiffError:
+        del sys.modules[name]
+        raise
+    except Exception as error:
+        del sys.modules[name]
+        raise CommandError(f"cannot import {path}: {type(error).__name__}: {error}") from error
+    return module
+
+
+@contextmanager
+def _on_sys_path(directory: str) -> Iterator[None]:
+    sys.path.insert(0, directory)
+    try:
+        yield
+    finally:
+        sys.path.remove(directory)
 
 
 def read_input(path: str, stdin: TextIO | None = None) -> tuple[str, str]:
