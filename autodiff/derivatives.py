@@ -24,7 +24,7 @@ from frontend.parse import parse_source
 from ir.graph import Graph, Node, Value
 from ir.ops import OPS
 from ir.source import SourceRange
-from ir.types import TENSOR
+from ir.types import ANY, TENSOR, Type
 
 # Python-scalar operators share the NumPy operator's formula: the same calculus, on floats.
 ALIASES = {
@@ -63,7 +63,13 @@ def all_formulas() -> dict[str, Formula]:
     """Every formula, keyed by operator name (compiled once per process)."""
     path = Path(inspect.getfile(formulas))
     module = parse_source(path.read_text(), str(path))
-    namespace = vars(formulas)
+    # The formulas' own functions are left out: a formula's parameter such as ``index`` must
+    # not resolve to the formula of that name, as Python closure scoping would have it.
+    namespace = {
+        name: value
+        for name, value in vars(formulas).items()
+        if getattr(value, "__module__", None) != formulas.__name__
+    }
     table: dict[str, Formula] = {}
     for fdef in module.functions:
         op = "aten::" + fdef.name.rstrip("_")
@@ -87,41 +93,66 @@ def _compile(op: str, fdef: syntax.FunctionDef, namespace: dict[str, object]) ->
     outputs = result.value.elts[0]
     output_exprs = outputs.elts if isinstance(outputs, syntax.Tuple) else (outputs,)
 
-    # 1. The backward first: its free variables are the context the forward must return.
+    # 1. Which names the backward reads from the forward: its context, in first-use order.
     context: list[str] = []
-    backward = _emit_with_free_names(closure, namespace, context, f"{op}.backward")
-    _flatten_tuple_return(backward)
+    _emit_backward(closure, namespace, context, {}, op)
 
     # 2. The forward returns the results, then the context in the order backward takes it.
     names = tuple(syntax.Name(name, range=closure.range) for name in context)
-    returned = syntax.Return(syntax.Tuple((*output_exprs, *names), range=result.range),
-                             range=result.range)
+    returned = syntax.Return(
+        syntax.Tuple((*output_exprs, *names), range=result.range), range=result.range
+    )
     forward_def = syntax.FunctionDef(
         fdef.name, fdef.params, None, (*forward_body, returned), (), None, range=fdef.range
     )
-    forward, _ = emit_function(forward_def, namespace, graph_name=op)
+    forward, _ = emit_function(
+        forward_def, namespace, graph_name=op, param_types=_schema_types(op, len(fdef.params))
+    )
     _flatten_tuple_return(forward)
-    return Formula(op, forward, backward, len(output_exprs))
+
+    # 3. The backward again, its context typed as the forward computes it.
+    count = len(output_exprs)
+    context_types = {name: v.ty for name, v in zip(context, forward.outputs[count:], strict=True)}
+    backward = _emit_backward(closure, namespace, [], context_types, op)
+    _flatten_tuple_return(backward)
+    return Formula(op, forward, backward, count)
 
 
-def _emit_with_free_names(
-    fdef: syntax.FunctionDef, namespace: dict[str, object], context: list[str], name: str
+def _schema_types(op: str, count: int) -> list[Type]:
+    """Formula parameter types: the schema's (a variadic tail is packed into one tuple)."""
+    types = [argument.ty for argument in OPS[op].schema.arguments]
+    if OPS[op].schema.variadic:
+        types[-1] = ANY
+    return types[:count]
+
+
+def _emit_backward(
+    closure: syntax.FunctionDef,
+    namespace: dict[str, object],
+    context: list[str],
+    context_types: dict[str, Type],
+    op: str,
 ) -> Graph:
-    graph_holder: list[Graph] = []
+    graphs: list[Graph] = []
     inputs: dict[str, Value] = {}
 
     def free_name(identifier: str, where: SourceRange) -> Value | None:
-        if identifier in namespace:
-            return None
         value = inputs.get(identifier)
         if value is None:
-            value = graph_holder[0].add_input(TENSOR, identifier)
+            ty = context_types.get(identifier, ANY)
+            value = graphs[0].add_input(ty, identifier)
             inputs[identifier] = value
             context.append(identifier)
         return value
 
-    graph, _ = emit_function(fdef, namespace, free_name=free_name, graph_name=name,
-                             on_graph=graph_holder.append)
+    graph, _ = emit_function(
+        closure,
+        namespace,
+        free_name=free_name,
+        graph_name=f"{op}.backward",
+        param_types=[TENSOR] * len(closure.params),
+        on_graph=graphs.append,
+    )
     return graph
 
 

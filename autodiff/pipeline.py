@@ -19,17 +19,18 @@ from passes.registry import run_passes
 from passes.shape_propagation import propagate_shapes, specialise
 
 # Note [Optimisation order]
-# Constants are lifted into the reverse block and sizes folded before CSE, so that equal sizes
-# and constants collapse; CSE runs before DCE, so that duplicate captures collapse into one;
-# AutogradZero specialisation runs after the reverse program is typed, so that the zeros it
-# materialises have known shapes.
+# Sizes are folded before CSE, so that equal sizes collapse; CSE runs before constants are
+# lifted into the reverse block (it would merge each lifted copy back into the forward constant
+# it came from, since the reverse block is nested in the forward one) and before DCE, so that
+# duplicate captures collapse into one. AutogradZero specialisation runs after the reverse
+# program is typed, so that the zeros it materialises have known shapes.
 FORWARD_CLEANUP = ("lower-tuples", "constant-propagation", "fold-sizes", "cse", "dce")
 REVERSE_OPTIMISATION = (
     "constant-propagation",
     "fold-sizes",
     "specialize-autograd-zero",
-    "lift-constants",
     "cse",
+    "lift-constants",
     "dedup-size-captures",
     "dce",
 )
@@ -54,7 +55,11 @@ def typed_graph(graph: Graph, input_types: Sequence[Type]) -> Graph:
 
 def compile_gradient(graph: Graph, input_types: Sequence[Type], wrt: Sequence[int]) -> Stages:
     """Specialise, differentiate w.r.t. the inputs at positions ``wrt``, optimise, lift."""
-    typed = typed_graph(graph, input_types)
+    return differentiate_typed(typed_graph(graph, input_types), wrt)
+
+
+def differentiate_typed(typed: Graph, wrt: Sequence[int]) -> Stages:
+    """Differentiate a typed graph w.r.t. its inputs at positions ``wrt``, optimise, lift."""
     grad = typed.copy()
     add_reverse(grad, [grad.inputs[i] for i in wrt])
     propagate_shapes(grad)

@@ -182,7 +182,25 @@ def _numpy_functions() -> dict[object, Spelling]:
     return table
 
 
+def _kernel_spellings(table: dict[object, Spelling]) -> None:
+    """Every operator's kernel spells that operator too, so code (the derivative formulas) can
+    call an operator NumPy has no name for — ``sum_to_size(grad, size)`` — by importing its
+    kernel. A kernel shared by several operators spells none of them."""
+    owners: dict[int, list[str]] = {}
+    kernels: dict[int, object] = {}
+    for name, op in OPS.items():
+        if op.kernel is not None and not op.schema.variadic:
+            owners.setdefault(id(op.kernel), []).append(name)
+            kernels[id(op.kernel)] = op.kernel
+    for key, names in owners.items():
+        kernel = kernels[key]
+        if len(names) == 1 and kernel not in table:
+            params = " ".join(argument.name for argument in OPS[names[0]].schema.arguments)
+            table[kernel] = _function(getattr(kernel, "__name__", names[0]), names[0], params)
+
+
 NUMPY_FUNCTIONS: dict[object, Spelling] = _numpy_functions()
+_kernel_spellings(NUMPY_FUNCTIONS)
 
 METHODS: dict[str, Spelling] = {
     "sum": _method("sum", "aten::sum", "axis !dtype !out * keepdims !initial !where"),

@@ -107,7 +107,7 @@ def _two_operand_types(types: Sequence[Type], consts: Sequence[Any]) -> list[Typ
     for ty in types[1:3]:
         shape = ty.shape if isinstance(ty, TensorType) else ()
         result.append(TensorType(grad.dtype, shape))
-    return result
+    return [TupleType(tuple(result))]
 
 
 def select_backward(grad: Any, shape: Any, axis: int, index: int) -> Any:
@@ -197,11 +197,11 @@ register_op(
     "aten::_transpose_backward(Tensor grad, Any axes) -> Tensor", shape=_transpose_backward_rule
 )(transpose_backward)
 register_op(
-    "aten::_matmul_backward(Tensor grad, Tensor self, Tensor other) -> (Tensor, Tensor)",
+    "aten::_matmul_backward(Tensor grad, Tensor self, Tensor other) -> Any",
     shape=_two_operand_types,
 )(matmul_backward)
 register_op(
-    "aten::_dot_backward(Tensor grad, Any self, Any other) -> (Tensor, Tensor)",
+    "aten::_dot_backward(Tensor grad, Any self, Any other) -> Any",
     shape=_two_operand_types,
 )(dot_backward)
 register_op(

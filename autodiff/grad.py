@@ -1,0 +1,306 @@
+"""The gradient API: ``grad``, ``value_and_grad``, ``vjp``, ``gradcheck`` and ``differentiate``.
+
+# Note [Gradient cache]
+# A GradFunction compiles one CompiledGradient per (signature key, argnums): the key has each
+# argument's kind, dtype and shape, as for plain calls (Note [Specialisation cache]). Only a
+# compilation that succeeded is stored, so an error leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from autodiff.errors import DifferentiationError
+from autodiff.gradient import Gradient
+from autodiff.pipeline import differentiate_typed, typed_graph
+from autodiff.runtime import CompiledGradient
+from autodiff.script import ScriptFunction
+from autodiff.specialize import SignatureKey, argument_type, signature_key
+from ir.graph import Graph
+from ir.types import TensorType, Type
+from passes.requires_grad import can_hold_gradient
+
+Argnums = int | tuple[int, ...]
+
+
+def _as_script(fn: Callable[..., Any]) -> ScriptFunction:
+    return fn if isinstance(fn, ScriptFunction) else ScriptFunction(fn)
+
+
+def _argnum_tuple(argnums: Argnums) -> tuple[int, ...]:
+    return (argnums,) if isinstance(argnums, int) else tuple(argnums)
+
+
+class _Differentiated:
+    """A scripted function together with compiled gradients per call signature."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.scripted = _as_script(fn)
+        self.cache: dict[tuple[SignatureKey, tuple[int, ...]], CompiledGradient] = {}
+
+    @property
+    def qualname(self) -> str:
+        return self.scripted.qualname
+
+    def compiled_for(self, values: Sequence[Any], wrt: tuple[int, ...]) -> CompiledGradient:
+        """The compiled gradient for these arguments w.r.t. the parameters ``wrt``."""
+        key = (signature_key(values), wrt)
+        compiled = self.cache.get(key)
+        if compiled is None:
+            names = list(self.scripted.signature.parameters)
+            types = [
+                argument_type(self.qualname, name, value)
+                for name, value in zip(names, values, strict=True)
+            ]
+            for index in wrt:
+                self.check_differentiable(names, index, types)
+            typed = typed_graph(self.scripted.graph, types)
+            compiled = CompiledGradient(differentiate_typed(typed, wrt).gradient)
+            self.cache[key] = compiled
+        return compiled
+
+    def check_differentiable(self, names: list[str], index: int, types: list[Type]) -> None:
+        if not -len(names) <= index < len(names):
+            raise DifferentiationError(
+                f"argnums {index} is out of range: {self.qualname}() has {len(names)} parameters"
+            )
+        ty = types[index]
+        if not can_hold_gradient(ty) or (isinstance(ty, TensorType) and ty.dtype is None):
+            raise DifferentiationError(
+                f"cannot differentiate {self.qualname}() with respect to argument "
+                f"'{names[index]}' of type {ty}: only floating-point arrays and Python floats "
+                "have gradients"
+            )
+
+
+def _shape_of(value: Any) -> tuple[int, ...]:
+    return tuple(np.shape(value))
+
+
+def _check_scalar(qualname: str, value: Any) -> None:
+    if np.size(value) != 1 or isinstance(value, tuple):
+        shape = "a tuple" if isinstance(value, tuple) else f"shape {_shape_of(value)}"
+        raise DifferentiationError(
+            f"grad requires {qualname}() to return a scalar (a 0-d or one-element array), "
+            f"but it returned {shape}; use ad.vjp for non-scalar outputs"
+        )
+
+
+def _cast_like(grad: Any, argument: Any) -> Any:
+    """A gradient with the shape and dtype of its argument (a float for a Python float)."""
+    if isinstance(argument, float):
+        return float(np.asarray(grad))
+    array = np.asarray(argument)
+    return np.asarray(grad, dtype=array.dtype).reshape(array.shape)
+
+
+def _gradients(
+    compiled: CompiledGradient,
+    saved: Any,
+    seeds: list[Any],
+    values: Sequence[Any],
+    wrt: tuple[int, ...],
+) -> list[Any]:
+    raw = compiled.backward(saved, seeds)
+    by_input = dict(zip(compiled.gradient.df_output_vjps, raw, strict=True))
+    result = []
+    for index in wrt:
+        grad = by_input.get(index)
+        if grad is None:
+            grad = np.zeros_like(np.asarray(values[index], dtype=float))
+        result.append(_cast_like(grad, values[index]))
+    return result
+
+
+class GradFunction(_Differentiated):
+    """What ``ad.grad`` and ``ad.value_and_grad`` return.
+
+    >>> dloss = ad.grad(loss, argnums=(0, 1))
+    >>> dw, db = dloss(w, b, x, y)
+    """
+
+    def __init__(
+        self, fn: Callable[..., Any], argnums: Argnums, has_aux: bool, with_value: bool
+    ) -> None:
+        super().__init__(fn)
+        self.argnums = argnums
+        self.has_aux = has_aux
+        self.with_value = with_value
+        functools.update_wrapper(self, self.scripted.fn)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        values = self.scripted.runtime_values(args, kwargs)
+        wrt = tuple(i % len(values) for i in _argnum_tuple(self.argnums))
+        compiled = self.compiled_for(values, wrt)
+        outputs, saved = compiled.forward(values)
+        value, aux = self.split_aux(outputs)
+        _check_scalar(self.qualname, value)
+        seeds: list[Any] = [np.ones_like(np.asarray(value))]
+        seeds.extend(None for _ in outputs[1:])
+        grads = _gradients(compiled, saved, seeds, values, wrt)
+        grad: Any = grads[0] if isinstance(self.argnums, int) else tuple(grads)
+        if self.with_value:
+            result: Any = (value, aux) if self.has_aux else value
+            return result, grad
+        return (grad, aux) if self.has_aux else grad
+
+    def split_aux(self, outputs: list[Any]) -> tuple[Any, Any]:
+        if not self.has_aux:
+            return outputs[0], None
+        if len(outputs) != 2:
+            raise DifferentiationError(
+                f"has_aux=True needs {self.qualname}() to return a pair (value, aux)"
+            )
+        return outputs[0], outputs[1]
+
+
+def grad(fn: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False) -> GradFunction:
+    """The gradient of a scalar-valued function w.r.t. the arguments at ``argnums``.
+
+    >>> ad.grad(lambda_free_loss)(w, x, y)          # d loss / d w
+    >>> ad.grad(loss, argnums=(0, 2))(w, x, y)      # (d loss / d w, d loss / d y)
+    """
+    return GradFunction(fn, argnums, has_aux, with_value=False)
+
+
+def value_and_grad(
+    fn: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False
+) -> GradFunction:
+    """Like `grad`, but returns ``(value, gradient)`` from one forward pass.
+
+    >>> value, dw = ad.value_and_grad(loss)(w, x, y)
+    """
+    return GradFunction(fn, argnums, has_aux, with_value=True)
+
+
+def vjp(fn: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
+    """Run ``fn(*args)`` and return its result and a function mapping a cotangent of that
+    result to one gradient per argument (None for arguments that have no gradient).
+
+    >>> out, vjp_fn = ad.vjp(f, x, y)
+    >>> dx, dy = vjp_fn(np.ones_like(out))
+    """
+    differentiated = _Differentiated(fn)
+    scripted = differentiated.scripted
+    values = scripted.runtime_values(args, {})
+    names = list(scripted.signature.parameters)
+    types = [argument_type(scripted.qualname, n, v) for n, v in zip(names, values, strict=True)]
+    wrt = tuple(i for i, ty in enumerate(types) if can_hold_gradient(ty))
+    compiled = differentiated.compiled_for(values, wrt)
+    outputs, saved = compiled.forward(values)
+    out = outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+    def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
+        seeds = list(cotangent) if len(outputs) > 1 else [cotangent]
+        for seed, output in zip(seeds, outputs, strict=True):
+            if _shape_of(seed) != _shape_of(output):
+                raise DifferentiationError(
+                    f"the cotangent has shape {_shape_of(seed)}, "
+                    f"but {scripted.qualname}() returned shape {_shape_of(output)}"
+                )
+        raw = compiled.backward(saved, seeds, retain=True)
+        by_input = dict(zip(compiled.gradient.df_output_vjps, raw, strict=True))
+        result: list[Any] = []
+        for index, value in enumerate(values):
+            if index not in wrt:
+                result.append(None)
+                continue
+            grad_value = by_input.get(index)
+            if grad_value is None:
+                grad_value = np.zeros_like(np.asarray(value, dtype=float))
+            result.append(_cast_like(grad_value, value))
+        return tuple(result)
+
+    return out, vjp_fn
+
+
+def differentiate(graph: Graph) -> Gradient:
+    """Differentiate a typed graph w.r.t. its inputs typed ``requires_grad=1`` (or, when no
+    input says, every input that can hold a gradient) and split it into ``f`` and ``df``.
+
+    >>> gradient = ad.differentiate(scripted.graph_for(x, y))
+    >>> print(gradient.df)
+    """
+    flags = [v.ty.requires_grad if isinstance(v.ty, TensorType) else None for v in graph.inputs]
+    if any(flag is not None for flag in flags):
+        wrt = tuple(i for i, flag in enumerate(flags) if flag)
+    else:
+        wrt = tuple(i for i, v in enumerate(graph.inputs) if can_hold_gradient(v.ty))
+    return differentiate_typed(graph, wrt).gradient
+
+
+@dataclass(frozen=True, slots=True)
+class GradcheckResult:
+    """The outcome of `gradcheck`: the worst element over all differentiated arguments."""
+
+    ok: bool
+    argument: int
+    index: tuple[int, ...]
+    analytic: float
+    numeric: float
+
+    def __str__(self) -> str:
+        verdict = "gradients match" if self.ok else "gradients differ"
+        return (
+            f"{verdict}; worst element: argument {self.argument} at {self.index}: "
+            f"analytic {self.analytic!r}, finite differences {self.numeric!r}"
+        )
+
+
+def gradcheck(
+    fn: Callable[..., Any],
+    *args: Any,
+    eps: float = 1e-6,
+    rtol: float = 1e-5,
+    atol: float = 1e-8,
+    raise_on_failure: bool = True,
+) -> GradcheckResult:
+    """Compare ``vjp(fn)`` against central finite differences, for a random cotangent, on
+    every floating-point argument; report the worst element (and raise if it is off).
+
+    >>> ad.gradcheck(loss, w, x, y)
+    """
+    out, vjp_fn = vjp(fn, *args)
+    rng = np.random.default_rng(0)
+    outputs = out if isinstance(out, tuple) else (out,)
+    cotangents = [rng.standard_normal(np.shape(o)) for o in outputs]
+    analytic = vjp_fn(tuple(cotangents) if isinstance(out, tuple) else cotangents[0])
+    plain = _as_script(fn).fn
+
+    def projected(values: list[Any]) -> float:
+        result = plain(*values)
+        results = result if isinstance(result, tuple) else (result,)
+        return float(
+            sum(np.sum(c * np.asarray(r)) for c, r in zip(cotangents, results, strict=True))
+        )
+
+    worst = GradcheckResult(True, -1, (), 0.0, 0.0)
+    worst_excess = -np.inf
+    for position, (argument, grad_value) in enumerate(zip(args, analytic, strict=True)):
+        if grad_value is None:
+            continue
+        base = np.array(argument, dtype=float)
+        for index in np.ndindex(base.shape):
+            shifted = [list(args), list(args)]
+            for sign, values in zip((1.0, -1.0), shifted, strict=True):
+                bumped = base.copy()
+                bumped[index] += sign * eps
+                values[position] = (
+                    float(bumped)
+                    if isinstance(argument, float)
+                    else bumped.astype(np.asarray(argument).dtype)
+                )
+            numeric = (projected(shifted[0]) - projected(shifted[1])) / (2 * eps)
+            value = float(np.asarray(grad_value)[index])
+            excess = abs(value - numeric) - (atol + rtol * abs(numeric))
+            if excess > worst_excess:
+                worst_excess = excess
+                worst = GradcheckResult(excess <= 0, position, index, value, numeric)
+    if raise_on_failure and not worst.ok:
+        raise DifferentiationError(str(worst))
+    return worst
