@@ -119,7 +119,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--stage",
         choices=list(STAGES),
         default="parsed",
-        help="parsed: as compiled, helpers inlined; typed: specialised to the --arg types",
+        help="parsed: as compiled, helpers inlined; typed: specialised to the --arg types; "
+        "grad: with its reverse program (GradOf blocks); optimized: after the reverse "
+        "optimisations; f, df: the forward and backward graphs; all: every stage in turn",
+    )
+    dump.add_argument(
+        "--wrt",
+        default=None,
+        metavar="NAMES",
+        help="comma-separated parameters to differentiate (default: every floating-point one)",
     )
     dump.add_argument(
         "--arg",
@@ -241,7 +249,7 @@ def parameter_types(function: ScriptFunction, given: dict[str, Type]) -> list[Ty
     missing = [name for name in names if name not in given]
     if missing:
         raise CommandError(
-            f"--stage typed needs a type for every parameter of {function.qualname}(); "
+            f"this stage needs a type for every parameter of {function.qualname}(); "
             f"missing: {_quoted(missing)} (give --arg NAME=f64[3,4], NAME=5, ...)"
         )
     return [given[name] for name in names]
@@ -251,18 +259,66 @@ def _quoted(names: list[str]) -> str:
     return ", ".join(f"'{name}'" for name in names)
 
 
-def dump_parsed(function: ScriptFunction, types: dict[str, Type]) -> str:
+def dump_parsed(function: ScriptFunction, types: dict[str, Type], wrt: str | None) -> str:
     return print_graph(function.graph)
 
 
-def dump_typed(function: ScriptFunction, types: dict[str, Type]) -> str:
+def dump_typed(function: ScriptFunction, types: dict[str, Type], wrt: str | None) -> str:
     return print_graph(function.graph_for_types(parameter_types(function, types)))
 
 
+def gradient_stages(function: ScriptFunction, types: dict[str, Type], wrt: str | None) -> Any:
+    """Every stage of differentiating ``function`` w.r.t. ``wrt`` (default: every parameter
+    that can hold a gradient)."""
+    from autodiff.pipeline import compile_gradient  # loads the derivative formulas
+    from passes.requires_grad import can_hold_gradient
+
+    ordered = parameter_types(function, types)
+    names = list(function.signature.parameters)
+    if wrt is None:
+        positions = [i for i, ty in enumerate(ordered) if can_hold_gradient(ty)]
+    else:
+        wanted = [name.strip() for name in wrt.split(",") if name.strip()]
+        unknown = [name for name in wanted if name not in names]
+        if unknown:
+            raise CommandError(
+                f"--wrt names no parameter {_quoted(unknown)} of {function.qualname}()"
+            )
+        positions = [names.index(name) for name in wanted]
+    return compile_gradient(function.graph, ordered, positions)
+
+
+def _stage(name: str) -> Callable[[ScriptFunction, dict[str, Type], str | None], str]:
+    def dump(function: ScriptFunction, types: dict[str, Type], wrt: str | None) -> str:
+        stages = gradient_stages(function, types, wrt)
+        if name in ("f", "df"):
+            return print_graph(getattr(stages.gradient, name))
+        return print_graph(getattr(stages, name))
+
+    return dump
+
+
+def dump_all(function: ScriptFunction, types: dict[str, Type], wrt: str | None) -> str:
+    stages = gradient_stages(function, types, wrt)
+    parts = [
+        ("parsed", function.graph),
+        ("typed", stages.typed),
+        ("grad", stages.grad),
+        ("optimized", stages.optimized),
+    ]
+    text = "".join(f"# ---- {name} ----\n{print_graph(graph)}\n" for name, graph in parts)
+    return text + f"# ---- f and df ----\n{stages.gradient}"
+
+
 # Each stage prints a function's IR at one point of the pipeline.
-STAGES: dict[str, Callable[[ScriptFunction, dict[str, Type]], str]] = {
+STAGES: dict[str, Callable[[ScriptFunction, dict[str, Type], str | None], str]] = {
     "parsed": dump_parsed,
     "typed": dump_typed,
+    "grad": _stage("grad"),
+    "optimized": _stage("optimized"),
+    "f": _stage("f"),
+    "df": _stage("df"),
+    "all": dump_all,
 }
 
 
@@ -277,7 +333,7 @@ def run_dump(args: argparse.Namespace) -> int:
         raise CommandError(f"{path} has no function '{function_name}'")
     if not callable(found):
         raise CommandError(f"{path}:{function_name} is a {type(found).__name__}, not a function")
-    sys.stdout.write(STAGES[args.stage](script(found), types))
+    sys.stdout.write(STAGES[args.stage](script(found), types, args.wrt))
     return 0
 
 

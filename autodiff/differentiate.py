@@ -78,7 +78,7 @@ def add_reverse(graph: Graph, wrt: list[Value]) -> ReverseDetails:
     # 1. One vjp parameter per output that needs a gradient.
     for index, output in enumerate(graph.outputs):
         if output in needs:
-            vjp = details.reverse_block.add_input(output.ty, _grad_name(output))
+            vjp = details.reverse_block.add_input(output.ty, _grad_name(output) or "dout")
             builder.set_grad(output, vjp)
             details.df_input_vjps.append(index)
 

@@ -66,4 +66,13 @@ def differentiate_typed(typed: Graph, wrt: Sequence[int]) -> Stages:
     optimized = grad.copy()
     run_passes(optimized, [(name, {}) for name in REVERSE_OPTIMISATION])
     gradient = lambda_lift(optimized.copy())
+    _name_gradients(gradient)
     return Stages(typed, grad, optimized, gradient)
+
+
+def _name_gradients(gradient: Gradient) -> None:
+    """Name each result of ``df`` after the input it is the gradient of (``%dw1``)."""
+    for result, index in zip(gradient.df.outputs, gradient.df_output_vjps, strict=True):
+        hint = gradient.f.inputs[index].name_hint
+        if hint and result.node.kind != "prim::Param":
+            result.name_hint = f"d{hint}"

@@ -134,6 +134,8 @@ class _Specializer:
             for param in body.inputs:
                 self.states[param] = State.NONZERO
             self.visit_block(body)
+        elif kind == "prim::TupleUnpack" and self.unpacks_known_parts(node):
+            return
         else:
             # prim::Loop carries values whose state may change between iterations: UNKNOWN.
             for inner in node.blocks:
@@ -141,6 +143,22 @@ class _Specializer:
             ordinary = kind in OPS and kind not in _MAY_FORWARD_ZERO and kind != "prim::Loop"
             for out in node.outputs:
                 self.states[out] = State.NONZERO if ordinary else State.UNKNOWN
+
+    def unpacks_known_parts(self, node: Node) -> bool:
+        """Give a TupleUnpack's outputs the states of the parts it unpacks, when known: those
+        of a TupleConstruct's operands, or ordinary values when an operator's kernel made the
+        tuple (kernels never return the sentinel)."""
+        producer = node.inputs[0].node
+        if producer.kind == "prim::TupleConstruct":
+            for out, part in zip(node.outputs, producer.inputs, strict=True):
+                self.states[out] = self.state(part)
+            return True
+        op = OPS.get(producer.kind)
+        if op is not None and op.kernel is not None and producer.kind not in _MAY_FORWARD_ZERO:
+            for out in node.outputs:
+                self.states[out] = State.NONZERO
+            return True
+        return False
 
     # -- prim::AutogradAdd -----------------------------------------------------------------
 

@@ -113,7 +113,7 @@ def test_typed_stage(model: Path, capsys: pytest.CaptureFixture[str]) -> None:
 def test_typed_stage_needs_every_parameter(model: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["dump", f"{model}:f", "--stage", "typed", "--arg", "x=f64[3,4]"]) == 1
     err = capsys.readouterr().err
-    assert "error: --stage typed needs a type for every parameter of f(); missing: 'w', 'n'" in err
+    assert "error: this stage needs a type for every parameter of f(); missing: 'w', 'n'" in err
 
 
 def test_unknown_parameter(model: Path, capsys: pytest.CaptureFixture[str]) -> None:
