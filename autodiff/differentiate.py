@@ -9,6 +9,16 @@
 # DCE never drops it. Its attributes make it self-describing: `output_vjps` lists the graph
 # outputs whose vjps are the block's parameters, `input_grads` the graph inputs whose gradients
 # are the block's results (and the node's outputs), so later passes need nothing but the IR.
+
+# Note [Static control flow]
+# The reverse program follows straight-line code. Control flow that a gradient flows through is
+# straightened before differentiating, when its decisions are known at compile time: the Python
+# int and bool arguments of such a function become constants of its compiled gradient (their
+# values join the cache key, Note [Gradient cache] in `autodiff.grad`), constant propagation
+# inlines the branch a prim::If on them takes, and `unroll_loops` unrolls each prim::Loop whose
+# condition becomes a constant iteration after iteration (``for t in range(x.shape[0])``,
+# ``for _ in range(k)``, ``while i < k``). A decision that depends on array data is refused at
+# its ``if`` or loop: differentiating data-dependent control flow is not supported yet.
 """
 
 from __future__ import annotations
@@ -19,13 +29,23 @@ from autodiff.derivatives import Formula, formula_for
 from autodiff.errors import DifferentiationError
 from ir.graph import Block, Graph, Node, Value
 from ir.ops import OPS
-from ir.types import NONE, TensorType, TupleType
+from ir.types import INT, NONE, TensorType, TupleType
+from passes.constant_propagation import constant_value, is_constant, propagate_constants
 from passes.requires_grad import values_requiring_grad
 
 REVERSE = "prim::Reverse"
 
+# Beyond this many iterations a loop is not unrolled: its reverse program would be as long.
+MAX_UNROLLED_ITERATIONS = 1000
+
 # Nodes that compute no gradient-carrying value, whatever their inputs.
 _NO_GRADIENT = {"prim::Constant"}
+
+# What is left of control flow once Note [Static control flow] has straightened what it can.
+_CONTROL_FLOW = {
+    "prim::If": "an if statement whose condition",
+    "prim::Loop": "a loop whose number of iterations",
+}
 
 
 @dataclass
@@ -99,6 +119,83 @@ def add_reverse(graph: Graph, wrt: list[Value]) -> ReverseDetails:
     return details
 
 
+def unroll_loops(graph: Graph, wrt: list[Value]) -> bool:
+    """Unroll every top-level prim::Loop that a gradient w.r.t. ``wrt`` flows through, one
+    iteration at a time while its condition folds to a constant. Returns True if changed.
+    See Note [Static control flow].
+
+    Given:   %c : int = prim::Constant[value=2]()
+             %y = prim::Loop(%c, %true, %x)
+               block0(%i : int, %h):
+                 %h.1 = aten::sin(%h)
+                 -> (%true, %h.1)
+    Execute: unroll_loops(graph, [%x])
+    Result:  %h.1 = aten::sin(%x)
+             %h.2 = aten::sin(%h.1)       (%y is %h.2)
+    """
+    changed = False
+    while True:
+        needs = values_requiring_grad(graph, wrt)
+        loop = next(
+            (
+                node
+                for node in graph.nodes()
+                if node.kind == "prim::Loop" and any(out in needs for out in node.outputs)
+            ),
+            None,
+        )
+        if loop is None:
+            return changed
+        _unroll(graph, loop)
+        changed = True
+
+
+def _unroll(graph: Graph, loop: Node) -> None:
+    """Peel iterations off ``loop`` until constant propagation removes what remains of it."""
+    propagate_constants(graph)
+    iteration = 0
+    while loop.in_block:
+        if not (is_constant(loop.inputs[0]) and is_constant(loop.inputs[1])):
+            raise DifferentiationError(
+                "cannot differentiate through a loop whose number of iterations depends on "
+                "array data (data-dependent control flow is not supported yet)",
+                loop.source_range,
+            )
+        if iteration == MAX_UNROLLED_ITERATIONS:
+            raise DifferentiationError(
+                f"cannot differentiate through a loop of more than {MAX_UNROLLED_ITERATIONS} "
+                "iterations: it is unrolled, one copy of its body per iteration",
+                loop.source_range,
+            )
+        _peel(graph, loop, iteration)
+        propagate_constants(graph)
+        iteration += 1
+
+
+def _peel(graph: Graph, loop: Node, iteration: int) -> None:
+    """Copy ``loop``'s body in front of it as iteration ``iteration``, and make the loop's
+    operands describe the iterations still to run: constant propagation then drops the loop
+    once its trip count reaches 0 or its condition is False, forwarding the carried values."""
+    body = loop.blocks[0]
+    counter, *params = body.inputs
+    condition, *results = body.outputs
+    copies: dict[Value, Value] = dict(zip(params, loop.inputs[2:], strict=True))
+
+    def lookup(value: Value) -> Value:
+        return copies.get(value, value)
+
+    with graph.inserting_before(loop):
+        copies[counter] = graph.insert_constant(iteration, INT, loop.source_range)
+        remaining = int(constant_value(loop.inputs[0])) - 1
+        loop.replace_input(0, graph.insert_constant(remaining, INT, loop.source_range))
+        for inner in body.nodes():
+            copy = graph.insert_node(graph.create_clone(inner, lookup))
+            copies.update(zip(inner.outputs, copy.outputs, strict=True))
+    loop.replace_input(1, lookup(condition))
+    for offset, result in enumerate(results):
+        loop.replace_input(2 + offset, lookup(result))
+
+
 def _grad_name(value: Value) -> str | None:
     return f"d{value.name_hint}" if value.name_hint else None
 
@@ -135,11 +232,15 @@ class _ReverseBuilder:
         if node.kind == "prim::TupleConstruct":
             self.differentiate_tuple(node)
             return
+        if node.kind in _CONTROL_FLOW:
+            raise DifferentiationError(
+                f"cannot differentiate through {_CONTROL_FLOW[node.kind]} that depends on array "
+                "data (data-dependent control flow is not supported yet)",
+                node.source_range,
+            )
         formula = formula_for(node)
         if formula is None:
-            raise DifferentiationError(
-                f"{node.kind} is not differentiable", node.source_range
-            )
+            raise DifferentiationError(f"{node.kind} is not differentiable", node.source_range)
         context = self.inline_forward(node, formula)
         output_grads = [self.get_grad(out) for out in context.outputs]
         grad_of = self.graph.create(
@@ -225,4 +326,3 @@ def _set_ranges(block: Block, origin: Node) -> None:
         inner.source_range = origin.source_range
         for nested in inner.blocks:
             _set_ranges(nested, origin)
-

@@ -2,14 +2,17 @@
 
 # Note [Gradient cache]
 # A GradFunction compiles one CompiledGradient per (signature key, argnums): the key has each
-# argument's kind, dtype and shape, as for plain calls (Note [Specialisation cache]). Only a
+# argument's kind, dtype and shape, as for plain calls (Note [Specialisation cache]). When a
+# gradient flows through control flow, the values of the Python int and bool arguments join the
+# key, as they become constants of the compiled gradient (Note [Static control flow] in
+# `autodiff.differentiate`); `static_signatures` remembers which signatures those are. Only a
 # compilation that succeeded is stored, so an error leaves nothing behind.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,7 +20,11 @@ import numpy as np
 
 from autodiff.errors import DifferentiationError
 from autodiff.gradient import Gradient
-from autodiff.pipeline import differentiate_typed, typed_graph
+from autodiff.pipeline import (
+    differentiate_typed,
+    gradient_flows_through_control_flow,
+    typed_graph,
+)
 from autodiff.runtime import CompiledGradient
 from autodiff.script import ScriptFunction
 from autodiff.specialize import SignatureKey, argument_type, signature_key
@@ -41,16 +48,18 @@ class _Differentiated:
 
     def __init__(self, fn: Callable[..., Any]) -> None:
         self.scripted = _as_script(fn)
-        self.cache: dict[tuple[SignatureKey, tuple[int, ...]], CompiledGradient] = {}
+        self.cache: dict[tuple[Hashable, ...], CompiledGradient] = {}
+        self.static_signatures: set[tuple[SignatureKey, tuple[int, ...]]] = set()
 
     @property
     def qualname(self) -> str:
         return self.scripted.qualname
 
     def compiled_for(self, values: Sequence[Any], wrt: tuple[int, ...]) -> CompiledGradient:
-        """The compiled gradient for these arguments w.r.t. the parameters ``wrt``."""
-        key = (signature_key(values), wrt)
-        compiled = self.cache.get(key)
+        """The compiled gradient for these arguments w.r.t. the parameters ``wrt``.
+        See Note [Gradient cache]."""
+        signature = (signature_key(values), wrt)
+        compiled = self.cache.get(self.cache_key(signature, values))
         if compiled is None:
             names = list(self.scripted.signature.parameters)
             types = [
@@ -60,9 +69,22 @@ class _Differentiated:
             for index in wrt:
                 self.check_differentiable(names, index, types)
             typed = typed_graph(self.scripted.graph, types)
+            if signature not in self.static_signatures and gradient_flows_through_control_flow(
+                typed, wrt
+            ):
+                self.static_signatures.add(signature)
+            if signature in self.static_signatures:
+                typed = typed_graph(self.scripted.graph, types, _static_numbers(values))
             compiled = CompiledGradient(differentiate_typed(typed, wrt).gradient)
-            self.cache[key] = compiled
+            self.cache[self.cache_key(signature, values)] = compiled
         return compiled
+
+    def cache_key(
+        self, signature: tuple[SignatureKey, tuple[int, ...]], values: Sequence[Any]
+    ) -> tuple[Hashable, ...]:
+        if signature in self.static_signatures:
+            return (*signature, tuple(sorted(_static_numbers(values).items())))
+        return signature
 
     def check_differentiable(self, names: list[str], index: int, types: list[Type]) -> None:
         if not -len(names) <= index < len(names):
@@ -76,6 +98,11 @@ class _Differentiated:
                 f"'{names[index]}' of type {ty}: only floating-point arrays and Python floats "
                 "have gradients"
             )
+
+
+def _static_numbers(values: Sequence[Any]) -> dict[int, int | bool]:
+    """The Python int and bool arguments by position: see Note [Static control flow]."""
+    return {i: value for i, value in enumerate(values) if isinstance(value, int)}
 
 
 def _shape_of(value: Any) -> tuple[int, ...]:

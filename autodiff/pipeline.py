@@ -7,15 +7,16 @@ Every stage is a graph that `autodiff dump --stage` can print.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from autodiff.differentiate import add_reverse
+from autodiff.differentiate import add_reverse, unroll_loops
 from autodiff.gradient import Gradient
 from autodiff.lambda_lift import lambda_lift
 from ir.graph import Graph
 from ir.types import Type
 from passes.registry import run_passes
+from passes.requires_grad import values_requiring_grad
 from passes.shape_propagation import propagate_shapes, specialise
 
 # Note [Optimisation order]
@@ -46,11 +47,30 @@ class Stages:
     gradient: Gradient
 
 
-def typed_graph(graph: Graph, input_types: Sequence[Type]) -> Graph:
-    """``graph`` specialised to ``input_types`` and cleaned up (the ``typed`` stage)."""
+def typed_graph(
+    graph: Graph, input_types: Sequence[Type], constants: Mapping[int, object] | None = None
+) -> Graph:
+    """``graph`` specialised to ``input_types`` and cleaned up (the ``typed`` stage). The
+    inputs at the positions of ``constants`` are read as those values (they stay inputs):
+    Note [Static control flow] in `autodiff.differentiate`."""
     typed = specialise(graph, input_types)
+    for index, value in (constants or {}).items():
+        parameter = typed.inputs[index]
+        constant = typed.create("prim::Constant", (), (parameter.ty,), {"value": value})
+        typed.block.prepend_node(constant)
+        parameter.replace_all_uses_with(constant.output)
     run_passes(typed, [(name, {}) for name in FORWARD_CLEANUP])
     return typed
+
+
+def gradient_flows_through_control_flow(typed: Graph, wrt: Sequence[int]) -> bool:
+    """True when a prim::If or prim::Loop of ``typed`` computes a value that needs a gradient
+    w.r.t. the inputs at ``wrt``: then Note [Static control flow] applies."""
+    needs = values_requiring_grad(typed, [typed.inputs[i] for i in wrt])
+    return any(
+        node.kind in ("prim::If", "prim::Loop") and any(out in needs for out in node.outputs)
+        for node in typed.all_nodes()
+    )
 
 
 def compile_gradient(graph: Graph, input_types: Sequence[Type], wrt: Sequence[int]) -> Stages:
@@ -61,6 +81,7 @@ def compile_gradient(graph: Graph, input_types: Sequence[Type], wrt: Sequence[in
 def differentiate_typed(typed: Graph, wrt: Sequence[int]) -> Stages:
     """Differentiate a typed graph w.r.t. its inputs at positions ``wrt``, optimise, lift."""
     grad = typed.copy()
+    unroll_loops(grad, [grad.inputs[i] for i in wrt])
     add_reverse(grad, [grad.inputs[i] for i in wrt])
     propagate_shapes(grad)
     optimized = grad.copy()
