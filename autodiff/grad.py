@@ -25,11 +25,11 @@ from autodiff.pipeline import (
     gradient_flows_through_control_flow,
     typed_graph,
 )
-from autodiff.runtime import CompiledGradient
+from autodiff.runtime import CompiledGradient, Saved
 from autodiff.script import ScriptFunction
 from autodiff.specialize import SignatureKey, argument_type, signature_key
 from ir.graph import Graph
-from ir.types import TensorType, Type
+from ir.types import TensorType, TupleType, Type
 from passes.requires_grad import can_hold_gradient
 
 Argnums = int | tuple[int, ...]
@@ -43,19 +43,35 @@ def _argnum_tuple(argnums: Argnums) -> tuple[int, ...]:
     return (argnums,) if isinstance(argnums, int) else tuple(argnums)
 
 
+@dataclass(frozen=True, slots=True)
+class CompiledFunction:
+    """A function's compiled gradient for one call signature. When the function returns a
+    tuple, its elements are the gradient's outputs, one vjp each."""
+
+    runtime: CompiledGradient
+    returns_tuple: bool
+
+    def forward(self, values: Sequence[Any]) -> tuple[list[Any], Saved]:
+        return self.runtime.forward(values)
+
+    def result(self, outputs: list[Any]) -> Any:
+        """The outputs of a forward run as the plain function returns them."""
+        return tuple(outputs) if self.returns_tuple else outputs[0]
+
+
 class _Differentiated:
     """A scripted function together with compiled gradients per call signature."""
 
     def __init__(self, fn: Callable[..., Any]) -> None:
         self.scripted = _as_script(fn)
-        self.cache: dict[tuple[Hashable, ...], CompiledGradient] = {}
+        self.cache: dict[tuple[Hashable, ...], CompiledFunction] = {}
         self.static_signatures: set[tuple[SignatureKey, tuple[int, ...]]] = set()
 
     @property
     def qualname(self) -> str:
         return self.scripted.qualname
 
-    def compiled_for(self, values: Sequence[Any], wrt: tuple[int, ...]) -> CompiledGradient:
+    def compiled_for(self, values: Sequence[Any], wrt: tuple[int, ...]) -> CompiledFunction:
         """The compiled gradient for these arguments w.r.t. the parameters ``wrt``.
         See Note [Gradient cache]."""
         signature = (signature_key(values), wrt)
@@ -75,7 +91,9 @@ class _Differentiated:
                 self.static_signatures.add(signature)
             if signature in self.static_signatures:
                 typed = typed_graph(self.scripted.graph, types, _static_numbers(values))
-            compiled = CompiledGradient(differentiate_typed(typed, wrt).gradient)
+            returns_tuple = isinstance(typed.outputs[0].ty, TupleType) if typed.outputs else False
+            gradient = differentiate_typed(typed, wrt).gradient
+            compiled = CompiledFunction(CompiledGradient(gradient), returns_tuple)
             self.cache[self.cache_key(signature, values)] = compiled
         return compiled
 
@@ -110,11 +128,15 @@ def _shape_of(value: Any) -> tuple[int, ...]:
 
 
 def _check_scalar(qualname: str, value: Any) -> None:
-    if np.size(value) != 1 or isinstance(value, tuple):
-        shape = "a tuple" if isinstance(value, tuple) else f"shape {_shape_of(value)}"
+    needs = f"grad requires {qualname}() to return a scalar (a 0-d or one-element array)"
+    if isinstance(value, tuple):
         raise DifferentiationError(
-            f"grad requires {qualname}() to return a scalar (a 0-d or one-element array), "
-            f"but it returned {shape}; use ad.vjp for non-scalar outputs"
+            f"{needs}, but it returned a tuple of {len(value)}; "
+            "with has_aux=True it may return a pair (value, aux)"
+        )
+    if np.size(value) != 1:
+        raise DifferentiationError(
+            f"{needs}, but it returned shape {_shape_of(value)}; use ad.vjp for non-scalar outputs"
         )
 
 
@@ -128,12 +150,15 @@ def _cast_like(grad: Any, argument: Any) -> Any:
 
 def _gradients(
     compiled: CompiledGradient,
-    saved: Any,
+    saved: Saved,
     seeds: list[Any],
     values: Sequence[Any],
     wrt: tuple[int, ...],
+    *,
+    retain: bool = False,
 ) -> list[Any]:
-    raw = compiled.backward(saved, seeds)
+    """The gradients of the arguments at ``wrt`` for these vjps, shaped like the arguments."""
+    raw = compiled.backward(saved, seeds, retain=retain)
     by_input = dict(zip(compiled.gradient.df_output_vjps, raw, strict=True))
     result = []
     for index in wrt:
@@ -165,25 +190,26 @@ class GradFunction(_Differentiated):
         wrt = tuple(i % len(values) for i in _argnum_tuple(self.argnums))
         compiled = self.compiled_for(values, wrt)
         outputs, saved = compiled.forward(values)
-        value, aux = self.split_aux(outputs)
+        value, aux = self.split_aux(compiled.result(outputs))
         _check_scalar(self.qualname, value)
         seeds: list[Any] = [np.ones_like(np.asarray(value))]
         seeds.extend(None for _ in outputs[1:])
-        grads = _gradients(compiled, saved, seeds, values, wrt)
+        grads = _gradients(compiled.runtime, saved, seeds, values, wrt)
         grad: Any = grads[0] if isinstance(self.argnums, int) else tuple(grads)
         if self.with_value:
             result: Any = (value, aux) if self.has_aux else value
             return result, grad
         return (grad, aux) if self.has_aux else grad
 
-    def split_aux(self, outputs: list[Any]) -> tuple[Any, Any]:
+    def split_aux(self, result: Any) -> tuple[Any, Any]:
+        """The value to differentiate and the auxiliary data, from what the function returned."""
         if not self.has_aux:
-            return outputs[0], None
-        if len(outputs) != 2:
+            return result, None
+        if not (isinstance(result, tuple) and len(result) == 2):
             raise DifferentiationError(
                 f"has_aux=True needs {self.qualname}() to return a pair (value, aux)"
             )
-        return outputs[0], outputs[1]
+        return result[0], result[1]
 
 
 def grad(fn: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False) -> GradFunction:
@@ -220,28 +246,24 @@ def vjp(fn: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple[
     wrt = tuple(i for i, ty in enumerate(types) if can_hold_gradient(ty))
     compiled = differentiated.compiled_for(values, wrt)
     outputs, saved = compiled.forward(values)
-    out = outputs[0] if len(outputs) == 1 else tuple(outputs)
+    out = compiled.result(outputs)
 
     def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
-        seeds = list(cotangent) if len(outputs) > 1 else [cotangent]
+        seeds = list(cotangent) if compiled.returns_tuple else [cotangent]
+        if len(seeds) != len(outputs):
+            raise DifferentiationError(
+                f"the cotangent has {len(seeds)} parts, but {scripted.qualname}() returned "
+                f"a tuple of {len(outputs)}"
+            )
         for seed, output in zip(seeds, outputs, strict=True):
-            if _shape_of(seed) != _shape_of(output):
+            if seed is not None and _shape_of(seed) != _shape_of(output):
                 raise DifferentiationError(
                     f"the cotangent has shape {_shape_of(seed)}, "
                     f"but {scripted.qualname}() returned shape {_shape_of(output)}"
                 )
-        raw = compiled.backward(saved, seeds, retain=True)
-        by_input = dict(zip(compiled.gradient.df_output_vjps, raw, strict=True))
-        result: list[Any] = []
-        for index, value in enumerate(values):
-            if index not in wrt:
-                result.append(None)
-                continue
-            grad_value = by_input.get(index)
-            if grad_value is None:
-                grad_value = np.zeros_like(np.asarray(value, dtype=float))
-            result.append(_cast_like(grad_value, value))
-        return tuple(result)
+        grads = _gradients(compiled.runtime, saved, seeds, values, wrt, retain=True)
+        by_position = dict(zip(wrt, grads, strict=True))
+        return tuple(by_position.get(index) for index in range(len(values)))
 
     return out, vjp_fn
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from autodiff.derivatives import flatten_tuple_return
 from autodiff.differentiate import add_reverse, unroll_loops
 from autodiff.gradient import Gradient
 from autodiff.lambda_lift import lambda_lift
@@ -79,8 +80,10 @@ def compile_gradient(graph: Graph, input_types: Sequence[Type], wrt: Sequence[in
 
 
 def differentiate_typed(typed: Graph, wrt: Sequence[int]) -> Stages:
-    """Differentiate a typed graph w.r.t. its inputs at positions ``wrt``, optimise, lift."""
+    """Differentiate a typed graph w.r.t. its inputs at positions ``wrt``, optimise, lift.
+    A function that returns a tuple gets one output per element, each with its own vjp."""
     grad = typed.copy()
+    flatten_tuple_return(grad)
     unroll_loops(grad, [grad.inputs[i] for i in wrt])
     add_reverse(grad, [grad.inputs[i] for i in wrt])
     propagate_shapes(grad)
