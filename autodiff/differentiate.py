@@ -234,8 +234,8 @@ class _ReverseBuilder:
             return
         if node.kind in _CONTROL_FLOW:
             raise DifferentiationError(
-                f"cannot differentiate through {_CONTROL_FLOW[node.kind]} that depends on array "
-                "data (data-dependent control flow is not supported yet)",
+                f"cannot differentiate through {_CONTROL_FLOW[node.kind]} depends on array data "
+                "(data-dependent control flow is not supported yet)",
                 node.source_range,
             )
         formula = formula_for(node)
