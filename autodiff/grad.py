@@ -105,10 +105,6 @@ class _Differentiated:
         return signature
 
     def check_differentiable(self, names: list[str], index: int, types: list[Type]) -> None:
-        if not -len(names) <= index < len(names):
-            raise DifferentiationError(
-                f"argnums {index} is out of range: {self.qualname}() has {len(names)} parameters"
-            )
         ty = types[index]
         if not can_hold_gradient(ty) or (isinstance(ty, TensorType) and ty.dtype is None):
             raise DifferentiationError(
@@ -187,7 +183,7 @@ class GradFunction(_Differentiated):
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         values = self.scripted.runtime_values(args, kwargs)
-        wrt = tuple(i % len(values) for i in _argnum_tuple(self.argnums))
+        wrt = self.positions(len(values))
         compiled = self.compiled_for(values, wrt)
         outputs, saved = compiled.forward(values)
         value, aux = self.split_aux(compiled.result(outputs))
@@ -200,6 +196,17 @@ class GradFunction(_Differentiated):
             result: Any = (value, aux) if self.has_aux else value
             return result, grad
         return (grad, aux) if self.has_aux else grad
+
+    def positions(self, count: int) -> tuple[int, ...]:
+        """``argnums`` as parameter positions (negative ones count from the end)."""
+        positions = []
+        for index in _argnum_tuple(self.argnums):
+            if not -count <= index < count:
+                raise DifferentiationError(
+                    f"argnums {index} is out of range: {self.qualname}() has {count} parameters"
+                )
+            positions.append(index % count)
+        return tuple(positions)
 
     def split_aux(self, result: Any) -> tuple[Any, Any]:
         """The value to differentiate and the auxiliary data, from what the function returned."""
