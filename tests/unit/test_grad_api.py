@@ -1,0 +1,364 @@
+"""The gradient API: argnums, has_aux, scalar checks and error messages, gradient types, vjp,
+the compilation cache, what may be differentiated, and gradcheck's report."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+import autodiff as ad
+from autodiff.grad import GradFunction
+
+RNG = np.random.default_rng(0)
+X = RNG.standard_normal((3, 4))
+Y = RNG.standard_normal(4)
+
+SCALE = 2.0  # read by `scaled_sum` when it is scripted; a test changes it afterwards
+
+
+def loss(x, y):
+    return np.sum(np.tanh(x * y) * x)
+
+
+def loss_grads(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """d loss / dx and d loss / dy, by hand."""
+    t = np.tanh(x * y)
+    inner = x * (1.0 - t * t)
+    return t + inner * y, np.sum(inner * x, axis=0)
+
+
+def loss_with_aux(x, y):
+    z = x * y
+    return np.sum(z * z), z
+
+
+def elementwise(x):
+    return x * 2.0
+
+
+def pair(x):
+    return np.sum(x), x
+
+
+def step(x, lr: float):
+    return np.sum((x - lr * x) ** 2) * lr
+
+
+def power(x, n: int):
+    return np.sum(x**n)
+
+
+def branch_on_int(x, k: int):
+    if k > 1:
+        return np.sum(np.sin(x) * k)
+    return np.sum(x * x)
+
+
+def branch_on_data(x):
+    if np.sum(x) > 0:
+        return np.sum(x * x)
+    return np.sum(x)
+
+
+def loop_on_data(x):
+    y = x
+    while np.max(np.abs(y)) > 0.5:
+        y = y * 0.5
+    return np.sum(y)
+
+
+def scaled_sum(x):
+    return np.sum(x * x * SCALE)
+
+
+def unused(x, y):
+    return np.sum(x * 3.0)
+
+
+def one_element(x):
+    return np.sum(x, axis=1, keepdims=True)[:1, :]
+
+
+def mixed(x, n: int, y):
+    return x * n + y
+
+
+def cube(x):
+    return np.sum(x * x * x)
+
+
+def mismatched(x, y):
+    return np.sum(x * y)
+
+
+# ---- argnums ------------------------------------------------------------------------------------
+
+
+def test_argnums_int_tuple_and_negative() -> None:
+    dx, dy = loss_grads(X, Y)
+    np.testing.assert_allclose(ad.grad(loss)(X, Y), dx, rtol=1e-12)
+    np.testing.assert_allclose(ad.grad(loss, argnums=1)(X, Y), dy, rtol=1e-12)
+    np.testing.assert_allclose(ad.grad(loss, argnums=-1)(X, Y), dy, rtol=1e-12)
+    both = ad.grad(loss, argnums=(0, 1))(X, Y)
+    assert isinstance(both, tuple)
+    assert len(both) == 2
+    np.testing.assert_allclose(both[0], dx, rtol=1e-12)
+    np.testing.assert_allclose(both[1], dy, rtol=1e-12)
+    (only,) = ad.grad(loss, argnums=(1,))(X, Y)
+    np.testing.assert_allclose(only, dy, rtol=1e-12)
+    reordered = ad.grad(loss, argnums=(-1, 0))(X, Y)
+    np.testing.assert_allclose(reordered[0], dy, rtol=1e-12)
+    np.testing.assert_allclose(reordered[1], dx, rtol=1e-12)
+
+
+def test_keyword_arguments_bind_as_in_python() -> None:
+    np.testing.assert_allclose(ad.grad(loss, argnums=1)(X, y=Y), loss_grads(X, Y)[1])
+
+
+@pytest.mark.parametrize("argnums", [2, -3, (0, 2)])
+def test_argnums_out_of_range(argnums: Any) -> None:
+    with pytest.raises(ad.DifferentiationError, match=r"argnums .* out of range.* 2 parameters"):
+        ad.grad(loss, argnums=argnums)(X, Y)
+
+
+def test_value_and_grad() -> None:
+    value, (dx, dy) = ad.value_and_grad(loss, argnums=(0, 1))(X, Y)
+    assert value == pytest.approx(loss(X, Y), rel=1e-14)
+    assert type(value) is type(loss(X, Y))
+    np.testing.assert_allclose(dx, loss_grads(X, Y)[0], rtol=1e-12)
+    np.testing.assert_allclose(dy, loss_grads(X, Y)[1], rtol=1e-12)
+
+
+# ---- has_aux ------------------------------------------------------------------------------------
+
+
+def test_value_and_grad_with_aux() -> None:
+    (value, aux), dx = ad.value_and_grad(loss_with_aux, has_aux=True)(X, Y)
+    expected_value, expected_aux = loss_with_aux(X, Y)
+    assert value == pytest.approx(expected_value, rel=1e-14)
+    np.testing.assert_allclose(aux, expected_aux, rtol=1e-14)
+    np.testing.assert_allclose(dx, 2.0 * X * Y * Y, rtol=1e-12)
+
+
+def test_grad_with_aux() -> None:
+    (dx, dy), aux = ad.grad(loss_with_aux, argnums=(0, 1), has_aux=True)(X, Y)
+    np.testing.assert_allclose(aux, X * Y, rtol=1e-14)
+    np.testing.assert_allclose(dx, 2.0 * X * Y * Y, rtol=1e-12)
+    np.testing.assert_allclose(dy, np.sum(2.0 * X * X * Y, axis=0), rtol=1e-12)
+
+
+def test_has_aux_needs_a_pair() -> None:
+    with pytest.raises(ad.DifferentiationError, match=r"has_aux=True needs loss\(\) to return"):
+        ad.grad(loss, has_aux=True)(X, Y)
+
+
+# ---- what can be differentiated -----------------------------------------------------------------
+
+
+def test_grad_of_a_non_scalar_names_the_shape() -> None:
+    with pytest.raises(ad.DifferentiationError, match=r"elementwise\(\).*shape \(3, 4\)"):
+        ad.grad(elementwise)(X)
+
+
+def test_grad_of_a_tuple_suggests_has_aux() -> None:
+    with pytest.raises(ad.DifferentiationError, match=r"returned a tuple of 2.*has_aux=True"):
+        ad.grad(pair)(Y)
+
+
+def test_one_element_output_is_accepted() -> None:
+    value, dx = ad.value_and_grad(one_element)(X)
+    assert np.shape(value) == (1, 1)
+    expected = np.zeros_like(X)
+    expected[0] = 1.0
+    np.testing.assert_array_equal(dx, expected)
+
+
+def test_int_argument_cannot_be_differentiated() -> None:
+    with pytest.raises(ad.DifferentiationError, match="argument 'n' of type int"):
+        ad.grad(power, argnums=1)(Y, 3)
+
+
+def test_integer_array_cannot_be_differentiated() -> None:
+    with pytest.raises(ad.DifferentiationError, match="argument 'x'"):
+        ad.grad(power)(np.arange(4), 2)
+
+
+def test_python_float_argument_gets_a_float() -> None:
+    dx, dlr = ad.grad(step, argnums=(0, 1))(Y, 0.25)
+    assert type(dlr) is float
+    # d/dlr [lr * (1 - lr)^2 * sum(x^2)] = ((1 - lr)^2 - 2 lr (1 - lr)) * sum(x^2)
+    assert dlr == pytest.approx((0.75**2 - 0.5 * 0.75) * np.sum(Y * Y), rel=1e-12)
+    np.testing.assert_allclose(dx, 2 * 0.25 * 0.75**2 * Y, rtol=1e-12)
+
+
+def test_float32_in_float32_out() -> None:
+    x32, y32 = X.astype(np.float32), Y.astype(np.float32)
+    value, (dx, dy) = ad.value_and_grad(loss, argnums=(0, 1))(x32, y32)
+    assert np.asarray(value).dtype == np.float32
+    assert dx.dtype == np.float32
+    assert dx.shape == X.shape
+    assert dy.dtype == np.float32
+    assert dy.shape == Y.shape
+    np.testing.assert_allclose(dx, loss_grads(X, Y)[0], rtol=1e-4, atol=1e-5)
+
+
+def test_unused_input_gets_zeros() -> None:
+    dx, dy = ad.grad(unused, argnums=(0, 1))(X, Y)
+    np.testing.assert_array_equal(dx, np.full_like(X, 3.0))
+    np.testing.assert_array_equal(dy, np.zeros_like(Y))
+    assert dy.dtype == Y.dtype
+
+
+def test_data_dependent_if_is_refused_at_the_if() -> None:
+    with pytest.raises(ad.DifferentiationError) as info:
+        ad.grad(branch_on_data)(Y)
+    message = str(info.value)
+    assert "if statement whose condition depends on array data" in message
+    assert "test_grad_api.py:" in message
+    assert "if np.sum(x) > 0:" in message
+
+
+def test_data_dependent_loop_is_refused_at_the_loop() -> None:
+    with pytest.raises(ad.DifferentiationError) as info:
+        ad.grad(loop_on_data)(Y)
+    message = str(info.value)
+    assert "loop whose number of iterations depends on array data" in message
+    assert "while np.max(np.abs(y)) > 0.5:" in message
+
+
+def test_data_dependent_control_flow_still_runs_forward() -> None:
+    assert ad.script(branch_on_data)(Y) == pytest.approx(branch_on_data(Y))
+
+
+# ---- vjp ----------------------------------------------------------------------------------------
+
+
+def test_vjp_returns_the_result_and_a_function_of_the_cotangent() -> None:
+    out, vjp_fn = ad.vjp(mixed, X, 3, Y)
+    np.testing.assert_allclose(out, mixed(X, 3, Y), rtol=1e-14)
+    cotangent = RNG.standard_normal(out.shape)
+    dx, dn, dy = vjp_fn(cotangent)
+    assert dn is None
+    np.testing.assert_allclose(dx, 3 * cotangent, rtol=1e-14)
+    np.testing.assert_allclose(dy, cotangent.sum(axis=0), rtol=1e-14)
+    again = vjp_fn(2.0 * cotangent)
+    np.testing.assert_allclose(again[0], 6 * cotangent, rtol=1e-14)
+    np.testing.assert_allclose(again[2], 2.0 * cotangent.sum(axis=0), rtol=1e-14)
+
+
+def test_vjp_of_a_tuple_result() -> None:
+    out, vjp_fn = ad.vjp(pair, Y)
+    assert isinstance(out, tuple)
+    assert len(out) == 2
+    (dy,) = vjp_fn((2.0, np.ones(4)))
+    np.testing.assert_allclose(dy, np.full(4, 3.0))
+    (dy,) = vjp_fn((None, np.arange(4.0)))
+    np.testing.assert_allclose(dy, np.arange(4.0))
+
+
+def test_vjp_checks_the_cotangent_shape() -> None:
+    _, vjp_fn = ad.vjp(elementwise, X)
+    with pytest.raises(ad.DifferentiationError, match=r"shape \(4,\).*shape \(3, 4\)"):
+        vjp_fn(np.ones(4))
+
+
+# ---- cache --------------------------------------------------------------------------------------
+
+
+def test_second_call_compiles_nothing_new() -> None:
+    dloss = ad.grad(loss, argnums=(0, 1))
+    dloss(X, Y)
+    assert len(dloss.cache) == 1
+    (compiled,) = dloss.cache.values()
+    dloss(X + 1.0, Y * 2.0)
+    assert len(dloss.cache) == 1
+    assert next(iter(dloss.cache.values())) is compiled
+
+
+def test_other_shapes_dtypes_and_argnums_compile_anew() -> None:
+    dloss = ad.grad(loss)
+    dloss(X, Y)
+    dloss(X[:2], Y)
+    dloss(X.astype(np.float32), Y.astype(np.float32))
+    assert len(dloss.cache) == 3
+    dy = ad.grad(loss, argnums=1)
+    dy(X, Y)
+    assert len(dy.cache) == 1
+    assert set(dy.cache).isdisjoint(dloss.cache)
+
+
+def test_int_values_share_a_gradient_without_control_flow() -> None:
+    dpower = ad.grad(power)
+    np.testing.assert_allclose(dpower(Y, 2), 2 * Y, rtol=1e-12)
+    np.testing.assert_allclose(dpower(Y, 3), 3 * Y**2, rtol=1e-12)
+    assert len(dpower.cache) == 1
+
+
+def test_int_values_join_the_key_when_control_flow_carries_the_gradient() -> None:
+    # See Note [Static control flow]: each value of k compiles its own branch.
+    dbranch = ad.grad(branch_on_int)
+    np.testing.assert_allclose(dbranch(Y, 3), 3 * np.cos(Y), rtol=1e-12)
+    np.testing.assert_allclose(dbranch(Y, 1), 2 * Y, rtol=1e-12)
+    np.testing.assert_allclose(dbranch(Y, 3), 3 * np.cos(Y), rtol=1e-12)
+    assert len(dbranch.cache) == 2
+    np.testing.assert_allclose(dbranch(Y, 2), 2 * np.cos(Y), rtol=1e-12)
+    assert len(dbranch.cache) == 3
+
+
+def test_failed_compile_leaves_nothing_and_next_call_works() -> None:
+    dmismatched = ad.grad(mismatched)
+    with pytest.raises(ad.AutodiffError, match="broadcast"):
+        dmismatched(X, np.ones(5))
+    assert dmismatched.cache == {}
+    np.testing.assert_allclose(dmismatched(X, Y), np.broadcast_to(Y, X.shape))
+    assert len(dmismatched.cache) == 1
+
+
+def test_undecorated_function_and_script_function_both_accepted() -> None:
+    scripted = ad.script(loss)
+    assert isinstance(scripted, ad.ScriptFunction)
+    from_plain = ad.grad(loss)
+    from_scripted = ad.grad(scripted)
+    assert isinstance(from_plain, GradFunction)
+    assert from_scripted.scripted is scripted
+    np.testing.assert_allclose(from_plain(X, Y), from_scripted(X, Y), rtol=1e-14)
+    assert from_plain.__name__ == "loss"
+
+
+# ---- gradcheck ----------------------------------------------------------------------------------
+
+
+def test_gradcheck_reports_the_worst_element() -> None:
+    result = ad.gradcheck(loss, X, Y)
+    assert result.ok
+    assert result.argument in (0, 1)
+    assert len(result.index) == (X.ndim if result.argument == 0 else Y.ndim)
+    assert result.analytic == pytest.approx(result.numeric, rel=1e-5, abs=1e-8)
+    assert "gradients match; worst element: argument" in str(result)
+
+
+def test_gradcheck_of_float32_arguments() -> None:
+    assert ad.gradcheck(loss, X.astype(np.float32), Y.astype(np.float32)).ok
+
+
+def test_gradcheck_fails_when_finite_differences_disagree() -> None:
+    # d/dx x^3 = 3x^2, but a central difference with step h gives 3x^2 + h^2.
+    # gradcheck projects on a random cotangent c: numeric = c (3x^2 + h^2), analytic = c 3x^2.
+    result = ad.gradcheck(cube, Y, eps=0.1, raise_on_failure=False)
+    assert not result.ok
+    x = Y[result.index]
+    assert result.numeric / result.analytic == pytest.approx(1.0 + 0.01 / (3 * x * x), rel=1e-8)
+    with pytest.raises(ad.DifferentiationError, match="gradients differ; worst element"):
+        ad.gradcheck(cube, Y, eps=0.1)
+
+
+def test_gradcheck_compares_against_the_plain_function(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Scripting reads module globals once, as TorchScript does; the plain function reads them
+    # at every call. After SCALE changes the two differ, and gradcheck says so.
+    scripted = ad.script(scaled_sum)
+    assert ad.gradcheck(scripted, Y).ok
+    monkeypatch.setattr(f"{__name__}.SCALE", 3.0)
+    with pytest.raises(ad.DifferentiationError, match="gradients differ"):
+        ad.gradcheck(scripted, Y)
