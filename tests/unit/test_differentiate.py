@@ -1,0 +1,260 @@
+"""Differentiation of scripted functions, through the pipeline: the Gradient bookkeeping of
+small cases (TorchScript's testDifferentiate), the GradOf/AutogradAdd structure of the ``grad``
+stage, and control flow (Note [Static control flow])."""
+
+from __future__ import annotations
+
+import importlib
+import re
+from typing import Any
+
+import numpy as np
+import pytest
+
+import autodiff as ad
+from autodiff.pipeline import Stages, compile_gradient, differentiate_typed, typed_graph
+from autodiff.specialize import argument_type
+from ir.graph import Graph
+from ir.printer import print_graph
+from ir.types import TensorType
+from ir.verify import verify
+
+# `autodiff.differentiate` is also the name of the API function the package exports.
+differentiate_module = importlib.import_module("autodiff.differentiate")
+
+X = np.random.default_rng(0).standard_normal((3, 4))
+Y = np.random.default_rng(1).standard_normal(4)
+
+
+def tanh_example(x, y):
+    return np.sum(np.tanh(x * y + 2.0) * x)
+
+
+def tanh_sum(x):
+    return np.sum(np.tanh(x))
+
+
+def used_twice(x):
+    return np.sum(x * x + np.sin(x))
+
+
+def mask_only(x, y):
+    return np.sum(x * (y > 0.0))
+
+
+def unused(x, y):
+    return np.sum(x * 2.0)
+
+
+def where_of_inputs(x, y):
+    return np.sum(np.where(x > 0.0, x * y, y))
+
+
+def sine_steps(x, k: int):
+    y = x
+    for _ in range(k):
+        y = np.sin(y)
+    return np.sum(y)
+
+
+def halve_while_large(x):
+    y = x
+    while np.max(np.abs(y)) > 0.5:
+        y = y * 0.5
+    return np.sum(y)
+
+
+def stages(fn: Any, *args: Any, wrt: tuple[int, ...]) -> Stages:
+    types = [argument_type(fn.__name__, str(i), a) for i, a in enumerate(args)]
+    stages = compile_gradient(ad.script(fn).graph, types, wrt)
+    for graph in (stages.grad, stages.optimized, stages.gradient.f, stages.gradient.df):
+        verify(graph)
+    return stages
+
+
+def text(graph: Graph) -> str:
+    """The IR text without source locations (they hold this file's absolute path)."""
+    return re.sub(r"  # .*$", "", print_graph(graph), flags=re.MULTILINE)
+
+
+def skeleton(graph: Graph) -> list[str]:
+    """The reverse program's structure: one entry per GradOf, AutogradAdd and AutogradZero."""
+    found = []
+    for node in graph.all_nodes():
+        if node.kind == "prim::GradOf":
+            found.append(f"GradOf[{node.attrs['name']}] -> {len(node.outputs)}")
+        elif node.kind in ("prim::AutogradAdd", "prim::AutogradZero"):
+            found.append(node.kind.removeprefix("prim::"))
+    return found
+
+
+def kinds(graph: Graph) -> set[str]:
+    return {node.kind for node in graph.all_nodes()}
+
+
+# ---- Gradient bookkeeping -----------------------------------------------------------------------
+
+
+def test_tanh_example_captures_exactly_x_y_and_the_tanh_output() -> None:
+    gradient = stages(tanh_example, X, Y, wrt=(0, 1)).gradient
+    assert gradient.f_real_outputs == 1
+    assert gradient.df_input_vjps == (0,)
+    assert gradient.df_input_captured_inputs == (0, 1)
+    assert len(gradient.df_input_captured_outputs) == 1
+    (captured,) = [gradient.f.outputs[i] for i in gradient.df_input_captured_outputs]
+    assert captured.node.kind == "aten::tanh"
+    assert gradient.df_output_vjps == (0, 1)
+    # No sizes and no constants cross from f to df: shapes were folded at compile time.
+    assert len(gradient.df.inputs) == 1 + 2 + 1
+    assert len(gradient.f.outputs) == 2
+    assert not kinds(gradient.f) & {"aten::shape", "aten::_size_if_not_equal", "aten::size"}
+    assert not kinds(gradient.df) & {"aten::shape", "aten::_size_if_not_equal", "aten::size"}
+    assert "prim::Reverse" not in kinds(gradient.f)
+
+
+def test_tanh_example_df_computes_the_gradients() -> None:
+    gradient = stages(tanh_example, X, Y, wrt=(0, 1)).gradient
+    t = np.tanh(X * Y + 2.0)
+    dx, dy = ad.grad(tanh_example, argnums=(0, 1))(X, Y)
+    inner = X * (1.0 - t * t)
+    np.testing.assert_allclose(dx, t + inner * Y, rtol=1e-12)
+    np.testing.assert_allclose(dy, np.sum(inner * X, axis=0), rtol=1e-12)
+    assert [v.name_hint for v in gradient.df.outputs] == ["dx", "dy"]
+
+
+def test_ad_differentiate_of_a_specialised_graph() -> None:
+    gradient = ad.differentiate(ad.script(tanh_example).graph_for(X, Y))
+    assert isinstance(gradient, ad.Gradient)
+    assert gradient.df_input_captured_inputs == (0, 1)
+    assert gradient.df_output_vjps == (0, 1)
+    assert "# df_input_captured_outputs [1]" in str(gradient)
+
+
+def test_input_used_only_non_differentiably_gets_no_gradient() -> None:
+    result = stages(mask_only, X, Y, wrt=(0, 1))
+    gradient = result.gradient
+    assert gradient.df_output_vjps == (0,)
+    assert gradient.df_input_captured_inputs == ()
+    # df reads the mask y > 0 that f computed, not y itself.
+    (mask,) = [gradient.f.outputs[i] for i in gradient.df_input_captured_outputs]
+    assert mask.node.kind == "aten::gt"
+    dx, dy = ad.grad(mask_only, argnums=(0, 1))(X, Y)
+    np.testing.assert_array_equal(dx, np.broadcast_to(Y > 0.0, X.shape).astype(float))
+    np.testing.assert_array_equal(dy, np.zeros_like(Y))
+
+
+def test_input_used_twice_gets_its_gradients_added() -> None:
+    result = stages(used_twice, Y, wrt=(0,))
+    assert skeleton(result.grad) == [
+        "GradOf[aten::sum] -> 1",
+        "GradOf[aten::add] -> 2",
+        "GradOf[aten::sin] -> 1",
+        "GradOf[aten::mul] -> 2",
+        "AutogradAdd",
+        "AutogradAdd",
+    ]
+    # Specialised: every gradient is known to be an array, so the adds are plain adds.
+    assert "prim::AutogradAdd" not in kinds(result.optimized)
+    np.testing.assert_allclose(ad.grad(used_twice)(Y), 2 * Y + np.cos(Y), rtol=1e-12)
+
+
+def test_unused_differentiated_input_gets_a_zero_gradient() -> None:
+    gradient = stages(unused, X, Y, wrt=(0, 1)).gradient
+    assert gradient.df_output_vjps == (0,)
+    assert len(gradient.df.inputs) == 1
+    dx, dy = ad.grad(unused, argnums=(0, 1))(X, Y)
+    np.testing.assert_array_equal(dx, np.full_like(X, 2.0))
+    np.testing.assert_array_equal(dy, np.zeros_like(Y))
+
+
+def test_none_gradient_of_a_formula_is_not_an_output() -> None:
+    result = stages(where_of_inputs, X, Y, wrt=(0, 1))
+    (where,) = [n for n in result.grad.all_nodes() if n.attrs.get("name") == "aten::where"]
+    # aten::where(condition, x, y): the condition's gradient is None, so only two results.
+    assert len(where.outputs) == 2
+    assert all(isinstance(v.ty, TensorType) for v in where.blocks[0].outputs)
+    assert skeleton(result.grad) == [
+        "GradOf[aten::sum] -> 1",
+        "GradOf[aten::where] -> 2",
+        "GradOf[aten::mul] -> 2",
+        "AutogradAdd",
+    ]
+    dx, dy = ad.grad(where_of_inputs, argnums=(0, 1))(X, Y)
+    np.testing.assert_allclose(dx, np.where(X > 0.0, Y, 0.0), rtol=1e-12)
+    np.testing.assert_allclose(dy, np.sum(np.where(X > 0.0, X, 1.0), axis=0), rtol=1e-12)
+
+
+# ---- the grad stage -----------------------------------------------------------------------------
+
+
+def test_grad_stage_of_tanh_sum() -> None:
+    assert text(stages(tanh_sum, Y, wrt=(0,)).grad) == (
+        """\
+graph @tanh_sum(%x : Double(4)):
+  %1 : Double(4) = aten::tanh(%x)
+  %2 : NoneType = prim::Constant[value=None]()
+  %3 : bool = prim::Constant[value=False]()
+  %shape : (int) = aten::shape(%1)
+  %5 : Double() = aten::sum(%1, %2, %3)
+  %dx : Double(4) = prim::Reverse[output_vjps=[0], input_grads=[0]]()
+    block0(%dout : Double()):
+      %8 : Double(4) = prim::GradOf[name="aten::sum"](%dout)
+        block0():
+          %9 : Double(4) = aten::_unreduce(%dout, %shape, %2, %3)
+          %10 : NoneType = prim::Constant[value=None]()
+          %11 : NoneType = prim::Constant[value=None]()
+          -> (%9)
+      %dx.1 : Double(4) = prim::GradOf[name="aten::tanh"](%8)
+        block0():
+          %13 : float = prim::Constant[value=1.]()
+          %14 : Double(4) = aten::mul(%1, %1)
+          %15 : Double(4) = aten::sub(%13, %14)
+          %16 : Double(4) = aten::mul(%8, %15)
+          -> (%16)
+      -> (%dx.1)
+  return (%5)
+"""
+    )
+
+
+def test_grad_stage_of_the_tanh_example_names_each_forward_op() -> None:
+    result = stages(tanh_example, X, Y, wrt=(0, 1))
+    grad_ofs = re.findall(r'prim::GradOf\[name="([^"]+)"\]', print_graph(result.grad))
+    # Reverse program order: the last forward op first.
+    assert grad_ofs == ["aten::sum", "aten::mul", "aten::tanh", "aten::add", "aten::mul"]
+    assert skeleton(result.grad)[-1] == "AutogradAdd"
+    tanh_grad = next(n for n in result.grad.all_nodes() if n.attrs.get("name") == "aten::tanh")
+    assert tanh_grad.source_range is not None
+    assert tanh_grad.source_range.line == tanh_example.__code__.co_firstlineno + 1
+
+
+# ---- control flow -------------------------------------------------------------------------------
+
+
+def test_loop_on_an_int_is_unrolled_when_the_int_is_a_constant() -> None:
+    scripted = ad.script(sine_steps)
+    types = [argument_type("sine_steps", "x", Y), argument_type("sine_steps", "k", 3)]
+    generic = typed_graph(scripted.graph, types)
+    assert "prim::Loop" in kinds(generic)
+    with pytest.raises(ad.DifferentiationError, match="loop whose number of iterations"):
+        differentiate_typed(generic, (0,))
+    unrolled = differentiate_typed(typed_graph(scripted.graph, types, {1: 3}), (0,))
+    assert "prim::Loop" not in kinds(unrolled.grad)
+    assert skeleton(unrolled.grad) == ["GradOf[aten::sum] -> 1"] + ["GradOf[aten::sin] -> 1"] * 3
+    np.testing.assert_allclose(
+        ad.grad(sine_steps)(Y, 3),
+        np.cos(np.sin(np.sin(Y))) * np.cos(np.sin(Y)) * np.cos(Y),
+        rtol=1e-12,
+    )
+
+
+def test_long_loops_are_not_unrolled(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(differentiate_module, "MAX_UNROLLED_ITERATIONS", 4)
+    assert ad.grad(sine_steps)(Y, 4).shape == Y.shape
+    with pytest.raises(ad.DifferentiationError, match="loop of more than 4 iterations"):
+        ad.grad(sine_steps)(Y, 5)
+
+
+def test_data_dependent_loop_is_refused() -> None:
+    with pytest.raises(ad.DifferentiationError, match="depends on array data"):
+        stages(halve_while_large, Y, wrt=(0,))
