@@ -7,10 +7,8 @@ located in the file the text came from.
 from __future__ import annotations
 
 import ast
-import gc
 import re
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
@@ -24,6 +22,7 @@ from lark.lexer import Lexer
 
 from frontend import syntax
 from frontend.errors import ScriptError
+from ir.parser import gc_paused
 from ir.source import Source, SourceRange
 
 _TAB_WIDTH = 8
@@ -57,7 +56,7 @@ def parse_source(
 
     shown = "".join(" " * col_offset + line for line in lines) if col_offset else text
     locator = _Locator(Source(shown, filename, first_line), shifts)
-    with _collector_paused():
+    with gc_paused():
         try:
             tree = _parser().parse(body)
         except UnexpectedInput as exc:
@@ -79,20 +78,6 @@ def parse_source(
 
 
 # ---- lexing and parsing -----------------------------------------------------------------------
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector. Parsing allocates a few objects per token and no
-    reference cycles, yet the allocations set the collector off again and again: pausing it
-    makes building the AST a third faster."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _common_indent(lines: Sequence[str]) -> str:

@@ -65,10 +65,11 @@ _SOURCE_COMMENT = re.compile(r"# ?(?P<file>.*):(?P<line>\d+):(?P<col>\d+)\s*")
 
 
 @contextmanager
-def _gc_paused() -> Iterator[None]:
+def gc_paused() -> Iterator[None]:
     """Pause the cyclic garbage collector while a parse allocates its many small objects, none
     of which become garbage before the parse ends: the collector's repeated scans of them
-    would otherwise double the time to read a 10,000-node graph."""
+    would otherwise double the time to read a 10,000-node graph (or a long function). Both
+    the IR parser and the frontend's parser use it."""
     was_enabled = gc.isenabled()
     gc.disable()
     try:
@@ -93,14 +94,14 @@ def parse_module(text: str, filename: str = "<string>") -> dict[str, Graph]:
     """Every graph of ``text`` in order, keyed by name; a graph printed without ``@name`` is
     keyed by its position in the file (``"0"``, ``"1"``, ...)."""
     reader = _Reader(Source(text, filename))
-    with _gc_paused():
+    with gc_paused():
         return reader.module(reader.parse(text, "start"))
 
 
 def parse_graph(text: str, filename: str = "<string>") -> Graph:
     """The one graph of ``text``; anything but exactly one graph is an error."""
     reader = _Reader(Source(text, filename))
-    with _gc_paused():
+    with gc_paused():
         tree = reader.parse(text, "start")
         graphs = [child for child in tree.children if isinstance(child, Tree)]
         if len(graphs) != 1:
