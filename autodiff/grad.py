@@ -137,7 +137,10 @@ def _check_scalar(qualname: str, value: Any) -> None:
 
 
 def _cast_like(grad: Any, argument: Any) -> Any:
-    """A gradient with the shape and dtype of its argument (a float for a Python float)."""
+    """A gradient with the shape and dtype of its argument: a NumPy scalar of its dtype for a
+    NumPy scalar, a float for a Python float."""
+    if isinstance(argument, np.generic):
+        return np.asarray(grad, dtype=argument.dtype)[()]
     if isinstance(argument, float):
         return float(np.asarray(grad))
     array = np.asarray(argument)
