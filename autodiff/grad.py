@@ -82,6 +82,8 @@ class _Differentiated:
                 argument_type(self.qualname, name, value)
                 for name, value in zip(names, values, strict=True)
             ]
+            for name, parameter, ty in zip(names, self.scripted.graph.inputs, types, strict=True):
+                self.scripted.check_declared(name, parameter.ty, ty)
             for index in wrt:
                 self.check_differentiable(names, index, types)
             typed = typed_graph(self.scripted.graph, types)
