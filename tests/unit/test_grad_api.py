@@ -46,6 +46,10 @@ def step(x, lr: float):
     return np.sum((x - lr * x) ** 2) * lr
 
 
+def unannotated_step(x, lr):
+    return np.sum((x - lr * x) ** 2) * lr
+
+
 def power(x, n: int):
     return np.sum(x**n)
 
@@ -180,6 +184,13 @@ def test_int_argument_cannot_be_differentiated() -> None:
         ad.grad(power, argnums=1)(Y, 3)
 
 
+def test_annotations_are_checked_as_for_a_plain_call() -> None:
+    with pytest.raises(ad.ArgumentError, match=r"argument 'n' of power\(\) is annotated int"):
+        ad.grad(power)(Y, np.ones(4))
+    with pytest.raises(ad.ArgumentError, match=r"argument 'lr' of step\(\) is annotated float"):
+        ad.grad(step, argnums=1)(Y, np.float32(0.5))
+
+
 def test_integer_array_cannot_be_differentiated() -> None:
     with pytest.raises(ad.DifferentiationError, match="argument 'x'"):
         ad.grad(power)(np.arange(4), 2)
@@ -191,6 +202,14 @@ def test_python_float_argument_gets_a_float() -> None:
     # d/dlr [lr * (1 - lr)^2 * sum(x^2)] = ((1 - lr)^2 - 2 lr (1 - lr)) * sum(x^2)
     assert dlr == pytest.approx((0.75**2 - 0.5 * 0.75) * np.sum(Y * Y), rel=1e-12)
     np.testing.assert_allclose(dx, 2 * 0.25 * 0.75**2 * Y, rtol=1e-12)
+
+
+@pytest.mark.parametrize("scalar", [np.float64(1.5), np.float32(1.5)])
+def test_numpy_scalar_argument_gets_a_numpy_scalar(scalar: np.floating[Any]) -> None:
+    dlr = ad.grad(unannotated_step, argnums=1)(Y.astype(scalar.dtype), scalar)
+    assert type(dlr) is type(scalar)
+    expected = (0.25 - 2 * 1.5 * -0.5) * np.sum(Y * Y)
+    assert float(dlr) == pytest.approx(expected, rel=1e-12 if scalar.dtype == np.float64 else 1e-5)
 
 
 def test_float32_in_float32_out() -> None:
