@@ -157,8 +157,8 @@ def _unroll(graph: Graph, loop: Node) -> None:
     while loop.in_block:
         if not (is_constant(loop.inputs[0]) and is_constant(loop.inputs[1])):
             raise DifferentiationError(
-                "cannot differentiate through a loop whose number of iterations depends on "
-                "array data (data-dependent control flow is not supported yet)",
+                "cannot differentiate through a loop whose number of iterations is only known "
+                "at run time (data-dependent control flow is not supported yet)",
                 loop.source_range,
             )
         if iteration == MAX_UNROLLED_ITERATIONS:
@@ -234,8 +234,8 @@ class _ReverseBuilder:
             return
         if node.kind in _CONTROL_FLOW:
             raise DifferentiationError(
-                f"cannot differentiate through {_CONTROL_FLOW[node.kind]} depends on array data "
-                "(data-dependent control flow is not supported yet)",
+                f"cannot differentiate through {_CONTROL_FLOW[node.kind]} is only known at run "
+                "time (data-dependent control flow is not supported yet)",
                 node.source_range,
             )
         formula = formula_for(node)
