@@ -15,8 +15,8 @@ import numpy as np
 
 from ir.ops.indexing import _along
 from ir.ops.registry import NOT_CONSTANT, OPS, register_op
-from ir.ops.shape_rules import as_tensor, int_sequence, normalize_axes, tensor
-from ir.types import ANY, INT, TensorType, TupleType, Type
+from ir.ops.shape_rules import as_array_like, as_tensor, fixed, int_sequence, normalize_axes, tensor
+from ir.types import ANY, BOOL, FLOAT, INT, STR, TensorType, TupleType, Type
 
 
 def _shaped_by_operand(position: int) -> Any:
@@ -25,6 +25,16 @@ def _shaped_by_operand(position: int) -> Any:
     def rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
         grad = as_tensor(types[0])
         return tensor(grad.dtype, int_sequence(types[position], consts[position]))
+
+    return rule
+
+
+def _like_tensor_operand(position: int) -> Any:
+    """A rule: a tensor with the gradient's dtype and the shape of operand ``position``."""
+
+    def rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+        grad = as_tensor(types[0])
+        return tensor(grad.dtype, as_tensor(types[position], position).shape)
 
     return rule
 
@@ -66,11 +76,10 @@ def matmul_backward(grad: Any, a: Any, b: Any) -> tuple[Any, Any]:
     a, b, grad = np.asarray(a), np.asarray(b), np.asarray(grad)
     a2 = a[None, :] if a.ndim == 1 else a
     b2 = b[:, None] if b.ndim == 1 else b
-    g2 = grad
+    # Put back the dims that 1-d operands dropped from the result: b's last one, then a's row.
+    g2 = grad[..., None] if b.ndim == 1 else grad
     if a.ndim == 1:
         g2 = np.expand_dims(g2, -2)
-    if b.ndim == 1:
-        g2 = np.expand_dims(g2, -1)
     grad_a = np.matmul(g2, np.swapaxes(b2, -1, -2))
     grad_b = np.matmul(np.swapaxes(a2, -1, -2), g2)
     if a.ndim == 1:
@@ -81,13 +90,60 @@ def matmul_backward(grad: Any, a: Any, b: Any) -> tuple[Any, Any]:
 
 
 def dot_backward(grad: Any, a: Any, b: Any) -> tuple[Any, Any]:
-    """Gradients of ``np.dot(a, b)``; beyond 2-d, np.dot is not a matmul and is refused."""
-    a, b = np.asarray(a), np.asarray(b)
+    """Gradients of ``np.dot(a, b)``: a sum product over a's last axis and b's second-to-last
+    (its only one when 1-d), with a scalar operand scaling the other."""
+    a, b, grad = np.asarray(a), np.asarray(b), np.asarray(grad)
     if a.ndim == 0 or b.ndim == 0:
-        return _sum_to(grad * b, a.shape), _sum_to(grad * a, b.shape)
-    if a.ndim > 2 or b.ndim > 2:
-        raise ValueError("the gradient of np.dot is defined here for operands of at most 2 dims")
-    return matmul_backward(grad, a, b)
+        grad_a, grad_b = _sum_to(grad * b, a.shape), _sum_to(grad * a, b.shape)
+    elif b.ndim == 1:
+        lead = a.ndim - 1  # the result's dims are a's leading ones, then b's other ones
+        grad_a = np.multiply.outer(grad, b)
+        grad_b = np.tensordot(a, grad, (range(lead), range(lead)))
+    else:
+        lead, middle = a.ndim - 1, b.ndim - 2
+        grad_a = np.tensordot(
+            grad, b, ([*range(lead, lead + middle), grad.ndim - 1], [*range(middle), b.ndim - 1])
+        )
+        grad_b = np.moveaxis(np.tensordot(a, grad, (range(lead), range(lead))), 0, -2)
+    # np.dot turns a Python float into a float64 array, so a float32 operand can meet a
+    # float64 result: its gradient is cast back.
+    return _in_dtype_of(grad_a, a), _in_dtype_of(grad_b, b)
+
+
+def _in_dtype_of(grad: Any, operand: np.ndarray[Any, Any]) -> Any:
+    return grad.astype(operand.dtype, copy=False) if operand.dtype.kind == "f" else grad
+
+
+def prod_backward(grad: Any, x: Any, axis: Any, keepdims: bool) -> Any:
+    """The gradient of ``np.prod(x, axis, keepdims)``: each element gets the product of the
+    others it was multiplied with, computed without dividing (exact where x has zeros)."""
+    x = np.asarray(x)
+    reduced = normalize_axes(axis, x.ndim)
+    kept = [i for i in range(x.ndim) if i not in reduced]
+    moved = np.transpose(x, [*kept, *reduced])
+    count = int(np.prod([x.shape[i] for i in reduced]))
+    spread = unreduce(grad, x.shape, axis, keepdims)
+    if count == 0:
+        return np.zeros_like(spread)
+    flat = moved.reshape((*moved.shape[: len(kept)], count))
+    ones = np.ones((*flat.shape[:-1], 1), flat.dtype)
+    before = np.cumprod(np.concatenate([ones, flat[..., :-1]], axis=-1), axis=-1)
+    after = np.cumprod(np.concatenate([ones, flat[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
+    others = np.transpose((before * after).reshape(moved.shape), np.argsort([*kept, *reduced]))
+    return spread * others
+
+
+def dtype_of(x: Any) -> str:
+    """The dtype NumPy gives ``x`` (``"float64"`` for a Python float), to cast gradients to."""
+    return np.result_type(x).name
+
+
+def _dtype_of_value(types: Sequence[Type]) -> Any:
+    ty = types[0]
+    if isinstance(ty, TensorType) and ty.dtype is not None:
+        return ty.dtype
+    names: dict[Type, str] = {FLOAT: "float64", INT: "int64", BOOL: "bool"}
+    return names.get(ty, NOT_CONSTANT)
 
 
 def _sum_to(grad: Any, shape: tuple[int, ...]) -> Any:
@@ -107,6 +163,16 @@ def _two_operand_types(types: Sequence[Type], consts: Sequence[Any]) -> list[Typ
     for ty in types[1:3]:
         shape = ty.shape if isinstance(ty, TensorType) else ()
         result.append(TensorType(grad.dtype, shape))
+    return [TupleType(tuple(result))]
+
+
+def _dot_backward_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    grad = as_tensor(types[0])
+    result: list[Type] = []
+    for ty in types[1:3]:
+        operand = as_array_like(ty)
+        floating = operand.dtype is not None and np.dtype(operand.dtype).kind == "f"
+        result.append(TensorType(operand.dtype if floating else grad.dtype, operand.shape))
     return [TupleType(tuple(result))]
 
 
@@ -145,7 +211,7 @@ def _index_tuple_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type
 def index_backward(grad: Any, shape: Any, indices: Any) -> Any:
     """The gradient of advanced indexing: repeated indices accumulate (``np.add.at``)."""
     result = np.zeros(shape, np.result_type(grad))
-    key = tuple(slice(None) if item is None else item for item in indices)
+    key: Any = tuple(slice(None) if item is None else item for item in indices)
     np.add.at(result, key, grad)
     return result
 
@@ -202,8 +268,18 @@ register_op(
 )(matmul_backward)
 register_op(
     "aten::_dot_backward(Tensor grad, Any self, Any other) -> Any",
-    shape=_two_operand_types,
+    shape=_dot_backward_rule,
 )(dot_backward)
+register_op(
+    "aten::_prod_backward(Tensor grad, Tensor self, Any axis, bool keepdims) -> Tensor",
+    shape=_like_tensor_operand(1),
+)(prod_backward)
+register_op(
+    "aten::_dtype_of(Any self) -> str",
+    shape=fixed(STR),
+    differentiable=False,
+    value_from_types=_dtype_of_value,
+)(dtype_of)
 register_op(
     "aten::_select_backward(Tensor grad, Any shape, int axis, int index) -> Tensor",
     shape=_shaped_by_operand(1),

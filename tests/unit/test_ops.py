@@ -100,6 +100,22 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
         (V * 2.0, V, 2.0),
         lambda g, a, b: (g * 2.0, np.asarray(np.sum(g * a))),
     ),
+    ("aten::_matmul_backward", (np.float64(2.0), V, V), lambda g, a, b: (2.0 * V, 2.0 * V)),
+    (
+        "aten::_dot_backward",
+        (np.ones((2, 3, 5, 2)), CUBE, np.ones((5, 4, 2))),
+        lambda g, a, b: (
+            np.full((2, 3, 4), 10.0),
+            np.broadcast_to(CUBE.sum((0, 1)), (5, 2, 4)).transpose(0, 2, 1),
+        ),
+    ),
+    (
+        "aten::_prod_backward",
+        (np.ones(3), np.array([[2.0, 0.0], [3.0, 4.0], [0.0, 0.0]]), 1, False),
+        lambda *_: np.array([[0.0, 2.0], [4.0, 3.0], [0.0, 0.0]]),
+    ),
+    ("aten::_dtype_of", (F32,), lambda a: "float32"),
+    ("aten::_dtype_of", (2.0,), lambda a: "float64"),
     ("aten::_select_backward", (V, (3, 4), 0, 1), lambda g, s, a, i: np.eye(3)[:, 1:2] * V),
     (
         "aten::_slice_backward",
