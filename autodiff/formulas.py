@@ -14,7 +14,8 @@ computed or captured at run time.
 
 Conventions at non-smooth points follow JAX: ``abs`` has gradient 0 at 0; ties in
 ``maximum``/``minimum`` and in ``max``/``min`` reductions share the gradient evenly; ``clip``
-passes the gradient at its bounds; ``sqrt`` at 0 gives inf.
+passes the gradient to its input at the bounds (and to a bound only where it clips); ``sqrt`` at
+0 gives inf. Gradients keep their operand's dtype: counts and casts go through ``dtype_of``.
 """
 
 import numpy as np
@@ -22,10 +23,12 @@ import numpy as np
 from ir.ops.gradients import (
     concatenate_backward,
     dot_backward,
+    dtype_of,
     index_backward,
     index_tuple,
     input_shapes,
     matmul_backward,
+    prod_backward,
     select_backward,
     slice_backward,
     stack_backward,
@@ -81,6 +84,19 @@ def div(self, other):
         grad_self = sum_to_size(dout / other, self_size)
         grad_other = sum_to_size(-dout * out / other, other_size)
         return grad_self, grad_other
+
+    return out, backward
+
+
+def remainder(self, other):
+    out = self % other
+    self_size = size_if_not_equal(self, out)
+    other_size = size_if_not_equal(other, out)
+
+    def backward(dout):
+        # self - other * floor(self / other): the quotient is piecewise constant.
+        grad_other = sum_to_size(-dout * (self // other), other_size)
+        return sum_to_size(dout, self_size), grad_other
 
     return out, backward
 
@@ -259,9 +275,16 @@ def where(condition, x, y):
 
 def clip(self, a_min, a_max):
     out = np.clip(self, a_min, a_max)
+    self_size = size_if_not_equal(self, out)
+    min_size = size_if_not_equal(a_min, out)
+    max_size = size_if_not_equal(a_max, out)
 
     def backward(dout):
-        return dout * (out == self), None, None
+        # Where self was raised to a_min, the gradient goes to a_min; lowered, to a_max.
+        grad_self = sum_to_size(dout * (out == self), self_size)
+        grad_min = sum_to_size(dout * (self < out), min_size)
+        grad_max = sum_to_size(dout * (self > out), max_size)
+        return grad_self, grad_min, grad_max
 
     return out, backward
 
@@ -290,22 +313,20 @@ def mean(self, axis, keepdims):
 
 
 def prod(self, axis, keepdims):
-    shape = self.shape
-    out = np.prod(self, axis=axis, keepdims=keepdims)
-
     def backward(dout):
-        return unreduce(dout * out, shape, axis, keepdims) / self, None, None
+        return prod_backward(dout, self, axis, keepdims), None, None
 
-    return out, backward
+    return np.prod(self, axis=axis, keepdims=keepdims), backward
 
 
 def max_(self, axis, keepdims):
     shape = self.shape
     out = np.max(self, axis=axis, keepdims=keepdims)
+    dtype = dtype_of(out)
 
     def backward(dout):
         hits = self == unreduce(out, shape, axis, keepdims)
-        count = np.sum(hits, axis=axis, keepdims=True)
+        count = np.sum(hits, axis=axis, keepdims=True).astype(dtype)
         return hits * unreduce(dout, shape, axis, keepdims) / count, None, None
 
     return out, backward
@@ -314,10 +335,11 @@ def max_(self, axis, keepdims):
 def min_(self, axis, keepdims):
     shape = self.shape
     out = np.min(self, axis=axis, keepdims=keepdims)
+    dtype = dtype_of(out)
 
     def backward(dout):
         hits = self == unreduce(out, shape, axis, keepdims)
-        count = np.sum(hits, axis=axis, keepdims=True)
+        count = np.sum(hits, axis=axis, keepdims=True).astype(dtype)
         return hits * unreduce(dout, shape, axis, keepdims) / count, None, None
 
     return out, backward
@@ -404,8 +426,10 @@ def stack(tensors, axis):
 
 
 def astype(self, dtype):
+    self_dtype = dtype_of(self)
+
     def backward(dout):
-        return dout, None
+        return dout.astype(self_dtype), None
 
     return self.astype(dtype), backward
 
