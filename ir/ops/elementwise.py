@@ -49,7 +49,7 @@ UNARY: dict[str, tuple[Callable[..., Any], bool]] = {
     "tan": (np.tan, True),
     "tanh": (np.tanh, True),
     "abs": (np.abs, True),
-    "sign": (np.sign, False),
+    "sign": (np.sign, True),  # derivative 0 (a formula), as in TorchScript and JAX
     "reciprocal": (np.reciprocal, True),
     "square": (np.square, True),
     "logical_not": (np.logical_not, False),
