@@ -1,0 +1,345 @@
+"""Sample calls of every operator that has a derivative formula, for the finite-difference checks
+of `tests/unit/test_formulas.py`: per operator, operand factories and the operands to
+differentiate.
+
+Operands are in schema order, one per node input (``aten::index`` takes its index items
+unpacked). A tuple operand (the arrays of ``concatenate``/``stack``) becomes one graph input per
+array; differentiating it means differentiating each array. Inputs are float64 and well scaled,
+and they keep away from the points where an operator is not smooth, except where a sample
+checks a convention: a two-way tie in ``maximum``/``max`` splits evenly, as central differences do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+Rng = np.random.Generator
+Operands = tuple[Any, ...]
+Draw = Callable[..., np.ndarray]  # (rng, *shape) -> an array of that shape
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    """One call of an operator."""
+
+    label: str  # test id suffix: what the call exercises
+    make: Callable[[Rng], Operands]  # the operands, in schema order
+    wrt: tuple[int, ...] = (0,)  # positions of the operands to differentiate
+    xfail: str = ""  # why the differentiation machinery fails this sample (strict xfail)
+
+
+def normal(rng: Rng, *shape: int) -> np.ndarray:
+    return rng.standard_normal(shape)
+
+
+def positive(rng: Rng, *shape: int) -> np.ndarray:
+    """Values in [0.5, 2): safe for log, sqrt, a divisor or a power's base."""
+    return rng.uniform(0.5, 2.0, shape)
+
+
+def nonzero(rng: Rng, *shape: int) -> np.ndarray:
+    """Values with magnitude in [0.5, 2) and a random sign: away from abs's kink and 1/x's pole."""
+    return positive(rng, *shape) * rng.choice([-1.0, 1.0], shape)
+
+
+def _ties(rng: Rng) -> tuple[np.ndarray, np.ndarray]:
+    """Two (3, 4) arrays equal at every other element: maximum/minimum ties."""
+    x, y = normal(rng, 3, 4), normal(rng, 3, 4)
+    y[:, ::2] = x[:, ::2]
+    return x, y
+
+
+def _row_tie(rng: Rng) -> tuple[np.ndarray, np.ndarray]:
+    """A (3, 4) array and a (4,) array equal to its middle row: ties under broadcasting."""
+    x, y = normal(rng, 3, 4), normal(rng, 4)
+    x[1] = y
+    return x, y
+
+
+def _two_way_max(rng: Rng, sign: float) -> np.ndarray:
+    """(2, 3, 4) with the extremum along axis 1 held twice (at 0 and 2), and once over all."""
+    x = normal(rng, 2, 3, 4)
+    top = sign * (np.max(sign * x, axis=1) + 1.0)
+    x[:, 0, :] = top
+    x[:, 2, :] = top
+    x[1, 1, 3] = sign * (np.max(sign * x) + 1.0)
+    return x
+
+
+def _remainder_operands(rng: Rng, divisor: np.ndarray | float) -> tuple[np.ndarray, Any]:
+    """A dividend whose quotient by ``divisor`` keeps 0.2 away from an integer (where remainder
+    jumps)."""
+    quotient = rng.integers(-3, 3, (3, 4)) + rng.uniform(0.2, 0.8, (3, 4))
+    return quotient * divisor, divisor
+
+
+def _with_zeros(rng: Rng) -> np.ndarray:
+    """(2, 3, 4): one zero in the slice [0, 0, :], two in [1, 2, :] (prod's 0/0 trap)."""
+    x = nonzero(rng, 2, 3, 4)
+    x[0, 0, 1] = 0.0
+    x[1, 2, 0] = x[1, 2, 3] = 0.0
+    return x
+
+
+def _clip_input(rng: Rng, *shape: int) -> np.ndarray:
+    """Values at least 0.05 away from the bounds +-0.5 used below."""
+    x = normal(rng, *shape)
+    return np.where(np.abs(np.abs(x) - 0.5) < 0.05, x + 0.1, x)
+
+
+def _binary(draw_x: Draw = normal, draw_y: Draw = normal) -> list[Sample]:
+    """The broadcasting patterns every binary elementwise operator is checked on."""
+
+    def scalar(draw: Draw, rng: Rng) -> float:
+        return float(draw(rng)[()])
+
+    x, y = draw_x, draw_y
+    return [
+        Sample("same", lambda r: (x(r, 3, 4), y(r, 3, 4)), (0, 1)),
+        Sample("row", lambda r: (x(r, 3, 4), y(r, 4)), (0, 1)),
+        Sample("column-row", lambda r: (x(r, 3, 1), y(r, 1, 4)), (0, 1)),
+        Sample("zero-d", lambda r: (x(r), y(r, 2, 3)), (0, 1)),
+        Sample("float-right", lambda r: (x(r, 3, 4), scalar(y, r)), (0, 1)),
+        Sample("float-left", lambda r: (scalar(x, r), y(r, 4)), (0, 1)),
+        Sample("constant-right", lambda r: (x(r, 3, 4), scalar(y, r)), (0,)),
+        Sample("array-right-only", lambda r: (x(r, 3, 1), y(r, 4)), (1,)),
+    ]
+
+
+def _unary(draw: Draw = normal) -> list[Sample]:
+    return [
+        Sample("matrix", lambda r: (draw(r, 3, 4),)),
+        Sample("zero-d", lambda r: (draw(r),)),
+        Sample("float", lambda r: (float(draw(r)[()]),)),
+    ]
+
+
+def _reductions(draw: Callable[[Rng], np.ndarray]) -> list[Sample]:
+    """Axis None, int, negative int and tuple, each with keepdims False and True."""
+    return [
+        Sample(
+            f"axis={axis}-keepdims={keepdims}",
+            lambda r, axis=axis, keepdims=keepdims: (draw(r), axis, keepdims),
+        )
+        for axis in (None, 1, -1, (0, 2))
+        for keepdims in (False, True)
+    ]
+
+
+def _small_tan(rng: Rng, *shape: int) -> np.ndarray:
+    return rng.uniform(-1.0, 1.0, shape)
+
+
+SAMPLES: dict[str, list[Sample]] = {
+    "aten::add": _binary(),
+    "aten::sub": _binary(),
+    "aten::mul": _binary(),
+    "aten::div": _binary(normal, nonzero),
+    "aten::pow": [
+        *_binary(positive, normal),
+        Sample("negative-base-int-exponent", lambda r: (normal(r, 3, 4), 3)),
+        Sample("negative-base-float-exponent", lambda r: (normal(r, 3, 4), 2.0)),
+    ],
+    "aten::remainder": [
+        Sample("row", lambda r: _remainder_operands(r, positive(r, 4)), (0, 1)),
+        Sample("negative-divisor", lambda r: _remainder_operands(r, -positive(r, 3, 1)), (0, 1)),
+        Sample("float-divisor", lambda r: _remainder_operands(r, 1.5), (0, 1)),
+    ],
+    "aten::maximum": [
+        *_binary(),
+        Sample("ties", _ties, (0, 1)),
+        Sample("broadcast-ties", _row_tie, (0, 1)),
+        Sample(
+            "relu-at-zero", lambda r: (np.where(normal(r, 3, 4) > 1.0, 0.0, normal(r, 3, 4)), 0.0)
+        ),
+    ],
+    "aten::minimum": [
+        *_binary(),
+        Sample("ties", _ties, (0, 1)),
+        Sample("broadcast-ties", _row_tie, (0, 1)),
+    ],
+    "aten::neg": _unary(),
+    "aten::positive": _unary(),
+    "aten::exp": _unary(),
+    "aten::log": _unary(positive),
+    "aten::sqrt": _unary(positive),
+    "aten::sin": _unary(),
+    "aten::cos": _unary(),
+    "aten::tan": _unary(_small_tan),
+    "aten::tanh": _unary(),
+    "aten::abs": _unary(nonzero),
+    "aten::sign": _unary(nonzero),
+    "aten::reciprocal": _unary(nonzero),
+    "aten::square": _unary(),
+    "aten::where": [
+        Sample(
+            "same", lambda r: (r.random((3, 4)) > 0.5, normal(r, 3, 4), normal(r, 3, 4)), (1, 2)
+        ),
+        Sample(
+            "broadcast",
+            lambda r: (r.random((3, 1)) > 0.5, normal(r, 4), normal(r, 2, 3, 4)),
+            (1, 2),
+        ),
+        Sample("float-branch", lambda r: (r.random((3, 4)) > 0.5, normal(r, 3, 4), 0.5), (1, 2)),
+        Sample("constant-branch", lambda r: (r.random((3, 4)) > 0.5, normal(r, 3, 4), 0.0), (1,)),
+    ],
+    "aten::clip": [
+        Sample("both-bounds", lambda r: (_clip_input(r, 3, 4), -0.5, 0.5)),
+        Sample("no-min", lambda r: (_clip_input(r, 3, 4), None, 0.5)),
+        Sample("no-max", lambda r: (_clip_input(r, 3, 4), -0.5, None)),
+        Sample(
+            "array-bounds",
+            lambda r: (_clip_input(r, 3, 4), np.full(4, -0.5), np.full((3, 1), 0.5)),
+            (0, 1, 2),
+        ),
+    ],
+    "aten::matmul": [
+        Sample(f"{a}@{b}", lambda r, a=a, b=b: (normal(r, *a), normal(r, *b)), (0, 1))
+        for a, b in [
+            ((3, 4), (4, 5)),
+            ((4,), (4, 5)),
+            ((3, 4), (4,)),
+            ((4,), (4,)),
+            ((2, 3, 4), (4, 5)),
+            ((2, 3, 4), (2, 4, 5)),
+            ((2, 1, 3, 4), (3, 4, 2)),
+            ((4,), (2, 4, 5)),
+            ((2, 3, 4), (4,)),
+        ]
+    ],
+    "aten::dot": [
+        *[
+            Sample(f"{a}.{b}", lambda r, a=a, b=b: (normal(r, *a), normal(r, *b)), (0, 1))
+            for a, b in [
+                ((4,), (4,)),
+                ((3, 4), (4, 5)),
+                ((3, 4), (4,)),
+                ((4,), (4, 5)),
+                ((), (3, 4)),
+                ((2, 3, 4), (4,)),
+                ((2, 3, 4), (5, 4, 2)),
+                ((4,), (2, 4, 3)),
+            ]
+        ],
+        Sample("float", lambda r: (1.5, normal(r, 3, 4)), (0, 1)),
+    ],
+    "aten::sum": _reductions(lambda r: normal(r, 2, 3, 4)),
+    "aten::mean": _reductions(lambda r: normal(r, 2, 3, 4)),
+    "aten::prod": [
+        *_reductions(lambda r: nonzero(r, 2, 3, 4)),
+        Sample("zeros-axis=None", lambda r: (_with_zeros(r)[0], None, False)),
+        Sample("zeros-axis=-1", lambda r: (_with_zeros(r), -1, False)),
+        Sample("zeros-axis=(0,2)-keepdims", lambda r: (_with_zeros(r), (0, 2), True)),
+    ],
+    "aten::max": [
+        *_reductions(lambda r: normal(r, 2, 3, 4)),
+        Sample("ties-axis=1", lambda r: (_two_way_max(r, 1.0), 1, False)),
+        Sample("ties-axis=None", lambda r: (_two_way_max(r, 1.0), None, True)),
+    ],
+    "aten::min": [
+        *_reductions(lambda r: normal(r, 2, 3, 4)),
+        Sample("ties-axis=1", lambda r: (_two_way_max(r, -1.0), 1, True)),
+        Sample("ties-axis=None", lambda r: (_two_way_max(r, -1.0), None, False)),
+    ],
+    "aten::reshape": [
+        Sample(f"to-{shape}", lambda r, shape=shape: (normal(r, 3, 4), shape))
+        for shape in [(2, 6), (-1,), (2, -1, 3), 12, (1, 12, 1)]
+    ],
+    "aten::ravel": [
+        Sample("matrix", lambda r: (normal(r, 3, 4),)),
+        Sample("three-d", lambda r: (normal(r, 2, 3, 4),)),
+    ],
+    "aten::squeeze": [
+        Sample(f"axis={axis}", lambda r, axis=axis: (normal(r, 3, 1, 4, 1), axis))
+        for axis in [None, 1, -1, (1, 3)]
+    ],
+    "aten::expand_dims": [
+        Sample(f"axis={axis}", lambda r, axis=axis: (normal(r, 3, 4), axis))
+        for axis in [0, 1, -1, (0, 2), (-1, 0)]
+    ],
+    "aten::transpose": [
+        Sample("matrix", lambda r: (normal(r, 3, 4), None)),
+        *[
+            Sample(f"axes={axes}", lambda r, axes=axes: (normal(r, 2, 3, 4), axes))
+            for axes in [None, (1, 0, 2), (2, 0, 1), (-1, 0, 1)]
+        ],
+    ],
+    "aten::broadcast_to": [
+        Sample("row", lambda r: (normal(r, 4), (3, 4))),
+        Sample("column-to-3d", lambda r: (normal(r, 3, 1), (2, 3, 4))),
+        Sample("zero-d", lambda r: (normal(r), (2, 2))),
+    ],
+    "aten::sum_to_size": [
+        Sample(f"to-{shape}", lambda r, shape=shape: (normal(r, 2, 3, 4), shape))
+        for shape in [(3, 1), (4,), (2, 1, 4), (2, 3, 4), ()]
+    ],
+    "aten::concatenate": [
+        Sample("two-axis=0", lambda r: ((normal(r, 2, 4), normal(r, 3, 4)), 0)),
+        Sample("three-axis=1", lambda r: ((normal(r, 3, 1), normal(r, 3, 2), normal(r, 3, 3)), 1)),
+        Sample("two-axis=-1", lambda r: ((normal(r, 2, 3, 1), normal(r, 2, 3, 2)), -1)),
+        Sample("axis=None", lambda r: ((normal(r, 2, 2), normal(r, 3)), None)),
+    ],
+    "aten::stack": [
+        Sample("two-axis=0", lambda r: ((normal(r, 3, 4), normal(r, 3, 4)), 0)),
+        Sample("three-axis=1", lambda r: ((normal(r, 3, 4), normal(r, 3, 4), normal(r, 3, 4)), 1)),
+        Sample("two-axis=-1", lambda r: ((normal(r, 3, 4), normal(r, 3, 4)), -1)),
+    ],
+    "aten::astype": [
+        Sample("to-float32", lambda r: (normal(r, 3, 4), "float32")),
+        Sample("to-float64", lambda r: (normal(r, 3, 4), "float64")),
+        Sample("from-float32", lambda r: (normal(r, 3, 4).astype(np.float32), "float64")),
+    ],
+    "aten::select": [
+        Sample(f"axis={axis}-index={index}", lambda r, a=axis, i=index: (normal(r, 3, 4, 5), a, i))
+        for axis, index in [(0, 1), (1, -1), (-1, 2), (-2, -3)]
+    ],
+    "aten::slice": [
+        Sample(
+            f"axis={axis}[{start}:{stop}:{step}]",
+            lambda r, a=axis, b=start, e=stop, s=step: (normal(r, 5, 6), a, b, e, s),
+        )
+        for axis, start, stop, step in [
+            (0, 1, 4, None),
+            (1, None, None, 2),
+            (-1, -1, None, -1),
+            (0, -2, -5, -1),
+            (0, None, -1, None),
+            (-2, 4, 0, -2),
+        ]
+    ],
+    "aten::index": [
+        Sample("repeated", lambda r: (normal(r, 5, 4), np.array([0, 2, 2, 4, 2]))),
+        Sample("full-then-array", lambda r: (normal(r, 5, 4), None, np.array([3, 1, 3]))),
+        Sample(
+            "broadcast-arrays",
+            lambda r: (normal(r, 5, 4), np.array([[0], [2], [0]]), np.array([[1, 1]])),
+        ),
+        Sample("int-and-array", lambda r: (normal(r, 5, 4), 1, np.array([-1, 0, -1]))),
+        Sample(
+            "split-arrays",
+            lambda r: (normal(r, 3, 4, 5), np.array([0, 2, 0]), None, np.array([4, 4, 1])),
+        ),
+        Sample("mask", lambda r: (normal(r, 5, 4), r.random((5, 4)) > 0.5)),
+    ],
+}
+
+# Operators whose float32 variant is checked too: the gradient must stay float32.
+FLOAT32_OPS = (
+    "aten::mul",
+    "aten::tanh",
+    "aten::sum",
+    "aten::matmul",
+    "aten::where",
+    "aten::index",
+    "aten::concatenate",
+    "aten::max",
+    "aten::mean",
+    "aten::prod",
+    "aten::dot",
+    "aten::clip",
+    "aten::astype",
+)

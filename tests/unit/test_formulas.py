@@ -1,0 +1,281 @@
+"""Every operator's derivative formula against central finite differences of its NumPy kernel.
+
+Each check builds a one-node graph straight in IR (no frontend), differentiates it with the
+real pipeline (`differentiate_typed`, the reverse-block passes, lambda lifting) and runs the
+resulting ``f``/``df`` pair, so a sample exercises the formula exactly as user code would.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pytest
+
+from autodiff.derivatives import ALIASES, all_formulas
+from autodiff.pipeline import differentiate_typed
+from autodiff.runtime import CompiledGradient
+from ir.graph import Graph, Value
+from ir.ops import OPS, OpDef, gradients
+from ir.types import ANY, FLOAT, SCALAR, TensorType, TupleType, Type, type_of_value
+from passes.shape_propagation import propagate_shapes
+from tests.formula_samples import FLOAT32_OPS, SAMPLES, Operands, Sample
+
+EPS = 1e-6
+RTOL = 1e-6  # of max(|numeric|, 1), element by element
+RTOL_FLOAT32 = 1e-4
+# A kernel with a float32 result (astype) rounds away differences of 1e-6: take wider steps.
+EPS_ROUNDED, RTOL_ROUNDED = 1e-3, 1e-3
+
+# The helper operators of `ir.ops.gradients`: derivative formulas call them.
+HELPERS = {
+    name for name, op in OPS.items() if getattr(op.kernel, "__module__", None) == gradients.__name__
+}
+# Python-scalar operators that `derivatives.ALIASES` does not map to an aten formula yet, so
+# differentiating them raises "not differentiable" rather than giving a wrong zero.
+SCALARS_WITHOUT_ALIAS = {"prim::mod", "prim::min", "prim::max", "prim::abs", "prim::float"}
+# Tuple and list plumbing, which lower-tuples removes before differentiation (add_reverse
+# unpacks the gradient of a remaining TupleConstruct itself), and AutogradAdd, which only
+# reverse programs contain.
+STRUCTURAL = {
+    "prim::TupleConstruct",
+    "prim::TupleUnpack",
+    "prim::TupleIndex",
+    "prim::TupleSlice",
+    "prim::ListConstruct",
+    "prim::ListUnpack",
+    "prim::ListIndex",
+    "prim::AutogradAdd",
+}
+
+
+def _can_carry_gradient(op: OpDef) -> bool:
+    return any(ty in (ANY, SCALAR, FLOAT) or isinstance(ty, TensorType) for ty in op.schema.returns)
+
+
+def test_every_differentiable_op_has_a_formula() -> None:
+    """The rule: an operator with a kernel, marked differentiable, whose result can carry a
+    gradient (typed Tensor, float, Scalar or Any) has a formula in `autodiff.formulas`, or is
+    a ``prim::`` scalar operator that `derivatives.ALIASES` maps to one. The exceptions are
+    exactly HELPERS, STRUCTURAL and SCALARS_WITHOUT_ALIAS above. An operator whose result
+    carries no gradient (comparisons, floor division, logic, shape queries) is marked
+    ``differentiable=False`` instead of being exempted; conversely, every formula is for a
+    differentiable operator, so none is dead code."""
+    formulas = all_formulas()
+    missing = {
+        name
+        for name, op in OPS.items()
+        if op.differentiable
+        and op.kernel is not None
+        and _can_carry_gradient(op)
+        and ALIASES.get(name, name) not in formulas
+    }
+    assert missing - HELPERS - STRUCTURAL == SCALARS_WITHOUT_ALIAS
+    assert {name for name in formulas if not OPS[name].differentiable} == set()
+
+
+def test_every_formula_has_samples() -> None:
+    assert set(SAMPLES) == set(all_formulas())
+
+
+# ---- one-node graphs ------------------------------------------------------------------------
+
+
+@dataclass
+class Call:
+    """A one-node graph of an operator and how its operands map to the graph's inputs."""
+
+    graph: Graph
+    args: list[Any]  # the graph's arguments
+    wrt: list[int]  # graph inputs to differentiate
+    slots: list[tuple[int, int | None]]  # per entry of wrt: operand, and item of a tuple operand
+
+
+def one_node_graph(op: str, operands: Operands, wrt: tuple[int, ...]) -> Call:
+    """A graph whose inputs are the arrays among ``operands`` and the operands in ``wrt``, the
+    others being prim::Constant so that shape rules see them; it returns the node's result."""
+    graph = Graph(op)
+    call = Call(graph, [], [], [])
+
+    def add_input(value: Any, slot: tuple[int, int | None], differentiate: bool) -> Value:
+        if differentiate:
+            call.wrt.append(len(graph.inputs))
+            call.slots.append(slot)
+        call.args.append(value)
+        return graph.add_input(type_of_value(value), f"x{slot[0]}")
+
+    node_inputs: list[Value] = []
+    for position, operand in enumerate(operands):
+        differentiate = position in wrt
+        if isinstance(operand, tuple) and any(isinstance(v, np.ndarray) for v in operand):
+            items = [
+                add_input(item, (position, i), differentiate) for i, item in enumerate(operand)
+            ]
+            ty: Type = TupleType(tuple(v.ty for v in items))
+            node_inputs.append(graph.insert("prim::TupleConstruct", items, (ty,)).output)
+        elif isinstance(operand, np.ndarray) or differentiate:
+            node_inputs.append(add_input(operand, (position, None), differentiate))
+        else:
+            node_inputs.append(graph.insert_constant(operand, type_of_value(operand)))
+    graph.register_output(graph.insert(op, node_inputs).output)
+    propagate_shapes(graph)
+    return call
+
+
+def operand_at(operands: Operands, slot: tuple[int, int | None]) -> Any:
+    position, item = slot
+    return operands[position] if item is None else operands[position][item]
+
+
+def with_operand(operands: Operands, slot: tuple[int, int | None], value: Any) -> Operands:
+    position, item = slot
+    if item is not None:
+        value = (*operands[position][:item], value, *operands[position][item + 1 :])
+    return (*operands[:position], value, *operands[position + 1 :])
+
+
+def finite_differences(
+    kernel: Any, operands: Operands, slot: tuple[int, int | None], cotangent: Any, eps: float
+) -> np.ndarray:
+    """Central differences of ``sum(kernel(operands) * cotangent)`` w.r.t. each element of the
+    operand at ``slot``. The two outputs are subtracted before the projection, so the
+    projection's rounding does not swamp the small difference."""
+    base = np.array(operand_at(operands, slot), dtype=np.float64)
+    numeric = np.zeros(base.shape)
+    for index in np.ndindex(base.shape):
+        results = []
+        for step in (eps, -eps):
+            moved = base.copy()
+            moved[index] += step
+            value = moved if base.ndim else float(moved)
+            results.append(np.asarray(kernel(*with_operand(operands, slot, value)), np.float64))
+        numeric[index] = np.sum((results[0] - results[1]) * cotangent) / (2 * eps)
+    return numeric
+
+
+def vjp(
+    op: str, operands: Operands, wrt: tuple[int, ...], cotangent: Any
+) -> tuple[Call, list[Any]]:
+    """The gradients of the operands in ``wrt`` (arrays of tuple operands one by one) for
+    ``cotangent``, from the compiled f/df pair of a one-node graph; f must reproduce the
+    kernel's result exactly."""
+    call = one_node_graph(op, operands, wrt)
+    compiled = CompiledGradient(differentiate_typed(call.graph, call.wrt).gradient)
+    (out,), saved = compiled.forward(call.args)
+    kernel = OPS[op].kernel
+    assert kernel is not None
+    np.testing.assert_array_equal(out, kernel(*operands))
+    grads = compiled.backward(saved, [cotangent])
+    assert len(grads) == len(call.slots)
+    return call, grads
+
+
+def _cast_floats(operands: Operands, dtype: type) -> Operands:
+    """``operands`` with every floating-point array cast to ``dtype``."""
+
+    def cast(value: Any) -> Any:
+        if isinstance(value, tuple):
+            return tuple(cast(v) for v in value)
+        if isinstance(value, np.ndarray) and value.dtype.kind == "f":
+            return value.astype(dtype)
+        return value
+
+    return tuple(cast(v) for v in operands)
+
+
+def check_gradients(op: str, operands: Operands, wrt: tuple[int, ...], rtol: float) -> None:
+    """The vjp of a one-node graph of ``op``, for a random cotangent, against finite
+    differences, element by element; each gradient has its operand's shape and dtype."""
+    kernel = OPS[op].kernel
+    assert kernel is not None
+    out = kernel(*operands)
+    cotangent = np.random.default_rng(1).standard_normal(np.shape(out)).astype(np.result_type(out))
+    call, grads = vjp(op, operands, wrt, cotangent)
+    wide = _cast_floats(operands, np.float64)
+    eps = EPS
+    if np.result_type(kernel(*wide)) != np.float64:
+        eps, rtol = EPS_ROUNDED, max(rtol, RTOL_ROUNDED)
+    for grad, slot in zip(grads, call.slots, strict=True):
+        operand = operand_at(operands, slot)
+        where = f"{op} operand {slot[0]}" + ("" if slot[1] is None else f" item {slot[1]}")
+        assert np.shape(grad) == np.shape(operand), f"{where}: gradient shape"
+        # A Python float's gradient is a float or a 0-d array, of the result's precision.
+        want = np.result_type(out) if isinstance(operand, float) else np.result_type(operand)
+        assert np.result_type(grad) == want, f"{where}: gradient dtype"
+        numeric = finite_differences(kernel, wide, slot, cotangent.astype(np.float64), eps)
+        error = np.abs(np.asarray(grad, np.float64) - numeric) / np.maximum(np.abs(numeric), 1)
+        error = np.where(np.isnan(error), np.inf, error)
+        if error.size and error.max() > rtol:
+            worst = tuple(int(i) for i in np.unravel_index(np.argmax(error), error.shape))
+            pytest.fail(
+                f"{where}: worst element {worst}: formula {np.asarray(grad)[worst]!r}, "
+                f"finite differences {numeric[worst]!r} (relative error {error[worst]:.2e})"
+            )
+
+
+def _params(ops: Iterable[str]) -> list[Any]:
+    return [
+        pytest.param(
+            op,
+            sample,
+            id=f"{op.removeprefix('aten::')}-{sample.label}",
+            marks=[pytest.mark.xfail(strict=True, reason=sample.xfail)] if sample.xfail else [],
+        )
+        for op in ops
+        for sample in SAMPLES[op]
+    ]
+
+
+@pytest.mark.parametrize(("op", "sample"), _params(sorted(SAMPLES)))
+def test_formula_matches_finite_differences(op: str, sample: Sample) -> None:
+    operands = sample.make(np.random.default_rng(0))
+    check_gradients(op, operands, sample.wrt, RTOL)
+
+
+@pytest.mark.parametrize(("op", "sample"), _params(FLOAT32_OPS))
+def test_formula_keeps_float32(op: str, sample: Sample) -> None:
+    operands = _cast_floats(sample.make(np.random.default_rng(0)), np.float32)
+    check_gradients(op, operands, sample.wrt, RTOL_FLOAT32)
+
+
+@pytest.mark.parametrize(
+    ("op", "operands", "wrt", "expected"),
+    [
+        pytest.param("aten::abs", (np.array([0.0, 1.0, -2.0]),), (0,), [[0, 1, -1]], id="abs-0"),
+        pytest.param(
+            "aten::maximum",
+            (np.array([1.0, 2.0]), np.array([1.0, 0.0])),
+            (0, 1),
+            [[0.5, 1], [0.5, 0]],
+            id="maximum-tie",
+        ),
+        pytest.param(
+            "aten::max",
+            (np.array([3.0, 1.0, 3.0, 3.0]), None, False),
+            (0,),
+            [[1 / 3, 0, 1 / 3, 1 / 3]],
+            id="max-three-way-tie",
+        ),
+        pytest.param(
+            "aten::clip",
+            (np.array([-0.5, 0.0, 0.5, 0.7]), -0.5, 0.5),
+            (0, 1, 2),
+            [[1, 1, 1, 0], 0, 1],
+            id="clip-at-bounds",
+        ),
+        pytest.param("aten::sqrt", (np.array([0.0, 4.0]),), (0,), [[np.inf, 0.25]], id="sqrt-0"),
+    ],
+)
+def test_conventions_at_non_smooth_points(
+    op: str, operands: Operands, wrt: tuple[int, ...], expected: list[Any]
+) -> None:
+    """The gradients `autodiff.formulas` promises where finite differences cannot decide."""
+    kernel = OPS[op].kernel
+    assert kernel is not None
+    cotangent = np.ones(np.shape(kernel(*operands)))
+    with np.errstate(divide="ignore"):
+        _, grads = vjp(op, operands, wrt, cotangent)
+    for grad, want in zip(grads, expected, strict=True):
+        np.testing.assert_allclose(grad, want, rtol=1e-15)
