@@ -66,12 +66,12 @@ class CallEmitter(ExpressionEmitter):
         if isinstance(target, Value):
             raise ScriptError("calling a value is not supported", func.range)
         obj = target.obj
-        spelling = lookup(NUMPY_FUNCTIONS, obj)
-        if spelling is not None:
-            return self.emit_op(spelling, expr, None)
         builtin = lookup(BUILTINS, obj)
         if builtin is not None:
             return self.emit_builtin(builtin, expr)
+        spelling = lookup(NUMPY_FUNCTIONS, obj)
+        if spelling is not None:
+            return self.emit_op(spelling, expr, None)
         if is_numpy(obj):
             raise ScriptError(f"{target.spelled} is not supported", expr.range)
         if isinstance(obj, FunctionType):

@@ -185,7 +185,8 @@ def _numpy_functions() -> dict[object, Spelling]:
 def _kernel_spellings(table: dict[object, Spelling]) -> None:
     """Every operator's kernel spells that operator too, so code (the derivative formulas) can
     call an operator NumPy has no name for — ``sum_to_size(grad, size)`` — by importing its
-    kernel. A kernel shared by several operators spells none of them."""
+    kernel. A kernel shared by several operators spells none of them, and Python's builtins
+    (``max`` is prim::max's kernel) keep the meaning `BUILTINS` gives them."""
     owners: dict[int, list[str]] = {}
     kernels: dict[int, object] = {}
     for name, op in OPS.items():
@@ -194,7 +195,8 @@ def _kernel_spellings(table: dict[object, Spelling]) -> None:
             kernels[id(op.kernel)] = op.kernel
     for key, names in owners.items():
         kernel = kernels[key]
-        if len(names) == 1 and kernel not in table:
+        python_builtin = getattr(kernel, "__module__", None) == "builtins"
+        if len(names) == 1 and kernel not in table and not python_builtin:
             params = " ".join(argument.name for argument in OPS[names[0]].schema.arguments)
             table[kernel] = _function(getattr(kernel, "__name__", names[0]), names[0], params)
 
