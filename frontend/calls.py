@@ -76,8 +76,9 @@ class CallEmitter(ExpressionEmitter):
             raise ScriptError(f"{target.spelled} is not supported", expr.range)
         if isinstance(obj, FunctionType):
             return self.emit_function_call(obj, expr)
-        if getattr(builtins, getattr(obj, "__name__", ""), None) is obj:
-            raise ScriptError(f"builtin '{obj.__name__}' is not supported", expr.range)
+        name = getattr(obj, "__name__", "")
+        if getattr(builtins, name, None) is obj:
+            raise ScriptError(f"builtin '{name}' is not supported", expr.range)
         raise ScriptError(
             f"'{target.spelled}' cannot be called from a scripted function", expr.range
         )

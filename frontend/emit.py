@@ -311,7 +311,9 @@ class FunctionEmitter(CallEmitter, SubscriptEmitter):
         if not 1 <= len(call.args) <= 3:
             raise ScriptError(f"range() takes 1 to 3 arguments, got {len(call.args)}", r)
         args = [range_argument(self, self.emit_expr(a), a.range) for a in call.args]
-        start, stop, step = (None, args[0], None) if len(args) == 1 else (*args, None)[:3]
+        start: Value | None = args[0] if len(args) > 1 else None
+        stop = args[1] if len(args) > 1 else args[0]
+        step: Value | None = args[2] if len(args) > 2 else None
         trip = self.trip_count(start, stop, step, r)
 
         def bind_target(index: Value) -> None:

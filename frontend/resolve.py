@@ -289,14 +289,14 @@ def bind(spelling: Spelling, positional: int, keywords: Sequence[str]) -> list[B
                 raise BindError(f"argument '{param.name}' of {name} is not supported", index)
             filled[param.argument] = Bound("positional", index)
     for keyword in keywords:
-        param = next((p for p in params if p.name == keyword and p.keyword), None)
-        if param is None:
+        by_name = next((p for p in params if p.name == keyword and p.keyword), None)
+        if by_name is None:
             raise BindError(f"{name}() got an unexpected keyword argument '{keyword}'", keyword)
-        if param.argument is None:
+        if by_name.argument is None:
             raise BindError(f"argument '{keyword}' of {name} is not supported", keyword)
-        if param.argument in filled:
+        if by_name.argument in filled:
             raise BindError(f"{name}() got multiple values for argument '{keyword}'", keyword)
-        filled[param.argument] = Bound("keyword", keyword)
+        filled[by_name.argument] = Bound("keyword", keyword)
 
     arguments = spelling.schema.arguments
     bound: list[Bound] = []
