@@ -105,15 +105,25 @@ class _Task:
     call: SourceRange | None  # the call that asked for it
 
 
-def compile_function(fn: Callable[..., Any]) -> dict[str, Graph]:
+def compile_function(
+    fn: Callable[..., Any], *, argument_types: Sequence[Type] | None = None
+) -> dict[str, Graph]:
     """``fn`` and the Python functions it calls, each as a Graph: ``{key: Graph}``, ``fn``'s
-    own graph first. The graphs are fresh copies: passes may change them freely."""
+    own graph first. The graphs are fresh copies: passes may change them freely.
+
+    ``fn``'s parameters are typed by their annotations, or, given ``argument_types`` (one per
+    parameter), specialised to them as a called function is (Note [Specialised callees]):
+    ``NoneType`` for an argument that is None makes ``if bias is None`` a compile-time choice.
+    """
     if not isinstance(fn, FunctionType):
         raise ScriptError(
             f"cannot script {fn!r}: only functions defined with 'def' in Python source can be "
             "scripted"
         )
-    root = _compile(fn)
+    signature = None
+    if argument_types is not None:
+        signature = _entry(fn, None).specialise(argument_types)
+    root = _compile(fn, signature)
     module: dict[str, Graph] = {}
     seen: set[str] = set()
     pending = [root]
@@ -127,8 +137,8 @@ def compile_function(fn: Callable[..., Any]) -> dict[str, Graph]:
     return module
 
 
-def _compile(fn: FunctionType) -> _Compiled:
-    stack = [_Task(fn, None, None)]
+def _compile(fn: FunctionType, signature: Signature | None) -> _Compiled:
+    stack = [_Task(fn, signature, None)]
     result: _Compiled | None = None
     while stack:
         task = stack[-1]

@@ -18,7 +18,7 @@ from ir.interpreter import run_graph
 from ir.parser import parse_graph
 from ir.printer import print_graph
 from ir.source import SourceRange
-from ir.types import TENSOR
+from ir.types import NONE, TENSOR
 from ir.verify import verify
 from passes import run_module_passes
 from tests.helpers import assert_ir
@@ -747,3 +747,29 @@ def test_errors_in_callees_point_into_the_callee_and_name_the_call() -> None:
     )
     line, col = position_of("broken_helper", "return broken_" + "helper(x)")
     assert f"in 'broken_helper', called at {__file__}:{line}:{col}" in str(error)
+
+
+def with_bias(x, bias=None):
+    if bias is not None:
+        x = x + bias
+    return x
+
+
+def test_argument_types_specialise_the_function_itself() -> None:
+    declared = without_ranges(compile_function(with_bias)["with_bias"])
+    assert_ir(
+        declared,
+        """
+        graph @with_bias(%x : Tensor, %bias : Tensor):
+          %x.1 : Tensor = aten::add(%x, %bias)
+          return (%x.1)
+        """,
+    )
+    (graph,) = compile_function(with_bias, argument_types=[TENSOR, NONE]).values()
+    assert_ir(
+        without_ranges(graph),
+        """
+        graph @with_bias[Tensor,NoneType](%x : Tensor, %bias : NoneType):
+          return (%x)
+        """,
+    )
