@@ -56,7 +56,7 @@ class ScriptFunction:
         self.fn = fn
         self.signature = inspect.signature(fn)
         module = compile_function(fn)
-        run_module_passes(module, [("inline", {})])
+        run_module_passes(module, [("inline", {"entry_only": True})])
         self.graph: Graph = next(iter(module.values()))
         self.cache: dict[SignatureKey, Executable] = {}
         functools.update_wrapper(self, fn)
