@@ -260,6 +260,9 @@ class _ReverseBuilder:
             body.register_output(result)
             grad = grad_of.add_output(input_value.ty, _grad_name(input_value))
             self.set_grad(input_value, grad)
+        for inner in body.nodes(reverse=True):  # the None gradients' constants
+            if inner.kind == "prim::Constant" and not inner.has_uses():
+                inner.destroy()
 
     def differentiate_tuple(self, node: Node) -> None:
         """A tuple's gradient is a tuple of its elements' gradients: unpack it."""
@@ -278,7 +281,7 @@ class _ReverseBuilder:
                 self.set_grad(element, grad_of.add_output(element.ty, _grad_name(element)))
 
     def inline_forward(self, node: Node, formula: Formula) -> _Inlined:
-        """Replace ``node`` by the formula's forward; return its outputs and saved context."""
+        """Add the formula's forward after ``node``; return its outputs and saved context."""
         inputs = list(node.inputs)
         if formula.packs_variadic:
             fixed = len(OPS[node.kind].schema.arguments) - 1
@@ -290,27 +293,34 @@ class _ReverseBuilder:
                     source_range=node.source_range,
                 ).output
             inputs = [*inputs[:fixed], packed]
-        mapping = dict(zip(formula.forward.inputs, inputs, strict=True))
-        values: dict[Value, Value] = dict(mapping)
-        with self.graph.inserting_before(node):
+        # Note [Keeping the forward node]: the formula's forward is cloned just after ``node``
+        # and ``node``'s own outputs stand in for the results it recomputes, so `f` keeps the
+        # user's operators exactly (a Python-float prim::add stays one; a variadic aten::index
+        # stays variadic) and the recomputation is left for DCE.
+        values: dict[Value, Value] = dict(zip(formula.forward.inputs, inputs, strict=True))
+        cloned: set[Value] = set()
+        copies: list[Node] = []
+        with self.graph.inserting_after(node):
             for inner in formula.forward.nodes():
                 copy = self.graph.create_clone(inner, values.__getitem__)
                 copy.source_range = node.source_range
                 self.graph.insert_node(copy)
                 values.update(zip(inner.outputs, copy.outputs, strict=True))
+                cloned.update(copy.outputs)
+                copies.append(copy)
         results = [values[v] for v in formula.forward.outputs]
         count = len(node.outputs)
-        for old, new in zip(node.outputs, results[:count], strict=True):
-            new.ty = old.ty
-            new.name_hint = old.name_hint
-            old.replace_all_uses_with(new)
-            if old in self.needs:
-                self.needs.add(new)
-            moved = self.details.grad_map.pop(old, None)
-            if moved is not None:
-                self.details.grad_map[new] = moved
-        node.destroy()
-        return _Inlined(inputs, results[:count], results[count:])
+        standing_in: dict[Value, Value] = {}
+        for original, recomputed in zip(node.outputs, results[:count], strict=True):
+            if recomputed in cloned:
+                recomputed.replace_all_uses_with(original)
+                standing_in[recomputed] = original
+        saved = [standing_in.get(v, v) for v in results[count:]]
+        saved_set = set(saved)
+        for copy in reversed(copies):  # the recomputations nothing reads any more
+            if not copy.has_uses() and not copy.blocks and saved_set.isdisjoint(copy.outputs):
+                copy.destroy()
+        return _Inlined(inputs, list(node.outputs), saved)
 
 
 @dataclass

@@ -194,25 +194,23 @@ graph @tanh_sum(%x : Double(4)):
   %1 : Double(4) = aten::tanh(%x)
   %2 : NoneType = prim::Constant[value=None]()
   %3 : bool = prim::Constant[value=False]()
+  %4 : Double() = aten::sum(%1, %2, %3)
   %shape : (int) = aten::shape(%1)
-  %5 : Double() = aten::sum(%1, %2, %3)
   %dx : Double(4) = prim::Reverse[output_vjps=[0], input_grads=[0]]()
     block0(%dout : Double()):
       %8 : Double(4) = prim::GradOf[name="aten::sum"](%dout)
         block0():
           %9 : Double(4) = aten::_unreduce(%dout, %shape, %2, %3)
-          %10 : NoneType = prim::Constant[value=None]()
-          %11 : NoneType = prim::Constant[value=None]()
           -> (%9)
       %dx.1 : Double(4) = prim::GradOf[name="aten::tanh"](%8)
         block0():
-          %13 : float = prim::Constant[value=1.]()
-          %14 : Double(4) = aten::mul(%1, %1)
-          %15 : Double(4) = aten::sub(%13, %14)
-          %16 : Double(4) = aten::mul(%8, %15)
-          -> (%16)
+          %11 : float = prim::Constant[value=1.]()
+          %12 : Double(4) = aten::mul(%1, %1)
+          %13 : Double(4) = aten::sub(%11, %12)
+          %14 : Double(4) = aten::mul(%8, %13)
+          -> (%14)
       -> (%dx.1)
-  return (%5)
+  return (%4)
 """
     )
 
