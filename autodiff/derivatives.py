@@ -108,13 +108,13 @@ def _compile(op: str, fdef: syntax.FunctionDef, namespace: dict[str, object]) ->
     forward, _ = emit_function(
         forward_def, namespace, graph_name=op, param_types=_schema_types(op, len(fdef.params))
     )
-    flatten_tuple_return(forward)
+    _flatten_tuple_return(forward)
 
     # 3. The backward again, its context typed as the forward computes it.
     count = len(output_exprs)
     context_types = {name: v.ty for name, v in zip(context, forward.outputs[count:], strict=True)}
     backward = _emit_backward(closure, namespace, [], context_types, op)
-    flatten_tuple_return(backward)
+    _flatten_tuple_return(backward)
     return Formula(op, forward, backward, count)
 
 
@@ -156,16 +156,15 @@ def _emit_backward(
     return graph
 
 
-def flatten_tuple_return(graph: Graph) -> bool:
-    """Make a graph that returns one tuple built by prim::TupleConstruct return its elements
-    instead. Returns True if changed."""
-    if len(graph.outputs) != 1 or graph.outputs[0].node.kind != "prim::TupleConstruct":
-        return False
-    producer = graph.outputs[0].node
+def _flatten_tuple_return(graph: Graph) -> None:
+    """Make a graph that returns one tuple return its elements instead."""
+    (result,) = graph.outputs
+    producer = result.node
+    if producer.kind != "prim::TupleConstruct":
+        return
     elements = list(producer.inputs)
     graph.block.erase_output(0)
     for element in elements:
         graph.register_output(element)
     if not producer.has_uses():
         producer.destroy()
-    return True

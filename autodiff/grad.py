@@ -21,15 +21,17 @@ import numpy as np
 from autodiff.errors import DifferentiationError
 from autodiff.gradient import Gradient
 from autodiff.pipeline import (
+    OutputTree,
     differentiate_typed,
     gradient_flows_through_control_flow,
+    output_tree,
     typed_graph,
 )
 from autodiff.runtime import CompiledGradient, Saved
 from autodiff.script import ScriptFunction
 from autodiff.specialize import SignatureKey, argument_type, signature_key
 from ir.graph import Graph
-from ir.types import TensorType, TupleType, Type
+from ir.types import TensorType, Type
 from passes.requires_grad import can_hold_gradient
 
 Argnums = int | tuple[int, ...]
@@ -45,18 +47,40 @@ def _argnum_tuple(argnums: Argnums) -> tuple[int, ...]:
 
 @dataclass(frozen=True, slots=True)
 class CompiledFunction:
-    """A function's compiled gradient for one call signature. When the function returns a
-    tuple, its elements are the gradient's outputs, one vjp each."""
+    """A function's compiled gradient for one call signature. When the function returns
+    tuples, the values in them are the gradient's outputs, one vjp each (`flatten_outputs`)."""
 
     runtime: CompiledGradient
-    returns_tuple: bool
+    tree: OutputTree
 
     def forward(self, values: Sequence[Any]) -> tuple[list[Any], Saved]:
         return self.runtime.forward(values)
 
     def result(self, outputs: list[Any]) -> Any:
-        """The outputs of a forward run as the plain function returns them."""
-        return tuple(outputs) if self.returns_tuple else outputs[0]
+        """The outputs of a forward run nested as the plain function returns them."""
+        leaves = iter(outputs)
+
+        def build(tree: OutputTree) -> Any:
+            return next(leaves) if tree is None else tuple(build(t) for t in tree)
+
+        return build(self.tree)
+
+    def flatten(self, cotangent: Any, qualname: str) -> list[Any]:
+        """The leaves of a cotangent nested like the result (None stands for zeros)."""
+
+        def leaves(tree: OutputTree, part: Any) -> list[Any]:
+            if tree is None:
+                return [part]
+            if part is None:
+                return [leaf for t in tree for leaf in leaves(t, None)]
+            if not (isinstance(part, tuple | list) and len(part) == len(tree)):
+                raise DifferentiationError(
+                    f"the cotangent must nest like the result of {qualname}(), which has "
+                    f"a tuple of {len(tree)} where the cotangent has {_describe(part)}"
+                )
+            return [leaf for t, p in zip(tree, part, strict=True) for leaf in leaves(t, p)]
+
+        return leaves(self.tree, cotangent)
 
 
 class _Differentiated:
@@ -93,9 +117,8 @@ class _Differentiated:
                 self.static_signatures.add(signature)
             if signature in self.static_signatures:
                 typed = typed_graph(self.scripted.graph, types, _static_numbers(values))
-            returns_tuple = isinstance(typed.outputs[0].ty, TupleType) if typed.outputs else False
             gradient = differentiate_typed(typed, wrt).gradient
-            compiled = CompiledFunction(CompiledGradient(gradient), returns_tuple)
+            compiled = CompiledFunction(CompiledGradient(gradient), output_tree(typed))
             self.cache[self.cache_key(signature, values)] = compiled
         return compiled
 
@@ -114,6 +137,12 @@ class _Differentiated:
                 f"'{names[index]}' of type {ty}: only floating-point arrays and Python floats "
                 "have gradients"
             )
+
+
+def _describe(part: Any) -> str:
+    if isinstance(part, tuple | list):
+        return f"a {type(part).__name__} of {len(part)}"
+    return f"shape {_shape_of(part)}"
 
 
 def _static_numbers(values: Sequence[Any]) -> dict[int, int | bool]:
@@ -261,12 +290,7 @@ def vjp(fn: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple[
     out = compiled.result(outputs)
 
     def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
-        seeds = list(cotangent) if compiled.returns_tuple else [cotangent]
-        if len(seeds) != len(outputs):
-            raise DifferentiationError(
-                f"the cotangent has {len(seeds)} parts, but {scripted.qualname}() returned "
-                f"a tuple of {len(outputs)}"
-            )
+        seeds = compiled.flatten(cotangent, scripted.qualname)
         for seed, output in zip(seeds, outputs, strict=True):
             if seed is not None and _shape_of(seed) != _shape_of(output):
                 raise DifferentiationError(

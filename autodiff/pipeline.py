@@ -10,11 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from autodiff.derivatives import flatten_tuple_return
 from autodiff.differentiate import add_reverse, unroll_loops
 from autodiff.gradient import Gradient
 from autodiff.lambda_lift import lambda_lift
-from ir.graph import Graph
+from ir.graph import Graph, Value
 from ir.types import Type
 from passes.registry import run_passes
 from passes.requires_grad import values_requiring_grad
@@ -36,6 +35,11 @@ REVERSE_OPTIMISATION = (
     "dedup-size-captures",
     "dce",
 )
+
+
+OutputTree = tuple["OutputTree", ...] | None
+"""How a graph's results nest in tuples built by prim::TupleConstruct: None for one value,
+a tuple with one tree per element for a tuple."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,9 +85,10 @@ def compile_gradient(graph: Graph, input_types: Sequence[Type], wrt: Sequence[in
 
 def differentiate_typed(typed: Graph, wrt: Sequence[int]) -> Stages:
     """Differentiate a typed graph w.r.t. its inputs at positions ``wrt``, optimise, lift.
-    A function that returns a tuple gets one output per element, each with its own vjp."""
+    A function that returns tuples gets one output per element, each with its own vjp
+    (`flatten_outputs`)."""
     grad = typed.copy()
-    flatten_tuple_return(grad)
+    flatten_outputs(grad)
     unroll_loops(grad, [grad.inputs[i] for i in wrt])
     add_reverse(grad, [grad.inputs[i] for i in wrt])
     propagate_shapes(grad)
@@ -100,3 +105,48 @@ def _name_gradients(gradient: Gradient) -> None:
         hint = gradient.f.inputs[index].name_hint
         if hint and result.node.kind != "prim::Param":
             result.name_hint = f"d{hint}"
+
+
+def output_tree(graph: Graph) -> OutputTree:
+    """How the result of ``graph`` (one output, or a tuple of its several) nests in tuples.
+
+    >>> output_tree(graph_of("return loss, (a, b)"))
+    (None, (None, None))
+    """
+
+    def tree(value: Value) -> OutputTree:
+        if value.node.kind == "prim::TupleConstruct":
+            return tuple(tree(element) for element in value.node.inputs)
+        return None
+
+    if len(graph.outputs) == 1:
+        return tree(graph.outputs[0])
+    return tuple(tree(output) for output in graph.outputs)
+
+
+def flatten_outputs(graph: Graph) -> bool:
+    """Return the leaves of `output_tree` in order instead of the tuples that hold them, so
+    that each has its own vjp. Returns True if changed.
+
+    Given:   %t = prim::TupleConstruct(%loss, %aux); return (%t)
+    Execute: flatten_outputs(graph)
+    Result:  return (%loss, %aux)
+    """
+    leaves: list[Value] = []
+
+    def collect(value: Value) -> None:
+        if value.node.kind == "prim::TupleConstruct":
+            for element in value.node.inputs:
+                collect(element)
+        else:
+            leaves.append(value)
+
+    for output in graph.outputs:
+        collect(output)
+    if leaves == graph.outputs:
+        return False
+    while graph.outputs:
+        graph.block.erase_output(0)
+    for leaf in leaves:
+        graph.register_output(leaf)
+    return True

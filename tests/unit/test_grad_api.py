@@ -34,6 +34,11 @@ def loss_with_aux(x, y):
     return np.sum(z * z), z
 
 
+def nested_aux(x):
+    a = x * 2.0
+    return np.sum(x * x), (a, (np.sum(a), 3))
+
+
 def elementwise(x):
     return x * 2.0
 
@@ -151,6 +156,15 @@ def test_grad_with_aux() -> None:
     np.testing.assert_allclose(aux, X * Y, rtol=1e-14)
     np.testing.assert_allclose(dx, 2.0 * X * Y * Y, rtol=1e-12)
     np.testing.assert_allclose(dy, np.sum(2.0 * X * X * Y, axis=0), rtol=1e-12)
+
+
+def test_aux_may_nest_tuples() -> None:
+    (value, (a, (total, three))), dx = ad.value_and_grad(nested_aux, has_aux=True)(Y)
+    assert value == pytest.approx(np.sum(Y * Y), rel=1e-14)
+    np.testing.assert_allclose(a, 2.0 * Y, rtol=1e-14)
+    assert total == pytest.approx(np.sum(2.0 * Y), rel=1e-14)
+    assert three == 3
+    np.testing.assert_allclose(dx, 2.0 * Y, rtol=1e-14)
 
 
 def test_has_aux_needs_a_pair() -> None:
@@ -275,6 +289,17 @@ def test_vjp_of_a_tuple_result() -> None:
     np.testing.assert_allclose(dy, np.full(4, 3.0))
     (dy,) = vjp_fn((None, np.arange(4.0)))
     np.testing.assert_allclose(dy, np.arange(4.0))
+
+
+def test_vjp_of_a_nested_tuple_result() -> None:
+    out, vjp_fn = ad.vjp(nested_aux, Y)
+    assert out[1][1][1] == 3
+    (dy,) = vjp_fn((1.0, (np.ones(4), (2.0, None))))
+    np.testing.assert_allclose(dy, 2.0 * Y + 2.0 + 4.0, rtol=1e-14)
+    (dy,) = vjp_fn((None, (np.ones(4), None)))
+    np.testing.assert_allclose(dy, np.full(4, 2.0))
+    with pytest.raises(ad.DifferentiationError, match="must nest like the result"):
+        vjp_fn((1.0, np.ones(4)))
 
 
 def test_vjp_checks_the_cotangent_shape() -> None:
