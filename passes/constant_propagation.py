@@ -82,7 +82,8 @@ class _Folder:
         if node.kind == "prim::Loop":
             return self.fold_empty_loop(node)
         if node.kind == "prim::TupleIndex":
-            return self.fold_tuple_index(node)
+            # An element of a TupleConstruct is forwarded; of a constant tuple, folded.
+            return self.fold_tuple_index(node) or self.fold_kernel(node)
         return self.fold_kernel(node)
 
     def inline_branch(self, node: Node) -> Node:
