@@ -62,6 +62,12 @@ class ScriptFunction:
         functools.update_wrapper(self, fn)
 
     @property
+    def __autodiff_source__(self) -> Callable[..., Any]:
+        """The plain function, compiled in its place when scripted code calls this one.
+        See Note [Calling compiled functions] in `frontend.calls`."""
+        return self.fn
+
+    @property
     def qualname(self) -> str:
         return str(getattr(self.fn, "__qualname__", self.graph.name))
 

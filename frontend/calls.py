@@ -76,6 +76,11 @@ class CallEmitter(ExpressionEmitter):
             raise ScriptError(f"{target.spelled} is not supported", expr.range)
         if isinstance(obj, FunctionType):
             return self.emit_function_call(obj, expr)
+        # Note [Calling compiled functions]: what ``ad.script`` returns exposes the plain
+        # function it compiled as ``__autodiff_source__``; a call to it is a call to that.
+        source = getattr(obj, "__autodiff_source__", None)
+        if isinstance(source, FunctionType):
+            return self.emit_function_call(source, expr)
         name = getattr(obj, "__name__", "")
         if getattr(builtins, name, None) is obj:
             raise ScriptError(f"builtin '{name}' is not supported", expr.range)

@@ -21,7 +21,9 @@ Python recursion. A callee that is already on the stack is a recursive call, ref
 
 from __future__ import annotations
 
+import ast
 import inspect
+import textwrap
 import weakref
 from collections import ChainMap
 from collections.abc import Callable, Sequence
@@ -220,11 +222,26 @@ def _parse(fn: FunctionType, call: SourceRange | None) -> syntax.FunctionDef:
             where,
         ) from None
     filename = inspect.getsourcefile(fn) or code.co_filename
-    module = parse_source("".join(lines), filename, first_line)
+    skipped = _decorator_lines(lines)
+    module = parse_source("".join(lines[skipped:]), filename, first_line + skipped)
     fdef = module.functions[0]
     if fdef.name != fn.__name__:
         raise ScriptError(f"the source found for '{fn.__qualname__}' does not define it", where)
     return fdef
+
+
+def _decorator_lines(lines: list[str]) -> int:
+    """How many lines of decorators precede the ``def``. Decorators run in Python, not in the
+    compiled code, so they are skipped rather than held to the scripted subset (a decorator
+    may well take a lambda). Python's own parser finds where the ``def`` starts."""
+    try:
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+    except SyntaxError:  # our parser reports it, with its location
+        return 0
+    node = tree.body[0] if tree.body else None
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.decorator_list:
+        return node.lineno - 1
+    return 0
 
 
 def _closure(fn: FunctionType) -> dict[str, Any]:

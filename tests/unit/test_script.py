@@ -258,3 +258,37 @@ def exp_under_another_name(x):
 def test_numpy_under_the_name_globals_give_it() -> None:
     scripted = ad.script(exp_under_another_name)
     np.testing.assert_array_equal(scripted(np.zeros(2)), np.ones(2))
+
+
+def _keep(_maker: Any) -> Any:
+    return lambda fn: fn
+
+
+@_keep(lambda rng, n: rng.standard_normal(n))
+def decorated_with_a_lambda(x):
+    return np.sum(x * 2.0)
+
+
+def test_decorators_run_in_python_and_are_not_scripted() -> None:
+    # A decorator may use constructs outside the subset (here a lambda): it is not compiled.
+    scripted = ad.script(decorated_with_a_lambda)
+    assert scripted(np.ones(3)) == 6.0
+
+
+@ad.script
+def scripted_tanh(x):
+    return np.tanh(x)
+
+
+def calls_a_scripted_function(x):
+    return np.sum(scripted_tanh(x) * 3.0)
+
+
+def test_a_scripted_function_may_call_another_one() -> None:
+    x = np.linspace(-1.0, 1.0, 4)
+    scripted = ad.script(calls_a_scripted_function)
+    np.testing.assert_allclose(scripted(x), np.sum(np.tanh(x) * 3.0), rtol=1e-15)
+    assert "prim::CallFunction" not in print_graph(scripted.graph)  # inlined
+    np.testing.assert_allclose(
+        ad.grad(calls_a_scripted_function)(x), 3.0 * (1.0 - np.tanh(x) ** 2), rtol=1e-12
+    )
