@@ -12,6 +12,7 @@
 from __future__ import annotations
 
 import functools
+import weakref
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -137,6 +138,19 @@ class _Differentiated:
                 f"'{names[index]}' of type {ty}: only floating-point arrays and Python floats "
                 "have gradients"
             )
+
+
+# What `vjp` compiled per function, so that calling ``ad.vjp(f, ...)`` in a loop compiles once
+# per signature; weak, so that a function's compiled code goes when the function does.
+_VJP_FUNCTIONS: weakref.WeakKeyDictionary[Any, _Differentiated] = weakref.WeakKeyDictionary()
+
+
+def _differentiated_for(fn: Callable[..., Any]) -> _Differentiated:
+    found = _VJP_FUNCTIONS.get(fn)
+    if found is None:
+        found = _Differentiated(fn)
+        _VJP_FUNCTIONS[fn] = found
+    return found
 
 
 def _describe(part: Any) -> str:
@@ -279,7 +293,7 @@ def vjp(fn: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple[
     >>> out, vjp_fn = ad.vjp(f, x, y)
     >>> dx, dy = vjp_fn(np.ones_like(out))
     """
-    differentiated = _Differentiated(fn)
+    differentiated = _differentiated_for(fn)
     scripted = differentiated.scripted
     values = scripted.runtime_values(args, {})
     names = list(scripted.signature.parameters)

@@ -406,3 +406,16 @@ def test_gradcheck_compares_against_the_plain_function(monkeypatch: pytest.Monke
     monkeypatch.setattr(f"{__name__}.SCALE", 3.0)
     with pytest.raises(ad.DifferentiationError, match="gradients differ"):
         ad.gradcheck(scripted, Y)
+
+
+def test_vjp_compiles_once_per_signature() -> None:
+    x = np.linspace(0.0, 1.0, 5)
+    ad.vjp(vjp_target, x)
+    ad.vjp(vjp_target, x * 2.0)
+    from autodiff.grad import _differentiated_for
+
+    assert len(_differentiated_for(vjp_target).cache) == 1
+
+
+def vjp_target(x):
+    return np.sin(x) * 2.0
