@@ -29,15 +29,15 @@ class Gradient:
 
     ``df`` takes, in this order: the vjps listed by ``df_input_vjps``, the inputs of ``f``
     listed by ``df_input_captured_inputs``, the outputs of ``f`` listed by
-    ``df_input_captured_outputs``. Unlike TorchScript's, it returns one output per gradient
-    rather than one tuple of them (`autodiff.runtime` reads several outputs directly), and it
-    takes no vjps for temporaries (see Note [No vjps for temporaries] in `autodiff.lambda_lift`).
+    ``df_input_captured_outputs``. It returns one tuple of the gradients, in the order of
+    ``df_output_vjps``, as TorchScript's does; unlike TorchScript's, it takes no vjps for
+    temporaries (see Note [No vjps for temporaries] in `autodiff.lambda_lift`).
     """
 
     f: Graph
     """The forward graph: the original outputs, then the temporaries ``df`` captures."""
     df: Graph
-    """The backward graph: vjps and captured values in, one gradient per output."""
+    """The backward graph: vjps and captured values in, a tuple of the gradients out."""
     f_real_outputs: int
     """How many of ``f``'s outputs are the original function's (the rest are temporaries)."""
     df_input_vjps: tuple[int, ...]

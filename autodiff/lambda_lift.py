@@ -1,7 +1,7 @@
 """Lambda lifting: cut the prim::Reverse block out of a differentiated graph into its own graph
 ``df``, turning every forward value it reads into an input, and describe the pair as a
-`Gradient` (TorchScript's lambdaLiftReverse). Unlike TorchScript's, ``df`` returns one output
-per gradient instead of packing them into a tuple: `autodiff.runtime` reads several outputs.
+`Gradient` (TorchScript's lambdaLiftReverse). ``df`` returns its gradients packed in one
+tuple, in the order of ``df_output_vjps``, as TorchScript's does.
 
 # Note [No vjps for temporaries]
 # TorchScript gives ``df`` one more vjp input per captured temporary that requires grad, because
@@ -17,6 +17,7 @@ from __future__ import annotations
 from autodiff.errors import DifferentiationError
 from autodiff.gradient import Gradient
 from ir.graph import Graph, Node, Value
+from ir.types import TupleType
 from passes.lift_constants import is_within, reverse_nodes
 from passes.registry import Module, register_module_pass
 
@@ -73,7 +74,7 @@ def lambda_lift(graph: Graph) -> Gradient:
 
     # ----------------------------------------------------------------------------------------
     # 3. Build df: inputs [vjps][captured inputs][captured outputs], body a copy of the
-    #    Reverse block, one output per gradient.
+    #    Reverse block, the gradients returned as one tuple (as TorchScript's df returns).
     # ----------------------------------------------------------------------------------------
     df = Graph("df")
     copies: dict[Value, Value] = {}
@@ -91,8 +92,11 @@ def lambda_lift(graph: Graph) -> Gradient:
         copy = df.create_clone(node, lookup)
         df.block.append_node(copy)
         copies.update(zip(node.outputs, copy.outputs, strict=True))
-    for result in block.outputs:
-        df.register_output(lookup(result))
+    gradients = [lookup(result) for result in block.outputs]
+    packed = df.insert(
+        "prim::TupleConstruct", gradients, (TupleType(tuple(g.ty for g in gradients)),)
+    )
+    df.register_output(packed.output)
 
     # ----------------------------------------------------------------------------------------
     # 4. The Reverse node only held the reverse program; f is what remains.

@@ -101,7 +101,8 @@ def differentiate_typed(typed: Graph, wrt: Sequence[int]) -> Stages:
 
 def _name_gradients(gradient: Gradient) -> None:
     """Name each result of ``df`` after the input it is the gradient of (``%dw1``)."""
-    for result, index in zip(gradient.df.outputs, gradient.df_output_vjps, strict=True):
+    (packed,) = gradient.df.outputs
+    for result, index in zip(packed.node.inputs, gradient.df_output_vjps, strict=True):
         hint = gradient.f.inputs[index].name_hint
         if hint and result.node.kind != "prim::Param":
             result.name_hint = f"d{hint}"

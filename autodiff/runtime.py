@@ -103,7 +103,7 @@ class CompiledGradient:
                 f"got {len(vjps)}"
             )
         # Only the call's argument tuple holds the captured values while df runs.
-        gradients = self.df(*self._df_inputs(saved, vjps, retain))
+        (gradients,) = self.df(*self._df_inputs(saved, vjps, retain))
         return [
             zero.zeros() if value is AUTOGRAD_ZERO else value
             for value, zero in zip(gradients, saved.grad_zeros, strict=True)

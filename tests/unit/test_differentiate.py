@@ -119,7 +119,8 @@ def test_tanh_example_df_computes_the_gradients() -> None:
     inner = X * (1.0 - t * t)
     np.testing.assert_allclose(dx, t + inner * Y, rtol=1e-12)
     np.testing.assert_allclose(dy, np.sum(inner * X, axis=0), rtol=1e-12)
-    assert [v.name_hint for v in gradient.df.outputs] == ["dx", "dy"]
+    (packed,) = gradient.df.outputs
+    assert [v.name_hint for v in packed.node.inputs] == ["dx", "dy"]
 
 
 def test_ad_differentiate_of_a_specialised_graph() -> None:

@@ -71,7 +71,9 @@ def test_example_index_lists() -> None:
     assert index_lists(gradient) == (1, (0,), (0, 1), (1,), (0, 1))
     assert [v.name_hint for v in gradient.f.outputs] == ["s", "t"]
     assert [v.name_hint for v in gradient.df.inputs] == ["ds", "x", "y", "t"]
-    assert len(gradient.df.outputs) == 2  # one output per gradient, no tuple
+    (packed,) = gradient.df.outputs  # one tuple of the gradients, as TorchScript's df returns
+    assert packed.node.kind == "prim::TupleConstruct"
+    assert len(packed.node.inputs) == 2
 
 
 def test_example_f_is_the_forward_code() -> None:
