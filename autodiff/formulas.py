@@ -15,7 +15,10 @@ computed or captured at run time.
 Conventions at non-smooth points follow JAX: ``abs`` has gradient 0 at 0; ties in
 ``maximum``/``minimum`` and in ``max``/``min`` reductions share the gradient evenly; ``clip``
 passes the gradient to its input at the bounds (and to a bound only where it clips); ``sqrt`` at
-0 gives inf. Gradients keep their operand's dtype: counts and casts go through ``dtype_of``.
+0 gives inf. Likewise ``fabs`` at 0 and ``hypot`` at the origin give 0; ``sinc`` at 0 gives its
+derivative there, 0; ``fmax``/``fmin`` treat ties as ``maximum`` does and pass the gradient to
+the operand that is not NaN; ``nan_to_num`` passes it where its input is finite. Gradients keep
+their operand's dtype: counts and casts go through ``dtype_of``.
 """
 
 import numpy as np
@@ -236,6 +239,134 @@ def square(self):
     return np.square(self), backward
 
 
+def exp2(self):
+    out = np.exp2(self)
+
+    def backward(dout):
+        return dout * out * 0.6931471805599453  # ln 2, a Python float: float32 stays float32
+
+    return out, backward
+
+
+def expm1(self):
+    out = np.expm1(self)
+
+    def backward(dout):
+        return dout * (out + 1.0)
+
+    return out, backward
+
+
+def log2(self):
+    def backward(dout):
+        return dout / (self * 0.6931471805599453)  # ln 2
+
+    return np.log2(self), backward
+
+
+def log10(self):
+    def backward(dout):
+        return dout / (self * 2.302585092994046)  # ln 10
+
+    return np.log10(self), backward
+
+
+def log1p(self):
+    def backward(dout):
+        return dout / (self + 1.0)
+
+    return np.log1p(self), backward
+
+
+def arcsin(self):
+    def backward(dout):
+        return dout / np.sqrt(1.0 - self * self)
+
+    return np.arcsin(self), backward
+
+
+def arccos(self):
+    def backward(dout):
+        return -dout / np.sqrt(1.0 - self * self)
+
+    return np.arccos(self), backward
+
+
+def arctan(self):
+    def backward(dout):
+        return dout / (1.0 + self * self)
+
+    return np.arctan(self), backward
+
+
+def sinh(self):
+    def backward(dout):
+        return dout * np.cosh(self)
+
+    return np.sinh(self), backward
+
+
+def cosh(self):
+    def backward(dout):
+        return dout * np.sinh(self)
+
+    return np.cosh(self), backward
+
+
+def arcsinh(self):
+    def backward(dout):
+        return dout / np.sqrt(self * self + 1.0)
+
+    return np.arcsinh(self), backward
+
+
+def arccosh(self):
+    def backward(dout):
+        return dout / np.sqrt((self - 1.0) * (self + 1.0))
+
+    return np.arccosh(self), backward
+
+
+def arctanh(self):
+    def backward(dout):
+        return dout / (1.0 - self * self)
+
+    return np.arctanh(self), backward
+
+
+def sinc(self):
+    out = np.sinc(self)
+
+    def backward(dout):
+        # (cos(pi x) - sinc(x)) / x, whose limit at x = 0 is 0.
+        at_zero = self == 0.0
+        safe = np.where(at_zero, 1.0, self)
+        return np.where(at_zero, 0.0, dout * (np.cos(np.pi * self) - out) / safe)
+
+    return out, backward
+
+
+def deg2rad(self):
+    def backward(dout):
+        return dout * (np.pi / 180.0)
+
+    return np.deg2rad(self), backward
+
+
+def rad2deg(self):
+    def backward(dout):
+        return dout * (180.0 / np.pi)
+
+    return np.rad2deg(self), backward
+
+
+def fabs(self):
+    def backward(dout):
+        return dout * np.sign(self)
+
+    return np.fabs(self), backward
+
+
 def maximum(self, other):
     out = np.maximum(self, other)
     self_size = size_if_not_equal(self, out)
@@ -256,6 +387,80 @@ def minimum(self, other):
     def backward(dout):
         share = (self < other) + 0.5 * (self == other)
         return sum_to_size(dout * share, self_size), sum_to_size(dout * (1.0 - share), other_size)
+
+    return out, backward
+
+
+def fmax(self, other):
+    out = np.fmax(self, other)
+    self_size = size_if_not_equal(self, out)
+    other_size = size_if_not_equal(other, out)
+
+    def backward(dout):
+        to_self = np.logical_or(self > other, np.isnan(other))
+        grad_self = np.where(to_self, dout, np.where(self == other, 0.5 * dout, 0.0))
+        return sum_to_size(grad_self, self_size), sum_to_size(dout - grad_self, other_size)
+
+    return out, backward
+
+
+def fmin(self, other):
+    out = np.fmin(self, other)
+    self_size = size_if_not_equal(self, out)
+    other_size = size_if_not_equal(other, out)
+
+    def backward(dout):
+        to_self = np.logical_or(self < other, np.isnan(other))
+        grad_self = np.where(to_self, dout, np.where(self == other, 0.5 * dout, 0.0))
+        return sum_to_size(grad_self, self_size), sum_to_size(dout - grad_self, other_size)
+
+    return out, backward
+
+
+def arctan2(self, other):
+    out = np.arctan2(self, other)
+    self_size = size_if_not_equal(self, out)
+    other_size = size_if_not_equal(other, out)
+
+    def backward(dout):
+        scale = dout / (self * self + other * other)
+        return sum_to_size(scale * other, self_size), sum_to_size(-scale * self, other_size)
+
+    return out, backward
+
+
+def hypot(self, other):
+    out = np.hypot(self, other)
+    self_size = size_if_not_equal(self, out)
+    other_size = size_if_not_equal(other, out)
+
+    def backward(dout):
+        scale = dout / np.where(out == 0.0, 1.0, out)
+        return sum_to_size(scale * self, self_size), sum_to_size(scale * other, other_size)
+
+    return out, backward
+
+
+def logaddexp(self, other):
+    out = np.logaddexp(self, other)
+    self_size = size_if_not_equal(self, out)
+    other_size = size_if_not_equal(other, out)
+
+    def backward(dout):
+        grad_self = sum_to_size(dout * np.exp(self - out), self_size)
+        return grad_self, sum_to_size(dout * np.exp(other - out), other_size)
+
+    return out, backward
+
+
+def logaddexp2(self, other):
+    out = np.logaddexp2(self, other)
+    self_size = size_if_not_equal(self, out)
+    other_size = size_if_not_equal(other, out)
+
+    def backward(dout):
+        grad_self = sum_to_size(dout * np.exp2(self - out), self_size)
+        return grad_self, sum_to_size(dout * np.exp2(other - out), other_size)
 
     return out, backward
 
@@ -287,6 +492,13 @@ def clip(self, a_min, a_max):
         return grad_self, grad_min, grad_max
 
     return out, backward
+
+
+def nan_to_num(self, nan, posinf, neginf):
+    def backward(dout):
+        return dout * np.isfinite(self), None, None, None
+
+    return np.nan_to_num(self, nan=nan, posinf=posinf, neginf=neginf), backward
 
 
 # ---- reductions -------------------------------------------------------------------------------

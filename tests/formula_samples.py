@@ -134,6 +134,43 @@ def _small_tan(rng: Rng, *shape: int) -> np.ndarray:
     return rng.uniform(-1.0, 1.0, shape)
 
 
+def _inside_unit(rng: Rng, *shape: int) -> np.ndarray:
+    """Values in (-0.9, 0.9): away from the poles of arcsin's, arccos's and arctanh's slopes."""
+    return rng.uniform(-0.9, 0.9, shape)
+
+
+def _above_one(rng: Rng, *shape: int) -> np.ndarray:
+    """Values in [1.2, 3): arccosh's domain, away from its pole at 1."""
+    return rng.uniform(1.2, 3.0, shape)
+
+
+def _some_zeros(rng: Rng, *shape: int) -> np.ndarray:
+    """Normal values, about half of them exactly 0."""
+    return np.where(rng.random(shape) > 0.5, 0.0, normal(rng, *shape))
+
+
+def _both_zero(rng: Rng) -> tuple[np.ndarray, np.ndarray]:
+    """Two (3, 4) arrays both 0 at about half the elements (hypot's origin)."""
+    x, y = normal(rng, 3, 4), normal(rng, 3, 4)
+    zero = rng.random((3, 4)) > 0.5
+    return np.where(zero, 0.0, x), np.where(zero, 0.0, y)
+
+
+def _nans(rng: Rng) -> tuple[np.ndarray, np.ndarray]:
+    """Two (3, 4) arrays with NaNs in different places (never both): fmax/fmin skip them."""
+    x, y = normal(rng, 3, 4), normal(rng, 3, 4)
+    x[0, 1] = x[2, 3] = np.nan
+    y[:, 2] = np.nan
+    return x, y
+
+
+def _non_finite(rng: Rng) -> np.ndarray:
+    """(3, 4) with a NaN, an inf and a -inf."""
+    x = normal(rng, 3, 4)
+    x[0, 0], x[1, 2], x[2, 3] = np.nan, np.inf, -np.inf
+    return x
+
+
 SAMPLES: dict[str, list[Sample]] = {
     "aten::add": _binary(),
     "aten::sub": _binary(),
@@ -175,6 +212,43 @@ SAMPLES: dict[str, list[Sample]] = {
     "aten::sign": _unary(nonzero),
     "aten::reciprocal": _unary(nonzero),
     "aten::square": _unary(),
+    "aten::exp2": _unary(),
+    "aten::expm1": _unary(),
+    "aten::log2": _unary(positive),
+    "aten::log10": _unary(positive),
+    "aten::log1p": _unary(positive),
+    "aten::arcsin": _unary(_inside_unit),
+    "aten::arccos": _unary(_inside_unit),
+    "aten::arctan": _unary(),
+    "aten::sinh": _unary(),
+    "aten::cosh": _unary(),
+    "aten::arcsinh": _unary(),
+    "aten::arccosh": _unary(_above_one),
+    "aten::arctanh": _unary(_inside_unit),
+    "aten::sinc": [*_unary(), Sample("zeros", lambda r: (_some_zeros(r, 3, 4),))],
+    "aten::deg2rad": _unary(),
+    "aten::rad2deg": _unary(),
+    "aten::fabs": _unary(nonzero),
+    "aten::arctan2": _binary(),
+    "aten::hypot": [*_binary(), Sample("origin", _both_zero, (0, 1))],
+    "aten::logaddexp": _binary(),
+    "aten::logaddexp2": _binary(),
+    "aten::fmax": [
+        *_binary(),
+        Sample("ties", _ties, (0, 1)),
+        Sample("broadcast-ties", _row_tie, (0, 1)),
+        Sample("nans", _nans, (0, 1)),
+    ],
+    "aten::fmin": [
+        *_binary(),
+        Sample("ties", _ties, (0, 1)),
+        Sample("nans", _nans, (0, 1)),
+    ],
+    "aten::nan_to_num": [
+        Sample("defaults", lambda r: (_non_finite(r), 0.0, None, None)),
+        Sample("replacements", lambda r: (_non_finite(r), 1.5, 100.0, -100.0)),
+        Sample("finite", lambda r: (normal(r, 3, 4), 0.0, None, None)),
+    ],
     "aten::where": [
         Sample(
             "same", lambda r: (r.random((3, 4)) > 0.5, normal(r, 3, 4), normal(r, 3, 4)), (1, 2)
@@ -342,4 +416,9 @@ FLOAT32_OPS = (
     "aten::dot",
     "aten::clip",
     "aten::astype",
+    "aten::sinc",
+    "aten::logaddexp",
+    "aten::hypot",
+    "aten::fmax",
+    "aten::nan_to_num",
 )

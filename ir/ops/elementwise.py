@@ -1,4 +1,5 @@
-"""Elementwise array operators: arithmetic, comparisons, logic, math functions, where, clip.
+"""Elementwise array operators: arithmetic, comparisons, logic, math functions, rounding, tests
+for NaN and infinity, where, clip, nan_to_num, round.
 
 Each kernel is the NumPy ufunc itself. Operands are typed ``Any`` because NumPy takes an array or
 a Python number on either side (``x * 2.0`` and ``2.0 * x`` are both ``aten::mul``); the shape
@@ -9,13 +10,14 @@ numbers give a NumPy scalar, as ``np.multiply(2, 3)`` does: Python's own ``2 * 3
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from ir.ops.registry import register_op
 from ir.ops.shape_rules import elementwise
+from ir.types import Type
 
 # name -> (NumPy function, differentiable). One IR operator per NumPy concept.
 BINARY: dict[str, tuple[Callable[..., Any], bool]] = {
@@ -36,6 +38,13 @@ BINARY: dict[str, tuple[Callable[..., Any], bool]] = {
     "ge": (np.greater_equal, False),
     "logical_and": (np.logical_and, False),
     "logical_or": (np.logical_or, False),
+    "logical_xor": (np.logical_xor, False),
+    "arctan2": (np.arctan2, True),
+    "hypot": (np.hypot, True),
+    "logaddexp": (np.logaddexp, True),
+    "logaddexp2": (np.logaddexp2, True),
+    "fmax": (np.fmax, True),
+    "fmin": (np.fmin, True),
 }
 
 UNARY: dict[str, tuple[Callable[..., Any], bool]] = {
@@ -53,6 +62,30 @@ UNARY: dict[str, tuple[Callable[..., Any], bool]] = {
     "reciprocal": (np.reciprocal, True),
     "square": (np.square, True),
     "logical_not": (np.logical_not, False),
+    "exp2": (np.exp2, True),
+    "expm1": (np.expm1, True),
+    "log2": (np.log2, True),
+    "log10": (np.log10, True),
+    "log1p": (np.log1p, True),
+    "arcsin": (np.arcsin, True),
+    "arccos": (np.arccos, True),
+    "arctan": (np.arctan, True),
+    "sinh": (np.sinh, True),
+    "cosh": (np.cosh, True),
+    "arcsinh": (np.arcsinh, True),
+    "arccosh": (np.arccosh, True),
+    "arctanh": (np.arctanh, True),
+    "sinc": (np.sinc, True),
+    "deg2rad": (np.deg2rad, True),
+    "rad2deg": (np.rad2deg, True),
+    "fabs": (np.fabs, True),
+    # Piecewise constant, or not a number: no gradient flows through them (JAX gives zeros).
+    "floor": (np.floor, False),
+    "ceil": (np.ceil, False),
+    "trunc": (np.trunc, False),
+    "isnan": (np.isnan, False),
+    "isfinite": (np.isfinite, False),
+    "isinf": (np.isinf, False),
 }
 
 for _name, (_fn, _differentiable) in BINARY.items():
@@ -76,3 +109,28 @@ register_op("aten::where(Any condition, Any x, Any y) -> Tensor", shape=elementw
 register_op("aten::clip(Any self, Any a_min, Any a_max) -> Tensor", shape=elementwise(np.clip))(
     np.clip
 )
+register_op(
+    "aten::round(Any self, int decimals=0) -> Tensor",
+    shape=elementwise(np.round),
+    differentiable=False,
+)(np.round)
+
+
+def nan_to_num(x: Any, nan: Any, posinf: Any, neginf: Any) -> Any:
+    """``np.nan_to_num`` without its ``copy`` flag: always a new array."""
+    return np.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf)
+
+
+_like_nan_to_num = elementwise(np.nan_to_num)
+
+
+def _nan_to_num_rule(types: Sequence[Type], consts: Sequence[Any]) -> Sequence[Type]:
+    """Like ``self``: the replacement values take no part in the result's dtype."""
+    return _like_nan_to_num(types[:1], consts[:1])
+
+
+register_op(
+    "aten::nan_to_num(Any self, Scalar nan=0.0, Scalar? posinf=None, Scalar? neginf=None)"
+    " -> Tensor",
+    shape=_nan_to_num_rule,
+)(nan_to_num)

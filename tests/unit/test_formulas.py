@@ -266,6 +266,22 @@ def test_formula_keeps_float32(op: str, sample: Sample) -> None:
             id="clip-at-bounds",
         ),
         pytest.param("aten::sqrt", (np.array([0.0, 4.0]),), (0,), [[np.inf, 0.25]], id="sqrt-0"),
+        pytest.param("aten::fabs", (np.array([0.0, -2.0]),), (0,), [[0, -1]], id="fabs-0"),
+        pytest.param(
+            "aten::hypot",
+            (np.array([0.0, 3.0]), np.array([0.0, 4.0])),
+            (0, 1),
+            [[0, 0.6], [0, 0.8]],
+            id="hypot-origin",
+        ),
+        pytest.param("aten::sinc", (np.array([0.0, 1.0]),), (0,), [[0, -1]], id="sinc-0"),
+        pytest.param(
+            "aten::fmax",
+            (np.array([np.nan, 1.0, 2.0]), np.array([1.0, np.nan, 2.0])),
+            (0, 1),
+            [[0, 1, 0.5], [1, 0, 0.5]],
+            id="fmax-nan-and-tie",
+        ),
     ],
 )
 def test_conventions_at_non_smooth_points(

@@ -185,3 +185,18 @@ def test_descriptions_for_messages() -> None:
         assert is_numpy(numpy_object)
     for other in (builtins.len, describe):
         assert not is_numpy(other)
+
+
+def test_aliases_spell_one_operator() -> None:
+    pairs = [
+        (np.amax, np.max),
+        (np.amin, np.min),
+        (np.around, np.round),
+        (np.radians, np.deg2rad),
+        (np.degrees, np.rad2deg),
+    ]
+    for alias, name in pairs:
+        assert NUMPY_FUNCTIONS[alias].op == NUMPY_FUNCTIONS[name].op
+    assert NUMPY_FUNCTIONS[np.negative].op == "aten::neg"
+    assert NUMPY_FUNCTIONS[np.fabs].op == "aten::fabs"
+    assert NUMPY_FUNCTIONS[np.not_equal].op == "aten::ne"
