@@ -17,14 +17,17 @@ Conventions at non-smooth points follow JAX: ``abs`` has gradient 0 at 0; ties i
 passes the gradient to its input at the bounds (and to a bound only where it clips); ``sqrt`` at
 0 gives inf. Likewise ``fabs`` at 0 and ``hypot`` at the origin give 0; ``sinc`` at 0 gives its
 derivative there, 0; ``fmax``/``fmin`` treat ties as ``maximum`` does and pass the gradient to
-the operand that is not NaN; ``nan_to_num`` passes it where its input is finite. Gradients keep
-their operand's dtype: counts and casts go through ``dtype_of``.
+the operand that is not NaN; ``nan_to_num`` passes it where its input is finite; ``std`` of
+values that are all equal gives nan, as ``sqrt(var)`` does in JAX. Gradients keep their
+operand's dtype: counts and casts go through ``dtype_of``.
 """
 
 import numpy as np
 
 from ir.ops.gradients import (
     concatenate_backward,
+    cumsum_backward,
+    diff_backward,
     dot_backward,
     dtype_of,
     index_backward,
@@ -555,6 +558,49 @@ def min_(self, axis, keepdims):
         return hits * unreduce(dout, shape, axis, keepdims) / count, None, None
 
     return out, backward
+
+
+def var(self, axis, keepdims, ddof):
+    shape = self.shape
+    out = np.var(self, axis=axis, keepdims=keepdims, ddof=ddof)
+    centered = self - np.mean(self, axis=axis, keepdims=True)
+    count = np.size(self) / np.size(out) - ddof
+
+    def backward(dout):
+        # Divided last: a count of 0 (ddof too large) gives inf as np.var does, not an error.
+        return unreduce(dout, shape, axis, keepdims) * centered * 2.0 / count, None, None, None
+
+    return out, backward
+
+
+def std(self, axis, keepdims, ddof):
+    shape = self.shape
+    out = np.std(self, axis=axis, keepdims=keepdims, ddof=ddof)
+    centered = self - np.mean(self, axis=axis, keepdims=True)
+    count = np.size(self) / np.size(out) - ddof
+
+    def backward(dout):
+        return unreduce(dout / out, shape, axis, keepdims) * centered / count, None, None, None
+
+    return out, backward
+
+
+def cumsum(self, axis):
+    shape = self.shape
+
+    def backward(dout):
+        return cumsum_backward(dout, shape, axis), None
+
+    return np.cumsum(self, axis=axis), backward
+
+
+def diff(self, n, axis):
+    shape = self.shape
+
+    def backward(dout):
+        return diff_backward(dout, shape, n, axis), None, None
+
+    return np.diff(self, n=n, axis=axis), backward
 
 
 # ---- shapes -----------------------------------------------------------------------------------

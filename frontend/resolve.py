@@ -93,6 +93,10 @@ _REDUCTION_PARAMS = {
     "mean": "a:self axis !dtype !out keepdims * !where",
     "max": "a:self axis !out keepdims !initial !where",
     "min": "a:self axis !out keepdims !initial !where",
+    "var": "a:self axis !dtype !out ddof keepdims * !where !mean !correction",
+    "std": "a:self axis !dtype !out ddof keepdims * !where !mean !correction",
+    "argmax": "a:self axis !out * keepdims",
+    "argmin": "a:self axis !out * keepdims",
 }
 
 UNARY_UFUNCS: dict[str, str] = {
@@ -176,6 +180,9 @@ OTHER_FUNCTIONS: dict[str, tuple[str, str]] = {
     "nan_to_num": ("aten::nan_to_num", "x:self !copy nan posinf neginf"),
     "round": ("aten::round", "a:self decimals !out"),
     "around": ("aten::round", "a:self decimals !out"),
+    "cumsum": ("aten::cumsum", "a:self axis !dtype !out"),
+    "diff": ("aten::diff", "a:self n axis !prepend !append"),
+    "argsort": ("aten::argsort", "a:self axis kind !order * stable"),
     "zeros": ("aten::zeros", "shape dtype !order * !device !like"),
     "ones": ("aten::ones", "shape dtype !order * !device !like"),
     "full": ("aten::full", "shape fill_value dtype !order * !device !like"),
@@ -245,6 +252,12 @@ METHODS: dict[str, Spelling] = {
     "mean": _method("mean", "aten::mean", "axis !dtype !out * keepdims !where"),
     "max": _method("max", "aten::max", "axis !out * keepdims !initial !where"),
     "min": _method("min", "aten::min", "axis !out * keepdims !initial !where"),
+    "var": _method("var", "aten::var", "axis !dtype !out ddof * keepdims !where !mean"),
+    "std": _method("std", "aten::std", "axis !dtype !out ddof * keepdims !where !mean"),
+    "argmax": _method("argmax", "aten::argmax", "axis !out * keepdims"),
+    "argmin": _method("argmin", "aten::argmin", "axis !out * keepdims"),
+    "cumsum": _method("cumsum", "aten::cumsum", "axis !dtype !out"),
+    "argsort": _method("argsort", "aten::argsort", "axis kind !order * stable"),
     "round": _method("round", "aten::round", "decimals !out"),
     "reshape": _method("reshape", "aten::reshape", "*shape * !order !copy"),
     "transpose": _method("transpose", "aten::transpose", "*axes"),

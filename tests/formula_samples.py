@@ -171,6 +171,19 @@ def _non_finite(rng: Rng) -> np.ndarray:
     return x
 
 
+def _moments() -> list[Sample]:
+    """var/std: the reduction patterns with ddof 0, and ddof 1 on a few."""
+    return [
+        *[
+            Sample(s.label, lambda r, make=s.make: (*make(r), 0))
+            for s in _reductions(lambda r: normal(r, 2, 3, 4))
+        ],
+        Sample("axis=None-ddof=1", lambda r: (normal(r, 2, 3, 4), None, False, 1)),
+        Sample("axis=(0,2)-keepdims-ddof=1", lambda r: (normal(r, 2, 3, 4), (0, 2), True, 1)),
+        Sample("axis=1-ddof=2", lambda r: (normal(r, 2, 3, 4), 1, False, 2)),
+    ]
+
+
 SAMPLES: dict[str, list[Sample]] = {
     "aten::add": _binary(),
     "aten::sub": _binary(),
@@ -319,6 +332,19 @@ SAMPLES: dict[str, list[Sample]] = {
         Sample("ties-axis=1", lambda r: (_two_way_max(r, -1.0), 1, True)),
         Sample("ties-axis=None", lambda r: (_two_way_max(r, -1.0), None, False)),
     ],
+    "aten::var": _moments(),
+    "aten::std": _moments(),
+    "aten::cumsum": [
+        *[
+            Sample(f"axis={axis}", lambda r, axis=axis: (normal(r, 2, 3, 4), axis))
+            for axis in (None, 0, 1, -1)
+        ],
+        Sample("zero-d", lambda r: (normal(r), None)),
+    ],
+    "aten::diff": [
+        Sample(f"n={n}-axis={axis}", lambda r, n=n, axis=axis: (normal(r, 3, 4, 5), n, axis))
+        for n, axis in [(1, -1), (2, 1), (1, 0), (0, -1), (3, 1), (4, 0)]
+    ],
     "aten::reshape": [
         Sample(f"to-{shape}", lambda r, shape=shape: (normal(r, 3, 4), shape))
         for shape in [(2, 6), (-1,), (2, -1, 3), 12, (1, 12, 1)]
@@ -416,6 +442,10 @@ FLOAT32_OPS = (
     "aten::dot",
     "aten::clip",
     "aten::astype",
+    "aten::var",
+    "aten::std",
+    "aten::cumsum",
+    "aten::diff",
     "aten::sinc",
     "aten::logaddexp",
     "aten::hypot",

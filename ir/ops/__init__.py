@@ -14,6 +14,7 @@ from ir.ops import (
     prim,
     reductions,
     scalar,
+    scans,
     shape_ops,
 )
 from ir.ops.prim import AUTOGRAD_ZERO
@@ -50,5 +51,6 @@ __all__ = [
     "register_op",
     "register_structural",
     "scalar",
+    "scans",
     "shape_ops",
 ]

@@ -1,7 +1,9 @@
-"""Reductions over axes: sum, mean, max, min, prod.
+"""Reductions over axes: sum, mean, max, min, prod, var, std, and the index reductions argmax and
+argmin.
 
 ``aten::sum(Tensor self, Any axis=None, bool keepdims=False) -> Tensor``: ``axis`` is None, an int
-or a tuple (or list) of ints, as in NumPy. Results are NumPy's, dtype included (``np.sum`` of
+or a tuple (or list) of ints, as in NumPy (argmax and argmin take None or an int); var and std
+take ``ddof`` after ``keepdims``. Results are NumPy's, dtype included (``np.sum`` of
 int32 is int64, ``np.mean`` of ints is float64), so reducing everything gives a NumPy scalar.
 """
 
@@ -26,9 +28,34 @@ REDUCTIONS: dict[str, Callable[..., Any]] = {
 }
 
 
+# Index reductions: int64 positions, no gradient.
+ARG_REDUCTIONS: dict[str, Callable[..., Any]] = {
+    "argmax": np.argmax,
+    "argmin": np.argmin,
+}
+
+# Moments with a ``ddof`` (delta degrees of freedom) argument.
+MOMENTS: dict[str, Callable[..., Any]] = {
+    "var": np.var,
+    "std": np.std,
+}
+
+
+def _axis(axis: Any) -> Any:
+    return tuple(axis) if isinstance(axis, list) else axis
+
+
 def reduction_kernel(fn: Callable[..., Any]) -> Callable[[Any, Any, bool], Any]:
     def kernel(x: Any, axis: Any, keepdims: bool) -> Any:
-        return fn(x, axis=tuple(axis) if isinstance(axis, list) else axis, keepdims=keepdims)
+        return fn(x, axis=_axis(axis), keepdims=keepdims)
+
+    kernel.__name__ = fn.__name__
+    return kernel
+
+
+def moment_kernel(fn: Callable[..., Any]) -> Callable[[Any, Any, bool, Any], Any]:
+    def kernel(x: Any, axis: Any, keepdims: bool, ddof: Any) -> Any:
+        return fn(x, axis=_axis(axis), keepdims=keepdims, ddof=ddof)
 
     kernel.__name__ = fn.__name__
     return kernel
@@ -58,3 +85,16 @@ for _name, _fn in REDUCTIONS.items():
         f"aten::{_name}(Tensor self, Any axis=None, bool keepdims=False) -> Tensor",
         shape=reduction_rule(_fn),
     )(reduction_kernel(_fn))
+
+for _name, _fn in ARG_REDUCTIONS.items():
+    register_op(
+        f"aten::{_name}(Tensor self, int? axis=None, bool keepdims=False) -> Tensor",
+        shape=reduction_rule(_fn),
+        differentiable=False,
+    )(reduction_kernel(_fn))
+
+for _name, _fn in MOMENTS.items():
+    register_op(
+        f"aten::{_name}(Tensor self, Any axis=None, bool keepdims=False, Scalar ddof=0) -> Tensor",
+        shape=reduction_rule(_fn),
+    )(moment_kernel(_fn))

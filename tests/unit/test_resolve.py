@@ -200,3 +200,22 @@ def test_aliases_spell_one_operator() -> None:
     assert NUMPY_FUNCTIONS[np.negative].op == "aten::neg"
     assert NUMPY_FUNCTIONS[np.fabs].op == "aten::fabs"
     assert NUMPY_FUNCTIONS[np.not_equal].op == "aten::ne"
+
+
+def test_ddof_and_keyword_only_parameters_bind() -> None:
+    assert bind(NUMPY_FUNCTIONS[np.var], 2, ["ddof", "keepdims"]) == [
+        Bound("positional", 0),
+        Bound("positional", 1),
+        Bound("keyword", "keepdims"),
+        Bound("keyword", "ddof"),
+    ]
+    assert bind(METHODS["std"], 0, ["ddof"]) == [
+        Bound("receiver"),
+        Bound("default"),
+        Bound("default"),
+        Bound("keyword", "ddof"),
+    ]
+    with pytest.raises(BindError, match=r"argument 'prepend' of numpy\.diff is not supported"):
+        bind(NUMPY_FUNCTIONS[np.diff], 1, ["prepend"])
+    with pytest.raises(BindError, match=r"argument 'copy' of numpy\.nan_to_num is not supported"):
+        bind(NUMPY_FUNCTIONS[np.nan_to_num], 1, ["copy"])

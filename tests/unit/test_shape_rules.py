@@ -224,6 +224,9 @@ def test_dtype_promotion_matches_numpy(
         ("aten::mean", "float16", "float16"),
         ("aten::max", "bool", "bool"),
         ("aten::prod", "int8", "int64"),
+        ("aten::var", "int32", "float64"),
+        ("aten::std", "float32", "float32"),
+        ("aten::argmax", "float32", "int64"),
     ],
 )
 def test_reduction_dtypes(kind: str, dtype: str, expected: str) -> None:
@@ -250,6 +253,10 @@ def test_unknown_parts_stay_unknown() -> None:
     assert rule("aten::shape", array("float64", (2, 3))) == [TupleType((INT, INT))]
     assert rule("prim::pow", (INT, NOT_CONSTANT), (INT, NOT_CONSTANT)) == [SCALAR]
     assert rule("prim::TupleUnpack", (ANY, NOT_CONSTANT)) == []
+    assert rule("aten::cumsum", array("float64", (2, 3)), (ANY, NOT_CONSTANT)) == [
+        T("float64", None)
+    ]
+    assert rule("aten::cumsum", array("int32", (2, 3)), (INT, NOT_CONSTANT)) == [T("int64", (2, 3))]
 
 
 @pytest.mark.parametrize(
@@ -311,6 +318,21 @@ def test_unknown_parts_stay_unknown() -> None:
             r"axes don't match array",
         ),
         ("aten::squeeze", [array("float64", (2, 3)), (INT, 0)], r"size not equal to one"),
+        (
+            "aten::cumsum",
+            [array("float64", (2, 3)), (INT, -3)],
+            r"axis -3 is out of bounds for array of dimension 2",
+        ),
+        (
+            "aten::diff",
+            [array("float64", ()), (INT, 1), (INT, -1)],
+            r"diff requires input that is at least one dimensional",
+        ),
+        (
+            "aten::diff",
+            [array("float64", (3,)), (INT, -1), (INT, -1)],
+            r"order must be non-negative but got -1",
+        ),
         (
             "aten::broadcast_to",
             [array("float64", (3,)), (TupleType((INT,)), (4,))],
