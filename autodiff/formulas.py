@@ -376,8 +376,9 @@ def maximum(self, other):
     other_size = size_if_not_equal(other, out)
 
     def backward(dout):
-        share = (self > other) + 0.5 * (self == other)
-        return sum_to_size(dout * share, self_size), sum_to_size(dout * (1.0 - share), other_size)
+        # Masks multiply the gradient itself, so it keeps its dtype (float32 stays float32).
+        mine = dout * (self > other) + 0.5 * dout * (self == other)
+        return sum_to_size(mine, self_size), sum_to_size(dout - mine, other_size)
 
     return out, backward
 
@@ -388,8 +389,9 @@ def minimum(self, other):
     other_size = size_if_not_equal(other, out)
 
     def backward(dout):
-        share = (self < other) + 0.5 * (self == other)
-        return sum_to_size(dout * share, self_size), sum_to_size(dout * (1.0 - share), other_size)
+        # Masks multiply the gradient itself, so it keeps its dtype (float32 stays float32).
+        mine = dout * (self < other) + 0.5 * dout * (self == other)
+        return sum_to_size(mine, self_size), sum_to_size(dout - mine, other_size)
 
     return out, backward
 
