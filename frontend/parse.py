@@ -8,27 +8,20 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from lark import Lark, Token, Tree
-from lark.common import LexerConf
 from lark.exceptions import UnexpectedInput, UnexpectedToken
-from lark.lark import PostLex
-from lark.lexer import Lexer
 
 from frontend import syntax
 from frontend.errors import ScriptError
+from frontend.lexer import Indenter, SubsetLexer, TextError
 from ir.parser import gc_paused
 from ir.source import Source, SourceRange
-
-_TAB_WIDTH = 8
-_BLANKS = r"[ \t\f]*"
-_OPEN_BRACKETS = frozenset({"LPAR", "LSQB", "LBRACE"})
-_CLOSE_BRACKETS = frozenset({"RPAR", "RSQB", "RBRACE"})
 
 
 def parse_source(
@@ -61,7 +54,7 @@ def parse_source(
             tree = _parser().parse(body)
         except UnexpectedInput as exc:
             raise _syntax_error(exc, locator) from None
-        except _TextError as exc:
+        except TextError as exc:
             where = locator.at(exc.line, exc.col, exc.line, exc.col + 1)
             raise ScriptError(exc.message, where) from None
         if not tree.children:
@@ -89,124 +82,6 @@ def _common_indent(lines: Sequence[str]) -> str:
     return ""
 
 
-class _TextError(Exception):
-    """A bad character, bad indentation or an unclosed bracket, found by the lexer or the
-    indenter; parse_source turns it into a located ScriptError."""
-
-    def __init__(self, message: str, line: int, col: int) -> None:
-        super().__init__(message)
-        self.message = message
-        self.line = line
-        self.col = col
-
-
-class _Lexer(Lexer):
-    """The grammar's terminals, matched by one regex tried in lark's order of precedence.
-
-    It gives the tokens lark's basic lexer gives (keywords are NAMEs looked up in a table, as
-    lark does) in about half the time, mostly by skipping blanks in the same match as the token
-    after them: lexing was a third of the parse time. ``lex(text)`` is lark's custom-lexer
-    interface 0.
-    """
-
-    __future_interface__ = 0
-
-    def __init__(self, conf: LexerConf) -> None:
-        terminals = sorted(
-            conf.terminals,
-            key=lambda t: (-t.priority, -t.pattern.max_width, -len(t.pattern.value), t.name),
-        )
-        self.keywords = {
-            t.pattern.value: t.name
-            for t in terminals
-            if t.pattern.type == "str" and t.pattern.value.isidentifier()
-        }
-        alternatives = "|".join(
-            f"(?P<{t.name}>{t.pattern.to_regexp()})"
-            for t in terminals
-            if t.pattern.value not in self.keywords
-        )
-        self.pattern = re.compile(f"{_BLANKS}(?:{alternatives})")
-        self.ignore = frozenset(conf.ignore)
-
-    def lex(self, text: str) -> Iterator[Token]:  # type: ignore[override]
-        match = self.pattern.match
-        line, line_start, pos = 1, 0, 0
-        while pos < len(text):
-            found = match(text, pos)
-            if found is None:
-                start = pos
-                while start < len(text) and text[start] in " \t\f":
-                    start += 1
-                if start == len(text):
-                    return
-                char = text[start]
-                message = (
-                    "unterminated string literal"
-                    if char in "'\""
-                    else f"invalid character {char!r}"
-                )
-                raise _TextError(message, line, start - line_start + 1)
-            kind = found.lastgroup or ""
-            start, end = found.span(kind)
-            value = text[start:end]
-            newlines = value.count("\n")
-            end_line, end_start = line, line_start
-            if newlines:
-                end_line, end_start = line + newlines, start + value.rindex("\n") + 1
-            if kind not in self.ignore:
-                if kind == "NAME":
-                    kind = self.keywords.get(value, kind)
-                column, end_column = start - line_start + 1, end - end_start + 1
-                yield Token(kind, value, start, line, column, end_line, end_column, end)
-            line, line_start, pos = end_line, end_start, end
-
-
-class _Indenter(PostLex):
-    """Inserts ``_INDENT``/``_DEDENT`` after each ``_NEWLINE`` outside brackets, as lark's
-    PythonIndenter does, keeping its state per call (reentrant) and locating bad dedents."""
-
-    def process(self, stream: Iterator[Token]) -> Iterator[Token]:
-        brackets: list[Token] = []  # open brackets, innermost last
-        levels = [0]
-        last: Token | None = None
-        for token in stream:
-            last = token
-            if token.type == "_NEWLINE":
-                if brackets:
-                    continue
-                yield token
-                spaces = token.rsplit("\n", 1)[1]
-                width = spaces.count(" ") + spaces.count("\t") * _TAB_WIDTH
-                if width > levels[-1]:
-                    levels.append(width)
-                    yield Token.new_borrow_pos("_INDENT", spaces, token)
-                    continue
-                while width < levels[-1]:
-                    levels.pop()
-                    yield Token.new_borrow_pos("_DEDENT", spaces, token)
-                if width != levels[-1]:
-                    message = "unindent does not match any outer indentation level"
-                    raise _TextError(message, token.end_line or 1, token.end_column or 1)
-                continue
-            yield token
-            if token.type in _OPEN_BRACKETS:
-                brackets.append(token)
-            elif token.type in _CLOSE_BRACKETS and brackets:
-                brackets.pop()
-        if brackets:
-            bracket = brackets[-1]
-            message = f"'{bracket}' was never closed"
-            raise _TextError(message, bracket.line or 1, bracket.column or 1)
-        while len(levels) > 1:
-            levels.pop()
-            yield (
-                Token("_DEDENT", "", 0, 1, 1)
-                if last is None
-                else Token.new_borrow_pos("_DEDENT", "", last)
-            )
-
-
 @cache
 def _parser() -> Lark:
     """The LALR parser, built on first use (it takes most of a second) and kept."""
@@ -214,8 +89,8 @@ def _parser() -> Lark:
     return Lark(
         grammar,
         parser="lalr",
-        lexer=_Lexer,
-        postlex=_Indenter(),
+        lexer=SubsetLexer,
+        postlex=Indenter(),
         start="module",
         maybe_placeholders=True,
     )
