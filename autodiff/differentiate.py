@@ -29,7 +29,7 @@ from autodiff.derivatives import Formula, formula_for
 from autodiff.errors import DifferentiationError
 from ir.graph import Block, Graph, Node, Value
 from ir.ops import OPS
-from ir.types import INT, NONE, TensorType, TupleType
+from ir.types import ANY, FLOAT, INT, NONE, STR, TensorType, TupleType
 from passes.constant_propagation import constant_value, is_constant, propagate_constants
 from passes.requires_grad import values_requiring_grad
 
@@ -232,6 +232,9 @@ class _ReverseBuilder:
         if node.kind == "prim::TupleConstruct":
             self.differentiate_tuple(node)
             return
+        if node.kind in ("prim::TupleUnpack", "prim::TupleIndex"):
+            self.differentiate_parts(node)
+            return
         if node.kind in _CONTROL_FLOW:
             raise DifferentiationError(
                 f"cannot differentiate through {_CONTROL_FLOW[node.kind]} is only known at run "
@@ -279,6 +282,64 @@ class _ReverseBuilder:
             if element in self.needs:
                 grad_of.blocks[0].register_output(part)
                 self.set_grad(element, grad_of.add_output(element.ty, _grad_name(element)))
+
+    def differentiate_parts(self, node: Node) -> None:
+        """Parts of a tuple an operator returned (``a, b = np.split(x, 2)``, ``parts[1]``): the
+        tuple's gradient is a tuple of its parts' gradients. A part that got none gets zeros of
+        its shape and dtype, since the operator's formula reads every element; they fold to
+        constants once shapes are specialised, so the part itself is not captured."""
+        source = node.inputs[0]
+        if not isinstance(source.ty, TupleType):
+            raise DifferentiationError(
+                f"cannot differentiate the parts of a value of type {source.ty}: its number of "
+                "elements is only known at run time",
+                node.source_range,
+            )
+        count = len(source.ty.elems)
+        if node.kind == "prim::TupleIndex":
+            if not is_constant(node.inputs[1]):
+                raise DifferentiationError(
+                    "cannot differentiate a tuple subscript whose index is only known at run time",
+                    node.source_range,
+                )
+            read = {int(constant_value(node.inputs[1])) % count: node.output}
+        else:
+            read = dict(enumerate(node.outputs))
+        grads = {i: self.details.grad_map[v] for i, v in read.items() if v in self.details.grad_map}
+        if not grads:
+            return
+        grad_of = self.graph.create(
+            "prim::GradOf", list(grads.values()), (), {"name": node.kind}, num_blocks=1
+        )
+        grad_of.source_range = node.source_range
+        self.block.append_node(grad_of)
+        body = grad_of.blocks[0]
+        with self.graph.inserting_at_end(body):
+            parts = [
+                grads[i] if i in grads else self.zeros_of_part(source, i, read.get(i))
+                for i in range(count)
+            ]
+            types = TupleType(tuple(part.ty for part in parts))
+            tuple_grad = self.graph.insert("prim::TupleConstruct", parts, (types,)).output
+        _set_ranges(body, node)
+        body.register_output(tuple_grad)
+        self.set_grad(source, grad_of.add_output(source.ty, _grad_name(source)))
+
+    def zeros_of_part(self, source: Value, index: int, part: Value | None) -> Value:
+        """Insert zeros like element ``index`` of the tuple ``source`` (``part`` when the
+        forward already unpacked it)."""
+        assert isinstance(source.ty, TupleType)
+        ty = source.ty.elems[index]
+        if ty == FLOAT:
+            return self.graph.insert_constant(0.0, FLOAT)
+        if not isinstance(ty, TensorType) and ty is not ANY:
+            return self.graph.insert_constant(None, NONE)
+        if part is None:
+            position = self.graph.insert_constant(index, INT)
+            part = self.graph.insert("prim::TupleIndex", (source, position), (ty,)).output
+        shape = self.graph.insert("aten::shape", (part,), (ANY,)).output
+        dtype = self.graph.insert("aten::_dtype_of", (part,), (STR,)).output
+        return self.graph.insert("aten::zeros", (shape, dtype), (ty,)).output
 
     def inline_forward(self, node: Node, formula: Formula) -> _Inlined:
         """Add the formula's forward after ``node``; return its outputs and saved context."""

@@ -136,6 +136,11 @@ class _Propagator:
     def tuple_unpack(self, node: Node) -> None:
         source = node.inputs[0]
         if isinstance(source.ty, TupleType):
+            if len(source.ty.elems) != len(node.outputs):
+                raise ShapeError(
+                    f"cannot unpack a tuple of {len(source.ty.elems)} values into "
+                    f"{len(node.outputs)} names"
+                )
             for out, ty in zip(node.outputs, source.ty.elems, strict=True):
                 self.set_type(out, ty)
         items = self.known.get(source, NOT_CONSTANT)

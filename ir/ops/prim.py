@@ -46,11 +46,14 @@ AUTOGRAD_ZERO = AutogradZeroType()
 
 
 def autograd_add(a: Any, b: Any) -> Any:
-    """TorchScript's truth table: zero + b = b, a + zero = a, otherwise a + b."""
+    """TorchScript's truth table: zero + b = b, a + zero = a, otherwise a + b (element by
+    element for the gradients of tuples, such as what ``np.split`` returns)."""
     if a is AUTOGRAD_ZERO:
         return b
     if b is AUTOGRAD_ZERO:
         return a
+    if isinstance(a, tuple):
+        return tuple(autograd_add(x, y) for x, y in zip(a, b, strict=True))
     return a + b
 
 

@@ -119,8 +119,13 @@ def one_node_graph(op: str, operands: Operands, wrt: tuple[int, ...]) -> Call:
             node_inputs.append(add_input(operand, (position, None), differentiate))
         else:
             node_inputs.append(graph.insert_constant(operand, type_of_value(operand)))
-    graph.register_output(graph.insert(op, node_inputs).output)
+    result = graph.insert(op, node_inputs).output
     propagate_shapes(graph)
+    if isinstance(result.ty, TupleType):  # several arrays (np.split): one output, one vjp each
+        for part in graph.insert("prim::TupleUnpack", [result], result.ty.elems).outputs:
+            graph.register_output(part)
+    else:
+        graph.register_output(result)
     return call
 
 
@@ -134,6 +139,16 @@ def with_operand(operands: Operands, slot: tuple[int, int | None], value: Any) -
     if item is not None:
         value = (*operands[position][:item], value, *operands[position][item + 1 :])
     return (*operands[:position], value, *operands[position + 1 :])
+
+
+def parts(result: Any) -> tuple[Any, ...]:
+    """An operator's result as a tuple of arrays: the one, or the several np.split returns."""
+    return result if isinstance(result, tuple) else (result,)
+
+
+def flat(result: Any) -> np.ndarray:
+    """Every element of an operator's result (or of its cotangent), in float64, in one row."""
+    return np.concatenate([np.ravel(np.asarray(part, np.float64)) for part in parts(result)])
 
 
 def finite_differences(
@@ -150,8 +165,8 @@ def finite_differences(
             moved = base.copy()
             moved[index] += step
             value = moved if base.ndim else float(moved)
-            results.append(np.asarray(kernel(*with_operand(operands, slot, value)), np.float64))
-        numeric[index] = np.sum((results[0] - results[1]) * cotangent) / (2 * eps)
+            results.append(flat(kernel(*with_operand(operands, slot, value))))
+        numeric[index] = np.sum((results[0] - results[1]) * flat(cotangent)) / (2 * eps)
     return numeric
 
 
@@ -163,11 +178,14 @@ def vjp(
     kernel's result exactly."""
     call = one_node_graph(op, operands, wrt)
     compiled = CompiledGradient(differentiate_typed(call.graph, call.wrt).gradient)
-    (out,), saved = compiled.forward(call.args)
+    outs, saved = compiled.forward(call.args)
     kernel = OPS[op].kernel
     assert kernel is not None
-    np.testing.assert_array_equal(out, kernel(*operands))
-    grads = compiled.backward(saved, [cotangent])
+    expected = parts(kernel(*operands))
+    assert len(outs) == len(expected)
+    for out, want in zip(outs, expected, strict=True):
+        np.testing.assert_array_equal(out, want)
+    grads = compiled.backward(saved, list(parts(cotangent)))
     assert len(grads) == len(call.slots)
     return call, grads
 
@@ -191,20 +209,23 @@ def check_gradients(op: str, operands: Operands, wrt: tuple[int, ...], rtol: flo
     kernel = OPS[op].kernel
     assert kernel is not None
     out = kernel(*operands)
-    cotangent = np.random.default_rng(1).standard_normal(np.shape(out)).astype(np.result_type(out))
+    rng = np.random.default_rng(1)
+    cotangents = [rng.standard_normal(np.shape(p)).astype(np.result_type(p)) for p in parts(out)]
+    cotangent = tuple(cotangents) if isinstance(out, tuple) else cotangents[0]
     call, grads = vjp(op, operands, wrt, cotangent)
     wide = _cast_floats(operands, np.float64)
     eps = EPS
-    if np.result_type(kernel(*wide)) != np.float64:
+    if np.result_type(*parts(kernel(*wide))) != np.float64:
         eps, rtol = EPS_ROUNDED, max(rtol, RTOL_ROUNDED)
     for grad, slot in zip(grads, call.slots, strict=True):
         operand = operand_at(operands, slot)
         where = f"{op} operand {slot[0]}" + ("" if slot[1] is None else f" item {slot[1]}")
         assert np.shape(grad) == np.shape(operand), f"{where}: gradient shape"
         # A Python float's gradient is a float or a 0-d array, of the result's precision.
-        want = np.result_type(out) if isinstance(operand, float) else np.result_type(operand)
+        precision = np.result_type(*parts(out))
+        want = precision if isinstance(operand, float) else np.result_type(operand)
         assert np.result_type(grad) == want, f"{where}: gradient dtype"
-        numeric = finite_differences(kernel, wide, slot, cotangent.astype(np.float64), eps)
+        numeric = finite_differences(kernel, wide, slot, cotangent, eps)
         error = np.abs(np.asarray(grad, np.float64) - numeric) / np.maximum(np.abs(numeric), 1)
         error = np.where(np.isnan(error), np.inf, error)
         if error.size and error.max() > rtol:
