@@ -388,6 +388,146 @@ SAMPLES: dict[str, list[Sample]] = {
         Sample("three-axis=1", lambda r: ((normal(r, 3, 4), normal(r, 3, 4), normal(r, 3, 4)), 1)),
         Sample("two-axis=-1", lambda r: ((normal(r, 3, 4), normal(r, 3, 4)), -1)),
     ],
+    "aten::moveaxis": [
+        Sample(f"{s}->{d}", lambda r, s=s, d=d: (normal(r, 2, 3, 4), s, d))
+        for s, d in [(0, -1), (-1, 0), ((0, 1), (-1, 0)), (1, 1)]
+    ],
+    "aten::swapaxes": [
+        Sample(f"{a}<->{b}", lambda r, a=a, b=b: (normal(r, 2, 3, 4), a, b))
+        for a, b in [(0, 2), (-1, 1), (1, 1)]
+    ],
+    "aten::rollaxis": [
+        Sample(f"axis={a}-start={s}", lambda r, a=a, s=s: (normal(r, 2, 3, 4), a, s))
+        for a, s in [(2, 0), (0, 3), (-1, 1), (1, -1), (0, 0)]
+    ],
+    "aten::atleast_1d": [
+        Sample(f"{len(shape)}-d", lambda r, shape=shape: (normal(r, *shape),))
+        for shape in [(), (3,), (2, 3)]
+    ],
+    "aten::atleast_2d": [
+        Sample(f"{len(shape)}-d", lambda r, shape=shape: (normal(r, *shape),))
+        for shape in [(), (4,), (3, 4)]
+    ],
+    "aten::atleast_3d": [
+        Sample(f"{len(shape)}-d", lambda r, shape=shape: (normal(r, *shape),))
+        for shape in [(), (4,), (3, 4), (2, 3, 4)]
+    ],
+    "aten::hstack": [
+        Sample("vectors", lambda r: ((normal(r, 3), normal(r, 2)),)),
+        Sample("zero-d-and-vector", lambda r: ((normal(r), normal(r, 2), normal(r)),)),
+        Sample("matrices", lambda r: ((normal(r, 3, 2), normal(r, 3, 1)),)),
+        Sample("three-d", lambda r: ((normal(r, 2, 1, 4), normal(r, 2, 3, 4)),)),
+    ],
+    "aten::vstack": [
+        Sample("vectors", lambda r: ((normal(r, 4), normal(r, 4)),)),
+        Sample("vector-and-matrix", lambda r: ((normal(r, 4), normal(r, 2, 4)),)),
+        Sample("three-d", lambda r: ((normal(r, 2, 3, 4), normal(r, 1, 3, 4)),)),
+    ],
+    "aten::split": [
+        Sample("sections-axis=1", lambda r: (normal(r, 4, 6), 2, 1)),
+        Sample("indices", lambda r: (normal(r, 5), (1, 3), 0)),
+        Sample("indices-axis=-1", lambda r: (normal(r, 2, 3, 6), (2,), -1)),
+        Sample("empty-and-past-the-end", lambda r: (normal(r, 6), (2, 2, 9), 0)),
+    ],
+    "aten::array_split": [
+        Sample("uneven", lambda r: (normal(r, 7), 3, 0)),
+        Sample("uneven-axis=-1", lambda r: (normal(r, 3, 5), 2, -1)),
+        Sample("more-sections-than-elements", lambda r: (normal(r, 2, 3), 4, 0)),
+    ],
+    "aten::hsplit": [
+        Sample("matrix", lambda r: (normal(r, 3, 4), 2)),
+        Sample("vector", lambda r: (normal(r, 6), (2,))),
+    ],
+    "aten::vsplit": [Sample("matrix", lambda r: (normal(r, 4, 3), 2))],
+    "aten::dsplit": [Sample("three-d", lambda r: (normal(r, 2, 3, 4), (1,)))],
+    "aten::repeat": [
+        Sample("flat", lambda r: (normal(r, 3, 4), 2, None)),
+        Sample("counts-axis=0", lambda r: (normal(r, 3, 4), (1, 0, 2), 0)),
+        Sample("axis=-1", lambda r: (normal(r, 3, 4), 3, -1)),
+        Sample("one-count-broadcast", lambda r: (normal(r, 3, 4), (2,), 1)),
+        Sample("zero-d", lambda r: (normal(r), 3, None)),
+    ],
+    "aten::tile": [
+        Sample(f"{shape}-by-{reps}", lambda r, shape=shape, reps=reps: (normal(r, *shape), reps))
+        for shape, reps in [((3,), (2,)), ((3, 4), (2, 1)), ((4,), (2, 1, 3)), ((2, 3, 4), 2)]
+    ],
+    "aten::pad": [
+        Sample("constant", lambda r: (normal(r, 3, 4), 1, "constant", 0.0)),
+        Sample(
+            "constant-value",
+            lambda r: (normal(r, 3, 4), ((1, 0), (2, 1)), "constant", 0.5),
+            (0, 3),
+        ),
+        Sample("reflect", lambda r: (normal(r, 3, 4), 2, "reflect", 0)),
+        Sample("symmetric", lambda r: (normal(r, 3, 4), ((1, 2), (3, 0)), "symmetric", 0)),
+        Sample("wrap", lambda r: (normal(r, 5), (2, 3), "wrap", 0)),
+        Sample("edge", lambda r: (normal(r, 3, 4), 1, "edge", 0)),
+    ],
+    "aten::flip": [
+        Sample(f"axis={axis}", lambda r, axis=axis: (normal(r, 2, 3, 4), axis))
+        for axis in [None, (0,), -1, (0, 2)]
+    ],
+    "aten::fliplr": [Sample("matrix", lambda r: (normal(r, 3, 4),))],
+    "aten::flipud": [
+        Sample("matrix", lambda r: (normal(r, 3, 4),)),
+        Sample("vector", lambda r: (normal(r, 4),)),
+    ],
+    "aten::rot90": [
+        Sample(f"k={k}-axes={axes}", lambda r, k=k, axes=axes, s=s: (normal(r, *s), k, axes))
+        for k, axes, s in [
+            (1, (0, 1), (3, 4)),
+            (2, (0, 1), (3, 4)),
+            (-1, (1, 0), (3, 4)),
+            (3, (-1, 0), (2, 3, 4)),
+        ]
+    ],
+    "aten::roll": [
+        Sample(f"shift={shift}-axis={axis}", lambda r, s=shift, a=axis: (normal(r, 2, 3, 4), s, a))
+        for shift, axis in [(1, None), (-2, 1), ((1, 2), (0, -1)), (5, 2)]
+    ],
+    "aten::diag": [
+        Sample(f"{shape}-k={k}", lambda r, shape=shape, k=k: (normal(r, *shape), k))
+        for shape, k in [((4,), 0), ((4,), 1), ((4,), -2), ((3, 4), 0), ((3, 4), 1), ((4, 3), -1)]
+    ],
+    "aten::diagonal": [
+        Sample(
+            f"{shape}-offset={o}-axes={a},{b}",
+            lambda r, shape=shape, o=o, a=a, b=b: (normal(r, *shape), o, a, b),
+        )
+        for shape, o, a, b in [
+            ((3, 4), 0, 0, 1),
+            ((3, 4), 1, 0, 1),
+            ((2, 3, 4), -1, 1, 2),
+            ((2, 3, 4), 1, -1, 0),
+        ]
+    ],
+    "aten::trace": [
+        Sample(
+            f"{shape}-offset={o}-axes={a},{b}",
+            lambda r, shape=shape, o=o, a=a, b=b: (normal(r, *shape), o, a, b),
+        )
+        for shape, o, a, b in [
+            ((3, 4), 0, 0, 1),
+            ((3, 4), -1, 0, 1),
+            ((2, 3, 4), 1, -1, 1),
+        ]
+    ],
+    "aten::tril": [
+        Sample(f"{shape}-k={k}", lambda r, shape=shape, k=k: (normal(r, *shape), k))
+        for shape, k in [((3, 4), 0), ((3, 4), -1), ((2, 3, 4), 1), ((4,), 0)]
+    ],
+    "aten::triu": [
+        Sample(f"{shape}-k={k}", lambda r, shape=shape, k=k: (normal(r, *shape), k))
+        for shape, k in [((3, 4), 0), ((3, 4), 2), ((2, 3, 4), -1), ((4,), 1)]
+    ],
+    "aten::take": [
+        Sample("flat-repeated", lambda r: (normal(r, 3, 4), np.array([0, 5, 5, 11]), None)),
+        Sample("axis=0-repeated", lambda r: (normal(r, 3, 4), np.array([2, 0, 2]), 0)),
+        Sample("2-d-indices-axis=-1", lambda r: (normal(r, 3, 4), np.array([[1, 1], [3, 0]]), -1)),
+        Sample("scalar-index", lambda r: (normal(r, 3, 4), 1, 1)),
+        Sample("negative-repeated", lambda r: (normal(r, 5), np.array([-1, -1, 0]), None)),
+        Sample("constant-repeated", lambda r: (normal(r, 3, 4), (11, 0, 11), None)),
+    ],
     "aten::astype": [
         Sample("to-float32", lambda r: (normal(r, 3, 4), "float32")),
         Sample("to-float64", lambda r: (normal(r, 3, 4), "float64")),
@@ -442,6 +582,12 @@ FLOAT32_OPS = (
     "aten::dot",
     "aten::clip",
     "aten::astype",
+    "aten::split",
+    "aten::hstack",
+    "aten::pad",
+    "aten::take",
+    "aten::trace",
+    "aten::repeat",
     "aten::var",
     "aten::std",
     "aten::cumsum",

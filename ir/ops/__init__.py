@@ -6,6 +6,7 @@ Importing this package registers every operator; the modules below are its flat 
 from __future__ import annotations
 
 from ir.ops import (
+    arrangement,
     creation,
     elementwise,
     gradients,
@@ -15,6 +16,7 @@ from ir.ops import (
     reductions,
     scalar,
     scans,
+    selection,
     shape_ops,
 )
 from ir.ops.prim import AUTOGRAD_ZERO
@@ -39,6 +41,7 @@ __all__ = [
     "Argument",
     "OpDef",
     "Schema",
+    "arrangement",
     "creation",
     "elementwise",
     "gradients",
@@ -52,5 +55,6 @@ __all__ = [
     "register_structural",
     "scalar",
     "scans",
+    "selection",
     "shape_ops",
 ]

@@ -13,8 +13,10 @@ from typing import Any
 
 import numpy as np
 
+from ir.ops.arrangement import PadMode, atleast_shape
 from ir.ops.indexing import _along
 from ir.ops.registry import NOT_CONSTANT, OPS, register_op
+from ir.ops.selection import diagonal_length
 from ir.ops.shape_rules import as_array_like, as_tensor, fixed, int_sequence, normalize_axes, tensor
 from ir.types import ANY, BOOL, FLOAT, INT, STR, TensorType, TupleType, Type
 
@@ -358,3 +360,123 @@ register_op(
 register_op("aten::_stack_backward(Tensor grad, int axis) -> Any", shape=_stack_backward_rule)(
     stack_backward
 )
+
+
+# ---- adjoints of the arrangement and selection operators --------------------------------------
+
+
+def join_backward(grad: Any, shapes: Any, axis: int) -> tuple[Any, ...]:
+    """Split the gradient of ``np.hstack``/``np.vstack`` (a concatenation along ``axis`` of the
+    inputs made at least ``grad.ndim``-d) back into one piece per input, in its own shape."""
+    grad = np.asarray(grad)
+    lengths = [atleast_shape(tuple(s), grad.ndim)[axis] for s in shapes]
+    pieces = np.split(grad, np.cumsum(lengths)[:-1], axis=axis)
+    return tuple(p.reshape(s) for p, s in zip(pieces, shapes, strict=True))
+
+
+def repeat_backward(grad: Any, shape: Any, repeats: Any, axis: int | None) -> Any:
+    """The gradient of ``np.repeat``: each element gets the sum of its copies' gradients."""
+    grad = np.asarray(grad)
+    result = np.zeros(shape, grad.dtype)
+    if axis is None:
+        owners = np.repeat(np.arange(result.size), repeats)
+        np.add.at(result.reshape(-1), owners, grad)
+        return result
+    owners = np.repeat(np.arange(result.shape[axis]), repeats)
+    np.add.at(np.moveaxis(result, axis, 0), owners, np.moveaxis(grad, axis, 0))
+    return result
+
+
+def tile_backward(grad: Any, shape: Any, reps: Any) -> Any:
+    """The gradient of ``np.tile``: the sum of the gradients of every tile."""
+    shape = tuple(shape)
+    counts = tuple(int(r) for r in np.ravel(reps))
+    rank = max(len(counts), len(shape))
+    base = (1,) * (rank - len(shape)) + shape
+    counts = (1,) * (rank - len(counts)) + counts
+    split = [n for pair in zip(counts, base, strict=True) for n in pair]
+    tiles = np.reshape(grad, split).sum(axis=tuple(range(0, 2 * rank, 2)))
+    return tiles.reshape(shape)
+
+
+def pad_backward(grad: Any, shape: Any, pad_width: Any, mode: PadMode) -> tuple[Any, Any]:
+    """The gradients of ``np.pad`` w.r.t. the array and ``constant_values``: each element gets
+    the gradients of every place the padding copied it to (a reflection may copy it several
+    times), the constant those of the places it filled."""
+    grad = np.asarray(grad)
+    origin = np.arange(int(np.prod(shape))).reshape(shape)
+    if mode == "constant":
+        origin = np.pad(origin, pad_width, mode, constant_values=-1)
+    else:
+        origin = np.pad(origin, pad_width, mode)
+    copied = origin >= 0
+    result = np.zeros(int(np.prod(shape)), grad.dtype)
+    np.add.at(result, origin[copied], grad[copied])
+    return result.reshape(shape), np.asarray(np.sum(grad[~copied]), grad.dtype)
+
+
+def _pad_backward_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    grad = as_tensor(types[0])
+    shape = int_sequence(types[1], consts[1])
+    return [TupleType((TensorType(grad.dtype, shape), TensorType(grad.dtype, ())))]
+
+
+def diagonal_backward(grad: Any, shape: Any, offset: int, axis1: int, axis2: int) -> Any:
+    """The gradient of ``np.diagonal``: zeros of the input's shape holding ``grad`` on that
+    diagonal (``grad`` broadcasts along it: ``np.trace`` passes one value per matrix)."""
+    grad = np.asarray(grad)
+    result = np.zeros(shape, grad.dtype)
+    planes = np.moveaxis(result, (axis1, axis2), (-2, -1))
+    steps = np.arange(diagonal_length(planes.shape[-2], planes.shape[-1], offset) or 0)
+    planes[..., steps + max(-offset, 0), steps + max(offset, 0)] = grad
+    return result
+
+
+def diag_backward(grad: Any, shape: Any, k: int) -> Any:
+    """The gradient of ``np.diag``: the diagonal of the gradient for a vector, the gradient put
+    on that diagonal for a matrix."""
+    if len(shape) == 1:
+        return np.diagonal(grad, k).copy()
+    return diagonal_backward(grad, shape, k, 0, 1)
+
+
+def take_backward(grad: Any, shape: Any, indices: Any, axis: int | None) -> Any:
+    """The gradient of ``np.take``: repeated indices accumulate (``np.add.at``)."""
+    grad = np.asarray(grad)
+    result = np.zeros(shape, grad.dtype)
+    if axis is None:
+        np.add.at(result.reshape(-1), np.asarray(indices), grad)
+        return result
+    along: Any = (slice(None),) * (axis % result.ndim) + (np.asarray(indices),)
+    np.add.at(result, along, grad)
+    return result
+
+
+register_op(
+    "aten::_join_backward(Tensor grad, Any shapes, int axis) -> Any",
+    shape=_concatenate_backward_rule,
+)(join_backward)
+register_op(
+    "aten::_repeat_backward(Tensor grad, Any shape, Any repeats, int? axis) -> Tensor",
+    shape=_shaped_by_operand(1),
+)(repeat_backward)
+register_op(
+    "aten::_tile_backward(Tensor grad, Any shape, Any reps) -> Tensor",
+    shape=_shaped_by_operand(1),
+)(tile_backward)
+register_op(
+    "aten::_pad_backward(Tensor grad, Any shape, Any pad_width, str mode) -> Any",
+    shape=_pad_backward_rule,
+)(pad_backward)
+register_op(
+    "aten::_diagonal_backward(Tensor grad, Any shape, int offset, int axis1, int axis2)"
+    " -> Tensor",
+    shape=_shaped_by_operand(1),
+)(diagonal_backward)
+register_op(
+    "aten::_diag_backward(Tensor grad, Any shape, int k) -> Tensor", shape=_shaped_by_operand(1)
+)(diag_backward)
+register_op(
+    "aten::_take_backward(Tensor grad, Any shape, Any indices, int? axis) -> Tensor",
+    shape=_shaped_by_operand(1),
+)(take_backward)

@@ -250,6 +250,57 @@ def expand_and_squeeze(x):
     return np.sum(np.squeeze(e[:, :1], axis=1) ** 2) + np.sum(np.squeeze(e, axis=0) * x)
 
 
+# ---- arrangement and selection ------------------------------------------------------------------
+
+
+@case(arrays((2, 3, 4)))
+def moved_and_rolled_axes(x):
+    m = np.moveaxis(x, 0, -1) * np.swapaxes(np.rollaxis(x, 2, 1), 1, 2)[:, :, :1].transpose(1, 2, 0)
+    return np.sum(m * np.arange(24).reshape((3, 4, 2))) + np.sum(np.roll(x, (1, -2), (0, 2)) * x)
+
+
+@case(arrays((6, 4), (3,)))
+def split_stack_and_pad(x, v):
+    top, middle, bottom = np.split(x, [1, 3], axis=0)
+    left, right = np.hsplit(middle, 2)
+    joined = np.vstack([top[:, :2], left * right, v[:2]])
+    padded = np.pad(joined, ((1, 0), (0, 2)), mode="reflect")
+    return np.sum(padded**2 * np.arange(20).reshape((5, 4))) + np.sum(np.hstack([bottom[0], v]))
+
+
+@case(arrays((3, 4)))
+def repeat_tile_and_flip(x):
+    r = np.repeat(x, (1, 0, 2), axis=0)
+    t = np.tile(np.flip(x, axis=1), (1, 2))
+    return (
+        np.sum(r * np.rot90(np.fliplr(r), 2))
+        + np.sum(np.sin(t) * np.arange(8))
+        + np.sum(np.atleast_3d(np.flipud(x)) ** 3)
+    )
+
+
+@case(arrays((4, 4), (2, 3, 3)))
+def diagonals_and_triangles(a, b):
+    lower = np.tril(a, -1)
+    return (
+        np.trace(a @ a.T)
+        + np.sum(np.diag(np.diag(a, 1)) ** 2)
+        + np.sum(b.trace(axis1=1, axis2=2) ** 2)
+        + np.sum(np.diagonal(b, 0, 0, 2) * 3.0)
+        + np.sum(lower * np.triu(a.T, 1))
+    )
+
+
+def _take_inputs(rng: np.random.Generator) -> tuple[Any, ...]:
+    return normal(rng, 3, 4), np.array([[0, 3], [3, 3]])
+
+
+@case(_take_inputs)
+def take_with_repeated_indices(x, idx):
+    picked = np.take(x, [11, 0, 11]) * x.take(1, axis=0)[:3]
+    return np.sum(np.take(x, idx, axis=1) ** 2) + np.sum(picked)
+
+
 # ---- indexing -----------------------------------------------------------------------------------
 
 
