@@ -126,6 +126,15 @@ def _schema_types(op: str, count: int) -> list[Type]:
     return types[:count]
 
 
+def _gradient_types(op: str, count: int) -> list[Type]:
+    """The types of ``backward``'s parameters: each result's gradient has the result's type
+    (a list of arrays for ``np.split``), a tensor where the schema says no more."""
+    returns = list(OPS[op].schema.returns)
+    if len(returns) == count:
+        return returns
+    return [TENSOR] * count
+
+
 def _emit_backward(
     closure: syntax.FunctionDef,
     namespace: dict[str, object],
@@ -150,7 +159,7 @@ def _emit_backward(
         namespace,
         free_name=free_name,
         graph_name=f"{op}.backward",
-        param_types=[TENSOR] * len(closure.params),
+        param_types=_gradient_types(op, len(closure.params)),
         on_graph=graphs.append,
     )
     return graph

@@ -31,7 +31,7 @@ from ir.graph import Block, Graph, Node, Value
 from ir.ops import OPS
 from ir.types import ANY, FLOAT, INT, NONE, STR, TensorType, TupleType
 from passes.constant_propagation import constant_value, is_constant, propagate_constants
-from passes.requires_grad import values_requiring_grad
+from passes.requires_grad import can_hold_gradient, values_requiring_grad
 
 REVERSE = "prim::Reverse"
 
@@ -330,6 +330,11 @@ class _ReverseBuilder:
         forward already unpacked it)."""
         assert isinstance(source.ty, TupleType)
         ty = source.ty.elems[index]
+        if not can_hold_gradient(ty):
+            # Note [Trimmed gradients]: a part that cannot carry a gradient (the indices next
+            # to a max, frexp's integer exponent) gets None, not zeros, as TorchScript's
+            # needTrimGrad drops them; its operator's formula ignores that part.
+            return self.graph.insert_constant(None, NONE)
         if ty == FLOAT:
             return self.graph.insert_constant(0.0, FLOAT)
         if not isinstance(ty, TensorType) and ty is not ANY:

@@ -779,6 +779,17 @@ def vstack(tensors):
 # for the pieces that got none (`autodiff.differentiate` fills them in).
 
 
+def frexp(self):
+    out = np.frexp(self)
+    exponent = out[1]
+
+    def backward(dout):
+        # dout[1], the integer exponent's gradient, is None: trimmed, as it carries none.
+        return dout[0] * 2.0 ** (-exponent)
+
+    return out, backward
+
+
 def split(self, indices_or_sections, axis):
     def backward(dout):
         return np.concatenate(dout, axis=axis), None, None

@@ -107,6 +107,7 @@ UNARY_UFUNCS: dict[str, str] = {
     "sqrt": "sqrt",
     "sin": "sin",
     "cos": "cos",
+    "frexp": "frexp",
     "tan": "tan",
     "tanh": "tanh",
     "absolute": "abs",

@@ -423,6 +423,8 @@ SAMPLES: dict[str, list[Sample]] = {
         Sample("vector-and-matrix", lambda r: ((normal(r, 4), normal(r, 2, 4)),)),
         Sample("three-d", lambda r: ((normal(r, 2, 3, 4), normal(r, 1, 3, 4)),)),
     ],
+    # frexp's exponent is an integer: its gradient is trimmed, the mantissa's checked.
+    "aten::frexp": [Sample("vector", lambda r: (normal(r, 6),))],
     "aten::split": [
         Sample("sections-axis=1", lambda r: (normal(r, 4, 6), 2, 1)),
         Sample("indices", lambda r: (normal(r, 5), (1, 3), 0)),

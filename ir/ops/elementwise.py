@@ -17,7 +17,7 @@ import numpy as np
 
 from ir.ops.registry import register_op
 from ir.ops.shape_rules import elementwise
-from ir.types import Type
+from ir.types import TensorType, TupleType, Type
 
 # name -> (NumPy function, differentiable). One IR operator per NumPy concept.
 BINARY: dict[str, tuple[Callable[..., Any], bool]] = {
@@ -114,6 +114,18 @@ register_op(
     shape=elementwise(np.round),
     differentiable=False,
 )(np.round)
+
+
+def _frexp_rule(types: Sequence[Type], consts: Sequence[Any]) -> Sequence[Type]:
+    (like,) = elementwise(np.positive)(types, consts)
+    assert isinstance(like, TensorType)
+    dtype = None if like.dtype is None else np.frexp(np.zeros((), like.dtype))[0].dtype.name
+    return [TupleType((TensorType(dtype, like.shape), TensorType("int32", like.shape)))]
+
+
+# np.frexp returns two arrays: the mantissa, differentiable, and the integer exponent, not
+# (see Note [Trimmed gradients] in `autodiff.differentiate`).
+register_op("aten::frexp(Any self) -> Tensor[]", shape=_frexp_rule)(np.frexp)
 
 
 def nan_to_num(x: Any, nan: Any, posinf: Any, neginf: Any) -> Any:

@@ -257,3 +257,26 @@ def test_long_loops_are_not_unrolled(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_data_dependent_loop_is_refused() -> None:
     with pytest.raises(ad.DifferentiationError, match="is only known at run time"):
         stages(halve_while_large, Y, wrt=(0,))
+
+
+def mantissa_and_exponent(x):
+    m, e = np.frexp(x)
+    return np.sum(m * 3.0 + e)
+
+
+def test_an_integer_result_gets_no_gradient_not_even_zeros() -> None:
+    # Note [Trimmed gradients]: frexp's exponent is an integer; the gradient of the tuple
+    # frexp returns is (d mantissa, None), and no zeros are made for the exponent.
+    x = np.array([0.3, 5.0, -12.0, 0.7])
+    result = stages(mantissa_and_exponent, x, wrt=(0,))
+    unpack = next(
+        n for n in result.grad.all_nodes() if n.attrs.get("name") == "prim::TupleUnpack"
+    )
+    (tuple_grad,) = [n for n in unpack.blocks[0].nodes() if n.kind == "prim::TupleConstruct"]
+    trimmed = tuple_grad.inputs[1].node
+    assert trimmed.kind == "prim::Constant"
+    assert trimmed.attrs["value"] is None
+    assert "aten::zeros" not in print_graph(result.grad)
+    np.testing.assert_allclose(
+        ad.grad(mantissa_and_exponent)(x), 3.0 * 2.0 ** -np.frexp(x)[1], rtol=1e-15
+    )

@@ -86,6 +86,8 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("aten::rad2deg", (A,), np.degrees),
     ("aten::fabs", (INTS,), np.fabs),
     ("aten::floor", (A,), np.floor),
+    ("aten::frexp", (A,), np.frexp),
+    ("aten::frexp", (F32,), np.frexp),
     ("aten::ceil", (F32,), np.ceil),
     ("aten::trunc", (A,), np.trunc),
     ("aten::isnan", (np.array([1.0, np.nan]),), np.isnan),
