@@ -982,3 +982,75 @@ def index(self, indices):
         return index_backward(dout, shape, indices), None
 
     return index_tuple(self, indices), backward
+
+
+# ---- helpers of the formulas above: their gradients make gradients differentiable again ------
+# Each helper is linear in its gradient operand, so its own gradient is the adjoint map; the
+# product helpers are bilinear, so d<G, f(A, B)> in a direction is f in that direction.
+
+
+def _unreduce(grad, shape, axis, keepdims):
+    grad_shape = grad.shape
+
+    def backward(dout):
+        summed = np.sum(dout, axis=axis, keepdims=keepdims)
+        return np.reshape(summed, grad_shape), None, None, None
+
+    return unreduce(grad, shape, axis, keepdims), backward
+
+
+def _transpose_backward(grad, axes):
+    def backward(dout):
+        return np.transpose(dout, axes), None
+
+    return transpose_backward(grad, axes), backward
+
+
+def _matmul_backward(grad, self, other):
+    def backward(dout):
+        dout_self, dout_other = dout
+        grad_grad = dout_self @ other + self @ dout_other
+        grad_self, _ = matmul_backward(grad, self, dout_other)
+        _, grad_other = matmul_backward(grad, dout_self, other)
+        return grad_grad, grad_self, grad_other
+
+    return matmul_backward(grad, self, other), backward
+
+
+def _dot_backward(grad, self, other):
+    def backward(dout):
+        dout_self, dout_other = dout
+        grad_grad = np.dot(dout_self, other) + np.dot(self, dout_other)
+        grad_self, _ = dot_backward(grad, self, dout_other)
+        _, grad_other = dot_backward(grad, dout_self, other)
+        return grad_grad, grad_self, grad_other
+
+    return dot_backward(grad, self, other), backward
+
+
+def _select_backward(grad, shape, axis, index):
+    def backward(dout):
+        return select_kernel(dout, axis, index), None, None, None
+
+    return select_backward(grad, shape, axis, index), backward
+
+
+def _slice_backward(grad, shape, axis, start, stop, step):
+    def backward(dout):
+        return slice_axis(dout, axis, start, stop, step), None, None, None, None, None
+
+    return slice_backward(grad, shape, axis, start, stop, step), backward
+
+
+def _index_backward(grad, shape, indices):
+    def backward(dout):
+        return index_tuple(dout, indices), None, None
+
+    return index_backward(grad, shape, indices), backward
+
+
+def _take_backward(grad, shape, indices, axis):
+    def backward(dout):
+        return np.take(dout, indices, axis), None, None, None
+
+    return take_backward(grad, shape, indices, axis), backward

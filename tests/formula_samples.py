@@ -567,6 +567,53 @@ SAMPLES: dict[str, list[Sample]] = {
         ),
         Sample("mask", lambda r: (normal(r, 5, 4), r.random((5, 4)) > 0.5)),
     ],
+    # Helpers of other formulas (second derivatives): w.r.t. the gradient operand, and for the
+    # product helpers the operands too.
+    "aten::_unreduce": [
+        Sample("axis=None", lambda r: (normal(r), (3, 4), None, False)),
+        Sample("axis=None-keepdims", lambda r: (normal(r, 1, 1), (3, 4), None, True)),
+        Sample("axis=1", lambda r: (normal(r, 2, 4), (2, 3, 4), 1, False)),
+        Sample("axis=(0,2)-keepdims", lambda r: (normal(r, 1, 3, 1), (2, 3, 4), (0, 2), True)),
+    ],
+    "aten::_transpose_backward": [
+        Sample(f"axes={axes}", lambda r, axes=axes: (normal(r, 2, 3, 4), axes))
+        for axes in [None, (1, 0, 2), (2, 0, 1)]
+    ],
+    "aten::_matmul_backward": [
+        Sample(
+            f"{a}@{b}",
+            lambda r, a=a, b=b, g=g: (normal(r, *g), normal(r, *a), normal(r, *b)),
+            (0, 1, 2),
+        )
+        for a, b, g in [
+            ((3, 4), (4, 5), (3, 5)),
+            ((4,), (4, 5), (5,)),
+            ((3, 4), (4,), (3,)),
+            ((4,), (4,), ()),
+            ((2, 3, 4), (4, 5), (2, 3, 5)),
+        ]
+    ],
+    "aten::_dot_backward": [
+        Sample(
+            f"{a}.{b}",
+            lambda r, a=a, b=b, g=g: (normal(r, *g), normal(r, *a), normal(r, *b)),
+            (0, 1, 2),
+        )
+        for a, b, g in [((4,), (4,), ()), ((3, 4), (4, 5), (3, 5)), ((3, 4), (4,), (3,))]
+    ],
+    "aten::_select_backward": [
+        Sample("axis=1", lambda r: (normal(r, 3, 5), (3, 4, 5), 1, -1)),
+    ],
+    "aten::_slice_backward": [
+        Sample("axis=0[1:4]", lambda r: (normal(r, 3, 6), (5, 6), 0, 1, 4, None)),
+        Sample("axis=-1[::-2]", lambda r: (normal(r, 5, 3), (5, 6), -1, None, None, -2)),
+    ],
+    "aten::_index_backward": [
+        Sample("repeated", lambda r: (normal(r, 5, 4), (5, 4), (np.array([0, 2, 2, 4, 2]),))),
+    ],
+    "aten::_take_backward": [
+        Sample("axis=0-repeated", lambda r: (normal(r, 3, 4), (3, 4), np.array([2, 0, 2]), 0)),
+    ],
 }
 
 # Operators whose float32 variant is checked too: the gradient must stay float32.

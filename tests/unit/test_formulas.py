@@ -76,6 +76,25 @@ def test_every_differentiable_op_has_a_formula() -> None:
     assert {name for name in formulas if not OPS[name].differentiable} == set()
 
 
+# Helpers the gradients of common functions call: their formulas make a gradient graph
+# differentiable again (second derivatives, Hessians).
+DIFFERENTIABLE_HELPERS = {
+    "aten::_unreduce",
+    "aten::_transpose_backward",
+    "aten::_matmul_backward",
+    "aten::_dot_backward",
+    "aten::_select_backward",
+    "aten::_slice_backward",
+    "aten::_index_backward",
+    "aten::_take_backward",
+}
+
+
+def test_helpers_of_common_gradients_have_formulas() -> None:
+    assert DIFFERENTIABLE_HELPERS <= HELPERS
+    assert set(all_formulas()) >= DIFFERENTIABLE_HELPERS
+
+
 def test_every_formula_has_samples() -> None:
     assert set(SAMPLES) == set(all_formulas())
 
