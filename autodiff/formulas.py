@@ -51,7 +51,16 @@ from ir.ops.gradients import (
 )
 from ir.ops.indexing import select as select_kernel
 from ir.ops.indexing import slice_axis
+from ir.ops.products import einsum as einsum_kernel
+from ir.ops.products import (
+    einsum_vjp,
+    inner_backward,
+    kron_backward,
+    outer_backward,
+    tensordot_backward,
+)
 from ir.ops.shape_ops import size_if_not_equal, sum_to_size
+from ir.ops.sorting import unpermute
 
 # ---- arithmetic -------------------------------------------------------------------------------
 
@@ -951,6 +960,82 @@ def take(self, indices, axis):
         return take_backward(dout, shape, indices, axis), None, None
 
     return np.take(self, indices, axis), backward
+
+
+# ---- products beyond matmul and dot; sorting -----------------------------------------------------
+
+
+def tensordot(self, other, axes):
+    def backward(dout):
+        grad_self, grad_other = tensordot_backward(dout, self, other, axes)
+        return grad_self, grad_other, None
+
+    return np.tensordot(self, other, axes), backward
+
+
+def einsum(subscripts, operands):
+    # The operands come as one tuple; their gradients go back as one tuple too.
+    def backward(dout):
+        return None, einsum_vjp(dout, subscripts, operands)
+
+    return einsum_kernel(subscripts, operands), backward
+
+
+def inner(self, other):
+    def backward(dout):
+        grad_self, grad_other = inner_backward(dout, self, other)
+        return grad_self, grad_other
+
+    return np.inner(self, other), backward
+
+
+def outer(self, other):
+    def backward(dout):
+        grad_self, grad_other = outer_backward(dout, self, other)
+        return grad_self, grad_other
+
+    return np.outer(self, other), backward
+
+
+def kron(self, other):
+    def backward(dout):
+        grad_self, grad_other = kron_backward(dout, self, other)
+        return grad_self, grad_other
+
+    return np.kron(self, other), backward
+
+
+def cross(self, other):
+    out = np.cross(self, other)
+    self_size = size_if_not_equal(self, out)
+    other_size = size_if_not_equal(other, out)
+
+    def backward(dout):
+        # dout . (self x other) = self . (other x dout) = other . (dout x self)
+        grad_self = sum_to_size(np.cross(other, dout), self_size)
+        return grad_self, sum_to_size(np.cross(dout, self), other_size)
+
+    return out, backward
+
+
+def sort(self, axis, kind, stable):
+    shape = self.shape
+    order = np.argsort(self, axis, kind, stable=stable)
+
+    def backward(dout):
+        return unpermute(dout, shape, order, axis), None, None, None
+
+    return np.sort(self, axis, kind, stable=stable), backward
+
+
+def partition(self, kth, axis):
+    shape = self.shape
+    order = np.argpartition(self, kth, axis)
+
+    def backward(dout):
+        return unpermute(dout, shape, order, axis), None, None
+
+    return np.partition(self, kth, axis), backward
 
 
 # ---- indexing ---------------------------------------------------------------------------------

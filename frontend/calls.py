@@ -110,7 +110,7 @@ class CallEmitter(ExpressionEmitter):
             elif source.kind == "keyword":
                 value = keywords[str(source.key)]
             elif source.kind == "packed":
-                value = self.make_tuple(positional, call.range)
+                value = self.make_tuple(positional[int(source.key or 0) :], call.range)
             else:
                 value = self.default(argument, call.range)
             self.check_operand(spelling, argument, value, r)

@@ -12,6 +12,8 @@ parameters in order, in a small notation (tinygrad-style: one line per spelling)
     *            the parameters after it are keyword-only
     *shape       takes every positional argument: one is passed as it is, several as a tuple
                  (``x.reshape(3, 4)`` and ``x.reshape((3, 4))``)
+    a *rest      after other parameters, takes the remaining positional arguments, always as
+                 one tuple (``np.einsum("ij,jk", a, b)``)
 
 Schema arguments no parameter fills keep the schema's default.
 """
@@ -231,6 +233,15 @@ OTHER_FUNCTIONS: dict[str, tuple[str, str]] = {
     "tril": ("aten::tril", "m:self k"),
     "triu": ("aten::triu", "m:self k"),
     "take": ("aten::take", "a:self indices axis !out !mode"),
+    "tensordot": ("aten::tensordot", "a:self b:other axes"),
+    "einsum": ("aten::einsum", "subscripts *operands * !out !dtype !order !casting !optimize"),
+    "inner": ("aten::inner", "a:self b:other /"),
+    "outer": ("aten::outer", "a:self b:other !out"),
+    "kron": ("aten::kron", "a:self b:other"),
+    "cross": ("aten::cross", "a:self b:other !axisa !axisb !axisc !axis"),
+    "sort": ("aten::sort", "a:self axis kind !order * stable"),
+    "partition": ("aten::partition", "a:self kth axis !kind !order"),
+    "argpartition": ("aten::argpartition", "a:self kth axis !kind !order"),
     "astype": ("aten::astype", "x:self dtype / * !copy !device"),
     "shape": ("aten::shape", "a:self"),
     "ndim": ("aten::ndim", "a:self"),
@@ -289,6 +300,7 @@ METHODS: dict[str, Spelling] = {
     "argmin": _method("argmin", "aten::argmin", "axis !out * keepdims"),
     "cumsum": _method("cumsum", "aten::cumsum", "axis !dtype !out"),
     "argsort": _method("argsort", "aten::argsort", "axis kind !order * stable"),
+    "argpartition": _method("argpartition", "aten::argpartition", "kth axis !kind !order"),
     "round": _method("round", "aten::round", "decimals !out"),
     "reshape": _method("reshape", "aten::reshape", "*shape * !order !copy"),
     "transpose": _method("transpose", "aten::transpose", "*axes"),
@@ -356,10 +368,13 @@ def bind(spelling: Spelling, positional: int, keywords: Sequence[str]) -> list[B
     by_position = [p for p in params if p.positional]
     varargs = next((p for p in by_position if p.varargs), None)
     if varargs is not None:
-        if positional == 1:
+        first = by_position.index(varargs)
+        for index in range(min(positional, first)):
+            filled[str(by_position[index].argument)] = Bound("positional", index)
+        if first == 0 and positional == 1:
             filled[str(varargs.argument)] = Bound("positional", 0)
-        elif positional > 1:
-            filled[str(varargs.argument)] = Bound("packed", 0)
+        elif positional > first and (first > 0 or positional > 1):
+            filled[str(varargs.argument)] = Bound("packed", first)
     else:
         if positional > len(by_position):
             count = len(by_position)

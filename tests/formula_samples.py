@@ -314,6 +314,69 @@ SAMPLES: dict[str, list[Sample]] = {
         ],
         Sample("float", lambda r: (1.5, normal(r, 3, 4)), (0, 1)),
     ],
+    "aten::tensordot": [
+        Sample(
+            f"{a}x{b}-axes={axes}",
+            lambda r, a=a, b=b, axes=axes: (normal(r, *a), normal(r, *b), axes),
+            (0, 1),
+        )
+        for a, b, axes in [
+            ((3, 4), (4, 5), 1),
+            ((2, 3, 4), (3, 4, 5), 2),
+            ((3, 4), (2, 5), 0),
+            ((2, 3, 4), (4, 2, 5), ((0, 2), (1, 0))),
+            ((3, 4), (5, 3), ((-2,), (-1,))),
+        ]
+    ],
+    "aten::einsum": [
+        Sample(
+            f"{subscripts}",
+            lambda r, subscripts=subscripts, shapes=shapes: (
+                subscripts,
+                tuple(normal(r, *shape) for shape in shapes),
+            ),
+            (1,),
+        )
+        for subscripts, shapes in [
+            ("ij,jk->ik", [(3, 4), (4, 5)]),
+            ("ij,jk", [(3, 4), (4, 5)]),
+            ("ij->", [(3, 4)]),
+            ("ij->ji", [(3, 4)]),
+            ("ii->i", [(3, 3)]),
+            ("ii", [(3, 3)]),
+            ("ij,j->ij", [(3, 4), (4,)]),
+            ("bij,bjk,k->bi", [(2, 3, 4), (2, 4, 5), (5,)]),
+            ("i,i->", [(4,), (4,)]),
+            ("iij,k->jk", [(3, 3, 2), (4,)]),
+        ]
+    ],
+    "aten::inner": [
+        Sample(f"{a}.{b}", lambda r, a=a, b=b: (normal(r, *a), normal(r, *b)), (0, 1))
+        for a, b in [((4,), (4,)), ((3, 4), (4,)), ((2, 3, 4), (5, 4)), ((), (3, 4))]
+    ],
+    "aten::outer": [
+        Sample(f"{a}x{b}", lambda r, a=a, b=b: (normal(r, *a), normal(r, *b)), (0, 1))
+        for a, b in [((3,), (4,)), ((2, 3), (4,)), ((), (3,))]
+    ],
+    "aten::kron": [
+        Sample(f"{a}x{b}", lambda r, a=a, b=b: (normal(r, *a), normal(r, *b)), (0, 1))
+        for a, b in [((3,), (2,)), ((2, 3), (3, 2)), ((3,), (2, 2)), ((2, 1, 2), (2, 3))]
+    ],
+    "aten::cross": [
+        Sample(f"{a}x{b}", lambda r, a=a, b=b: (normal(r, *a), normal(r, *b)), (0, 1))
+        for a, b in [((3,), (3,)), ((4, 3), (4, 3)), ((4, 3), (3,)), ((2, 1, 3), (4, 3))]
+    ],
+    "aten::sort": [
+        Sample(f"axis={axis}", lambda r, axis=axis: (normal(r, 3, 4, 5), axis, None, None))
+        for axis in [-1, 0, 1, None]
+    ],
+    "aten::partition": [
+        Sample(
+            f"kth={kth}-axis={axis}",
+            lambda r, kth=kth, axis=axis: (normal(r, 4, 6), kth, axis),
+        )
+        for kth, axis in [(2, -1), (1, 0), ((1, 3), 1), (5, None)]
+    ],
     "aten::sum": _reductions(lambda r: normal(r, 2, 3, 4)),
     "aten::mean": _reductions(lambda r: normal(r, 2, 3, 4)),
     "aten::prod": [
@@ -629,6 +692,11 @@ FLOAT32_OPS = (
     "aten::mean",
     "aten::prod",
     "aten::dot",
+    "aten::tensordot",
+    "aten::einsum",
+    "aten::kron",
+    "aten::cross",
+    "aten::sort",
     "aten::clip",
     "aten::astype",
     "aten::split",

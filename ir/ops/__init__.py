@@ -13,11 +13,13 @@ from ir.ops import (
     indexing,
     linalg,
     prim,
+    products,
     reductions,
     scalar,
     scans,
     selection,
     shape_ops,
+    sorting,
 )
 from ir.ops.prim import AUTOGRAD_ZERO
 from ir.ops.registry import (
@@ -50,6 +52,7 @@ __all__ = [
     "lookup_op",
     "parse_schema",
     "prim",
+    "products",
     "reductions",
     "register_op",
     "register_structural",
@@ -57,4 +60,5 @@ __all__ = [
     "scans",
     "selection",
     "shape_ops",
+    "sorting",
 ]

@@ -18,7 +18,7 @@ from autodiff.derivatives import ALIASES, all_formulas
 from autodiff.pipeline import differentiate_typed
 from autodiff.runtime import CompiledGradient
 from ir.graph import Graph, Value
-from ir.ops import OPS, OpDef, gradients
+from ir.ops import OPS, OpDef, gradients, products, sorting
 from ir.types import ANY, FLOAT, SCALAR, TensorType, TupleType, Type, type_of_value
 from passes.shape_propagation import propagate_shapes
 from tests.formula_samples import FLOAT32_OPS, SAMPLES, Operands, Sample
@@ -29,9 +29,13 @@ RTOL_FLOAT32 = 1e-4
 # A kernel with a float32 result (astype) rounds away differences of 1e-6: take wider steps.
 EPS_ROUNDED, RTOL_ROUNDED = 1e-3, 1e-3
 
-# The helper operators of `ir.ops.gradients`: derivative formulas call them.
+# The helper operators of `ir.ops.gradients` (and the adjoints kept beside their operators in
+# `ir.ops.products` and `ir.ops.sorting`): derivative formulas call them.
+_HELPER_MODULES = {gradients.__name__, products.__name__, sorting.__name__}
 HELPERS = {
-    name for name, op in OPS.items() if getattr(op.kernel, "__module__", None) == gradients.__name__
+    name
+    for name, op in OPS.items()
+    if getattr(op.kernel, "__module__", None) in _HELPER_MODULES and name.startswith("aten::_")
 }
 # Python-scalar operators that `derivatives.ALIASES` does not map to an aten formula yet, so
 # differentiating them raises "not differentiable" rather than giving a wrong zero.

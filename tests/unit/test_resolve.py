@@ -86,6 +86,14 @@ def test_methods_bind_the_receiver_first_and_pack_varargs() -> None:
     ]
 
 
+def test_varargs_after_other_parameters_always_pack() -> None:
+    einsum = NUMPY_FUNCTIONS[np.einsum]
+    assert bind(einsum, 2, []) == [Bound("positional", 0), Bound("packed", 1)]
+    assert bind(einsum, 4, []) == [Bound("positional", 0), Bound("packed", 1)]
+    with pytest.raises(BindError, match="missing required argument 'operands'"):
+        bind(einsum, 1, [])
+
+
 @pytest.mark.parametrize(
     ("spelling", "positional", "keywords", "message", "at"),
     [

@@ -358,6 +358,39 @@ def test_unknown_parts_stay_unknown() -> None:
             [array("float64", (3,)), array("bool", (4,))],
             r"size of axis is 3 but size of corresponding boolean axis is 4",
         ),
+        (
+            "aten::tensordot",
+            [array("float64", (2, 3)), array("float64", (4, 5)), (INT, 1)],
+            r"shape-mismatch for sum: sizes 3 and 4",
+        ),
+        (
+            "aten::inner",
+            [array("float64", (2, 3)), array("float64", (1,))],
+            r"shape-mismatch for sum: sizes 3 and 1",
+        ),
+        (
+            "aten::einsum",
+            [
+                (STR, "ij,jk"),
+                (TupleType((T("float64", (2, 3)), T("float64", (4, 5)))), NOT_CONSTANT),
+            ],
+            r"label 'j' has sizes 3 and 4",
+        ),
+        (
+            "aten::einsum",
+            [(STR, "ij->ik"), (TupleType((T("float64", (2, 3)),)), NOT_CONSTANT)],
+            r"output subscript 'k' does not appear",
+        ),
+        (
+            "aten::einsum",
+            [(STR, "...j->j"), (TupleType((T("float64", (2, 3)),)), NOT_CONSTANT)],
+            r"ellipsis",
+        ),
+        (
+            "aten::cross",
+            [array("float64", (2,)), array("float64", (3,))],
+            r"must have 3 elements",
+        ),
         ("aten::sub", [array("bool"), array("bool")], r"boolean subtract"),
         ("prim::len", [array("float64", ())], r"len\(\) of unsized object"),
         (

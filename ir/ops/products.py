@@ -1,0 +1,326 @@
+"""Sum products beyond matmul and dot: tensordot, einsum, inner, outer, kron and cross, with the
+adjoints their derivative formulas call.
+
+Every adjoint is one `einsum_vjp`: each product is an einsum once its subscripts are spelled out
+(`tensordot_subscripts`, `inner_subscripts`, kron on interleaved axes), and the gradient of one
+einsum operand is an einsum of the result's gradient with the other operands.
+"""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ir.errors import ShapeError
+from ir.ops.promotion import probe_dtype
+from ir.ops.registry import NOT_CONSTANT, register_op
+from ir.ops.shape_rules import Shape, as_array_like, as_tensor, broadcast_shapes, tensor
+from ir.types import ANY, TensorType, TupleType, Type
+
+_LABELS = string.ascii_letters
+
+
+# ---- subscripts ---------------------------------------------------------------------------------
+
+
+def parse_subscripts(subscripts: str, count: int) -> tuple[list[str], str]:
+    """The input subscripts and the output subscript of an einsum of ``count`` operands; an
+    implicit output is the labels seen once, in alphabetical order, as NumPy has it."""
+    text = subscripts.replace(" ", "")
+    if "." in text:
+        raise ShapeError("einsum: ellipsis ('...') in subscripts is not supported")
+    inputs_text, arrow, output = text.partition("->")
+    inputs = inputs_text.split(",")
+    if len(inputs) != count:
+        raise ShapeError(
+            f"einsum: {len(inputs)} operand subscripts for {count} operands ({subscripts!r})"
+        )
+    if not arrow:
+        joined = "".join(inputs)
+        output = "".join(sorted(c for c in set(joined) if joined.count(c) == 1))
+    return inputs, output
+
+
+def tensordot_subscripts(ndim_a: int, ndim_b: int, axes: Any) -> str:
+    """``np.tensordot(a, b, axes)`` spelled as einsum subscripts."""
+    if isinstance(axes, int | np.integer):
+        summed_a = list(range(ndim_a - int(axes), ndim_a))
+        summed_b = list(range(int(axes)))
+    else:
+        first, second = axes
+        summed_a = [int(i) % ndim_a for i in np.atleast_1d(first)]
+        summed_b = [int(i) % ndim_b for i in np.atleast_1d(second)]
+    if len(summed_a) != len(summed_b):
+        raise ShapeError("shape-mismatch for sum")
+    a = list(_LABELS[:ndim_a])
+    b = list(_LABELS[ndim_a : ndim_a + ndim_b])
+    for i, j in zip(summed_a, summed_b, strict=True):
+        b[j] = a[i]
+    output = [c for i, c in enumerate(a) if i not in summed_a]
+    output += [c for j, c in enumerate(b) if j not in summed_b]
+    return f"{''.join(a)},{''.join(b)}->{''.join(output)}"
+
+
+def inner_subscripts(ndim_a: int, ndim_b: int) -> str:
+    """``np.inner(a, b)``: a sum product over the last axes (a plain product for a 0-d one)."""
+    if ndim_a == 0 or ndim_b == 0:
+        a, b = _LABELS[:ndim_a], _LABELS[ndim_a : ndim_a + ndim_b]
+        return f"{a},{b}->{a}{b}"
+    return tensordot_subscripts(ndim_a, ndim_b, ([-1], [-1]))
+
+
+# ---- kernels ------------------------------------------------------------------------------------
+
+
+def tensordot(x: Any, y: Any, axes: Any) -> Any:
+    return np.tensordot(x, y, axes)
+
+
+def einsum(subscripts: str, operands: Sequence[Any]) -> Any:
+    return np.einsum(subscripts, *operands)
+
+
+def cross(x: Any, y: Any) -> Any:
+    return np.cross(x, y)
+
+
+# ---- adjoints -----------------------------------------------------------------------------------
+
+
+def einsum_vjp(grad: Any, subscripts: str, operands: Sequence[Any]) -> tuple[Any, ...]:
+    """The gradient of every operand of ``np.einsum(subscripts, *operands)``.
+
+    Labels an operand shares with the result or the other operands come from one einsum;
+    labels only it has were summed away, so its gradient is constant along them (broadcast);
+    a label it repeats (``ii``) reads a diagonal, so the gradient goes back onto that diagonal.
+    """
+    arrays = [np.asarray(x) for x in operands]
+    inputs, output = parse_subscripts(subscripts, len(arrays))
+    grads = []
+    for index, (labels, operand) in enumerate(zip(inputs, arrays, strict=True)):
+        sizes = dict(zip(labels, operand.shape, strict=True))
+        unique = "".join(dict.fromkeys(labels))
+        others = [(s, a) for j, (s, a) in enumerate(zip(inputs, arrays, strict=True)) if j != index]
+        seen = set(output).union(*(s for s, _ in others))
+        kept = "".join(c for c in unique if c in seen)
+        spec = ",".join([output, *(s for s, _ in others)]) + "->" + kept
+        partial = np.einsum(spec, grad, *(a for _, a in others))
+        # Broadcast over the labels only this operand has, in its own order of labels.
+        expanded = np.expand_dims(partial, [i for i, c in enumerate(unique) if c not in seen])
+        full = np.broadcast_to(expanded, [sizes[c] for c in unique])
+        if len(unique) == len(labels):
+            result = np.transpose(full, [unique.index(c) for c in labels])
+        else:
+            result = np.zeros(operand.shape, full.dtype)
+            grids = np.ix_(*(np.arange(sizes[c]) for c in unique)) if unique else ()
+            result[tuple(grids[unique.index(c)] for c in labels)] = full
+        grads.append(_in_dtype_of(np.array(result), operand))
+    return tuple(grads)
+
+
+def _in_dtype_of(grad: Any, operand: np.ndarray[Any, Any]) -> Any:
+    return grad.astype(operand.dtype, copy=False) if operand.dtype.kind == "f" else grad
+
+
+def tensordot_backward(grad: Any, x: Any, y: Any, axes: Any) -> tuple[Any, Any]:
+    x, y = np.asarray(x), np.asarray(y)
+    subscripts = tensordot_subscripts(x.ndim, y.ndim, axes)
+    grad_x, grad_y = einsum_vjp(grad, subscripts, (x, y))
+    return grad_x, grad_y
+
+
+def inner_backward(grad: Any, x: Any, y: Any) -> tuple[Any, Any]:
+    x, y = np.asarray(x), np.asarray(y)
+    grad_x, grad_y = einsum_vjp(grad, inner_subscripts(x.ndim, y.ndim), (x, y))
+    return grad_x, grad_y
+
+
+def outer_backward(grad: Any, x: Any, y: Any) -> tuple[Any, Any]:
+    x, y = np.asarray(x), np.asarray(y)
+    grad_x, grad_y = einsum_vjp(grad, "i,j->ij", (np.ravel(x), np.ravel(y)))
+    return grad_x.reshape(x.shape), grad_y.reshape(y.shape)
+
+
+def kron_backward(grad: Any, x: Any, y: Any) -> tuple[Any, Any]:
+    """``np.kron`` is an outer product with the result's axes interleaved (x's axis i next to
+    y's), once both operands have the same number of dims."""
+    x, y = np.asarray(x), np.asarray(y)
+    ndim = max(x.ndim, y.ndim)
+    x_full = x.reshape((1,) * (ndim - x.ndim) + x.shape)
+    y_full = y.reshape((1,) * (ndim - y.ndim) + y.shape)
+    interleaved = [n for pair in zip(x_full.shape, y_full.shape, strict=True) for n in pair]
+    a, b = _LABELS[:ndim], _LABELS[ndim : 2 * ndim]
+    output = "".join(p + q for p, q in zip(a, b, strict=True))
+    grad_x, grad_y = einsum_vjp(
+        np.reshape(grad, interleaved), f"{a},{b}->{output}", (x_full, y_full)
+    )
+    return grad_x.reshape(x.shape), grad_y.reshape(y.shape)
+
+
+# ---- shape rules --------------------------------------------------------------------------------
+
+
+def _known(shape: Shape | None) -> bool:
+    return shape is not None and None not in shape
+
+
+def _einsum_shape(subscripts: str, shapes: Sequence[Shape], broadcast: bool = True) -> Shape:
+    """The result shape of an einsum; ``broadcast`` lets a size-1 axis meet any size, as
+    ``np.einsum`` does (tensordot and inner do not)."""
+    inputs, output = parse_subscripts(subscripts, len(shapes))
+    sizes: dict[str, int | None] = {}
+    for labels, shape in zip(inputs, shapes, strict=True):
+        if len(labels) != len(shape):
+            raise ShapeError(
+                f"einsum: operand has {len(shape)} dimensions but subscripts {labels!r} "
+                f"give {len(labels)}"
+            )
+        for label, dim in zip(labels, shape, strict=True):
+            known = sizes.get(label)
+            if known is not None and dim is not None and known != dim:
+                if not broadcast:
+                    raise ShapeError(f"shape-mismatch for sum: sizes {known} and {dim}")
+                if 1 not in (known, dim):
+                    raise ShapeError(
+                        f"einsum: operands could not be broadcast together: label {label!r} "
+                        f"has sizes {known} and {dim}"
+                    )
+            if known is None or (known == 1 and broadcast):
+                sizes[label] = dim
+    for label in output:
+        if label not in sizes:
+            raise ShapeError(
+                f"einsum: output subscript {label!r} does not appear in the input subscripts"
+            )
+    return tuple(sizes[label] for label in output)
+
+
+def _einsum_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    operands = types[1]
+    if not isinstance(operands, TupleType):
+        return [TensorType()]
+    arrays = [as_array_like(ty, i) for i, ty in enumerate(operands.elems)]
+    dtype = probe_dtype(_result_type, arrays)
+    subscripts = consts[0]
+    if subscripts is NOT_CONSTANT or any(a.shape is None for a in arrays):
+        return tensor(dtype, None)
+    return tensor(dtype, _einsum_shape(str(subscripts), [a.shape or () for a in arrays]))
+
+
+def _result_type(*operands: Any) -> Any:
+    """A 0-d array of the dtype NumPy promotes ``operands`` to (what `probe_dtype` reads)."""
+    return np.zeros((), np.result_type(*operands))
+
+
+def _pair_rule(spell: Any, count_axes: bool = False) -> Any:
+    """A rule for a product of two operands: ``spell(ndim_x, ndim_y[, axes])`` gives its einsum
+    subscripts."""
+
+    def rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+        x, y = as_array_like(types[0], 0), as_array_like(types[1], 1)
+        dtype = probe_dtype(_result_type, [x, y])
+        if x.shape is None or y.shape is None:
+            return tensor(dtype, None)
+        if count_axes:
+            if consts[2] is NOT_CONSTANT:
+                return tensor(dtype, None)
+            subscripts = spell(len(x.shape), len(y.shape), consts[2])
+        else:
+            subscripts = spell(len(x.shape), len(y.shape))
+        return tensor(dtype, _einsum_shape(subscripts, [x.shape, y.shape], broadcast=False))
+
+    return rule
+
+
+def _outer_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    x, y = as_array_like(types[0], 0), as_array_like(types[1], 1)
+    dtype = probe_dtype(np.outer, [x, y])
+    sizes = []
+    for shape in (x.shape, y.shape):
+        sizes.append(int(np.prod(shape)) if _known(shape) else None)
+    return tensor(dtype, tuple(sizes))
+
+
+def _kron_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    x, y = as_array_like(types[0], 0), as_array_like(types[1], 1)
+    dtype = probe_dtype(np.kron, [x, y])
+    if x.shape is None or y.shape is None:
+        return tensor(dtype, None)
+    ndim = max(len(x.shape), len(y.shape))
+    xs = (1,) * (ndim - len(x.shape)) + x.shape
+    ys = (1,) * (ndim - len(y.shape)) + y.shape
+    return tensor(
+        dtype, tuple(None if p is None or q is None else p * q for p, q in zip(xs, ys, strict=True))
+    )
+
+
+def _cross_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    x, y = as_tensor(types[0], 0), as_tensor(types[1], 1)
+    dtype = probe_dtype(_result_type, [x, y])
+    if x.shape is None or y.shape is None:
+        return tensor(dtype, None)
+    for shape in (x.shape, y.shape):
+        if not shape or shape[-1] not in (3, None):
+            raise ShapeError(
+                "cross: the last axis of both operands must have 3 elements (2-vectors are "
+                f"not supported), got shape {shape}"
+            )
+    return tensor(dtype, (*(broadcast_shapes(x.shape[:-1], y.shape[:-1]) or ()), 3))
+
+
+def _two_gradients(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    """A pair of gradients, each of its operand's shape (and dtype, when floating)."""
+    grad = as_tensor(types[0])
+    result: list[Type] = []
+    for ty in types[1:3]:
+        operand = as_array_like(ty)
+        floating = operand.dtype is not None and np.dtype(operand.dtype).kind == "f"
+        result.append(TensorType(operand.dtype if floating else grad.dtype, operand.shape))
+    return [TupleType(tuple(result))]
+
+
+def _einsum_vjp_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    grad = as_tensor(types[0])
+    operands = types[2]
+    if not isinstance(operands, TupleType):
+        return [ANY]
+    result: list[Type] = []
+    for ty in operands.elems:
+        operand = as_array_like(ty)
+        floating = operand.dtype is not None and np.dtype(operand.dtype).kind == "f"
+        result.append(TensorType(operand.dtype if floating else grad.dtype, operand.shape))
+    return [TupleType(tuple(result))]
+
+
+register_op(
+    "aten::tensordot(Tensor self, Tensor other, Any axes=2) -> Tensor",
+    shape=_pair_rule(tensordot_subscripts, count_axes=True),
+)(tensordot)
+register_op("aten::einsum(str subscripts, Any operands) -> Tensor", shape=_einsum_rule)(einsum)
+register_op("aten::inner(Any self, Any other) -> Tensor", shape=_pair_rule(inner_subscripts))(
+    np.inner
+)
+register_op("aten::outer(Any self, Any other) -> Tensor", shape=_outer_rule)(np.outer)
+register_op("aten::kron(Any self, Any other) -> Tensor", shape=_kron_rule)(np.kron)
+register_op("aten::cross(Tensor self, Tensor other) -> Tensor", shape=_cross_rule)(cross)
+
+register_op(
+    "aten::_einsum_backward(Tensor grad, str subscripts, Any operands) -> Any",
+    shape=_einsum_vjp_rule,
+)(einsum_vjp)
+register_op(
+    "aten::_tensordot_backward(Tensor grad, Tensor self, Tensor other, Any axes) -> Any",
+    shape=_two_gradients,
+)(tensordot_backward)
+register_op("aten::_inner_backward(Tensor grad, Any self, Any other) -> Any", shape=_two_gradients)(
+    inner_backward
+)
+register_op("aten::_outer_backward(Tensor grad, Any self, Any other) -> Any", shape=_two_gradients)(
+    outer_backward
+)
+register_op("aten::_kron_backward(Tensor grad, Any self, Any other) -> Any", shape=_two_gradients)(
+    kron_backward
+)
