@@ -38,12 +38,15 @@ from ir.ops.gradients import (
     input_shapes,
     join_backward,
     matmul_backward,
+    norm_backward,
     pad_backward,
     prod_backward,
     repeat_backward,
     select_backward,
     slice_backward,
+    solve_backward,
     stack_backward,
+    svd_backward,
     take_backward,
     tile_backward,
     transpose_backward,
@@ -1139,3 +1142,121 @@ def _take_backward(grad, shape, indices, axis):
         return np.take(dout, indices, axis), None, None, None
 
     return take_backward(grad, shape, indices, axis), backward
+
+
+# ---- np.linalg --------------------------------------------------------------------------------
+# Matrices may come in stacks, so transposes swap the last two axes. Decompositions assume what
+# makes their derivative exist: distinct eigenvalues (eigh) and singular values (svd), a
+# positive definite input (cholesky), full rank (pinv). cholesky and eigh read one triangle of
+# their input only, as NumPy does: the other triangle gets no gradient.
+
+
+def linalg_inv(self):
+    out = np.linalg.inv(self)
+
+    def backward(dout):
+        out_t = np.swapaxes(out, -1, -2)
+        return -(out_t @ dout @ out_t)
+
+    return out, backward
+
+
+def linalg_det(self):
+    out = np.linalg.det(self)
+
+    def backward(dout):
+        scale = np.expand_dims(dout * out, (-2, -1))
+        return scale * np.swapaxes(np.linalg.inv(self), -1, -2)
+
+    return out, backward
+
+
+def linalg_slogdet(self):
+    out = np.linalg.slogdet(self)
+
+    def backward(dout):
+        # The sign is piecewise constant: dout[0] contributes nothing.
+        scale = np.expand_dims(dout[1], (-2, -1))
+        return scale * np.swapaxes(np.linalg.inv(self), -1, -2)
+
+    return out, backward
+
+
+def linalg_solve(self, other):
+    out = np.linalg.solve(self, other)
+
+    def backward(dout):
+        grad_self, grad_other = solve_backward(dout, self, other, out)
+        return grad_self, grad_other
+
+    return out, backward
+
+
+def linalg_cholesky(self):
+    out = np.linalg.cholesky(self)
+    half = 1.0 - 0.5 * np.eye(self.shape[-1], dtype=dtype_of(out))
+
+    def backward(dout):
+        # Murray (2016): S = L^-T phi(L^T dout) L^-1, phi the lower triangle with its diagonal
+        # halved; the lower triangle NumPy reads gets phi(S + S^T).
+        inverse = np.linalg.inv(out)
+        phi = np.tril(np.swapaxes(out, -1, -2) @ dout) * half
+        s = np.swapaxes(inverse, -1, -2) @ phi @ inverse
+        return np.tril(s + np.swapaxes(s, -1, -2)) * half
+
+    return out, backward
+
+
+def linalg_eigh(self):
+    out = np.linalg.eigh(self)
+    w = out[0]
+    v = out[1]
+    eye = np.eye(self.shape[-1], dtype=dtype_of(w))
+    half = 1.0 - 0.5 * eye
+
+    def backward(dout):
+        # V (diag(dw) + F * (V^T dv)) V^T with F_ij = 1 / (w_j - w_i) off the diagonal, then
+        # folded onto the lower triangle NumPy reads.
+        f = (1.0 - eye) / (np.expand_dims(w, -2) - np.expand_dims(w, -1) + eye)
+        v_t = np.swapaxes(v, -1, -2)
+        inner = f * (v_t @ dout[1]) + np.expand_dims(dout[0], -1) * eye
+        full = v @ inner @ v_t
+        both = (full + np.swapaxes(full, -1, -2)) * half
+        return np.tril(both)
+
+    return out, backward
+
+
+def linalg_svd(self, full_matrices, compute_uv):
+    out = np.linalg.svd(self, full_matrices, compute_uv)
+
+    def backward(dout):
+        return svd_backward(dout, self, out, full_matrices, compute_uv), None, None
+
+    return out, backward
+
+
+def linalg_pinv(self):
+    out = np.linalg.pinv(self)
+    dtype = dtype_of(out)
+    rows = np.eye(self.shape[-2], dtype=dtype)
+    cols = np.eye(self.shape[-1], dtype=dtype)
+
+    def backward(dout):
+        # Golub and Pereyra (1973), for a matrix of full rank.
+        out_t = np.swapaxes(out, -1, -2)
+        dout_t = np.swapaxes(dout, -1, -2)
+        grad = -(out_t @ dout @ out_t)
+        grad = grad + (rows - self @ out) @ dout_t @ out @ out_t
+        return grad + out_t @ out @ dout_t @ (cols - out @ self)
+
+    return out, backward
+
+
+def linalg_norm(self, order, axis, keepdims):
+    out = np.linalg.norm(self, order, axis, keepdims)
+
+    def backward(dout):
+        return norm_backward(dout, self, out, order, axis, keepdims), None, None, None
+
+    return out, backward

@@ -249,6 +249,21 @@ OTHER_FUNCTIONS: dict[str, tuple[str, str]] = {
 }
 
 
+# ``np.linalg`` functions, found by identity like the others (``np.linalg.norm`` resolves to the
+# function object, whatever the module is called in the user's globals).
+LINALG_FUNCTIONS: dict[str, tuple[str, str]] = {
+    "inv": ("aten::linalg_inv", "a:self"),
+    "det": ("aten::linalg_det", "a:self"),
+    "slogdet": ("aten::linalg_slogdet", "a:self"),
+    "solve": ("aten::linalg_solve", "a:self b:other"),
+    "cholesky": ("aten::linalg_cholesky", "a:self / * !upper"),
+    "eigh": ("aten::linalg_eigh", "a:self !UPLO"),
+    "svd": ("aten::linalg_svd", "a:self full_matrices compute_uv !hermitian"),
+    "pinv": ("aten::linalg_pinv", "a:self !rcond !hermitian * !rtol"),
+    "norm": ("aten::linalg_norm", "x:self ord axis keepdims"),
+}
+
+
 def _numpy_functions() -> dict[object, Spelling]:
     table: dict[object, Spelling] = {}
     entries: list[tuple[str, str, str]] = []
@@ -263,6 +278,8 @@ def _numpy_functions() -> dict[object, Spelling]:
         obj = getattr(np, name, None)
         if obj is not None and obj not in table:  # aliases (np.abs is np.absolute) keep the first
             table[obj] = _function(name, op, params)
+    for name, (op, params) in LINALG_FUNCTIONS.items():
+        table[getattr(np.linalg, name)] = _function(f"linalg.{name}", op, params)
     return table
 
 

@@ -184,6 +184,41 @@ def _moments() -> list[Sample]:
     ]
 
 
+def _well_conditioned(rng: Rng, *shape: int) -> np.ndarray:
+    """Square matrices (the last two dims) near 3 I: far from singular."""
+    return normal(rng, *shape) + 3.0 * np.eye(shape[-1])
+
+
+def _positive_definite(rng: Rng, *shape: int) -> np.ndarray:
+    """Symmetric positive definite matrices: B B^T + I."""
+    b = normal(rng, *shape)
+    return b @ np.swapaxes(b, -1, -2) + np.eye(shape[-1])
+
+
+def _distinct_eigenvalues(rng: Rng, *shape: int) -> np.ndarray:
+    """Symmetric matrices Q diag(w) Q^T with eigenvalues at least 0.5 apart."""
+    q, _ = np.linalg.qr(normal(rng, *shape))
+    w = np.arange(shape[-1]) - 1.5 + rng.uniform(0.0, 0.5, shape[:-1])
+    return (q * w[..., None, :]) @ np.swapaxes(q, -1, -2)
+
+
+def _distinct_singular_values(rng: Rng, *shape: int) -> np.ndarray:
+    """Matrices U diag(s) V^T with singular values 1, 2, 3, ... (perturbed below 0.5)."""
+    m, n = shape[-2:]
+    k = min(m, n)
+    u, _ = np.linalg.qr(normal(rng, *shape[:-2], m, k))
+    v, _ = np.linalg.qr(normal(rng, *shape[:-2], n, k))
+    s = np.arange(1.0, k + 1) + rng.uniform(0.0, 0.4, (*shape[:-2], k))
+    return (u * s[..., None, :]) @ np.swapaxes(v, -1, -2)
+
+
+def _linalg(draw: Draw, *shapes: tuple[int, ...]) -> list[Sample]:
+    return [
+        Sample("x".join(map(str, shape)), lambda r, shape=shape: (draw(r, *shape),))
+        for shape in shapes
+    ]
+
+
 SAMPLES: dict[str, list[Sample]] = {
     "aten::add": _binary(),
     "aten::sub": _binary(),
@@ -677,6 +712,54 @@ SAMPLES: dict[str, list[Sample]] = {
     "aten::_take_backward": [
         Sample("axis=0-repeated", lambda r: (normal(r, 3, 4), (3, 4), np.array([2, 0, 2]), 0)),
     ],
+    "aten::linalg_inv": _linalg(_well_conditioned, (3, 3), (2, 3, 3)),
+    "aten::linalg_det": _linalg(_well_conditioned, (3, 3), (2, 3, 3), (1, 1)),
+    "aten::linalg_slogdet": [
+        *_linalg(_well_conditioned, (3, 3), (2, 3, 3)),
+        Sample("negative-det", lambda r: (-_well_conditioned(r, 3, 3),)),
+    ],
+    "aten::linalg_solve": [
+        Sample(f"{a}\\{b}", lambda r, a=a, b=b: (_well_conditioned(r, *a), normal(r, *b)), (0, 1))
+        for a, b in [
+            ((3, 3), (3,)),
+            ((3, 3), (3, 2)),
+            ((2, 3, 3), (3,)),
+            ((2, 3, 3), (2, 3, 2)),
+            ((2, 3, 3), (3, 2)),
+            ((3, 3), (2, 3, 1)),
+        ]
+    ],
+    "aten::linalg_cholesky": _linalg(_positive_definite, (3, 3), (2, 3, 3)),
+    "aten::linalg_eigh": [
+        Sample("3x3", lambda r: (_distinct_eigenvalues(r, 3, 3),)),
+        Sample("2x4x4", lambda r: (_distinct_eigenvalues(r, 2, 4, 4),)),
+    ],
+    "aten::linalg_svd": [
+        *[
+            Sample(
+                "x".join(map(str, shape)),
+                lambda r, shape=shape: (_distinct_singular_values(r, *shape), False, True),
+            )
+            for shape in [(3, 3), (4, 3), (3, 4), (2, 4, 3)]
+        ],
+        Sample("values-only", lambda r: (_distinct_singular_values(r, 4, 3), True, False)),
+        Sample("square-full", lambda r: (_distinct_singular_values(r, 3, 3), True, True)),
+    ],
+    "aten::linalg_pinv": _linalg(_distinct_singular_values, (4, 3), (3, 4), (2, 3, 3)),
+    "aten::linalg_norm": [
+        *[
+            Sample(f"vector-ord={o}", lambda r, o=o: (nonzero(r, 5), o, None, False))
+            for o in [None, 1, 2, 3, 0.5, np.inf, -np.inf]
+        ],
+        Sample("flat-3d", lambda r: (normal(r, 2, 3, 4), None, None, False)),
+        Sample("fro", lambda r: (normal(r, 3, 4), "fro", None, False)),
+        Sample("fro-axes-keepdims", lambda r: (normal(r, 2, 3, 4), "fro", (0, 2), True)),
+        Sample("axis=1", lambda r: (normal(r, 3, 4), None, 1, False)),
+        Sample("axis=-1-keepdims-ord=1", lambda r: (nonzero(r, 3, 4), 1, -1, True)),
+        Sample("axis=0-ord=inf", lambda r: (nonzero(r, 3, 4), np.inf, 0, False)),
+        Sample("matrix-ord=1", lambda r: (nonzero(r, 3, 4), 1, None, False)),
+        Sample("matrix-ord=inf-axes", lambda r: (nonzero(r, 2, 3, 4), np.inf, (1, 2), False)),
+    ],
 }
 
 # Operators whose float32 variant is checked too: the gradient must stay float32.
@@ -714,4 +797,8 @@ FLOAT32_OPS = (
     "aten::hypot",
     "aten::fmax",
     "aten::nan_to_num",
+    "aten::linalg_inv",
+    "aten::linalg_eigh",
+    "aten::linalg_svd",
+    "aten::linalg_norm",
 )

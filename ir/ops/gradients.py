@@ -480,3 +480,125 @@ register_op(
     "aten::_take_backward(Tensor grad, Any shape, Any indices, int? axis) -> Tensor",
     shape=_shaped_by_operand(1),
 )(take_backward)
+
+
+# ---- adjoints of np.linalg operators whose formulas branch on the operands' structure ----------
+
+
+def _swap(x: Any) -> Any:
+    return np.swapaxes(x, -1, -2)
+
+
+def solve_backward(grad: Any, a: Any, b: Any, out: Any) -> tuple[Any, Any]:
+    """Gradients of ``np.linalg.solve(a, b)``: ``solve(a^T, grad)`` for b and minus its outer
+    product with the solution for a; a 1-d b is one column, batch dims broadcast back."""
+    a, b, grad, out = np.asarray(a), np.asarray(b), np.asarray(grad), np.asarray(out)
+    vector = b.ndim == 1
+    columns = grad[..., None] if vector else grad
+    solved = np.linalg.solve(_swap(a), columns)
+    grad_a = -(solved @ _swap(out[..., None] if vector else out))
+    grad_b = solved[..., 0] if vector else solved
+    return _sum_to(grad_a, a.shape), _sum_to(grad_b, b.shape)
+
+
+def svd_backward(grad: Any, a: Any, out: Any, full_matrices: bool, compute_uv: bool) -> Any:
+    """The gradient of ``np.linalg.svd`` for distinct non-zero singular values. With
+    ``full_matrices`` the columns past ``min(m, n)`` are not unique: they must get no gradient."""
+    a = np.asarray(a)
+    m, n = a.shape[-2:]
+    k = min(m, n)
+    if compute_uv:
+        u, s, vh = out
+        grad_u, grad_s, grad_vh = (np.asarray(g) for g in grad)
+        if full_matrices and (np.any(grad_u[..., k:]) or np.any(grad_vh[..., k:, :])):
+            raise ValueError(
+                "the gradient of svd with full_matrices=True is not defined for the columns of "
+                "u or rows of vh past min(m, n): pass full_matrices=False"
+            )
+        u, grad_u = u[..., :k], grad_u[..., :k]
+        vh, grad_vh = vh[..., :k, :], grad_vh[..., :k, :]
+    else:
+        u, s, vh = np.linalg.svd(a, full_matrices=False)
+        grad_s = np.asarray(grad)
+        grad_u, grad_vh = np.zeros_like(u), np.zeros_like(vh)
+    v, grad_v = _swap(vh), _swap(grad_vh)
+    eye = np.eye(k, dtype=s.dtype)
+    squares = s[..., None, :] ** 2 - s[..., :, None] ** 2  # s_j^2 - s_i^2
+    f = (1 - eye) / (squares + eye)
+    utgu = _swap(u) @ grad_u
+    vtgv = _swap(v) @ grad_v
+    sigma = s[..., None, :] * eye
+    core = (f * (utgu - _swap(utgu))) @ sigma + sigma @ (f * (vtgv - _swap(vtgv)))
+    core = core + grad_s[..., None, :] * eye
+    result = u @ core @ vh
+    inverse = (1 / s)[..., None, :]
+    if m > k:
+        result = result + ((grad_u - u @ utgu) * inverse) @ vh
+    if n > k:
+        result = result + u @ _swap((grad_v - v @ vtgv) * inverse)
+    return result.astype(a.dtype, copy=False)
+
+
+def norm_backward(grad: Any, x: Any, out: Any, order: Any, axis: Any, keepdims: bool) -> Any:
+    """The gradient of ``np.linalg.norm``: vector norms (p-norms, inf, -inf), the Frobenius
+    norm, and the 1 and inf matrix norms; ties in a max share the gradient evenly."""
+    x = np.asarray(x)
+    axes = tuple(range(x.ndim)) if axis is None else normalize_axes(axis, x.ndim)
+    if not keepdims:
+        grad = np.expand_dims(grad, axes)
+        out = np.expand_dims(out, axes)
+    if order is None or order == "fro" or (len(axes) == 1 and order == 2):
+        return (grad * np.where(out == 0, 0, x / np.where(out == 0, 1, out))).astype(x.dtype)
+    if len(axes) == 1:
+        return (grad * _vector_norm_slope(x, out, order, axes)).astype(x.dtype)
+    if order in (1, -1, np.inf, -np.inf):
+        # Matrix 1/inf norms: the extreme column (row) sum of absolute values.
+        summed = axes[0] if order in (1, -1) else axes[1]
+        sums = np.sum(np.abs(x), axis=summed, keepdims=True)
+        hits = (sums == out).astype(x.dtype)
+        hits = hits / np.sum(hits, axis=axes, keepdims=True)
+        return (grad * hits * np.sign(x)).astype(x.dtype)
+    raise ValueError(f"the gradient of a matrix norm with ord={order!r} is not supported")
+
+
+def _vector_norm_slope(x: Any, out: Any, order: Any, axes: tuple[int, ...]) -> Any:
+    if order in (np.inf, -np.inf):
+        hits = (np.abs(x) == out).astype(x.dtype)
+        return np.sign(x) * hits / np.sum(hits, axis=axes, keepdims=True)
+    if order == 0:
+        return np.zeros_like(x)
+    p = float(order)
+    safe = np.where(out == 0, 1, out)
+    return np.where(out == 0, 0, np.sign(x) * (np.abs(x) / safe) ** (p - 1))
+
+
+def _like_operand(position: int) -> Any:
+    """A rule: a tensor like operand ``position`` (its dtype and shape)."""
+
+    def rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+        operand = as_tensor(types[position], position)
+        return tensor(operand.dtype, operand.shape)
+
+    return rule
+
+
+def _solve_backward_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    grad = as_tensor(types[0])
+    a, b = as_tensor(types[1], 1), as_tensor(types[2], 2)
+    return [TupleType((TensorType(grad.dtype, a.shape), TensorType(grad.dtype, b.shape)))]
+
+
+register_op(
+    "aten::_solve_backward(Tensor grad, Tensor self, Tensor other, Tensor out) -> Any",
+    shape=_solve_backward_rule,
+)(solve_backward)
+register_op(
+    "aten::_svd_backward(Any grad, Tensor self, Any out, bool full_matrices, bool compute_uv)"
+    " -> Tensor",
+    shape=_like_operand(1),
+)(svd_backward)
+register_op(
+    "aten::_norm_backward(Tensor grad, Tensor self, Tensor out, Any ord, Any axis, bool keepdims)"
+    " -> Tensor",
+    shape=_like_operand(1),
+)(norm_backward)

@@ -460,3 +460,47 @@ def float32_softmax_entropy(x, w):
 @case(float32_arrays((3, 4), (4, 2)))
 def float32_matmul_tanh(x, w):
     return np.mean(np.tanh(x @ w) ** 2)
+
+
+# ---- np.linalg ----------------------------------------------------------------------------------
+# Decompositions are checked through functions their sign conventions do not change: eigenvector
+# and singular vector signs are arbitrary, so only gauge-invariant results are compared.
+
+
+def _square_and_vector(rng: np.random.Generator) -> tuple[Any, ...]:
+    return normal(rng, 3, 3), normal(rng, 3)
+
+
+@case(_square_and_vector)
+def gaussian_log_likelihood(b, x):
+    cov = b @ b.T + np.eye(3)
+    chol = np.linalg.cholesky(cov)
+    z = np.linalg.solve(chol, x)
+    _sign, logdet = np.linalg.slogdet(cov)
+    return -0.5 * (np.sum(z * z) + logdet)
+
+
+@case(_square_and_vector)
+def inverse_det_and_norms(b, x):
+    a = b + 3.0 * np.eye(3)
+    y = np.linalg.inv(a) @ x
+    return np.linalg.det(a) * 0.01 + np.linalg.norm(y) + np.linalg.norm(a, "fro")
+
+
+@case(arrays((3, 3), (3,)))
+def eigh_gauge_invariant(b, c):
+    w, v = np.linalg.eigh(b + b.T + np.diag(np.arange(3.0) * 3.0))
+    return np.sum(w * c) + np.sum((v * v) @ c)
+
+
+@case(arrays((4, 3), (4, 3)))
+def svd_reconstruction(a, target):
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    rebuilt = (u * s) @ vh
+    return np.sum((rebuilt - target) ** 2) + np.sum(np.linalg.svd(a, compute_uv=False))
+
+
+@case(arrays((4, 3)))
+def pinv_and_vector_norms(a):
+    p = np.linalg.pinv(a)
+    return np.linalg.norm(p, axis=0, ord=1).sum() + np.linalg.norm(np.ravel(p), np.inf)

@@ -227,3 +227,11 @@ def test_ddof_and_keyword_only_parameters_bind() -> None:
         bind(NUMPY_FUNCTIONS[np.diff], 1, ["prepend"])
     with pytest.raises(BindError, match=r"argument 'copy' of numpy\.nan_to_num is not supported"):
         bind(NUMPY_FUNCTIONS[np.nan_to_num], 1, ["copy"])
+
+
+def test_linalg_functions_resolve_by_identity() -> None:
+    assert NUMPY_FUNCTIONS[np.linalg.norm].name == "numpy.linalg.norm"
+    assert NUMPY_FUNCTIONS[np.linalg.eigh].op == "aten::linalg_eigh"
+    assert lookup(NUMPY_FUNCTIONS, np.linalg.qr) is None
+    with pytest.raises(BindError, match=r"argument 'UPLO' of numpy\.linalg\.eigh is not supported"):
+        bind(NUMPY_FUNCTIONS[np.linalg.eigh], 1, ["UPLO"])

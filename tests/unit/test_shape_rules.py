@@ -392,6 +392,22 @@ def test_unknown_parts_stay_unknown() -> None:
             r"must have 3 elements",
         ),
         ("aten::sub", [array("bool"), array("bool")], r"boolean subtract"),
+        (
+            "aten::linalg_inv",
+            [array("float64", (3, 4))],
+            r"Last 2 dimensions of the array must be square",
+        ),
+        ("aten::linalg_det", [array("float64", (3,))], r"1-dimensional array given"),
+        (
+            "aten::linalg_solve",
+            [array("float64", (3, 3)), array("float64", (4,))],
+            r"size 4 is different from 3",
+        ),
+        (
+            "aten::linalg_norm",
+            [array("float64", (2, 3, 4)), (INT, 1), (NONE, None), (BOOL, False)],
+            r"Improper number of dimensions to norm",
+        ),
         ("prim::len", [array("float64", ())], r"len\(\) of unsized object"),
         (
             "prim::TupleIndex",

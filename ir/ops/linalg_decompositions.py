@@ -1,0 +1,190 @@
+"""``np.linalg``: inverses, determinants, solves, decompositions (cholesky, eigh, svd), the
+pseudo-inverse and norms, as ``aten::linalg_*`` operators (TorchScript's names).
+
+Kernels return plain tuples where NumPy returns a named tuple (``EighResult``), so a result is
+unpacked like any other tuple. Every operator works on stacks of matrices as NumPy does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ir.errors import ShapeError
+from ir.ops.promotion import probe_dtype
+from ir.ops.registry import NOT_CONSTANT, register_op
+from ir.ops.shape_rules import Shape, as_tensor, broadcast_shapes, normalize_axes, tensor
+from ir.types import ANY, TensorType, TupleType, Type
+
+
+def _float_dtype(x: TensorType) -> str | None:
+    """The dtype ``np.linalg`` computes in: float32 stays float32, integers become float64."""
+    return probe_dtype(np.linalg.inv, [x], [2])
+
+
+def _matrices(x: TensorType, square: bool = True) -> Shape | None:
+    """The shape of a stack of (square) matrices, checked as NumPy's LinAlgError does."""
+    if x.shape is None:
+        return None
+    if len(x.shape) < 2:
+        raise ShapeError(
+            f"{len(x.shape)}-dimensional array given. Array must be at least two-dimensional"
+        )
+    rows, cols = x.shape[-2:]
+    if square and rows is not None and cols is not None and rows != cols:
+        raise ShapeError("Last 2 dimensions of the array must be square")
+    return x.shape
+
+
+def _like_matrices(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    x = as_tensor(types[0])
+    return tensor(_float_dtype(x), _matrices(x))
+
+
+def _pinv_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    x = as_tensor(types[0])
+    shape = _matrices(x, square=False)
+    swapped = None if shape is None else (*shape[:-2], shape[-1], shape[-2])
+    return tensor(_float_dtype(x), swapped)
+
+
+def _det_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    x = as_tensor(types[0])
+    shape = _matrices(x)
+    return tensor(_float_dtype(x), None if shape is None else shape[:-2])
+
+
+def _slogdet_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    (det,) = _det_rule(types, consts)
+    return [TupleType((det, det))]
+
+
+def _solve_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    a, b = as_tensor(types[0], 0), as_tensor(types[1], 1)
+    dtype = probe_dtype(np.linalg.solve, [a, b], [2, 2])
+    shape_a = _matrices(a)
+    if shape_a is None or b.shape is None:
+        return tensor(dtype, None)
+    if len(b.shape) == 1:  # NumPy 2: a 1-d b is one vector, broadcast against a's stack
+        _check_rows(shape_a[-1], b.shape[0])
+        return tensor(dtype, shape_a[:-1])
+    _check_rows(shape_a[-1], b.shape[-2])
+    batch = broadcast_shapes(shape_a[:-2], b.shape[:-2])
+    return tensor(dtype, None if batch is None else (*batch, shape_a[-1], b.shape[-1]))
+
+
+def _check_rows(n: int | None, rows: int | None) -> None:
+    if n is not None and rows is not None and n != rows:
+        raise ShapeError(
+            f"solve: Input operand 1 has a mismatch in its core dimension 0 (size {rows} is "
+            f"different from {n})"
+        )
+
+
+def _eigh_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    x = as_tensor(types[0])
+    shape = _matrices(x)
+    dtype = _float_dtype(x)
+    values = TensorType(dtype, None if shape is None else shape[:-1])
+    return [TupleType((values, TensorType(dtype, shape)))]
+
+
+def _svd_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    x = as_tensor(types[0])
+    shape = _matrices(x, square=False)
+    dtype = _float_dtype(x)
+    full, compute_uv = consts[1], consts[2]
+    if shape is None:
+        s = TensorType(dtype, None)
+        u = vh = TensorType(dtype, None)
+    else:
+        *batch, m, n = shape
+        k = None if m is None or n is None else min(m, n)
+        s = TensorType(dtype, (*batch, k))
+        if full is NOT_CONSTANT:
+            u = TensorType(dtype, (*batch, m, None))
+            vh = TensorType(dtype, (*batch, None, n))
+        else:
+            u = TensorType(dtype, (*batch, m, m if full else k))
+            vh = TensorType(dtype, (*batch, n if full else k, n))
+    if compute_uv is NOT_CONSTANT:
+        return [ANY]
+    return [TupleType((u, s, vh))] if compute_uv else [s]
+
+
+def _norm_axes(ndim: int, ord_: Any, axis: Any) -> tuple[int, ...]:
+    """The axes ``np.linalg.norm`` reduces: every axis when ``axis`` is None."""
+    if axis is None:
+        if ord_ is not None and ndim > 2:
+            raise ShapeError("Improper number of dimensions to norm.")
+        return tuple(range(ndim))
+    axes = normalize_axes(axis, ndim)
+    if len(axes) > 2:
+        raise ShapeError("Improper number of dimensions to norm.")
+    return axes
+
+
+def _norm_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    x = as_tensor(types[0])
+    dtype = probe_dtype(np.linalg.norm, [x], [1])
+    ord_, axis, keepdims = consts[1], consts[2], consts[3]
+    if x.shape is None or NOT_CONSTANT in (ord_, axis, keepdims):
+        return tensor(dtype, None)
+    axes = _norm_axes(len(x.shape), ord_, axis)
+    if keepdims:
+        return tensor(dtype, tuple(1 if i in axes else d for i, d in enumerate(x.shape)))
+    return tensor(dtype, tuple(d for i, d in enumerate(x.shape) if i not in axes))
+
+
+def slogdet(a: Any) -> tuple[Any, Any]:
+    """``np.linalg.slogdet``: (sign, log of the absolute determinant)."""
+    sign, logabsdet = np.linalg.slogdet(a)
+    return sign, logabsdet
+
+
+def eigh(a: Any) -> tuple[Any, Any]:
+    """``np.linalg.eigh`` (of the lower triangle): ascending eigenvalues and the eigenvectors
+    as columns."""
+    values, vectors = np.linalg.eigh(a)
+    return values, vectors
+
+
+def svd(a: Any, full_matrices: bool, compute_uv: bool) -> Any:
+    """``np.linalg.svd``: (u, s, vh), or s alone when ``compute_uv`` is False."""
+    if not compute_uv:
+        return np.linalg.svd(a, full_matrices, compute_uv=False)
+    u, s, vh = np.linalg.svd(a, full_matrices)
+    return u, s, vh
+
+
+def pinv(a: Any) -> Any:
+    """``np.linalg.pinv`` with its default cut-off for small singular values."""
+    return np.linalg.pinv(a)
+
+
+def norm(x: Any, order: Any, axis: Any, keepdims: bool) -> Any:
+    """``np.linalg.norm`` (its ``ord`` is ``order`` here, off Python's builtin)."""
+    return np.linalg.norm(x, order, axis, keepdims)
+
+
+register_op("aten::linalg_inv(Tensor self) -> Tensor", shape=_like_matrices)(np.linalg.inv)
+register_op("aten::linalg_det(Tensor self) -> Tensor", shape=_det_rule)(np.linalg.det)
+register_op("aten::linalg_slogdet(Tensor self) -> Tensor[]", shape=_slogdet_rule)(slogdet)
+register_op("aten::linalg_solve(Tensor self, Tensor other) -> Tensor", shape=_solve_rule)(
+    np.linalg.solve
+)
+register_op("aten::linalg_cholesky(Tensor self) -> Tensor", shape=_like_matrices)(
+    np.linalg.cholesky
+)
+register_op("aten::linalg_eigh(Tensor self) -> Tensor[]", shape=_eigh_rule)(eigh)
+register_op(
+    "aten::linalg_svd(Tensor self, bool full_matrices=True, bool compute_uv=True) -> Any",
+    shape=_svd_rule,
+)(svd)
+register_op("aten::linalg_pinv(Tensor self) -> Tensor", shape=_pinv_rule)(pinv)
+register_op(
+    "aten::linalg_norm(Tensor self, Any ord=None, Any axis=None, bool keepdims=False) -> Tensor",
+    shape=_norm_rule,
+)(norm)
