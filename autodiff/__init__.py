@@ -21,6 +21,8 @@ from autodiff.grad import (
     differentiate,
     grad,
     gradcheck,
+    hessian,
+    jacobian,
     value_and_grad,
     vjp,
 )
@@ -42,6 +44,8 @@ __all__ = [
     "differentiate",
     "grad",
     "gradcheck",
+    "hessian",
+    "jacobian",
     "script",
     "value_and_grad",
     "vjp",

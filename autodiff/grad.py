@@ -21,6 +21,7 @@ import numpy as np
 
 from autodiff.errors import DifferentiationError
 from autodiff.gradient import Gradient
+from autodiff.higher_order import gradient_graph
 from autodiff.pipeline import (
     OutputTree,
     differentiate_typed,
@@ -227,7 +228,8 @@ class GradFunction(_Differentiated):
         self.argnums = argnums
         self.has_aux = has_aux
         self.with_value = with_value
-        functools.update_wrapper(self, self.scripted.fn)
+        # Not updating __dict__: the function may be another GradFunction (``grad(grad(f))``).
+        functools.update_wrapper(self, self.scripted.fn, updated=())
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         values = self.scripted.runtime_values(args, kwargs)
@@ -244,6 +246,25 @@ class GradFunction(_Differentiated):
             result: Any = (value, aux) if self.has_aux else value
             return result, grad
         return (grad, aux) if self.has_aux else grad
+
+    def __autodiff_graph__(self, argument_types: Sequence[Type] | None) -> Graph:
+        """The graph of this gradient for arguments of these types (None: the parameters'
+        declared types), which scripted callers inline and `grad` differentiates again.
+        See Note [Gradient graphs] in `autodiff.higher_order`."""
+        if self.has_aux:
+            raise DifferentiationError(
+                f"the gradient of {self.qualname}() with has_aux=True cannot be differentiated "
+                "again or called from scripted code"
+            )
+        graph = self.scripted.graph
+        types = [v.ty for v in graph.inputs] if argument_types is None else list(argument_types)
+        return gradient_graph(
+            graph,
+            types,
+            self.positions(len(types)),
+            several=not isinstance(self.argnums, int),
+            with_value=self.with_value,
+        )
 
     def positions(self, count: int) -> tuple[int, ...]:
         """``argnums`` as parameter positions (negative ones count from the end)."""
@@ -417,3 +438,50 @@ def _is_low_precision(value: Any) -> bool:
 def _widened(value: Any) -> Any:
     """``value``, as float64 if it is a float32 (or float16) array or NumPy scalar."""
     return value.astype(np.float64) if _is_low_precision(value) else value
+
+
+def jacobian(fn: Callable[..., Any], argnums: Argnums = 0) -> Callable[..., Any]:
+    """The Jacobian of an array-valued function w.r.t. the arguments at ``argnums``, one vjp
+    row per element of the result: shape ``result.shape + argument.shape``.
+
+    >>> ad.jacobian(np.tanh_of_w)(w)            # (n, n), diagonal
+    """
+
+    def jacobian_fn(*args: Any) -> Any:
+        out, vjp_fn = vjp(fn, *args)
+        if isinstance(out, tuple):
+            raise DifferentiationError("jacobian needs a function that returns one array")
+        positions = [i % len(args) for i in _argnum_tuple(argnums)]
+        out_shape = _shape_of(out)
+        rows: list[list[Any]] = [[] for _ in positions]
+        for index in np.ndindex(out_shape):
+            seed = np.zeros(out_shape, dtype=np.result_type(out))
+            seed[index] = 1
+            grads = vjp_fn(seed)
+            for row, position in zip(rows, positions, strict=True):
+                row.append(np.asarray(grads[position]))
+        jacobians = tuple(
+            np.stack(row).reshape(out_shape + _shape_of(args[position]))
+            for row, position in zip(rows, positions, strict=True)
+        )
+        return jacobians[0] if isinstance(argnums, int) else jacobians
+
+    functools.update_wrapper(jacobian_fn, _as_script(fn).fn)
+    return jacobian_fn
+
+
+def hessian(fn: Callable[..., Any], argnums: Argnums = 0) -> Callable[..., Any]:
+    """The Hessian of a scalar-valued function: the `jacobian` of its gradient, which is
+    differentiated as a graph (Note [Gradient graphs] in `autodiff.higher_order`). For a tuple
+    of ``argnums``, the blocks ``H[i][j]`` as nested tuples.
+
+    >>> ad.hessian(loss)(w, x, y)                # (n, n) for w of shape (n,)
+    """
+    if isinstance(argnums, int):
+        return jacobian(grad(fn, argnums), argnums)
+    blocks = [[jacobian(grad(fn, i), j) for j in argnums] for i in argnums]
+
+    def hessian_fn(*args: Any) -> Any:
+        return tuple(tuple(block(*args) for block in row) for row in blocks)
+
+    return hessian_fn

@@ -55,11 +55,16 @@ class ScriptFunction:
     def __init__(self, fn: Callable[..., Any]) -> None:
         self.fn = fn
         self.signature = inspect.signature(fn)
-        module = compile_function(fn)
-        run_module_passes(module, [("inline", {"entry_only": True})])
-        self.graph: Graph = next(iter(module.values()))
+        graph_of = getattr(fn, "__autodiff_graph__", None)
+        if graph_of is not None:  # a gradient: Note [Gradient graphs] in autodiff.higher_order
+            self.graph: Graph = graph_of(None)
+        else:
+            module = compile_function(fn)
+            run_module_passes(module, [("inline", {"entry_only": True})])
+            self.graph = next(iter(module.values()))
         self.cache: dict[SignatureKey, Executable] = {}
-        functools.update_wrapper(self, fn)
+        # A gradient's __dict__ (its own cache) stays its own.
+        functools.update_wrapper(self, fn, updated=() if graph_of is not None else ("__dict__",))
 
     @property
     def __autodiff_source__(self) -> Callable[..., Any]:

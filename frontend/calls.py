@@ -32,7 +32,7 @@ from frontend.resolve import (
     lookup,
     numpy_name,
 )
-from ir.graph import Value
+from ir.graph import Graph, Value
 from ir.ops import OPS, Argument
 from ir.source import SourceRange
 from ir.types import ANY, FLOAT, INT, STR, ListType, TupleType, Type
@@ -76,11 +76,12 @@ class CallEmitter(ExpressionEmitter):
             raise ScriptError(f"{target.spelled} is not supported", expr.range)
         if isinstance(obj, FunctionType):
             return self.emit_function_call(obj, expr)
-        # Note [Calling compiled functions]: what ``ad.script`` returns exposes the plain
-        # function it compiled as ``__autodiff_source__``; a call to it is a call to that.
         source = getattr(obj, "__autodiff_source__", None)
         if isinstance(source, FunctionType):
             return self.emit_function_call(source, expr)
+        graph_of = getattr(obj if source is None else source, "__autodiff_graph__", None)
+        if graph_of is not None:
+            return self.emit_graph_call(graph_of, expr)
         name = getattr(obj, "__name__", "")
         if getattr(builtins, name, None) is obj:
             raise ScriptError(f"builtin '{name}' is not supported", expr.range)
@@ -214,6 +215,39 @@ class CallEmitter(ExpressionEmitter):
         return result
 
     # ---- calls to Python functions ----------------------------------------------------------
+
+    # Note [Calling compiled functions]
+    # What ``ad.script`` returns exposes the plain function it compiled as
+    # ``__autodiff_source__``: a call to it is a call to that function, compiled as any callee.
+    # What ``ad.grad`` and ``ad.value_and_grad`` return has no source of its own; it exposes
+    # ``__autodiff_graph__(argument_types) -> Graph``, the graph of its result for arguments of
+    # those types (Note [Gradient graphs] in `autodiff.higher_order`), and a call to it is that
+    # graph inlined at the call site, its parameters bound to the call's arguments. The graph
+    # holds differentiable operators only, so the caller can be differentiated in turn: this is
+    # how ``np.sum(g(x) * v)`` with ``g = ad.grad(f)`` gives a Hessian-vector product.
+
+    def emit_graph_call(
+        self, graph_of: Callable[[Sequence[Type]], Graph], call: syntax.Call
+    ) -> Value:
+        """The graph ``graph_of`` builds for the arguments' types, inlined here."""
+        if call.keywords:
+            raise ScriptError(
+                "a gradient function called from scripted code takes positional arguments only",
+                call.keywords[0].range,
+            )
+        args = [self.emit_expr(arg) for arg in call.args]
+        callee = graph_of([arg.ty for arg in args])
+        if len(callee.inputs) != len(args):
+            raise ScriptError(
+                f"this function takes {len(callee.inputs)} arguments, the call passes {len(args)}",
+                call.range,
+            )
+        copies: dict[Value, Value] = dict(zip(callee.inputs, args, strict=True))
+        for node in callee.nodes():
+            copy = self.graph.insert_node(self.graph.create_clone(node, copies.__getitem__))
+            copies.update(zip(node.outputs, copy.outputs, strict=True))
+        (result,) = callee.outputs
+        return copies[result]
 
     def emit_function_call(self, fn: FunctionType, call: syntax.Call) -> Value:
         """``prim::CallFunction[callee=key](args...)`` with every parameter passed, defaults

@@ -1,0 +1,116 @@
+"""Gradients as graphs: what ``ad.grad`` computes, as a plain graph that can be differentiated
+again (second derivatives, Hessians) or inlined into a scripted caller.
+
+# Note [Gradient graphs]
+# `gradient_graph` builds, for given argument types, the graph of a function's gradient: the
+# typed graph with its prim::Reverse block (Note [The reverse block]) inlined after the forward
+# nodes, the vjp seeded with ones (the function returns a scalar), and the gradients of the
+# inputs at ``wrt`` as its result. The vjp is an ordinary array, never AUTOGRAD_ZERO, so
+# specialize-autograd-zero unwraps every GradOf it feeds and turns AutogradAdd of two such
+# values into aten::add: the result is made of differentiable operators only (the helpers of
+# `ir.ops.gradients` have formulas for that). A gradient that still needs a GradOf guard, an
+# AutogradAdd or an AutogradZero is refused with a DifferentiationError naming it rather than
+# handed to a second differentiation that would not know it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from autodiff.differentiate import add_reverse, unroll_loops
+from autodiff.errors import DifferentiationError
+from autodiff.pipeline import FORWARD_CLEANUP, typed_graph
+from ir.graph import Graph, Value
+from ir.types import FLOAT, NONE, SCALAR, TupleType, Type
+from passes.registry import run_passes
+from passes.shape_propagation import propagate_shapes
+
+_REVERSE_NODES = ("prim::GradOf", "prim::AutogradAdd", "prim::AutogradZero")
+
+
+def gradient_graph(
+    graph: Graph,
+    input_types: Sequence[Type],
+    wrt: Sequence[int],
+    *,
+    several: bool,
+    with_value: bool = False,
+) -> Graph:
+    """The graph of the gradient of scalar-valued ``graph`` w.r.t. the inputs at ``wrt``,
+    specialised to ``input_types``: it returns the gradient (a tuple of them when
+    ``several``), preceded by the value when ``with_value``. See Note [Gradient graphs].
+
+    Given:   graph(%x : Tensor): %y = aten::sum(aten::sin(%x)); return (%y)
+    Execute: gradient_graph(graph, [Tensor], [0], several=False)
+    Result:  graph(%x : Tensor): ... %dx = aten::mul(..., aten::cos(%x)); return (%dx)
+    """
+    result = typed_graph(graph, input_types)
+    if len(result.outputs) != 1 or isinstance(result.outputs[0].ty, TupleType):
+        raise DifferentiationError(
+            f"the gradient of {graph.name}() as a graph needs it to return one scalar array"
+        )
+    (value,) = result.outputs
+    wrt_values = [result.inputs[i] for i in wrt]
+    unroll_loops(result, wrt_values)
+    details = add_reverse(result, wrt_values)
+    propagate_shapes(result)
+    run_passes(result, [("specialize-autograd-zero", {})])
+    grads = _inline_reverse(result, value, details.reverse_node.attrs["input_grads"])
+    gradients = [grads.get(i) or _zeros_like(result, result.inputs[i]) for i in wrt]
+    while result.outputs:
+        result.block.erase_output(0)
+    with result.inserting_at_end(result.block):
+        packed = (
+            result.insert(
+                "prim::TupleConstruct", gradients, (TupleType(tuple(g.ty for g in gradients)),)
+            ).output
+            if several
+            else gradients[0]
+        )
+        if with_value:
+            packed = result.insert(
+                "prim::TupleConstruct", [value, packed], (TupleType((value.ty, packed.ty)),)
+            ).output
+    result.register_output(packed)
+    run_passes(result, [(name, {}) for name in FORWARD_CLEANUP if name != "lower-tuples"])
+    left = sorted({n.kind for n in result.all_nodes() if n.kind in _REVERSE_NODES})
+    if left:
+        raise DifferentiationError(
+            f"the gradient of {graph.name}() keeps {', '.join(left)} after specialisation, "
+            "so it cannot be differentiated again or called from scripted code"
+        )
+    return result
+
+
+def _inline_reverse(graph: Graph, value: Value, input_grads: list[int]) -> dict[int, Value]:
+    """Move the prim::Reverse block's nodes in its place, its vjp parameter bound to
+    ``ones_like(value)``; returns the gradient per graph input position."""
+    (reverse,) = [n for n in graph.nodes() if n.kind == "prim::Reverse"]
+    block = reverse.blocks[0]
+    copies: dict[Value, Value] = {}
+    with graph.inserting_before(reverse):
+        for param in block.inputs:
+            copies[param] = _ones_like(graph, value)
+        for node in block.nodes():
+            copy = graph.insert_node(graph.create_clone(node, lambda v: copies.get(v, v)))
+            copies.update(zip(node.outputs, copy.outputs, strict=True))
+    results = [copies.get(v, v) for v in block.outputs]
+    for out, result in zip(reverse.outputs, results, strict=True):
+        out.replace_all_uses_with(result)
+    block.destroy()
+    reverse.destroy()
+    return dict(zip(input_grads, results, strict=True))
+
+
+def _ones_like(graph: Graph, value: Value) -> Value:
+    """The vjp seed of a scalar result: 1.0 for a Python float, ``ones_like`` of an array."""
+    if value.ty in (FLOAT, SCALAR):
+        return graph.insert_constant(1.0, FLOAT)
+    no_dtype = graph.insert_constant(None, NONE)
+    return graph.insert("aten::ones_like", [value, no_dtype], (value.ty,)).output
+
+
+def _zeros_like(graph: Graph, value: Value) -> Value:
+    with graph.inserting_at_end(graph.block):
+        no_dtype = graph.insert_constant(None, NONE)
+        return graph.insert("aten::zeros_like", [value, no_dtype], (value.ty,)).output

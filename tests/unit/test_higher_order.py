@@ -1,0 +1,227 @@
+"""Derivatives of derivatives: ``grad(grad(f))``, `hessian`, `jacobian` and Hessian-vector
+products written as a scripted call of what ``ad.grad`` returned, each against central finite
+differences of the compiled gradient (itself checked against finite differences elsewhere)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import autodiff as ad
+from autodiff.higher_order import gradient_graph
+from ir.types import TENSOR
+
+EPS = 1e-6
+RTOL = 1e-6  # of max(|numeric|, 1)
+
+A = np.array([[2.0, 0.5, -1.0], [0.3, 1.0, 0.2], [-0.4, 0.7, 3.0]])
+B = np.array([[1.0, -2.0, 0.5], [0.25, 1.5, -1.0], [2.0, 0.1, 0.3]])
+FEATURES = np.array([[0.5, -1.0, 2.0], [1.5, 0.3, -0.2], [-0.7, 0.8, 0.4], [0.1, 0.2, 0.3]])
+LABELS = np.array([1.0, -1.0, -1.0, 1.0])
+
+
+def tanh_sum(x):
+    return np.sum(np.tanh(x))
+
+
+def exp_sin(x):
+    return np.sum(np.exp(x) * np.sin(x))
+
+
+def polynomial(x):
+    return np.sum(x**3 - 2.0 * x**2 + 0.5 * x)
+
+
+def softplus(x):
+    return np.sum(np.log1p(np.exp(x)))
+
+
+def logistic_loss(w, features, labels):
+    return np.mean(np.log1p(np.exp(-labels * (features @ w))))
+
+
+def quadratic_form(x, a):
+    return x @ a @ x
+
+
+def euclidean_norm(x):
+    return np.sqrt(np.sum(x * x))
+
+
+def broadcast_products(x, b):
+    return np.sum(np.reshape(x, (3, 1)) * x * b)
+
+
+def reduction_with_axis(x):
+    return np.sum(np.mean(np.exp(x), axis=0) ** 2) + np.sum(np.max(x * x, axis=1))
+
+
+def indexing(x):
+    return np.sum(x[0] * x[1:] ** 2) + np.sum(np.sin(x[::2]))
+
+
+def transposed_product(x, b):
+    return np.sum(np.tanh(x.T @ b))
+
+
+def one_d_dot(x):
+    return np.dot(np.sin(x), np.cos(x)) * np.sum(x)
+
+
+def _points() -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(0)
+    return {"vector": rng.standard_normal(3), "matrix": rng.standard_normal((3, 3))}
+
+
+# Each function, the point (by shape) to differentiate it at, and its other arguments.
+CASES: list[tuple[Callable[..., Any], str, tuple[np.ndarray, ...]]] = [
+    (tanh_sum, "vector", ()),
+    (exp_sin, "vector", ()),
+    (polynomial, "vector", ()),
+    (softplus, "vector", ()),
+    (logistic_loss, "vector", (FEATURES, LABELS)),
+    (quadratic_form, "vector", (A,)),
+    (euclidean_norm, "vector", ()),
+    (broadcast_products, "vector", (B,)),
+    (reduction_with_axis, "matrix", ()),
+    (indexing, "vector", ()),
+    (transposed_product, "matrix", (B,)),
+    (one_d_dot, "vector", ()),
+]
+
+
+def numeric_hessian(fn: Callable[..., Any], x: np.ndarray, *rest: np.ndarray) -> np.ndarray:
+    """Central differences of the compiled gradient, one column per element of ``x``."""
+    gradient = ad.grad(fn)
+    columns = []
+    for index in np.ndindex(x.shape):
+        step = np.zeros_like(x)
+        step[index] = EPS
+        columns.append((gradient(x + step, *rest) - gradient(x - step, *rest)) / (2 * EPS))
+    return np.stack(columns, axis=-1).reshape(x.shape + x.shape)
+
+
+def assert_close(actual: Any, numeric: Any) -> None:
+    actual, numeric = np.asarray(actual), np.asarray(numeric)
+    assert actual.shape == numeric.shape
+    error = np.abs(actual - numeric) / np.maximum(np.abs(numeric), 1)
+    assert error.max() < RTOL, f"relative error {error.max():.2e}"
+
+
+@pytest.mark.parametrize(("fn", "point", "rest"), CASES, ids=[case[0].__name__ for case in CASES])
+def test_hessian_matches_finite_differences_of_the_gradient(
+    fn: Callable[..., Any], point: str, rest: tuple[np.ndarray, ...]
+) -> None:
+    x = _points()[point]
+    assert_close(ad.hessian(fn)(x, *rest), numeric_hessian(fn, x, *rest))
+
+
+@pytest.mark.parametrize("fn", [tanh_sum, exp_sin, polynomial, softplus])
+def test_grad_of_grad_at_a_scalar(fn: Callable[..., Any]) -> None:
+    x = np.array(0.7)
+    gradient = ad.grad(fn)
+    numeric = (gradient(x + EPS) - gradient(x - EPS)) / (2 * EPS)
+    assert_close(ad.grad(ad.grad(fn))(x), numeric)
+
+
+def test_grad_of_grad_of_a_python_float() -> None:
+    def cube(x: float) -> float:
+        return x**3
+
+    assert ad.grad(ad.grad(cube))(2.0) == pytest.approx(12.0)
+
+
+def test_third_derivative() -> None:
+    assert ad.grad(ad.grad(ad.grad(exp_sin)))(np.array(0.3)) == pytest.approx(
+        2 * np.exp(0.3) * (np.cos(0.3) - np.sin(0.3))
+    )
+
+
+def test_hessian_of_a_quadratic_form_is_a_plus_its_transpose() -> None:
+    x = np.array([0.3, -1.2, 2.0])
+    np.testing.assert_allclose(ad.hessian(quadratic_form)(x, A), A + A.T, atol=1e-14)
+
+
+def test_hessian_keeps_float32() -> None:
+    x = np.array([0.3, -1.2, 2.0], dtype=np.float32)
+    hessian = ad.hessian(tanh_sum)(x)
+    assert hessian.dtype == np.float32
+    np.testing.assert_allclose(hessian, np.diag(-2 * np.tanh(x) * (1 - np.tanh(x) ** 2)), 1e-5)
+
+
+def test_hessian_blocks_for_several_arguments() -> None:
+    def bilinear(x, y):
+        return np.sum(x * y * y)
+
+    x, y = np.array([1.0, 2.0]), np.array([3.0, -1.0])
+    (xx, xy), (yx, yy) = ad.hessian(bilinear, argnums=(0, 1))(x, y)
+    np.testing.assert_allclose(xx, np.zeros((2, 2)))
+    np.testing.assert_allclose(xy, np.diag(2 * y))
+    np.testing.assert_allclose(yx, np.diag(2 * y))
+    np.testing.assert_allclose(yy, np.diag(2 * x))
+
+
+def test_jacobian_of_an_elementwise_map_is_diagonal() -> None:
+    def squash(x):
+        return np.tanh(x) * 2.0
+
+    x = np.array([0.1, -0.5, 1.5, 0.0])
+    np.testing.assert_allclose(ad.jacobian(squash)(x), np.diag(2 * (1 - np.tanh(x) ** 2)))
+
+
+def test_jacobian_of_a_matrix_product() -> None:
+    def product(w, x):
+        return x @ w
+
+    w, x = np.ones((3, 2)), FEATURES
+    jacobian = ad.jacobian(product, argnums=(0, 1))(w, x)
+    assert jacobian[0].shape == (4, 2, 3, 2)
+    np.testing.assert_allclose(jacobian[0][1, 0, :, 0], x[1])
+    np.testing.assert_allclose(jacobian[1][2, 1, 2], w[:, 1])
+
+
+# A Hessian-vector product as the design writes it: a module-level gradient called from a
+# scripted function, which is differentiated in turn.
+quadratic_gradient = ad.grad(quadratic_form)
+exp_sin_gradient = ad.grad(exp_sin)
+
+
+def quadratic_hvp(x, a, v):
+    return np.sum(quadratic_gradient(x, a) * v)
+
+
+def exp_sin_hvp(x, v):
+    return np.sum(exp_sin_gradient(x) * v)
+
+
+def test_hessian_vector_product_of_a_quadratic_form() -> None:
+    x, v = np.array([0.3, -1.2, 2.0]), np.array([1.0, 0.5, -2.0])
+    np.testing.assert_allclose(ad.grad(quadratic_hvp)(x, A, v), (A + A.T) @ v, atol=1e-14)
+
+
+def test_hessian_vector_product_equals_hessian_times_vector() -> None:
+    x, v = _points()["vector"], np.array([1.0, 0.5, -2.0])
+    assert_close(ad.grad(exp_sin_hvp)(x, v), numeric_hessian(exp_sin, x) @ v)
+
+
+def test_scripted_function_calls_a_gradient() -> None:
+    scripted = ad.script(exp_sin_hvp)
+    x, v = _points()["vector"], np.array([1.0, 0.5, -2.0])
+    np.testing.assert_allclose(scripted(x, v), np.sum(exp_sin_gradient(x) * v), rtol=1e-14)
+
+
+def test_gradient_graph_has_no_reverse_nodes() -> None:
+    graph = gradient_graph(ad.script(reduction_with_axis).graph, [TENSOR], [0], several=False)
+    kinds = {node.kind for node in graph.all_nodes()}
+    assert not kinds & {"prim::Reverse", "prim::GradOf", "prim::AutogradAdd", "prim::AutogradZero"}
+
+
+def test_gradient_with_aux_cannot_be_differentiated_again() -> None:
+    def with_aux(x):
+        return np.sum(x * x), x
+
+    with pytest.raises(ad.DifferentiationError, match="has_aux"):
+        ad.grad(ad.grad(with_aux, has_aux=True))(np.array(1.0))
