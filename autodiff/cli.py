@@ -21,6 +21,8 @@ from itertools import count
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
+from autodiff.docs import add_arguments as add_docs_arguments
+from autodiff.docs import run as run_docs
 from ir.errors import AutodiffError
 from ir.parser import parse_module
 from ir.printer import print_graph, print_module
@@ -138,6 +140,9 @@ def build_parser() -> argparse.ArgumentParser:
         "flag=true (bool); dtypes " + ", ".join(DTYPE_CODES),
     )
     dump.set_defaults(command=run_dump)
+    docs = commands.add_parser("docs", parents=[common], help="write docs/operators.md")
+    add_docs_arguments(docs)
+    docs.set_defaults(command=run_docs)
     return parser
 
 
