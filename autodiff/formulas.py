@@ -44,7 +44,6 @@ from ir.ops.gradients import (
     repeat_backward,
     select_backward,
     slice_backward,
-    solve_backward,
     stack_backward,
     svd_backward,
     take_backward,
@@ -1184,10 +1183,18 @@ def linalg_slogdet(self):
 
 def linalg_solve(self, other):
     out = np.linalg.solve(self, other)
+    self_shape = self.shape
+    other_shape = other.shape
+    # A 1-d ``other`` is one column (NumPy 2), the others stacks of columns.
+    vector = other.ndim == 1
+    out_columns = np.expand_dims(out, -1) if vector else out
 
     def backward(dout):
-        grad_self, grad_other = solve_backward(dout, self, other, out)
-        return grad_self, grad_other
+        dout_columns = np.expand_dims(dout, -1) if vector else dout
+        solved = np.linalg.solve(np.swapaxes(self, -1, -2), dout_columns)
+        grad_self = -(solved @ np.swapaxes(out_columns, -1, -2))
+        grad_other = np.sum(solved, -1) if vector else solved
+        return sum_to_size(grad_self, self_shape), sum_to_size(grad_other, other_shape)
 
     return out, backward
 

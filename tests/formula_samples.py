@@ -798,6 +798,7 @@ FLOAT32_OPS = (
     "aten::fmax",
     "aten::nan_to_num",
     "aten::linalg_inv",
+    "aten::linalg_solve",
     "aten::linalg_eigh",
     "aten::linalg_svd",
     "aten::linalg_norm",

@@ -482,23 +482,11 @@ register_op(
 )(take_backward)
 
 
-# ---- adjoints of np.linalg operators whose formulas branch on the operands' structure ----------
+# ---- adjoints of np.linalg operators whose formulas branch on a result's structure or ord -----
 
 
 def _swap(x: Any) -> Any:
     return np.swapaxes(x, -1, -2)
-
-
-def solve_backward(grad: Any, a: Any, b: Any, out: Any) -> tuple[Any, Any]:
-    """Gradients of ``np.linalg.solve(a, b)``: ``solve(a^T, grad)`` for b and minus its outer
-    product with the solution for a; a 1-d b is one column, batch dims broadcast back."""
-    a, b, grad, out = np.asarray(a), np.asarray(b), np.asarray(grad), np.asarray(out)
-    vector = b.ndim == 1
-    columns = grad[..., None] if vector else grad
-    solved = np.linalg.solve(_swap(a), columns)
-    grad_a = -(solved @ _swap(out[..., None] if vector else out))
-    grad_b = solved[..., 0] if vector else solved
-    return _sum_to(grad_a, a.shape), _sum_to(grad_b, b.shape)
 
 
 def svd_backward(grad: Any, a: Any, out: Any, full_matrices: bool, compute_uv: bool) -> Any:
@@ -582,16 +570,6 @@ def _like_operand(position: int) -> Any:
     return rule
 
 
-def _solve_backward_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
-    grad = as_tensor(types[0])
-    a, b = as_tensor(types[1], 1), as_tensor(types[2], 2)
-    return [TupleType((TensorType(grad.dtype, a.shape), TensorType(grad.dtype, b.shape)))]
-
-
-register_op(
-    "aten::_solve_backward(Tensor grad, Tensor self, Tensor other, Tensor out) -> Any",
-    shape=_solve_backward_rule,
-)(solve_backward)
 register_op(
     "aten::_svd_backward(Any grad, Tensor self, Any out, bool full_matrices, bool compute_uv)"
     " -> Tensor",

@@ -287,11 +287,6 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("aten::linalg_norm", (CUBE, "fro", (0, 2), True), lambda x, *r: np.linalg.norm(x, *r)),
     ("aten::linalg_norm", (INTS, 1, 0, False), lambda x, *_: np.linalg.norm(x, 1, axis=0)),
     (
-        "aten::_solve_backward",
-        (np.ones(3), 2 * np.eye(3), np.ones(3), np.full(3, 0.5)),
-        lambda *_: (np.full((3, 3), -0.25), np.full(3, 0.5)),
-    ),
-    (
         "aten::_svd_backward",
         (np.ones(2), np.diag([3.0, 2.0]), np.array([3.0, 2.0]), True, False),
         lambda *_: np.eye(2),
