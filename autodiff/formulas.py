@@ -56,10 +56,10 @@ from ir.ops.indexing import slice_axis
 from ir.ops.products import einsum as einsum_kernel
 from ir.ops.products import (
     einsum_vjp,
-    inner_backward,
+    einsum_vjp_backward,
+    inner_subscripts,
     kron_backward,
-    outer_backward,
-    tensordot_backward,
+    tensordot_subscripts,
 )
 from ir.ops.shape_ops import size_if_not_equal, sum_to_size
 from ir.ops.sorting import unpermute
@@ -968,8 +968,10 @@ def take(self, indices, axis):
 
 
 def tensordot(self, other, axes):
+    subscripts = tensordot_subscripts(self.ndim, other.ndim, axes)
+
     def backward(dout):
-        grad_self, grad_other = tensordot_backward(dout, self, other, axes)
+        grad_self, grad_other = einsum_vjp(dout, subscripts, (self, other))
         return grad_self, grad_other, None
 
     return np.tensordot(self, other, axes), backward
@@ -984,17 +986,23 @@ def einsum(subscripts, operands):
 
 
 def inner(self, other):
+    subscripts = inner_subscripts(np.ndim(self), np.ndim(other))
+
     def backward(dout):
-        grad_self, grad_other = inner_backward(dout, self, other)
+        grad_self, grad_other = einsum_vjp(dout, subscripts, (self, other))
         return grad_self, grad_other
 
     return np.inner(self, other), backward
 
 
 def outer(self, other):
+    self_shape = np.shape(self)
+    other_shape = np.shape(other)
+
     def backward(dout):
-        grad_self, grad_other = outer_backward(dout, self, other)
-        return grad_self, grad_other
+        flat = (np.ravel(self), np.ravel(other))
+        grad_self, grad_other = einsum_vjp(dout, "i,j->ij", flat)
+        return np.reshape(grad_self, self_shape), np.reshape(grad_other, other_shape)
 
     return np.outer(self, other), backward
 
@@ -1038,6 +1046,15 @@ def partition(self, kth, axis):
         return unpermute(dout, shape, order, axis), None, None
 
     return np.partition(self, kth, axis), backward
+
+
+def _einsum_backward(grad, subscripts, operands):
+    # Linear in the gradient and in each operand: its own gradient is einsums again.
+    def backward(dout):
+        grad_grad, grad_operands = einsum_vjp_backward(dout, grad, subscripts, operands)
+        return grad_grad, None, grad_operands
+
+    return einsum_vjp(grad, subscripts, operands), backward
 
 
 # ---- indexing ---------------------------------------------------------------------------------

@@ -412,6 +412,24 @@ SAMPLES: dict[str, list[Sample]] = {
         )
         for kth, axis in [(2, -1), (1, 0), ((1, 3), 1), (5, None)]
     ],
+    # einsum's adjoint, differentiated again (second derivatives of every einsum-based product).
+    "aten::_einsum_backward": [
+        Sample(
+            subscripts,
+            lambda r, subscripts=subscripts, shapes=shapes, out=out: (
+                normal(r, *out),
+                subscripts,
+                tuple(normal(r, *shape) for shape in shapes),
+            ),
+            (0, 2),
+        )
+        for subscripts, shapes, out in [
+            ("ij,jk->ik", [(3, 4), (4, 5)], (3, 5)),
+            ("ii->i", [(3, 3)], (3,)),
+            ("iij,k->jk", [(3, 3, 2), (4,)], (2, 4)),
+            ("bij,bjk,k->bi", [(2, 3, 4), (2, 4, 5), (5,)], (2, 3)),
+        ]
+    ],
     "aten::sum": _reductions(lambda r: normal(r, 2, 3, 4)),
     "aten::mean": _reductions(lambda r: normal(r, 2, 3, 4)),
     "aten::prod": [

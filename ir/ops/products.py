@@ -3,7 +3,9 @@ adjoints their derivative formulas call.
 
 Every adjoint is one `einsum_vjp`: each product is an einsum once its subscripts are spelled out
 (`tensordot_subscripts`, `inner_subscripts`, kron on interleaved axes), and the gradient of one
-einsum operand is an einsum of the result's gradient with the other operands.
+einsum operand is an einsum of the result's gradient with the other operands. `einsum_vjp` has a
+derivative formula itself (`einsum_vjp_backward`), so these gradients differentiate again (kron's
+does not yet).
 """
 
 from __future__ import annotations
@@ -17,8 +19,8 @@ import numpy as np
 from ir.errors import ShapeError
 from ir.ops.promotion import probe_dtype
 from ir.ops.registry import NOT_CONSTANT, register_op
-from ir.ops.shape_rules import Shape, as_array_like, as_tensor, broadcast_shapes, tensor
-from ir.types import ANY, TensorType, TupleType, Type
+from ir.ops.shape_rules import Shape, as_array_like, as_tensor, broadcast_shapes, fixed, tensor
+from ir.types import ANY, STR, TensorType, TupleType, Type
 
 _LABELS = string.ascii_letters
 
@@ -90,6 +92,32 @@ def cross(x: Any, y: Any) -> Any:
 # ---- adjoints -----------------------------------------------------------------------------------
 
 
+def _operand_spec(inputs: Sequence[str], output: str, index: int) -> tuple[str, str]:
+    """For operand ``index``: the einsum of the result's gradient with the other operands that
+    gives its gradient over ``kept`` (its distinct labels the others or the result have), and
+    ``kept``."""
+    labels = inputs[index]
+    others = [s for j, s in enumerate(inputs) if j != index]
+    seen = set(output).union(*others)
+    kept = "".join(c for c in dict.fromkeys(labels) if c in seen)
+    return ",".join([output, *others]) + "->" + kept, kept
+
+
+def _expand(partial: Any, labels: str, kept: str, shape: tuple[int, ...]) -> Any:
+    """``partial`` (over ``kept``) spread over an operand of ``labels`` and ``shape``: constant
+    along the labels not kept (they were summed away), on the diagonal of repeated labels."""
+    sizes = dict(zip(labels, shape, strict=True))
+    unique = "".join(dict.fromkeys(labels))
+    expanded = np.expand_dims(partial, [i for i, c in enumerate(unique) if c not in kept])
+    full = np.broadcast_to(expanded, [sizes[c] for c in unique])
+    if len(unique) == len(labels):
+        return np.array(np.transpose(full, [unique.index(c) for c in labels]))
+    result = np.zeros(shape, full.dtype)
+    grids = np.ix_(*(np.arange(sizes[c]) for c in unique)) if unique else ()
+    result[tuple(grids[unique.index(c)] for c in labels)] = full
+    return result
+
+
 def einsum_vjp(grad: Any, subscripts: str, operands: Sequence[Any]) -> tuple[Any, ...]:
     """The gradient of every operand of ``np.einsum(subscripts, *operands)``.
 
@@ -100,48 +128,40 @@ def einsum_vjp(grad: Any, subscripts: str, operands: Sequence[Any]) -> tuple[Any
     arrays = [np.asarray(x) for x in operands]
     inputs, output = parse_subscripts(subscripts, len(arrays))
     grads = []
-    for index, (labels, operand) in enumerate(zip(inputs, arrays, strict=True)):
-        sizes = dict(zip(labels, operand.shape, strict=True))
-        unique = "".join(dict.fromkeys(labels))
-        others = [(s, a) for j, (s, a) in enumerate(zip(inputs, arrays, strict=True)) if j != index]
-        seen = set(output).union(*(s for s, _ in others))
-        kept = "".join(c for c in unique if c in seen)
-        spec = ",".join([output, *(s for s, _ in others)]) + "->" + kept
-        partial = np.einsum(spec, grad, *(a for _, a in others))
-        # Broadcast over the labels only this operand has, in its own order of labels.
-        expanded = np.expand_dims(partial, [i for i, c in enumerate(unique) if c not in seen])
-        full = np.broadcast_to(expanded, [sizes[c] for c in unique])
-        if len(unique) == len(labels):
-            result = np.transpose(full, [unique.index(c) for c in labels])
-        else:
-            result = np.zeros(operand.shape, full.dtype)
-            grids = np.ix_(*(np.arange(sizes[c]) for c in unique)) if unique else ()
-            result[tuple(grids[unique.index(c)] for c in labels)] = full
-        grads.append(_in_dtype_of(np.array(result), operand))
+    for index, operand in enumerate(arrays):
+        spec, kept = _operand_spec(inputs, output, index)
+        others = [a for j, a in enumerate(arrays) if j != index]
+        partial = np.einsum(spec, grad, *others)
+        grads.append(_in_dtype_of(_expand(partial, inputs[index], kept, operand.shape), operand))
     return tuple(grads)
+
+
+def einsum_vjp_backward(
+    cotangents: Sequence[Any], grad: Any, subscripts: str, operands: Sequence[Any]
+) -> tuple[Any, tuple[Any, ...]]:
+    """The gradients of `einsum_vjp` w.r.t. ``grad`` and each operand, for one cotangent per
+    operand gradient: each operand gradient is an einsum (linear in ``grad`` and in every other
+    operand) followed by `_expand`, whose adjoint is the einsum ``labels->kept``."""
+    arrays = [np.asarray(x) for x in operands]
+    grad = np.asarray(grad)
+    inputs, output = parse_subscripts(subscripts, len(arrays))
+    grad_grad = np.zeros(grad.shape, grad.dtype)
+    grad_operands = [np.zeros(a.shape, a.dtype) for a in arrays]
+    for index, cotangent in enumerate(cotangents):
+        spec, kept = _operand_spec(inputs, output, index)
+        reduced = np.einsum(f"{inputs[index]}->{kept}", cotangent)
+        others = [j for j in range(len(arrays)) if j != index]
+        parts = einsum_vjp(reduced, spec, [grad, *(arrays[j] for j in others)])
+        grad_grad = grad_grad + parts[0]
+        for j, part in zip(others, parts[1:], strict=True):
+            grad_operands[j] = grad_operands[j] + part
+    return _in_dtype_of(grad_grad, grad), tuple(
+        _in_dtype_of(g, a) for g, a in zip(grad_operands, arrays, strict=True)
+    )
 
 
 def _in_dtype_of(grad: Any, operand: np.ndarray[Any, Any]) -> Any:
     return grad.astype(operand.dtype, copy=False) if operand.dtype.kind == "f" else grad
-
-
-def tensordot_backward(grad: Any, x: Any, y: Any, axes: Any) -> tuple[Any, Any]:
-    x, y = np.asarray(x), np.asarray(y)
-    subscripts = tensordot_subscripts(x.ndim, y.ndim, axes)
-    grad_x, grad_y = einsum_vjp(grad, subscripts, (x, y))
-    return grad_x, grad_y
-
-
-def inner_backward(grad: Any, x: Any, y: Any) -> tuple[Any, Any]:
-    x, y = np.asarray(x), np.asarray(y)
-    grad_x, grad_y = einsum_vjp(grad, inner_subscripts(x.ndim, y.ndim), (x, y))
-    return grad_x, grad_y
-
-
-def outer_backward(grad: Any, x: Any, y: Any) -> tuple[Any, Any]:
-    x, y = np.asarray(x), np.asarray(y)
-    grad_x, grad_y = einsum_vjp(grad, "i,j->ij", (np.ravel(x), np.ravel(y)))
-    return grad_x.reshape(x.shape), grad_y.reshape(y.shape)
 
 
 def kron_backward(grad: Any, x: Any, y: Any) -> tuple[Any, Any]:
@@ -295,6 +315,12 @@ def _einsum_vjp_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]
     return [TupleType(tuple(result))]
 
 
+def _einsum_double_backward_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    grad = as_tensor(types[1], 1)
+    operands = _einsum_vjp_rule([grad, types[2], types[3]], consts[1:])[0]
+    return [TupleType((TensorType(grad.dtype, grad.shape), operands))]
+
+
 register_op(
     "aten::tensordot(Tensor self, Tensor other, Any axes=2) -> Tensor",
     shape=_pair_rule(tensordot_subscripts, count_axes=True),
@@ -312,15 +338,20 @@ register_op(
     shape=_einsum_vjp_rule,
 )(einsum_vjp)
 register_op(
-    "aten::_tensordot_backward(Tensor grad, Tensor self, Tensor other, Any axes) -> Any",
-    shape=_two_gradients,
-)(tensordot_backward)
-register_op("aten::_inner_backward(Tensor grad, Any self, Any other) -> Any", shape=_two_gradients)(
-    inner_backward
-)
-register_op("aten::_outer_backward(Tensor grad, Any self, Any other) -> Any", shape=_two_gradients)(
-    outer_backward
-)
+    "aten::_einsum_double_backward(Any cotangents, Tensor grad, str subscripts, Any operands)"
+    " -> Any",
+    shape=_einsum_double_backward_rule,
+)(einsum_vjp_backward)
+register_op(
+    "aten::_tensordot_subscripts(int ndim_self, int ndim_other, Any axes) -> str",
+    shape=fixed(STR),
+    differentiable=False,
+)(tensordot_subscripts)
+register_op(
+    "aten::_inner_subscripts(int ndim_self, int ndim_other) -> str",
+    shape=fixed(STR),
+    differentiable=False,
+)(inner_subscripts)
 register_op("aten::_kron_backward(Tensor grad, Any self, Any other) -> Any", shape=_two_gradients)(
     kron_backward
 )

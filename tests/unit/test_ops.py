@@ -371,20 +371,14 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
         lambda *_: (np.array([[1.0, 0.0], [0.0, 2.0]]),),
     ),
     (
-        "aten::_tensordot_backward",
-        (np.ones((2, 2)), np.ones((2, 3)), np.ones((3, 2)), 1),
-        lambda *_: (np.full((2, 3), 2.0), np.full((3, 2), 2.0)),
+        "aten::_einsum_double_backward",
+        ((np.ones((3, 2)), np.ones(2)), np.ones(3), "ij,j->i", (np.ones((3, 2)), np.ones(2))),
+        lambda *_: (np.full(3, 4.0), (np.full((3, 2), 1.0), np.full(2, 3.0))),
     ),
-    (
-        "aten::_inner_backward",
-        (np.ones(2), np.ones((2, 3)), np.arange(3.0)),
-        lambda *_: (np.array([[0.0, 1.0, 2.0]] * 2), np.full(3, 2.0)),
-    ),
-    (
-        "aten::_outer_backward",
-        (np.ones((2, 3)), np.ones(2), np.arange(3.0)),
-        lambda *_: (np.full(2, 3.0), np.full(3, 2.0)),
-    ),
+    ("aten::_tensordot_subscripts", (3, 2, 1), lambda *_: "abc,ce->abe"),
+    ("aten::_tensordot_subscripts", (2, 2, ((0,), (-1,))), lambda *_: "ab,ca->bc"),
+    ("aten::_inner_subscripts", (2, 1), lambda *_: "ab,b->a"),
+    ("aten::_inner_subscripts", (0, 2), lambda *_: ",ab->ab"),
     (
         "aten::_kron_backward",
         (np.ones(4), np.array([1.0, 2.0]), np.array([3.0, 4.0])),
