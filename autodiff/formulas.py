@@ -58,11 +58,12 @@ from ir.ops.products import (
     einsum_vjp,
     einsum_vjp_backward,
     inner_subscripts,
-    kron_backward,
+    kron_split,
+    kron_subscripts,
     tensordot_subscripts,
 )
 from ir.ops.shape_ops import size_if_not_equal, sum_to_size
-from ir.ops.sorting import unpermute
+from ir.ops.sorting import permute, unpermute
 
 # ---- arithmetic -------------------------------------------------------------------------------
 
@@ -1008,8 +1009,11 @@ def outer(self, other):
 
 
 def kron(self, other):
+    subscripts = kron_subscripts(np.ndim(self), np.ndim(other))
+    split = kron_split(np.shape(self), np.shape(other))
+
     def backward(dout):
-        grad_self, grad_other = kron_backward(dout, self, other)
+        grad_self, grad_other = einsum_vjp(np.reshape(dout, split), subscripts, (self, other))
         return grad_self, grad_other
 
     return np.kron(self, other), backward
@@ -1055,6 +1059,23 @@ def _einsum_backward(grad, subscripts, operands):
         return grad_grad, None, grad_operands
 
     return einsum_vjp(grad, subscripts, operands), backward
+
+
+def _unpermute(grad, shape, order, axis):
+    # A scatter by a permutation; its adjoint is the gather by that permutation.
+    def backward(dout):
+        return permute(dout, order, axis), None, None, None
+
+    return unpermute(grad, shape, order, axis), backward
+
+
+def _permute(self, order, axis):
+    shape = self.shape
+
+    def backward(dout):
+        return unpermute(dout, shape, order, axis), None, None
+
+    return permute(self, order, axis), backward
 
 
 # ---- indexing ---------------------------------------------------------------------------------

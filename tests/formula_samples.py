@@ -219,6 +219,11 @@ def _linalg(draw: Draw, *shapes: tuple[int, ...]) -> list[Sample]:
     ]
 
 
+def _orders(rng: Rng, rows: int, cols: int) -> np.ndarray:
+    """One permutation of ``range(cols)`` per row (what argsort along the last axis gives)."""
+    return np.argsort(rng.random((rows, cols)), axis=-1)
+
+
 SAMPLES: dict[str, list[Sample]] = {
     "aten::add": _binary(),
     "aten::sub": _binary(),
@@ -411,6 +416,15 @@ SAMPLES: dict[str, list[Sample]] = {
             lambda r, kth=kth, axis=axis: (normal(r, 4, 6), kth, axis),
         )
         for kth, axis in [(2, -1), (1, 0), ((1, 3), 1), (5, None)]
+    ],
+    # sort's and partition's adjoints, differentiated again: scatter and gather by a permutation.
+    "aten::_unpermute": [
+        Sample("axis=-1", lambda r: (normal(r, 3, 4), (3, 4), _orders(r, 3, 4), -1)),
+        Sample("axis=None", lambda r: (normal(r, 12), (3, 4), r.permutation(12), None)),
+    ],
+    "aten::_permute": [
+        Sample("axis=-1", lambda r: (normal(r, 3, 4), _orders(r, 3, 4), -1)),
+        Sample("axis=None", lambda r: (normal(r, 3, 4), r.permutation(12), None)),
     ],
     # einsum's adjoint, differentiated again (second derivatives of every einsum-based product).
     "aten::_einsum_backward": [

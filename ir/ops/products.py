@@ -4,8 +4,7 @@ adjoints their derivative formulas call.
 Every adjoint is one `einsum_vjp`: each product is an einsum once its subscripts are spelled out
 (`tensordot_subscripts`, `inner_subscripts`, kron on interleaved axes), and the gradient of one
 einsum operand is an einsum of the result's gradient with the other operands. `einsum_vjp` has a
-derivative formula itself (`einsum_vjp_backward`), so these gradients differentiate again (kron's
-does not yet).
+derivative formula itself (`einsum_vjp_backward`), so these gradients differentiate again.
 """
 
 from __future__ import annotations
@@ -20,7 +19,7 @@ from ir.errors import ShapeError
 from ir.ops.promotion import probe_dtype
 from ir.ops.registry import NOT_CONSTANT, register_op
 from ir.ops.shape_rules import Shape, as_array_like, as_tensor, broadcast_shapes, fixed, tensor
-from ir.types import ANY, STR, TensorType, TupleType, Type
+from ir.types import ANY, INT, STR, TensorType, TupleType, Type
 
 _LABELS = string.ascii_letters
 
@@ -164,20 +163,39 @@ def _in_dtype_of(grad: Any, operand: np.ndarray[Any, Any]) -> Any:
     return grad.astype(operand.dtype, copy=False) if operand.dtype.kind == "f" else grad
 
 
-def kron_backward(grad: Any, x: Any, y: Any) -> tuple[Any, Any]:
-    """``np.kron`` is an outer product with the result's axes interleaved (x's axis i next to
-    y's), once both operands have the same number of dims."""
-    x, y = np.asarray(x), np.asarray(y)
-    ndim = max(x.ndim, y.ndim)
-    x_full = x.reshape((1,) * (ndim - x.ndim) + x.shape)
-    y_full = y.reshape((1,) * (ndim - y.ndim) + y.shape)
-    interleaved = [n for pair in zip(x_full.shape, y_full.shape, strict=True) for n in pair]
-    a, b = _LABELS[:ndim], _LABELS[ndim : 2 * ndim]
-    output = "".join(p + q for p, q in zip(a, b, strict=True))
-    grad_x, grad_y = einsum_vjp(
-        np.reshape(grad, interleaved), f"{a},{b}->{output}", (x_full, y_full)
-    )
-    return grad_x.reshape(x.shape), grad_y.reshape(y.shape)
+def kron_subscripts(ndim_x: int, ndim_y: int) -> str:
+    """``np.kron`` as an einsum: an outer product whose result interleaves the operands' axes,
+    aligned from the right (x's axis next to y's; an axis only one operand has stands alone).
+    The result of the einsum is kron's result reshaped by `kron_split`."""
+    ndim = max(ndim_x, ndim_y)
+    a = _LABELS[ndim - ndim_x : ndim]
+    b = _LABELS[2 * ndim - ndim_y : 2 * ndim]
+    output = ""
+    for i in range(ndim):
+        if i >= ndim - ndim_x:
+            output += _LABELS[i]
+        if i >= ndim - ndim_y:
+            output += _LABELS[ndim + i]
+    return f"{a},{b}->{output}"
+
+
+def kron_split(shape_x: Sequence[int], shape_y: Sequence[int]) -> tuple[int, ...]:
+    """The shape that splits kron's result into the axes of `kron_subscripts`' result."""
+    ndim = max(len(shape_x), len(shape_y))
+    split: list[int] = []
+    for i in range(ndim):
+        if i >= ndim - len(shape_x):
+            split.append(int(shape_x[i - ndim + len(shape_x)]))
+        if i >= ndim - len(shape_y):
+            split.append(int(shape_y[i - ndim + len(shape_y)]))
+    return tuple(split)
+
+
+def _kron_split_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    lengths = [len(ty.elems) if isinstance(ty, TupleType) else None for ty in types[:2]]
+    if lengths[0] is None or lengths[1] is None:
+        return [ANY]
+    return [TupleType((INT,) * (lengths[0] + lengths[1]))]
 
 
 # ---- shape rules --------------------------------------------------------------------------------
@@ -352,6 +370,13 @@ register_op(
     shape=fixed(STR),
     differentiable=False,
 )(inner_subscripts)
-register_op("aten::_kron_backward(Tensor grad, Any self, Any other) -> Any", shape=_two_gradients)(
-    kron_backward
-)
+register_op(
+    "aten::_kron_subscripts(int ndim_self, int ndim_other) -> str",
+    shape=fixed(STR),
+    differentiable=False,
+)(kron_subscripts)
+register_op(
+    "aten::_kron_split(Any shape_self, Any shape_other) -> Any",
+    shape=_kron_split_rule,
+    differentiable=False,
+)(kron_split)

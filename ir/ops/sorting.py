@@ -28,10 +28,20 @@ def argpartition(x: Any, kth: Any, axis: int | None) -> Any:
 
 
 def partition(x: Any, kth: Any, axis: int | None) -> Any:
-    order = np.argpartition(x, kth, axis=axis)
+    return permute(x, np.argpartition(x, kth, axis=axis), axis)
+
+
+def permute(x: Any, order: Any, axis: int | None) -> Any:
+    """``take_along_axis(x, order, axis)`` (flat indices when ``axis`` is None): the adjoint of
+    `unpermute`, so sort's gradient differentiates again."""
     if axis is None:
         return np.ravel(x)[order]
-    return np.take_along_axis(np.asarray(x), order, axis)
+    return np.take_along_axis(np.asarray(x), np.asarray(order), axis)
+
+
+def _permute_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    x, order = as_tensor(types[0]), as_tensor(types[1], 1)
+    return tensor(x.dtype, order.shape)
 
 
 def unpermute(grad: Any, shape: Any, order: Any, axis: int | None) -> Any:
@@ -78,3 +88,6 @@ register_op(
     "aten::_unpermute(Tensor grad, Any shape, Tensor order, int? axis) -> Tensor",
     shape=_unpermute_rule,
 )(unpermute)
+register_op("aten::_permute(Tensor self, Tensor order, int? axis) -> Tensor", shape=_permute_rule)(
+    permute
+)

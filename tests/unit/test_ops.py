@@ -379,11 +379,14 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("aten::_tensordot_subscripts", (2, 2, ((0,), (-1,))), lambda *_: "ab,ca->bc"),
     ("aten::_inner_subscripts", (2, 1), lambda *_: "ab,b->a"),
     ("aten::_inner_subscripts", (0, 2), lambda *_: ",ab->ab"),
+    ("aten::_kron_subscripts", (2, 1), lambda *_: "ab,d->abd"),
+    ("aten::_kron_split", ((2, 3), (4,)), lambda *_: (2, 3, 4)),
     (
-        "aten::_kron_backward",
-        (np.ones(4), np.array([1.0, 2.0]), np.array([3.0, 4.0])),
-        lambda *_: (np.full(2, 7.0), np.full(2, 3.0)),
+        "aten::_permute",
+        (np.array([[1.0, 2.0, 3.0]]), np.array([[2, 0, 1]]), -1),
+        lambda *_: np.array([[3.0, 1.0, 2.0]]),
     ),
+    ("aten::_permute", (np.eye(2), np.array([3, 0]), None), lambda *_: np.array([1.0, 1.0])),
     (
         "aten::_unpermute",
         (np.array([10.0, 20.0, 30.0]), (3,), np.array([2, 0, 1]), -1),

@@ -1,5 +1,6 @@
-"""Second derivatives through the einsum-based products (einsum, tensordot, inner, outer): the
-Hessian of each against central finite differences of its gradient."""
+"""Second derivatives through the einsum-based products (einsum, tensordot, inner, outer, kron)
+and through sort and partition: the Hessian of each against central finite differences of its
+gradient."""
 
 from __future__ import annotations
 
@@ -32,8 +33,30 @@ def outer_squared(x: Any) -> Any:
     return np.sum(np.outer(x, np.tanh(x)) ** 2)
 
 
+def kron_squared(x: Any) -> Any:
+    return np.sum(np.kron(x, x[:2]) ** 2)
+
+
+def weighted_sort(x: Any) -> Any:
+    return np.sum(np.sort(x * x, axis=0) * np.arange(9.0).reshape(3, 3))
+
+
+def partition_cubed(x: Any) -> Any:
+    return np.sum(np.partition(x, 1, axis=None)[:2] ** 3)
+
+
 @pytest.mark.parametrize(
-    "fn", [square_einsum, diagonal_cubed, tensordot_squared, inner_squared, outer_squared]
+    "fn",
+    [
+        square_einsum,
+        diagonal_cubed,
+        tensordot_squared,
+        inner_squared,
+        outer_squared,
+        kron_squared,
+        weighted_sort,
+        partition_cubed,
+    ],
 )
 def test_hessian_matches_finite_differences(fn: Callable[[Any], Any]) -> None:
     x = np.random.default_rng(0).standard_normal((3, 3))
