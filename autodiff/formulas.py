@@ -1181,6 +1181,51 @@ def _take_backward(grad, shape, indices, axis):
     return take_backward(grad, shape, indices, axis), backward
 
 
+def _cumsum_backward(grad, shape, axis):
+    def backward(dout):
+        return np.cumsum(dout, axis), None, None
+
+    return cumsum_backward(grad, shape, axis), backward
+
+
+def _concatenate_backward(grad, sizes, axis):
+    def backward(dout):
+        return np.concatenate(dout, axis=axis), None, None
+
+    return concatenate_backward(grad, sizes, axis), backward
+
+
+def _stack_backward(grad, axis):
+    def backward(dout):
+        return np.stack(dout, axis=axis), None
+
+    return stack_backward(grad, axis), backward
+
+
+def _repeat_backward(grad, shape, repeats, axis):
+    def backward(dout):
+        return np.repeat(dout, repeats, axis), None, None, None
+
+    return repeat_backward(grad, shape, repeats, axis), backward
+
+
+def _diagonal_backward(grad, shape, offset, axis1, axis2):
+    grad_shape = grad.shape
+
+    def backward(dout):
+        diagonal = np.diagonal(dout, offset, axis1, axis2)
+        return sum_to_size(diagonal, grad_shape), None, None, None, None
+
+    return diagonal_backward(grad, shape, offset, axis1, axis2), backward
+
+
+def _diag_backward(grad, shape, k):
+    def backward(dout):
+        return np.diag(dout, k), None, None
+
+    return diag_backward(grad, shape, k), backward
+
+
 # ---- np.linalg --------------------------------------------------------------------------------
 # Matrices may come in stacks, so transposes swap the last two axes. Decompositions assume what
 # makes their derivative exist: distinct eigenvalues (eigh) and singular values (svd), a

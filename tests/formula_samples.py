@@ -744,6 +744,27 @@ SAMPLES: dict[str, list[Sample]] = {
     "aten::_take_backward": [
         Sample("axis=0-repeated", lambda r: (normal(r, 3, 4), (3, 4), np.array([2, 0, 2]), 0)),
     ],
+    "aten::_cumsum_backward": [
+        Sample("axis=1", lambda r: (normal(r, 3, 4), (3, 4), 1)),
+        Sample("axis=None", lambda r: (normal(r, 12), (3, 4), None)),
+    ],
+    "aten::_concatenate_backward": [
+        Sample("axis=1", lambda r: (normal(r, 3, 5), ((3, 2), (3, 3)), 1)),
+        Sample("axis=None", lambda r: (normal(r, 10), ((2, 2), (3, 2)), None)),
+    ],
+    "aten::_stack_backward": [Sample("axis=1", lambda r: (normal(r, 3, 2, 4), 1))],
+    "aten::_repeat_backward": [
+        Sample("axis=0", lambda r: (normal(r, 5, 4), (3, 4), np.array([2, 0, 3]), 0)),
+        Sample("axis=None", lambda r: (normal(r, 12), (2, 3), 2, None)),
+    ],
+    "aten::_diagonal_backward": [
+        Sample("offset=1", lambda r: (normal(r, 2, 3), (2, 3, 4), 1, 1, 2)),
+        Sample("trace-broadcast", lambda r: (normal(r, 2, 1), (2, 3, 3), 0, 1, 2)),
+    ],
+    "aten::_diag_backward": [
+        Sample("of-vector", lambda r: (normal(r, 4, 4), (3,), 1)),
+        Sample("of-matrix", lambda r: (normal(r, 3), (3, 4), 0)),
+    ],
     "aten::linalg_inv": _linalg(_well_conditioned, (3, 3), (2, 3, 3)),
     "aten::linalg_det": _linalg(_well_conditioned, (3, 3), (2, 3, 3), (1, 1)),
     "aten::linalg_slogdet": [

@@ -91,6 +91,12 @@ DIFFERENTIABLE_HELPERS = {
     "aten::_slice_backward",
     "aten::_index_backward",
     "aten::_take_backward",
+    "aten::_cumsum_backward",
+    "aten::_concatenate_backward",
+    "aten::_stack_backward",
+    "aten::_repeat_backward",
+    "aten::_diagonal_backward",
+    "aten::_diag_backward",
 }
 
 

@@ -71,6 +71,14 @@ def one_d_dot(x):
     return np.dot(np.sin(x), np.cos(x)) * np.sum(x)
 
 
+def scans_and_traces(x):
+    return np.sum(np.cumsum(x * x, axis=0) ** 2) + np.trace(np.reshape(x, (3, 1)) * x) ** 2
+
+
+def joined(x):
+    return np.sum(np.concatenate([x, np.sin(x)]) ** 3) + np.sum(np.stack([x, x * x], axis=1) ** 2)
+
+
 def _points() -> dict[str, np.ndarray]:
     rng = np.random.default_rng(0)
     return {"vector": rng.standard_normal(3), "matrix": rng.standard_normal((3, 3))}
@@ -90,6 +98,8 @@ CASES: list[tuple[Callable[..., Any], str, tuple[np.ndarray, ...]]] = [
     (indexing, "vector", ()),
     (transposed_product, "matrix", (B,)),
     (one_d_dot, "vector", ()),
+    (scans_and_traces, "vector", ()),
+    (joined, "vector", ()),
 ]
 
 
