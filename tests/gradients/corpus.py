@@ -446,6 +446,32 @@ def nested_loops_branching_on_counters(x, k: int):
     return np.sum(y)
 
 
+# ---- products beyond matmul, and sorting ---------------------------------------------------------
+
+
+@case(arrays((3, 4), (4, 5), (5,)))
+def einsum_chain_and_transpose(a, b, v):
+    return np.einsum("ij,jk,k->", a, b, v) + np.sum(np.einsum("ij->ji", a) ** 2)
+
+
+@case(arrays((2, 3, 4), (3, 4, 2), (3,)))
+def tensordot_inner_outer(a, b, v):
+    t = np.tensordot(a, b, axes=([1, 2], [0, 1]))
+    return np.sum(t**2) + np.inner(v, v) * np.sum(np.outer(v, t[0]))
+
+
+@case(arrays((3,), (4, 3)))
+def cross_and_kron(u, w):
+    c = np.cross(w, u)
+    return np.sum(c * c) + np.sum(np.kron(u, w[0]) ** 2)
+
+
+@case(arrays((4, 5)))
+def trimmed_mean_by_sort_and_partition(x):
+    s = np.sort(x, axis=1)
+    return np.mean(s[:, 1:-1]) + np.sum(np.partition(np.ravel(x), 3)[:3] ** 2)
+
+
 # ---- float32 ------------------------------------------------------------------------------------
 
 
