@@ -309,17 +309,6 @@ def _cross_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
     return tensor(dtype, (*(broadcast_shapes(x.shape[:-1], y.shape[:-1]) or ()), 3))
 
 
-def _two_gradients(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
-    """A pair of gradients, each of its operand's shape (and dtype, when floating)."""
-    grad = as_tensor(types[0])
-    result: list[Type] = []
-    for ty in types[1:3]:
-        operand = as_array_like(ty)
-        floating = operand.dtype is not None and np.dtype(operand.dtype).kind == "f"
-        result.append(TensorType(operand.dtype if floating else grad.dtype, operand.shape))
-    return [TupleType(tuple(result))]
-
-
 def _einsum_vjp_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
     grad = as_tensor(types[0])
     operands = types[2]
