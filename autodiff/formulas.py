@@ -20,11 +20,21 @@ derivative there, 0; ``fmax``/``fmin`` treat ties as ``maximum`` does and pass t
 the operand that is not NaN; ``nan_to_num`` passes it where its input is finite; ``std`` of
 values that are all equal gives nan, as ``sqrt(var)`` does in JAX. Gradients keep their
 operand's dtype: counts and casts go through ``dtype_of``.
+
+Note [Complex gradients]
+Complex values (``np.fft``'s results) follow JAX's convention: the cotangent of a complex ``z``
+for a real loss ``L`` is ``dL/dRe z - 1j * dL/dIm z``, and a vjp is the plain transpose, never
+conjugated. So a holomorphic operator's formula is the real one (``mul`` is ``dout * other``),
+a linear map's vjp is its transpose (the DFT matrix is symmetric: ``fft``'s vjp is ``fft``),
+``real`` passes ``dout`` on, ``imag`` gives ``-1j * dout``, ``conj`` gives ``conj(dout)``
+and ``abs`` gives ``dout * conj(z) / |z|``. Where an operand is real, its gradient is the real
+part, in its dtype (``_grad_like``), as JAX's ``convert_element_type`` transposes.
 """
 
 import numpy as np
 
 from ir.ops.arrangement import negated, rollaxis_destination
+from ir.ops.fourier import fft_backward, grad_like, imag_backward, irfft_backward, rfft_backward
 from ir.ops.gradients import (
     concatenate_backward,
     cumsum_backward,
@@ -234,7 +244,8 @@ def tanh(self):
 
 def abs_(self):
     def backward(dout):
-        return dout * np.sign(self)
+        # conj is the identity on real operands; for a complex one, dout * conj(z) / |z|.
+        return dout * np.conj(np.sign(self))
 
     return np.abs(self), backward
 
@@ -902,6 +913,100 @@ def roll(self, shift, axis):
         return np.roll(dout, back, axis), None, None
 
     return np.roll(self, shift, axis), backward
+
+
+# ---- np.fft: shifts, transforms and complex parts (Note [Complex gradients]) -----------------
+
+
+def fft_fftshift(self, axes):
+    def backward(dout):
+        return np.fft.ifftshift(dout, axes), None
+
+    return np.fft.fftshift(self, axes), backward
+
+
+def fft_ifftshift(self, axes):
+    def backward(dout):
+        return np.fft.fftshift(dout, axes), None
+
+    return np.fft.ifftshift(self, axes), backward
+
+
+def fft_fft(self, n, axis, norm):
+    def backward(dout):
+        return fft_backward(dout, self, n, axis, norm, False), None, None, None
+
+    return np.fft.fft(self, n, axis, norm), backward
+
+
+def fft_ifft(self, n, axis, norm):
+    def backward(dout):
+        return fft_backward(dout, self, n, axis, norm, True), None, None, None
+
+    return np.fft.ifft(self, n, axis, norm), backward
+
+
+def fft_rfft(self, n, axis, norm):
+    def backward(dout):
+        return rfft_backward(dout, self, n, axis, norm), None, None, None
+
+    return np.fft.rfft(self, n, axis, norm), backward
+
+
+def fft_irfft(self, n, axis, norm):
+    def backward(dout):
+        return irfft_backward(dout, self, n, axis, norm), None, None, None
+
+    return np.fft.irfft(self, n, axis, norm), backward
+
+
+def fft_fft2(self, axes, norm):
+    def backward(dout):
+        return grad_like(np.fft.fft2(dout, axes=axes, norm=norm), self), None, None
+
+    return np.fft.fft2(self, axes=axes, norm=norm), backward
+
+
+def fft_ifft2(self, axes, norm):
+    def backward(dout):
+        return grad_like(np.fft.ifft2(dout, axes=axes, norm=norm), self), None, None
+
+    return np.fft.ifft2(self, axes=axes, norm=norm), backward
+
+
+def fft_fftn(self, axes, norm):
+    def backward(dout):
+        return grad_like(np.fft.fftn(dout, axes=axes, norm=norm), self), None, None
+
+    return np.fft.fftn(self, axes=axes, norm=norm), backward
+
+
+def fft_ifftn(self, axes, norm):
+    def backward(dout):
+        return grad_like(np.fft.ifftn(dout, axes=axes, norm=norm), self), None, None
+
+    return np.fft.ifftn(self, axes=axes, norm=norm), backward
+
+
+def real(self):
+    def backward(dout):
+        return grad_like(dout, self)
+
+    return np.real(self), backward
+
+
+def imag(self):
+    def backward(dout):
+        return imag_backward(dout, self)
+
+    return np.imag(self), backward
+
+
+def conj(self):
+    def backward(dout):
+        return grad_like(np.conj(dout), self)
+
+    return np.conj(self), backward
 
 
 # ---- selection: diagonals, triangles, take ----------------------------------------------------

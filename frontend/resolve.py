@@ -243,6 +243,10 @@ OTHER_FUNCTIONS: dict[str, tuple[str, str]] = {
     "partition": ("aten::partition", "a:self kth axis !kind !order"),
     "argpartition": ("aten::argpartition", "a:self kth axis !kind !order"),
     "astype": ("aten::astype", "x:self dtype / * !copy !device"),
+    "real": ("aten::real", "val:self"),
+    "imag": ("aten::imag", "val:self"),
+    "conj": ("aten::conj", f"x:self / {_UFUNC_KEYWORDS}"),
+    "conjugate": ("aten::conj", f"x:self / {_UFUNC_KEYWORDS}"),
     "shape": ("aten::shape", "a:self"),
     "ndim": ("aten::ndim", "a:self"),
     "size": ("aten::size", "a:self !axis"),
@@ -263,6 +267,21 @@ LINALG_FUNCTIONS: dict[str, tuple[str, str]] = {
     "norm": ("aten::linalg_norm", "x:self ord axis keepdims"),
 }
 
+# ``np.fft`` functions, found by identity like ``np.linalg``'s. The shape argument ``s`` of the
+# multi-axis transforms is not supported.
+FFT_FUNCTIONS: dict[str, tuple[str, str]] = {
+    "fftshift": ("aten::fft_fftshift", "x:self axes"),
+    "ifftshift": ("aten::fft_ifftshift", "x:self axes"),
+    "fft": ("aten::fft_fft", "a:self n axis norm !out"),
+    "ifft": ("aten::fft_ifft", "a:self n axis norm !out"),
+    "rfft": ("aten::fft_rfft", "a:self n axis norm !out"),
+    "irfft": ("aten::fft_irfft", "a:self n axis norm !out"),
+    "fft2": ("aten::fft_fft2", "a:self !s axes norm !out"),
+    "ifft2": ("aten::fft_ifft2", "a:self !s axes norm !out"),
+    "fftn": ("aten::fft_fftn", "a:self !s axes norm !out"),
+    "ifftn": ("aten::fft_ifftn", "a:self !s axes norm !out"),
+}
+
 
 def _numpy_functions() -> dict[object, Spelling]:
     table: dict[object, Spelling] = {}
@@ -280,6 +299,8 @@ def _numpy_functions() -> dict[object, Spelling]:
             table[obj] = _function(name, op, params)
     for name, (op, params) in LINALG_FUNCTIONS.items():
         table[getattr(np.linalg, name)] = _function(f"linalg.{name}", op, params)
+    for name, (op, params) in FFT_FUNCTIONS.items():
+        table[getattr(np.fft, name)] = _function(f"fft.{name}", op, params)
     return table
 
 

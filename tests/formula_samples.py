@@ -46,6 +46,23 @@ def nonzero(rng: Rng, *shape: int) -> np.ndarray:
     return positive(rng, *shape) * rng.choice([-1.0, 1.0], shape)
 
 
+def _complex(rng: Rng, *shape: int) -> np.ndarray:
+    """Normal real and imaginary parts: operands of the transforms and of the complex parts."""
+    return normal(rng, *shape) + 1j * normal(rng, *shape)
+
+
+# (n, axis, norm) of the one-axis transforms: n pads, truncates, or keeps the axis.
+_ONE_AXIS_FFTS = [
+    (None, -1, None),
+    (8, -1, "ortho"),
+    (4, 1, "forward"),
+    (None, 0, "backward"),
+    (3, 0, None),
+]
+# (axes, norm) of the transforms over several axes.
+_MANY_AXES_FFTS = [((-2, -1), None), ((0, 2), "ortho"), ((1,), "forward")]
+
+
 def _ties(rng: Rng) -> tuple[np.ndarray, np.ndarray]:
     """Two (3, 4) arrays equal at every other element: maximum/minimum ties."""
     x, y = normal(rng, 3, 4), normal(rng, 3, 4)
@@ -261,7 +278,7 @@ SAMPLES: dict[str, list[Sample]] = {
     "aten::cos": _unary(),
     "aten::tan": _unary(_small_tan),
     "aten::tanh": _unary(),
-    "aten::abs": _unary(nonzero),
+    "aten::abs": [*_unary(nonzero), Sample("complex", lambda r: (_complex(r, 3, 4),))],
     "aten::sign": _unary(nonzero),
     "aten::reciprocal": _unary(nonzero),
     "aten::square": _unary(),
@@ -617,6 +634,89 @@ SAMPLES: dict[str, list[Sample]] = {
         Sample(f"shift={shift}-axis={axis}", lambda r, s=shift, a=axis: (normal(r, 2, 3, 4), s, a))
         for shift, axis in [(1, None), (-2, 1), ((1, 2), (0, -1)), (5, 2)]
     ],
+    "aten::fft_fftshift": [
+        Sample(f"axes={axes}", lambda r, axes=axes: (normal(r, 3, 4, 5), axes))
+        for axes in [None, 0, (0, 2), (-1,)]
+    ],
+    "aten::fft_ifftshift": [
+        Sample(f"axes={axes}", lambda r, axes=axes: (normal(r, 3, 4, 5), axes))
+        for axes in [None, 1, (0, -1)]
+    ],
+    "aten::fft_fft": [
+        Sample(
+            f"{draw.__name__}-n={n}-axis={axis}-norm={norm}",
+            lambda r, d=draw, n=n, axis=axis, norm=norm: (d(r, 3, 5), n, axis, norm),
+        )
+        for n, axis, norm in _ONE_AXIS_FFTS
+        for draw in (normal, _complex)
+    ],
+    "aten::fft_ifft": [
+        Sample(
+            f"{draw.__name__}-n={n}-axis={axis}-norm={norm}",
+            lambda r, d=draw, n=n, axis=axis, norm=norm: (d(r, 3, 5), n, axis, norm),
+        )
+        for n, axis, norm in _ONE_AXIS_FFTS
+        for draw in (normal, _complex)
+    ],
+    "aten::fft_rfft": [
+        Sample(
+            f"n={n}-axis={axis}-norm={norm}",
+            lambda r, n=n, axis=axis, norm=norm: (normal(r, 3, 5), n, axis, norm),
+        )
+        for n, axis, norm in _ONE_AXIS_FFTS
+    ],
+    "aten::fft_irfft": [
+        Sample(
+            f"{draw.__name__}-n={n}-axis={axis}-norm={norm}",
+            lambda r, d=draw, n=n, axis=axis, norm=norm: (d(r, 3, 5), n, axis, norm),
+        )
+        for n, axis, norm in _ONE_AXIS_FFTS
+        for draw in (normal, _complex)
+    ],
+    "aten::fft_fft2": [
+        Sample(
+            f"{draw.__name__}-axes={axes}-norm={norm}",
+            lambda r, d=draw, a=axes, m=norm: (d(r, 2, 3, 4), a, m),
+        )
+        for axes, norm in _MANY_AXES_FFTS
+        for draw in (normal, _complex)
+    ],
+    "aten::fft_ifft2": [
+        Sample(
+            f"{draw.__name__}-axes={axes}-norm={norm}",
+            lambda r, d=draw, a=axes, m=norm: (d(r, 2, 3, 4), a, m),
+        )
+        for axes, norm in _MANY_AXES_FFTS
+        for draw in (normal, _complex)
+    ],
+    "aten::fft_fftn": [
+        Sample(
+            f"{draw.__name__}-axes={axes}-norm={norm}",
+            lambda r, d=draw, a=axes, m=norm: (d(r, 2, 3, 4), a, m),
+        )
+        for axes, norm in _MANY_AXES_FFTS
+        for draw in (normal, _complex)
+    ],
+    "aten::fft_ifftn": [
+        Sample(
+            f"{draw.__name__}-axes={axes}-norm={norm}",
+            lambda r, d=draw, a=axes, m=norm: (d(r, 2, 3, 4), a, m),
+        )
+        for axes, norm in _MANY_AXES_FFTS
+        for draw in (normal, _complex)
+    ],
+    "aten::real": [
+        Sample("real", lambda r: (normal(r, 3, 4),)),
+        Sample("complex", lambda r: (_complex(r, 3, 4),)),
+    ],
+    "aten::imag": [
+        Sample("real", lambda r: (normal(r, 3, 4),)),
+        Sample("complex", lambda r: (_complex(r, 3, 4),)),
+    ],
+    "aten::conj": [
+        Sample("real", lambda r: (normal(r, 3, 4),)),
+        Sample("complex", lambda r: (_complex(r, 3, 4),)),
+    ],
     "aten::diag": [
         Sample(f"{shape}-k={k}", lambda r, shape=shape, k=k: (normal(r, *shape), k))
         for shape, k in [((4,), 0), ((4,), 1), ((4,), -2), ((3, 4), 0), ((3, 4), 1), ((4, 3), -1)]
@@ -855,4 +955,10 @@ FLOAT32_OPS = (
     "aten::linalg_eigh",
     "aten::linalg_svd",
     "aten::linalg_norm",
+    "aten::fft_fftshift",
+    "aten::fft_fft",
+    "aten::fft_rfft",
+    "aten::fft_irfft",
+    "aten::fft_fftn",
+    "aten::real",
 )

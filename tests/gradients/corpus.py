@@ -530,3 +530,41 @@ def svd_reconstruction(a, target):
 def pinv_and_vector_norms(a):
     p = np.linalg.pinv(a)
     return np.linalg.norm(p, axis=0, ord=1).sum() + np.linalg.norm(np.ravel(p), np.inf)
+
+
+# ---- np.fft: real losses of complex intermediates (Note [Complex gradients]) ------------------
+
+
+@case(arrays((8,)))
+def rfft_power_spectrum(x):
+    return np.sum(np.abs(np.fft.rfft(x)) ** 2)
+
+
+@case(arrays((3, 4), (3, 4)))
+def fft_real_part_weighted(x, w):
+    return np.sum(np.real(np.fft.fft(x)) * w)
+
+
+@case(arrays((3, 4), (3, 4)))
+def fft2_shifted_magnitudes(x, w):
+    spectrum = np.fft.fftshift(np.fft.fft2(x * w, norm="ortho"))
+    return np.sum(np.abs(spectrum)) + np.sum(np.imag(spectrum) * w)
+
+
+@case(arrays((6, 4)))
+def rfft_filter_irfft_round_trip(x):
+    spectrum = np.fft.rfft(x, axis=0)
+    smoothed = np.fft.irfft(spectrum * np.conj(spectrum) + spectrum, 6, axis=0)
+    return np.sum(np.tanh(smoothed)) + np.sum(np.fft.ifftshift(x, axes=1) * x)
+
+
+@case(arrays((2, 3, 4)))
+def fftn_ifftn_complex_chain(x):
+    z = np.fft.fftn(x, axes=(0, 2))
+    back = np.fft.ifftn(z * z, axes=(0, 2))
+    return np.sum(np.real(back) ** 2) + np.sum(np.abs(np.fft.ifft(x, 5, axis=1)))
+
+
+@case(float32_arrays((8,)))
+def float32_rfft_power(x):
+    return np.sum(np.abs(np.fft.rfft(x, 6, norm="forward")) ** 2)

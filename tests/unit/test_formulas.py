@@ -176,8 +176,13 @@ def parts(result: Any) -> tuple[Any, ...]:
 
 
 def flat(result: Any) -> np.ndarray:
-    """Every element of an operator's result (or of its cotangent), in float64, in one row."""
-    return np.concatenate([np.ravel(np.asarray(part, np.float64)) for part in parts(result)])
+    """Every element of an operator's result (or of its cotangent), in float64 (complex128 for
+    complex ones), in one row."""
+    return np.concatenate([np.ravel(np.asarray(part, _wide(part))) for part in parts(result)])
+
+
+def _wide(part: Any) -> type:
+    return np.complex128 if np.iscomplexobj(part) else np.float64
 
 
 def finite_differences(
@@ -186,16 +191,23 @@ def finite_differences(
     """Central differences of ``sum(kernel(operands) * cotangent)`` w.r.t. each element of the
     operand at ``slot``. The two outputs are subtracted before the projection, so the
     projection's rounding does not swamp the small difference."""
-    base = np.array(operand_at(operands, slot), dtype=np.float64)
-    numeric = np.zeros(base.shape)
+    operand = operand_at(operands, slot)
+    base = np.array(operand, dtype=_wide(operand))
+    numeric = np.zeros(base.shape, base.dtype)
+    # A complex operand moves along its real and its imaginary part: dL/dRe - 1j * dL/dIm.
+    directions = (1.0, 1j) if np.iscomplexobj(base) else (1.0,)
     for index in np.ndindex(base.shape):
-        results = []
-        for step in (eps, -eps):
-            moved = base.copy()
-            moved[index] += step
-            value = moved if base.ndim else float(moved)
-            results.append(flat(kernel(*with_operand(operands, slot, value))))
-        numeric[index] = np.sum((results[0] - results[1]) * flat(cotangent)) / (2 * eps)
+        for direction in directions:
+            results = []
+            for step in (eps, -eps):
+                moved = base.copy()
+                moved[index] += step * direction
+                value = moved if base.ndim or np.iscomplexobj(base) else float(moved)
+                results.append(flat(kernel(*with_operand(operands, slot, value))))
+            # A complex cotangent c stands for the real loss Re(sum(c * out)): Note [Complex
+            # gradients] in `autodiff.formulas`.
+            projected = np.sum((results[0] - results[1]) * flat(cotangent))
+            numeric[index] += np.real(projected) / (2 * eps) * np.conj(direction)
     return numeric
 
 
@@ -232,6 +244,14 @@ def _cast_floats(operands: Operands, dtype: type) -> Operands:
     return tuple(cast(v) for v in operands)
 
 
+def _cotangent(rng: np.random.Generator, part: Any) -> Any:
+    """A random cotangent of one result: complex for a complex result."""
+    cotangent = rng.standard_normal(np.shape(part))
+    if np.iscomplexobj(part):
+        cotangent = cotangent + 1j * rng.standard_normal(np.shape(part))
+    return cotangent.astype(np.result_type(part))
+
+
 def check_gradients(op: str, operands: Operands, wrt: tuple[int, ...], rtol: float) -> None:
     """The vjp of a one-node graph of ``op``, for a random cotangent, against finite
     differences, element by element; each gradient has its operand's shape and dtype."""
@@ -239,7 +259,7 @@ def check_gradients(op: str, operands: Operands, wrt: tuple[int, ...], rtol: flo
     assert kernel is not None
     out = kernel(*operands)
     rng = np.random.default_rng(1)
-    cotangents = [rng.standard_normal(np.shape(p)).astype(np.result_type(p)) for p in parts(out)]
+    cotangents = [_cotangent(rng, p) for p in parts(out)]
     cotangent = tuple(cotangents) if isinstance(out, tuple) else cotangents[0]
     call, grads = vjp(op, operands, wrt, cotangent)
     wide = _cast_floats(operands, np.float64)
@@ -255,7 +275,7 @@ def check_gradients(op: str, operands: Operands, wrt: tuple[int, ...], rtol: flo
         want = precision if isinstance(operand, float) else np.result_type(operand)
         assert np.result_type(grad) == want, f"{where}: gradient dtype"
         numeric = finite_differences(kernel, wide, slot, cotangent, eps)
-        error = np.abs(np.asarray(grad, np.float64) - numeric) / np.maximum(np.abs(numeric), 1)
+        error = np.abs(np.asarray(grad, _wide(grad)) - numeric) / np.maximum(np.abs(numeric), 1)
         error = np.where(np.isnan(error), np.inf, error)
         if error.size and error.max() > rtol:
             worst = tuple(int(i) for i in np.unravel_index(np.argmax(error), error.shape))

@@ -1,0 +1,300 @@
+"""``np.fft``: the discrete Fourier transforms, the frequency shifts, and the complex parts
+(``np.real``, ``np.imag``, ``np.conj``) that turn a transform's complex result back into real
+values.
+
+Transforms follow ``np.fft``: a complex result of the input's precision (``complex64`` from
+float32 or complex64, ``complex128`` otherwise), ``n`` padding or truncating the transformed
+axis, ``norm`` one of None, ``"backward"``, ``"ortho"`` or ``"forward"``. The multi-axis
+transforms take ``axes`` but not ``s`` (the frontend refuses it).
+
+The helpers at the end serve the derivative formulas (see `autodiff.formulas`, Note [Complex
+gradients] in its docstring).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import numpy as np
+
+from ir.errors import ShapeError
+from ir.ops.registry import NOT_CONSTANT, register_op
+from ir.ops.shape_ops import axis_argument
+from ir.ops.shape_rules import as_tensor, elementwise, known_int, normalize_axis, tensor
+from ir.types import NONE, Type
+
+_NORMS = (None, "backward", "ortho", "forward")
+Norm = Literal["backward", "ortho", "forward"] | None
+
+
+def complex_dtype(dtype: str | None) -> str | None:
+    """The dtype of a transform's complex result for an operand of ``dtype``."""
+    if dtype is None:
+        return None
+    return "complex64" if dtype in ("float32", "complex64") else "complex128"
+
+
+def real_dtype(dtype: str | None) -> str | None:
+    """The dtype of ``irfft``'s real result for an operand of ``dtype``."""
+    if dtype is None:
+        return None
+    return "float32" if dtype in ("float32", "complex64") else "float64"
+
+
+def _check_norm(norm: Any) -> None:
+    if norm is not NOT_CONSTANT and norm not in _NORMS:
+        raise ShapeError(f'Invalid norm value {norm}; should be "backward", "ortho" or "forward".')
+
+
+def _shift_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    x = as_tensor(types[0])
+    axes = None if types[1] is NONE else consts[1]
+    if x.shape is not None and axes not in (None, NOT_CONSTANT):
+        for a in axes if isinstance(axes, tuple | list) else (axes,):
+            normalize_axis(int(a), len(x.shape))
+    return tensor(x.dtype, x.shape)
+
+
+def fftshift(x: Any, axes: Any) -> Any:
+    return np.fft.fftshift(x, axis_argument(axes))
+
+
+def ifftshift(x: Any, axes: Any) -> Any:
+    return np.fft.ifftshift(x, axis_argument(axes))
+
+
+register_op("aten::fft_fftshift(Tensor self, Any axes=None) -> Tensor", shape=_shift_rule)(fftshift)
+register_op("aten::fft_ifftshift(Tensor self, Any axes=None) -> Tensor", shape=_shift_rule)(
+    ifftshift
+)
+
+# ---- one-axis transforms ------------------------------------------------------------------------
+
+
+def _one_axis_rule(kind: str) -> Any:
+    """Rule of ``fft``/``ifft`` (``kind`` "c"), ``rfft`` ("r") and ``irfft`` ("ir")."""
+
+    def rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+        x = as_tensor(types[0])
+        _check_norm(consts[3])
+        dtype = real_dtype(x.dtype) if kind == "ir" else complex_dtype(x.dtype)
+        if x.shape is None or consts[2] is NOT_CONSTANT:
+            return tensor(dtype, None if x.shape is None else (None,) * len(x.shape))
+        if not x.shape:
+            raise ShapeError("axis -1 is out of bounds for array of dimension 0")
+        axis = normalize_axis(int(consts[2]), len(x.shape))
+        n = None if types[1] is NONE else known_int(consts[1])
+        if types[1] is not NONE and n is None:
+            length = None
+        else:
+            length = _result_length(kind, x.shape[axis], n)
+        shape = list(x.shape)
+        shape[axis] = length
+        return tensor(dtype, tuple(shape))
+
+    return rule
+
+
+def _result_length(kind: str, dim: int | None, n: int | None) -> int | None:
+    if n is not None and n < 1:
+        raise ShapeError(f"Invalid number of FFT data points ({n}) specified.")
+    if kind == "ir":
+        if n is not None:
+            return n
+        if dim is not None and 2 * (dim - 1) < 1:
+            raise ShapeError(f"Invalid number of FFT data points ({2 * (dim - 1)}) specified.")
+        return None if dim is None else 2 * (dim - 1)
+    full = n if n is not None else dim
+    if kind == "r":
+        return None if full is None else full // 2 + 1
+    return full
+
+
+def _one_axis(name: str, kind: str, fn: Any) -> None:
+    register_op(
+        f"aten::fft_{name}(Tensor self, int? n=None, int axis=-1, str? norm=None) -> Tensor",
+        shape=_one_axis_rule(kind),
+    )(fn)
+
+
+def fft(x: Any, n: int | None, axis: int, norm: Norm) -> Any:
+    return np.fft.fft(x, n, axis, norm)
+
+
+def ifft(x: Any, n: int | None, axis: int, norm: Norm) -> Any:
+    return np.fft.ifft(x, n, axis, norm)
+
+
+def rfft(x: Any, n: int | None, axis: int, norm: Norm) -> Any:
+    if np.iscomplexobj(x):
+        raise TypeError("rfft of a complex array: use fft")
+    return np.fft.rfft(x, n, axis, norm)
+
+
+def irfft(x: Any, n: int | None, axis: int, norm: Norm) -> Any:
+    return np.fft.irfft(x, n, axis, norm)
+
+
+_one_axis("fft", "c", fft)
+_one_axis("ifft", "c", ifft)
+_one_axis("rfft", "r", rfft)
+_one_axis("irfft", "ir", irfft)
+
+# ---- several axes ----------------------------------------------------------------------------
+
+
+def _many_axes_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    x = as_tensor(types[0])
+    _check_norm(consts[2])
+    axes = None if types[1] is NONE else consts[1]
+    if x.shape is not None and axes not in (None, NOT_CONSTANT):
+        seen = [normalize_axis(int(a), len(x.shape)) for a in axes]
+        if len(set(seen)) != len(seen):
+            raise ShapeError("repeated axis in the axes of a Fourier transform")
+    return tensor(complex_dtype(x.dtype), x.shape)
+
+
+def fftn(x: Any, axes: Any, norm: Norm) -> Any:
+    return np.fft.fftn(x, None, axis_argument(axes), norm)
+
+
+def ifftn(x: Any, axes: Any, norm: Norm) -> Any:
+    return np.fft.ifftn(x, None, axis_argument(axes), norm)
+
+
+def fft2(x: Any, axes: Any, norm: Norm) -> Any:
+    return np.fft.fft2(x, None, axis_argument(axes), norm)
+
+
+def ifft2(x: Any, axes: Any, norm: Norm) -> Any:
+    return np.fft.ifft2(x, None, axis_argument(axes), norm)
+
+
+for _name, _fn, _default in [
+    ("fft2", fft2, "(-2, -1)"),
+    ("ifft2", ifft2, "(-2, -1)"),
+    ("fftn", fftn, "None"),
+    ("ifftn", ifftn, "None"),
+]:
+    register_op(
+        f"aten::fft_{_name}(Tensor self, Any axes={_default}, str? norm=None) -> Tensor",
+        shape=_many_axes_rule,
+    )(_fn)
+
+# ---- complex parts ---------------------------------------------------------------------------
+
+
+def conj(x: Any) -> Any:
+    return np.conjugate(x)
+
+
+register_op("aten::real(Any self) -> Tensor", shape=elementwise(np.real))(np.real)
+register_op("aten::imag(Any self) -> Tensor", shape=elementwise(np.imag))(np.imag)
+register_op("aten::conj(Any self) -> Tensor", shape=elementwise(np.conjugate))(conj)
+
+# ---- compile-time helpers of the derivative formulas ------------------------------------------
+
+
+def grad_like(grad: Any, like: Any) -> Any:
+    """``grad`` as the gradient of ``like``: its real part when ``like`` is real (a real
+    argument's gradient is real, as in JAX), in ``like``'s dtype."""
+    dtype = np.result_type(like)
+    if dtype.kind != "c":
+        grad = np.real(grad)
+    return np.asarray(grad, dtype=dtype if dtype.kind in "fc" else np.float64)
+
+
+def _grad_like_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    grad, like = as_tensor(types[0]), as_tensor(types[1], 1)
+    dtype = like.dtype
+    if dtype is not None and np.dtype(dtype).kind not in "fc":
+        dtype = "float64"
+    return tensor(dtype, grad.shape)
+
+
+def imag_backward(grad: Any, like: Any) -> Any:
+    """The vjp of ``np.imag``: ``-1j * grad`` (0 for a real ``like``)."""
+    return grad_like(-1j * np.asarray(grad), like)
+
+
+def _resized(grad: np.ndarray, length: int, axis: int) -> np.ndarray:
+    """``grad`` truncated or zero-padded along ``axis`` to ``length``: the adjoint of the
+    padding or truncation a transform's ``n`` does."""
+    have = grad.shape[axis]
+    if have >= length:
+        return np.take(grad, np.arange(length), axis=axis)
+    widths = [(0, 0)] * grad.ndim
+    widths[axis] = (0, length - have)
+    return np.pad(grad, widths)
+
+
+def fft_backward(grad: Any, like: Any, n: int | None, axis: int, norm: Norm, inverse: bool) -> Any:
+    """The vjp of ``fft`` (``ifft`` when ``inverse``): the DFT matrix is symmetric, so its
+    transpose is the same transform, followed by the adjoint of ``n``'s resizing."""
+    transform = np.fft.ifft if inverse else np.fft.fft
+    out = transform(grad, None, axis, norm)
+    return grad_like(_resized(out, np.shape(like)[axis], axis), like)
+
+
+def rfft_backward(grad: Any, like: Any, n: int | None, axis: int, norm: Norm) -> Any:
+    """The vjp of ``rfft``: the transpose of the first ``n // 2 + 1`` rows of the DFT matrix is
+    the full transform of the cotangent zero-padded to ``n``; its real part, as ``like`` is
+    real."""
+    full = np.shape(like)[axis] if n is None else n
+    out = np.fft.fft(grad, full, axis, norm)
+    return grad_like(_resized(out, np.shape(like)[axis], axis), like)
+
+
+def irfft_backward(grad: Any, like: Any, n: int | None, axis: int, norm: Norm) -> Any:
+    """The vjp of ``irfft`` in JAX's convention (∂L/∂Re z - i ∂L/∂Im z): ``irfft`` reads the
+    first ``n // 2 + 1`` coefficients and counts every one but the zero-frequency term (and the
+    Nyquist term of an even ``n``) twice, so the cotangent is ``ifft`` of the real cotangent
+    with those weights."""
+    full = np.shape(grad)[axis]
+    half = full // 2 + 1
+    out = _resized(np.fft.ifft(grad, None, axis, norm), half, axis)
+    weights = np.full(half, 2.0)
+    weights[0] = 1.0
+    if full % 2 == 0:
+        weights[-1] = 1.0
+    shape = [1] * out.ndim
+    shape[axis] = half
+    out = out * weights.reshape(shape)
+    return grad_like(_resized(out, np.shape(like)[axis], axis), like)
+
+
+def _like_second_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    like = as_tensor(types[1], 1)
+    dtype = like.dtype
+    if dtype is not None and np.dtype(dtype).kind not in "fc":
+        dtype = "float64"
+    return tensor(dtype, like.shape)
+
+
+register_op(
+    "aten::_grad_like(Tensor grad, Tensor like) -> Tensor",
+    shape=_grad_like_rule,
+    differentiable=False,
+)(grad_like)
+register_op(
+    "aten::_imag_backward(Tensor grad, Tensor like) -> Tensor",
+    shape=_grad_like_rule,
+    differentiable=False,
+)(imag_backward)
+register_op(
+    "aten::_fft_backward(Tensor grad, Tensor like, int? n, int axis, str? norm, bool inverse)"
+    " -> Tensor",
+    shape=_like_second_rule,
+    differentiable=False,
+)(fft_backward)
+register_op(
+    "aten::_rfft_backward(Tensor grad, Tensor like, int? n, int axis, str? norm) -> Tensor",
+    shape=_like_second_rule,
+    differentiable=False,
+)(rfft_backward)
+register_op(
+    "aten::_irfft_backward(Tensor grad, Tensor like, int? n, int axis, str? norm) -> Tensor",
+    shape=_like_second_rule,
+    differentiable=False,
+)(irfft_backward)
