@@ -1331,6 +1331,13 @@ def _diag_backward(grad, shape, k):
     return diag_backward(grad, shape, k), backward
 
 
+def _diff_backward(grad, shape, n, axis):
+    def backward(dout):
+        return np.diff(dout, n, axis), None, None, None
+
+    return diff_backward(grad, shape, n, axis), backward
+
+
 # ---- np.linalg --------------------------------------------------------------------------------
 # Matrices may come in stacks, so transposes swap the last two axes. Decompositions assume what
 # makes their derivative exist: distinct eigenvalues (eigh) and singular values (svd), a

@@ -865,6 +865,7 @@ SAMPLES: dict[str, list[Sample]] = {
         Sample("of-vector", lambda r: (normal(r, 4, 4), (3,), 1)),
         Sample("of-matrix", lambda r: (normal(r, 3), (3, 4), 0)),
     ],
+    "aten::_diff_backward": [Sample("n=2-axis=0", lambda r: (normal(r, 3, 4), (5, 4), 2, 0))],
     "aten::linalg_inv": _linalg(_well_conditioned, (3, 3), (2, 3, 3)),
     "aten::linalg_det": _linalg(_well_conditioned, (3, 3), (2, 3, 3), (1, 1)),
     "aten::linalg_slogdet": [

@@ -97,6 +97,7 @@ DIFFERENTIABLE_HELPERS = {
     "aten::_repeat_backward",
     "aten::_diagonal_backward",
     "aten::_diag_backward",
+    "aten::_diff_backward",
 }
 
 

@@ -223,6 +223,31 @@ def test_scripted_function_calls_a_gradient() -> None:
     np.testing.assert_allclose(scripted(x, v), np.sum(exp_sin_gradient(x) * v), rtol=1e-14)
 
 
+def sine_product(x, y):
+    return np.sum(np.sin(x) * y)
+
+
+sine_value_and_grads = ad.value_and_grad(sine_product, argnums=(0, 1))
+
+
+def value_plus_gradient_product(x, y):
+    value, grads = sine_value_and_grads(x, y)
+    dx, dy = grads
+    return value + np.sum(dx * dy)
+
+
+def test_scripted_function_calls_value_and_grad_with_several_argnums() -> None:
+    x, y = np.array([0.3, 0.5]), np.array([1.0, 2.0])
+    expected = np.sum(np.sin(x) * y) + np.sum(np.cos(x) * y * np.sin(x))
+    assert ad.script(value_plus_gradient_product)(x, y) == pytest.approx(expected, rel=1e-14)
+    numeric = np.zeros(2)
+    for index, step in enumerate(np.eye(2) * EPS):
+        ahead = value_plus_gradient_product(x + step, y)
+        behind = value_plus_gradient_product(x - step, y)
+        numeric[index] = (ahead - behind) / (2 * EPS)
+    assert_close(ad.grad(value_plus_gradient_product)(x, y), numeric)
+
+
 def test_gradient_graph_has_no_reverse_nodes() -> None:
     graph = gradient_graph(ad.script(reduction_with_axis).graph, [TENSOR], [0], several=False)
     kinds = {node.kind for node in graph.all_nodes()}
