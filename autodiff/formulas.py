@@ -243,11 +243,14 @@ def tanh(self):
 
 
 def abs_(self):
-    def backward(dout):
-        # conj is the identity on real operands; for a complex one, dout * conj(z) / |z|.
-        return dout * np.conj(np.sign(self))
+    out = np.abs(self)
 
-    return np.abs(self), backward
+    def backward(dout):
+        # dout * sign(x); for a complex z, dout * conj(z) / |z| (0 at 0), written so that it
+        # differentiates again (sign's derivative is 0, z / |z|'s is not).
+        return dout * np.conj(self) / np.where(out == 0, 1.0, out)
+
+    return out, backward
 
 
 def sign(self):
@@ -1007,6 +1010,49 @@ def conj(self):
         return grad_like(np.conj(dout), self)
 
     return np.conj(self), backward
+
+
+# Adjoints of the np.fft helpers: each is linear in its gradient, so its own vjp is the
+# transform it transposes (Note [Complex gradients]); second derivatives go through them.
+
+
+def _grad_like(grad, like):
+    def backward(dout):
+        return grad_like(dout, grad), None
+
+    return grad_like(grad, like), backward
+
+
+def _imag_backward(grad, like):
+    def backward(dout):
+        return imag_backward(dout, grad), None
+
+    return imag_backward(grad, like), backward
+
+
+def _fft_backward(grad, like, n, axis, norm, inverse):
+    def backward(dout):
+        if inverse:
+            transposed = np.fft.ifft(dout, n, axis, norm)
+        else:
+            transposed = np.fft.fft(dout, n, axis, norm)
+        return grad_like(transposed, grad), None, None, None, None, None
+
+    return fft_backward(grad, like, n, axis, norm, inverse), backward
+
+
+def _rfft_backward(grad, like, n, axis, norm):
+    def backward(dout):
+        return grad_like(np.fft.rfft(dout, n, axis, norm), grad), None, None, None, None
+
+    return rfft_backward(grad, like, n, axis, norm), backward
+
+
+def _irfft_backward(grad, like, n, axis, norm):
+    def backward(dout):
+        return grad_like(np.fft.irfft(dout, n, axis, norm), grad), None, None, None, None
+
+    return irfft_backward(grad, like, n, axis, norm), backward
 
 
 # ---- selection: diagonals, triangles, take ----------------------------------------------------

@@ -717,6 +717,65 @@ SAMPLES: dict[str, list[Sample]] = {
         Sample("real", lambda r: (normal(r, 3, 4),)),
         Sample("complex", lambda r: (_complex(r, 3, 4),)),
     ],
+    "aten::_grad_like": [
+        Sample(
+            f"{g.__name__}-to-{like.__name__}",
+            lambda r, g=g, like=like: (g(r, 3, 4), like(r, 3, 4)),
+        )
+        for g, like in [(_complex, normal), (_complex, _complex), (normal, _complex)]
+    ],
+    "aten::_imag_backward": [
+        Sample(
+            f"{g.__name__}-to-{like.__name__}",
+            lambda r, g=g, like=like: (g(r, 3, 4), like(r, 3, 4)),
+        )
+        for g, like in [(_complex, normal), (_complex, _complex), (normal, _complex)]
+    ],
+    "aten::_fft_backward": [
+        Sample(
+            f"{like.__name__}-n={n}-norm={norm}-inverse={inverse}",
+            lambda r, like=like, n=n, norm=norm, inverse=inverse: (
+                _complex(r, 3, n or 5),
+                like(r, 3, 5),
+                n,
+                -1,
+                norm,
+                inverse,
+            ),
+        )
+        for like, n, norm, inverse in [
+            (normal, None, "ortho", False),
+            (normal, 8, None, True),
+            (_complex, 3, "forward", False),
+            (_complex, None, None, True),
+        ]
+    ],
+    "aten::_rfft_backward": [
+        Sample(
+            f"n={n}-norm={norm}",
+            lambda r, n=n, norm=norm: (
+                _complex(r, 3, (n or 5) // 2 + 1),
+                normal(r, 3, 5),
+                n,
+                -1,
+                norm,
+            ),
+        )
+        for n, norm in [(None, None), (8, "ortho"), (4, "forward")]
+    ],
+    "aten::_irfft_backward": [
+        Sample(
+            f"n={n}-m={m}-norm={norm}",
+            lambda r, n=n, m=m, norm=norm: (
+                normal(r, 3, n or 2 * (m - 1)),
+                _complex(r, 3, m),
+                n,
+                -1,
+                norm,
+            ),
+        )
+        for n, m, norm in [(None, 4, None), (5, 4, "ortho"), (8, 3, "forward")]
+    ],
     "aten::diag": [
         Sample(f"{shape}-k={k}", lambda r, shape=shape, k=k: (normal(r, *shape), k))
         for shape, k in [((4,), 0), ((4,), 1), ((4,), -2), ((3, 4), 0), ((3, 4), 1), ((4, 3), -1)]

@@ -275,26 +275,21 @@ def _like_second_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type
 register_op(
     "aten::_grad_like(Tensor grad, Tensor like) -> Tensor",
     shape=_grad_like_rule,
-    differentiable=False,
 )(grad_like)
 register_op(
     "aten::_imag_backward(Tensor grad, Tensor like) -> Tensor",
     shape=_grad_like_rule,
-    differentiable=False,
 )(imag_backward)
 register_op(
     "aten::_fft_backward(Tensor grad, Tensor like, int? n, int axis, str? norm, bool inverse)"
     " -> Tensor",
     shape=_like_second_rule,
-    differentiable=False,
 )(fft_backward)
 register_op(
     "aten::_rfft_backward(Tensor grad, Tensor like, int? n, int axis, str? norm) -> Tensor",
     shape=_like_second_rule,
-    differentiable=False,
 )(rfft_backward)
 register_op(
     "aten::_irfft_backward(Tensor grad, Tensor like, int? n, int axis, str? norm) -> Tensor",
     shape=_like_second_rule,
-    differentiable=False,
 )(irfft_backward)
