@@ -1332,6 +1332,24 @@ def _take_backward(grad, shape, indices, axis):
     return take_backward(grad, shape, indices, axis), backward
 
 
+def _tile_backward(grad, shape, reps):
+    # Sums the tiles' gradients: its adjoint tiles again.
+    def backward(dout):
+        return np.tile(dout, reps), None, None
+
+    return tile_backward(grad, shape, reps), backward
+
+
+def _pad_backward(grad, shape, pad_width, mode):
+    # Gathers the padded gradient onto the elements and the constant it copies: its adjoint
+    # pads again, with the constant's cotangent as the constant (the copying modes have none).
+    def backward(dout):
+        dout_self, dout_value = dout
+        return np.pad(dout_self, pad_width, mode, constant_values=dout_value), None, None, None
+
+    return pad_backward(grad, shape, pad_width, mode), backward
+
+
 def _cumsum_backward(grad, shape, axis):
     def backward(dout):
         return np.cumsum(dout, axis), None, None

@@ -925,6 +925,17 @@ SAMPLES: dict[str, list[Sample]] = {
         Sample("of-matrix", lambda r: (normal(r, 3), (3, 4), 0)),
     ],
     "aten::_diff_backward": [Sample("n=2-axis=0", lambda r: (normal(r, 3, 4), (5, 4), 2, 0))],
+    "aten::_tile_backward": [
+        Sample("(2,3)-by-(2,1,2)", lambda r: (normal(r, 2, 2, 6), (2, 3), (2, 1, 2))),
+        Sample("(2,3,2)-by-3", lambda r: (normal(r, 2, 3, 6), (2, 3, 2), 3)),
+    ],
+    "aten::_pad_backward": [
+        Sample(
+            f"{mode}",
+            lambda r, mode=mode: (normal(r, 5, 7), (3, 4), ((1, 1), (2, 1)), mode),
+        )
+        for mode in ["constant", "edge", "reflect", "symmetric", "wrap"]
+    ],
     "aten::linalg_inv": _linalg(_well_conditioned, (3, 3), (2, 3, 3)),
     "aten::linalg_det": _linalg(_well_conditioned, (3, 3), (2, 3, 3), (1, 1)),
     "aten::linalg_slogdet": [

@@ -98,6 +98,8 @@ DIFFERENTIABLE_HELPERS = {
     "aten::_diagonal_backward",
     "aten::_diag_backward",
     "aten::_diff_backward",
+    "aten::_tile_backward",
+    "aten::_pad_backward",
 }
 
 

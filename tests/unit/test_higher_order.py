@@ -79,6 +79,15 @@ def joined(x):
     return np.sum(np.concatenate([x, np.sin(x)]) ** 3) + np.sum(np.stack([x, x * x], axis=1) ** 2)
 
 
+def tiled(x):
+    return np.sum(np.tile(np.sin(x), (2, 2)) ** 3)
+
+
+def padded(x):
+    reflected = np.pad(np.sin(x), (2, 1), "reflect")
+    return np.sum(reflected**3) + np.sum(np.pad(x * x, 1, "constant", constant_values=0.5) ** 2)
+
+
 def _points() -> dict[str, np.ndarray]:
     rng = np.random.default_rng(0)
     return {"vector": rng.standard_normal(3), "matrix": rng.standard_normal((3, 3))}
@@ -100,6 +109,8 @@ CASES: list[tuple[Callable[..., Any], str, tuple[np.ndarray, ...]]] = [
     (one_d_dot, "vector", ()),
     (scans_and_traces, "vector", ()),
     (joined, "vector", ()),
+    (tiled, "vector", ()),
+    (padded, "vector", ()),
 ]
 
 
