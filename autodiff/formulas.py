@@ -46,6 +46,7 @@ from ir.ops.gradients import (
     index_backward,
     index_tuple,
     input_shapes,
+    join,
     join_backward,
     matmul_backward,
     norm_backward,
@@ -1348,6 +1349,25 @@ def _pad_backward(grad, shape, pad_width, mode):
         return np.pad(dout_self, pad_width, mode, constant_values=dout_value), None, None, None
 
     return pad_backward(grad, shape, pad_width, mode), backward
+
+
+def _join_backward(grad, shapes, axis):
+    # Splits hstack's or vstack's gradient: its adjoint joins the pieces again.
+    ndim = grad.ndim
+
+    def backward(dout):
+        return join(dout, axis, ndim), None, None
+
+    return join_backward(grad, shapes, axis), backward
+
+
+def _join(tensors, axis, ndim):
+    shapes = input_shapes(tensors)
+
+    def backward(dout):
+        return join_backward(dout, shapes, axis), None, None
+
+    return join(tensors, axis, ndim), backward
 
 
 def _cumsum_backward(grad, shape, axis):

@@ -929,6 +929,16 @@ SAMPLES: dict[str, list[Sample]] = {
         Sample("(2,3)-by-(2,1,2)", lambda r: (normal(r, 2, 2, 6), (2, 3), (2, 1, 2))),
         Sample("(2,3,2)-by-3", lambda r: (normal(r, 2, 3, 6), (2, 3, 2), 3)),
     ],
+    "aten::_join_backward": [
+        Sample("hstack-vectors", lambda r: (normal(r, 4), ((), (2,), ()), 0)),
+        Sample("hstack-matrices", lambda r: (normal(r, 3, 3), ((3, 2), (3, 1)), 1)),
+        Sample("vstack-vector-and-matrix", lambda r: (normal(r, 3, 4), ((4,), (2, 4)), 0)),
+        Sample("vstack-three-d", lambda r: (normal(r, 3, 3, 4), ((2, 3, 4), (1, 3, 4)), 0)),
+    ],
+    "aten::_join": [
+        Sample("vectors-as-rows", lambda r: ((normal(r, 4), normal(r, 2, 4)), 0, 2)),
+        Sample("scalars-and-vector", lambda r: ((normal(r), normal(r, 2)), 0, 1)),
+    ],
     "aten::_pad_backward": [
         Sample(
             f"{mode}",

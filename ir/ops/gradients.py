@@ -13,10 +13,11 @@ from typing import Any
 
 import numpy as np
 
-from ir.ops.arrangement import PadMode, atleast_shape
+from ir.ops.arrangement import PadMode, _promoted_sequence, atleast_shape
 from ir.ops.indexing import _along
 from ir.ops.registry import NOT_CONSTANT, OPS, register_op
 from ir.ops.selection import diagonal_length
+from ir.ops.shape_ops import _concatenate_rule
 from ir.ops.shape_rules import as_array_like, as_tensor, fixed, int_sequence, normalize_axes, tensor
 from ir.types import ANY, BOOL, FLOAT, INT, STR, TensorType, TupleType, Type
 
@@ -374,6 +375,21 @@ def join_backward(grad: Any, shapes: Any, axis: int) -> tuple[Any, ...]:
     return tuple(p.reshape(s) for p, s in zip(pieces, shapes, strict=True))
 
 
+def join(tensors: Any, axis: int, ndim: int) -> Any:
+    """The adjoint of `join_backward`: the arrays made at least ``ndim``-d, as ``np.hstack``
+    and ``np.vstack`` make them, concatenated along ``axis``."""
+    shaped = [np.reshape(t, atleast_shape(np.shape(t), ndim)) for t in tensors]
+    return np.concatenate(shaped, axis=axis)
+
+
+def _join_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    axis, ndim = consts[1], consts[2]
+    if ndim is NOT_CONSTANT:
+        return _concatenate_rule([types[0], INT], [NOT_CONSTANT, NOT_CONSTANT])
+    sequence, _ = _promoted_sequence(types[0], int(ndim))
+    return _concatenate_rule([sequence, INT], [NOT_CONSTANT, axis])
+
+
 def repeat_backward(grad: Any, shape: Any, repeats: Any, axis: int | None) -> Any:
     """The gradient of ``np.repeat``: each element gets the sum of its copies' gradients."""
     grad = np.asarray(grad)
@@ -456,6 +472,7 @@ register_op(
     "aten::_join_backward(Tensor grad, Any shapes, int axis) -> Any",
     shape=_concatenate_backward_rule,
 )(join_backward)
+register_op("aten::_join(Any tensors, int axis, int ndim) -> Tensor", shape=_join_rule)(join)
 register_op(
     "aten::_repeat_backward(Tensor grad, Any shape, Any repeats, int? axis) -> Tensor",
     shape=_shaped_by_operand(1),

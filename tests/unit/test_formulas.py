@@ -100,6 +100,7 @@ DIFFERENTIABLE_HELPERS = {
     "aten::_diff_backward",
     "aten::_tile_backward",
     "aten::_pad_backward",
+    "aten::_join_backward",
 }
 
 

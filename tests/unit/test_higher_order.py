@@ -88,6 +88,11 @@ def padded(x):
     return np.sum(reflected**3) + np.sum(np.pad(x * x, 1, "constant", constant_values=0.5) ** 2)
 
 
+def stacked(x):
+    rows = np.vstack([np.sin(x), x * x])
+    return np.sum(np.hstack([x[0], np.cos(x), x[1:] ** 2]) ** 3) + np.sum(np.exp(rows) * rows)
+
+
 def _points() -> dict[str, np.ndarray]:
     rng = np.random.default_rng(0)
     return {"vector": rng.standard_normal(3), "matrix": rng.standard_normal((3, 3))}
@@ -111,6 +116,7 @@ CASES: list[tuple[Callable[..., Any], str, tuple[np.ndarray, ...]]] = [
     (joined, "vector", ()),
     (tiled, "vector", ()),
     (padded, "vector", ()),
+    (stacked, "vector", ()),
 ]
 
 
