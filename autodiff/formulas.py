@@ -52,6 +52,7 @@ from ir.ops.gradients import (
     norm_backward,
     pad_backward,
     prod_backward,
+    prod_double_backward,
     repeat_backward,
     select_backward,
     slice_backward,
@@ -1303,6 +1304,15 @@ def _dot_backward(grad, self, other):
         return grad_grad, grad_self, grad_other
 
     return dot_backward(grad, self, other), backward
+
+
+def _prod_backward(grad, self, axis, keepdims):
+    # Linear in the gradient, not in self: the second derivative of a product.
+    def backward(dout):
+        grad_grad, grad_self = prod_double_backward(dout, grad, self, axis, keepdims)
+        return grad_grad, grad_self, None, None
+
+    return prod_backward(grad, self, axis, keepdims), backward
 
 
 def _select_backward(grad, shape, axis, index):

@@ -890,6 +890,25 @@ SAMPLES: dict[str, list[Sample]] = {
         )
         for a, b, g in [((4,), (4,), ()), ((3, 4), (4, 5), (3, 5)), ((3, 4), (4,), (3,))]
     ],
+    "aten::_prod_backward": [
+        Sample(
+            f"{label}-axis={axis}-keepdims={keepdims}",
+            lambda r, draw=draw, axis=axis, keepdims=keepdims, out=out: (
+                normal(r, *out),
+                draw(r),
+                axis,
+                keepdims,
+            ),
+            (0, 1),
+        )
+        for label, draw in [("nonzero", lambda r: nonzero(r, 2, 3, 4)), ("zeros", _with_zeros)]
+        for axis, keepdims, out in [
+            (None, False, ()),
+            (-1, False, (2, 3)),
+            (1, True, (2, 1, 4)),
+            ((0, 2), False, (3,)),
+        ]
+    ],
     "aten::_select_backward": [
         Sample("axis=1", lambda r: (normal(r, 3, 5), (3, 4, 5), 1, -1)),
     ],

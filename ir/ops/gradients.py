@@ -136,6 +136,48 @@ def prod_backward(grad: Any, x: Any, axis: Any, keepdims: bool) -> Any:
     return spread * others
 
 
+def prod_double_backward(
+    cotangent: Any, grad: Any, x: Any, axis: Any, keepdims: bool
+) -> tuple[Any, Any]:
+    """The gradients of `prod_backward` w.r.t. ``grad`` and ``x`` for a ``cotangent`` of x's
+    shape. W.r.t. ``grad``: the cotangent times the others' product, summed back. W.r.t.
+    ``x``: ``grad`` times the derivative of the others' product in the cotangent's direction
+    (the Hessian of a product is symmetric), from prefix and suffix products carried with
+    their derivatives, so without dividing (exact where x has zeros)."""
+    x = np.asarray(x)
+    grad = np.asarray(grad)
+    cotangent = np.asarray(cotangent)
+    reduced = normalize_axes(axis, x.ndim)
+    others = prod_backward(np.ones_like(grad), x, axis, keepdims)
+    grad_grad = np.sum(cotangent * others, axis=reduced, keepdims=True).reshape(grad.shape)
+    kept = [i for i in range(x.ndim) if i not in reduced]
+    order = [*kept, *reduced]
+    moved = np.transpose(x, order)
+    count = int(np.prod([x.shape[i] for i in reduced]))
+    flat = moved.reshape((*moved.shape[: len(kept)], count))
+    direction = np.transpose(cotangent, order).reshape(flat.shape)
+    before, after = np.ones_like(flat), np.ones_like(flat)
+    d_before, d_after = np.zeros_like(flat), np.zeros_like(flat)
+    for k in range(1, count):
+        before[..., k] = before[..., k - 1] * flat[..., k - 1]
+        d_before[..., k] = d_before[..., k - 1] * flat[..., k - 1]
+        d_before[..., k] += before[..., k - 1] * direction[..., k - 1]
+        j = count - 1 - k
+        after[..., j] = after[..., j + 1] * flat[..., j + 1]
+        d_after[..., j] = (
+            d_after[..., j + 1] * flat[..., j + 1] + after[..., j + 1] * direction[..., j + 1]
+        )
+    moved_jvp = (d_before * after + before * d_after).reshape(moved.shape)
+    jvp = np.transpose(moved_jvp, np.argsort(order))
+    grad_x = unreduce(grad, x.shape, axis, keepdims) * jvp
+    return grad_grad.astype(grad.dtype, copy=False), grad_x.astype(x.dtype, copy=False)
+
+
+def _prod_double_backward_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    grad, x = as_tensor(types[1], 1), as_tensor(types[2], 2)
+    return [TupleType((TensorType(grad.dtype, grad.shape), TensorType(x.dtype, x.shape)))]
+
+
 def dtype_of(x: Any) -> str:
     """The dtype NumPy gives ``x`` (``"float64"`` for a Python float), to cast gradients to."""
     return np.result_type(x).name
@@ -299,6 +341,11 @@ register_op(
     "aten::_prod_backward(Tensor grad, Tensor self, Any axis, bool keepdims) -> Tensor",
     shape=_like_tensor_operand(1),
 )(prod_backward)
+register_op(
+    "aten::_prod_double_backward(Tensor cotangent, Tensor grad, Tensor self, Any axis,"
+    " bool keepdims) -> Any",
+    shape=_prod_double_backward_rule,
+)(prod_double_backward)
 register_op(
     "aten::_dtype_of(Any self) -> str",
     shape=fixed(STR),

@@ -101,6 +101,7 @@ DIFFERENTIABLE_HELPERS = {
     "aten::_tile_backward",
     "aten::_pad_backward",
     "aten::_join_backward",
+    "aten::_prod_backward",
 }
 
 

@@ -93,6 +93,10 @@ def stacked(x):
     return np.sum(np.hstack([x[0], np.cos(x), x[1:] ** 2]) ** 3) + np.sum(np.exp(rows) * rows)
 
 
+def products(x):
+    return np.sum(np.prod(x, axis=0) ** 2) + np.prod(np.cos(x), keepdims=True)[0, 0]
+
+
 def _points() -> dict[str, np.ndarray]:
     rng = np.random.default_rng(0)
     return {"vector": rng.standard_normal(3), "matrix": rng.standard_normal((3, 3))}
@@ -117,6 +121,7 @@ CASES: list[tuple[Callable[..., Any], str, tuple[np.ndarray, ...]]] = [
     (tiled, "vector", ()),
     (padded, "vector", ()),
     (stacked, "vector", ()),
+    (products, "matrix", ()),
 ]
 
 
@@ -189,6 +194,18 @@ def test_hessian_blocks_for_several_arguments() -> None:
     np.testing.assert_allclose(xy, np.diag(2 * y))
     np.testing.assert_allclose(yx, np.diag(2 * y))
     np.testing.assert_allclose(yy, np.diag(2 * x))
+
+
+def test_hessian_of_a_product_with_a_zero_divides_by_nothing() -> None:
+    def product(x):
+        return np.prod(x)
+
+    x = np.array([0.0, 2.0, -1.5, 0.5])
+    expected = np.zeros((4, 4))
+    for i, j in np.ndindex(4, 4):
+        if i != j:
+            expected[i, j] = np.prod(np.delete(x, [i, j]))
+    np.testing.assert_allclose(ad.hessian(product)(x), expected, atol=1e-15)
 
 
 def test_jacobian_of_an_elementwise_map_is_diagonal() -> None:
