@@ -69,6 +69,7 @@ from ir.ops.products import einsum as einsum_kernel
 from ir.ops.products import (
     einsum_vjp,
     einsum_vjp_backward,
+    einsum_vjp_backward_backward,
     inner_subscripts,
     kron_split,
     kron_subscripts,
@@ -1212,6 +1213,19 @@ def _einsum_backward(grad, subscripts, operands):
         return grad_grad, None, grad_operands
 
     return einsum_vjp(grad, subscripts, operands), backward
+
+
+def _einsum_double_backward(cotangents, grad, subscripts, operands):
+    # Multilinear in the cotangents, the gradient and the operands: einsums again.
+    def backward(dout):
+        dout_grad, dout_operands = dout
+        grads = einsum_vjp_backward_backward(
+            dout_grad, dout_operands, cotangents, grad, subscripts, operands
+        )
+        grad_cotangents, grad_grad, grad_operands = grads
+        return grad_cotangents, grad_grad, None, grad_operands
+
+    return einsum_vjp_backward(cotangents, grad, subscripts, operands), backward
 
 
 def _unpermute(grad, shape, order, axis):

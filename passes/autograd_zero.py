@@ -93,6 +93,30 @@ def zeros_for(graph: Graph, ty: Type, source_range: SourceRange | None = None) -
     return None
 
 
+def _made_by_a_kernel(value: Value) -> bool:
+    """Whether an operator's kernel made ``value``, or the tuple it was unpacked from (a
+    double backward's nested gradients): then no part of it is the sentinel."""
+    producer = value.node
+    if producer.kind in ("prim::TupleUnpack", "prim::TupleIndex"):
+        return _made_by_a_kernel(producer.inputs[0])
+    if producer.kind in ("prim::TupleConstruct", "prim::ListConstruct"):
+        return False
+    op = OPS.get(producer.kind)
+    return op is not None and op.kernel is not None and producer.kind not in _MAY_FORWARD_ZERO
+
+
+def _addable(a: Type, b: Type) -> bool:
+    """Two gradients that ``aten::add`` sums: arrays, or tuples of them (perhaps nested)."""
+    if isinstance(a, TensorType) and isinstance(b, TensorType):
+        return True
+    return (
+        isinstance(a, TupleType)
+        and isinstance(b, TupleType)
+        and len(a.elems) == len(b.elems)
+        and all(_addable(x, y) for x, y in zip(a.elems, b.elems, strict=True))
+    )
+
+
 def can_materialise(ty: Type) -> bool:
     return (isinstance(ty, TensorType) and ty.is_complete) or ty == FLOAT
 
@@ -153,8 +177,7 @@ class _Specializer:
             for out, part in zip(node.outputs, producer.inputs, strict=True):
                 self.states[out] = self.state(part)
             return True
-        op = OPS.get(producer.kind)
-        if op is not None and op.kernel is not None and producer.kind not in _MAY_FORWARD_ZERO:
+        if _made_by_a_kernel(node.inputs[0]):
             for out in node.outputs:
                 self.states[out] = State.NONZERO
             return True
@@ -169,22 +192,31 @@ class _Specializer:
             node.output.replace_all_uses_with(b if state_a is State.ZERO else a)
             node.destroy()
             self.changed = True
-        elif (
-            state_a is State.NONZERO
-            and state_b is State.NONZERO
-            and isinstance(a.ty, TensorType)
-            and isinstance(b.ty, TensorType)
-        ):
+        elif state_a is State.NONZERO and state_b is State.NONZERO and _addable(a.ty, b.ty):
             with self.graph.inserting_before(node):
-                add = self.graph.insert("aten::add", (a, b), (node.output.ty,)).copy_metadata(node)
-            add.output.name_hint = node.output.name_hint
-            node.output.replace_all_uses_with(add.output)
+                total = self.add(a, b, node)
+            total.name_hint = node.output.name_hint
+            node.output.replace_all_uses_with(total)
             node.destroy()
-            self.states[add.output] = State.NONZERO
+            self.states[total] = State.NONZERO
             self.changed = True
         else:
             nonzero = State.NONZERO in (state_a, state_b)
             self.states[node.output] = State.NONZERO if nonzero else State.UNKNOWN
+
+    def add(self, a: Value, b: Value, node: Node) -> Value:
+        """``a + b`` as ``aten::add``, element by element for tuples of arrays (the gradients
+        of a tuple operand that several nodes read, as a double backward's are)."""
+        if not isinstance(a.ty, TupleType) or not isinstance(b.ty, TupleType):
+            add = self.graph.insert("aten::add", (a, b), (a.ty,)).copy_metadata(node)
+            return add.output
+        parts_a = self.graph.insert("prim::TupleUnpack", [a], a.ty.elems).outputs
+        parts_b = self.graph.insert("prim::TupleUnpack", [b], b.ty.elems).outputs
+        sums = [self.add(x, y, node) for x, y in zip(parts_a, parts_b, strict=True)]
+        for total in sums:
+            self.states[total] = State.NONZERO
+        ty = TupleType(tuple(v.ty for v in sums))
+        return self.graph.insert("prim::TupleConstruct", sums, (ty,)).copy_metadata(node).output
 
     # -- prim::GradOf ----------------------------------------------------------------------
 

@@ -461,6 +461,25 @@ SAMPLES: dict[str, list[Sample]] = {
             ("bij,bjk,k->bi", [(2, 3, 4), (2, 4, 5), (5,)], (2, 3)),
         ]
     ],
+    # ... and once more (third derivatives of the einsum-based products).
+    "aten::_einsum_double_backward": [
+        Sample(
+            subscripts,
+            lambda r, subscripts=subscripts, shapes=shapes, out=out: (
+                tuple(normal(r, *shape) for shape in shapes),
+                normal(r, *out),
+                subscripts,
+                tuple(normal(r, *shape) for shape in shapes),
+            ),
+            (0, 1, 3),
+        )
+        for subscripts, shapes, out in [
+            ("ij,jk->ik", [(3, 4), (4, 5)], (3, 5)),
+            ("ii->i", [(3, 3)], (3,)),
+            ("iij,k->jk", [(3, 3, 2), (4,)], (2, 4)),
+            ("bij,bjk,k->bi", [(2, 3, 4), (2, 4, 5), (5,)], (2, 3)),
+        ]
+    ],
     "aten::sum": _reductions(lambda r: normal(r, 2, 3, 4)),
     "aten::mean": _reductions(lambda r: normal(r, 2, 3, 4)),
     "aten::prod": [

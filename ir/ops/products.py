@@ -159,6 +159,55 @@ def einsum_vjp_backward(
     )
 
 
+def einsum_vjp_backward_backward(
+    dout_grad: Any,
+    dout_operands: Sequence[Any],
+    cotangents: Sequence[Any],
+    grad: Any,
+    subscripts: str,
+    operands: Sequence[Any],
+) -> tuple[tuple[Any, ...], Any, tuple[Any, ...]]:
+    """The gradients of `einsum_vjp_backward` w.r.t. its cotangents, ``grad`` and operands.
+
+    With ``E(g, B) = <g, einsum(B)>``, `einsum_vjp_backward` is the gradient of the sum over
+    ``i`` of ``E(grad, operands with the i-th replaced by its cotangent)``; every term is
+    multilinear, so these gradients are sums of einsums and of `einsum_vjp`s of the operands
+    with one or two of them replaced, by the cotangents and by ``dout_operands``."""
+    arrays = [np.asarray(x) for x in operands]
+    grad = np.asarray(grad)
+    cotangents = [np.asarray(c) for c in cotangents]
+    douts = [np.asarray(d) for d in dout_operands]
+    count = len(arrays)
+
+    def replaced(changes: dict[int, Any]) -> list[Any]:
+        return [changes.get(k, a) for k, a in enumerate(arrays)]
+
+    grad_cotangents = list(einsum_vjp(dout_grad, subscripts, arrays))
+    grad_grad = np.zeros(grad.shape, np.result_type(grad, *arrays))
+    grad_operands = [np.zeros(a.shape, np.result_type(grad, a)) for a in arrays]
+    for i in range(count):
+        parts = einsum_vjp(dout_grad, subscripts, replaced({i: cotangents[i]}))
+        for k in range(count):
+            if k != i:
+                grad_operands[k] = grad_operands[k] + parts[k]
+        for j in range(count):
+            if j == i:
+                continue
+            parts = einsum_vjp(grad, subscripts, replaced({j: douts[j]}))
+            grad_cotangents[i] = grad_cotangents[i] + parts[i]
+            both = replaced({i: cotangents[i], j: douts[j]})
+            grad_grad = grad_grad + np.einsum(subscripts, *both)
+            parts = einsum_vjp(grad, subscripts, both)
+            for k in range(count):
+                if k not in (i, j):
+                    grad_operands[k] = grad_operands[k] + parts[k]
+    return (
+        tuple(_in_dtype_of(np.asarray(g), a) for g, a in zip(grad_cotangents, arrays, strict=True)),
+        _in_dtype_of(np.asarray(grad_grad), grad),
+        tuple(_in_dtype_of(g, a) for g, a in zip(grad_operands, arrays, strict=True)),
+    )
+
+
 def _in_dtype_of(grad: Any, operand: np.ndarray[Any, Any]) -> Any:
     return grad.astype(operand.dtype, copy=False) if operand.dtype.kind == "f" else grad
 
@@ -328,6 +377,12 @@ def _einsum_double_backward_rule(types: Sequence[Type], consts: Sequence[Any]) -
     return [TupleType((TensorType(grad.dtype, grad.shape), operands))]
 
 
+def _einsum_triple_backward_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    grad = as_tensor(types[3], 3)
+    operands = _einsum_vjp_rule([grad, types[4], types[5]], consts[3:])[0]
+    return [TupleType((operands, TensorType(grad.dtype, grad.shape), operands))]
+
+
 register_op(
     "aten::tensordot(Tensor self, Tensor other, Any axes=2) -> Tensor",
     shape=_pair_rule(tensordot_subscripts, count_axes=True),
@@ -349,6 +404,11 @@ register_op(
     " -> Any",
     shape=_einsum_double_backward_rule,
 )(einsum_vjp_backward)
+register_op(
+    "aten::_einsum_triple_backward(Tensor dout_grad, Any dout_operands, Any cotangents,"
+    " Tensor grad, str subscripts, Any operands) -> Any",
+    shape=_einsum_triple_backward_rule,
+)(einsum_vjp_backward_backward)
 register_op(
     "aten::_tensordot_subscripts(int ndim_self, int ndim_other, Any axes) -> str",
     shape=fixed(STR),

@@ -102,6 +102,7 @@ DIFFERENTIABLE_HELPERS = {
     "aten::_pad_backward",
     "aten::_join_backward",
     "aten::_prod_backward",
+    "aten::_einsum_double_backward",
 }
 
 
@@ -155,12 +156,17 @@ def one_node_graph(op: str, operands: Operands, wrt: tuple[int, ...]) -> Call:
             node_inputs.append(graph.insert_constant(operand, type_of_value(operand)))
     result = graph.insert(op, node_inputs).output
     propagate_shapes(graph)
-    if isinstance(result.ty, TupleType):  # several arrays (np.split): one output, one vjp each
-        for part in graph.insert("prim::TupleUnpack", [result], result.ty.elems).outputs:
-            graph.register_output(part)
-    else:
-        graph.register_output(result)
+    register_parts(graph, result)
     return call
+
+
+def register_parts(graph: Graph, result: Value) -> None:
+    """Several arrays (np.split), perhaps nested in tuples: one output, one vjp each."""
+    if not isinstance(result.ty, TupleType):
+        graph.register_output(result)
+        return
+    for part in graph.insert("prim::TupleUnpack", [result], result.ty.elems).outputs:
+        register_parts(graph, part)
 
 
 def operand_at(operands: Operands, slot: tuple[int, int | None]) -> Any:
@@ -176,8 +182,11 @@ def with_operand(operands: Operands, slot: tuple[int, int | None], value: Any) -
 
 
 def parts(result: Any) -> tuple[Any, ...]:
-    """An operator's result as a tuple of arrays: the one, or the several np.split returns."""
-    return result if isinstance(result, tuple) else (result,)
+    """An operator's result as a tuple of arrays: the one, or the several np.split returns
+    (tuples nested in it flattened, as a double backward's gradients)."""
+    if not isinstance(result, tuple):
+        return (result,)
+    return tuple(part for item in result for part in parts(item))
 
 
 def flat(result: Any) -> np.ndarray:

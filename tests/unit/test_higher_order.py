@@ -241,6 +241,24 @@ def exp_sin_hvp(x, v):
     return np.sum(exp_sin_gradient(x) * v)
 
 
+def einsum_cubic(x, b):
+    return np.einsum("i,ij,j->", np.sin(x), b, x * x) + np.sum(np.einsum("ij,j->i", b, x) ** 3)
+
+
+einsum_cubic_gradient = ad.grad(einsum_cubic)
+
+
+def einsum_hvp(x, b, v):
+    return np.sum(einsum_cubic_gradient(x, b) * v)
+
+
+def test_hessian_of_a_hessian_vector_product_through_einsum() -> None:
+    """Third derivatives: the gradient of an einsum-based function's Hessian-vector product
+    differentiates einsum's double backward."""
+    x, v = _points()["vector"], np.array([1.0, 0.5, -2.0])
+    assert_close(ad.hessian(einsum_hvp)(x, B, v), numeric_hessian(einsum_hvp, x, B, v))
+
+
 def test_hessian_vector_product_of_a_quadratic_form() -> None:
     x, v = np.array([0.3, -1.2, 2.0]), np.array([1.0, 0.5, -2.0])
     np.testing.assert_allclose(ad.grad(quadratic_hvp)(x, A, v), (A + A.T) @ v, atol=1e-14)

@@ -178,6 +178,11 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
         (np.ones(3), np.array([[2.0, 0.0], [3.0, 4.0], [0.0, 0.0]]), 1, False),
         lambda *_: np.array([[0.0, 2.0], [4.0, 3.0], [0.0, 0.0]]),
     ),
+    (
+        "aten::_prod_double_backward",
+        (np.ones(3), np.array(2.0), np.array([2.0, 3.0, 0.0]), None, False),
+        lambda *_: (np.array(6.0), np.array([6.0, 4.0, 10.0])),
+    ),
     ("aten::_dtype_of", (F32,), lambda a: "float32"),
     ("aten::_dtype_of", (2.0,), lambda a: "float64"),
     ("aten::_select_backward", (V, (3, 4), 0, 1), lambda g, s, a, i: np.eye(3)[:, 1:2] * V),
@@ -349,6 +354,8 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
         (np.ones((3, 4)), ((4,), (2, 4)), 0),
         lambda *_: (np.ones(4), np.ones((2, 4))),
     ),
+    ("aten::_join", ((np.arange(4.0), np.ones((2, 4))), 0, 2), lambda t, a, n: np.vstack(t)),
+    ("aten::_join", ((np.array(1.0), np.arange(2.0)), 0, 1), lambda t, a, n: np.hstack(t)),
     ("aten::_repeat_backward", (np.arange(6.0), (3,), 2, None), lambda *_: np.array([1.0, 5, 9])),
     (
         "aten::_repeat_backward",
@@ -417,6 +424,23 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
         "aten::_einsum_double_backward",
         ((np.ones((3, 2)), np.ones(2)), np.ones(3), "ij,j->i", (np.ones((3, 2)), np.ones(2))),
         lambda *_: (np.full(3, 4.0), (np.full((3, 2), 1.0), np.full(2, 3.0))),
+    ),
+    (
+        # E = g * a.b: its gradients (u b + g Vb, u a + g Va), ca.Vb + Va.cb, (u cb, u ca).
+        "aten::_einsum_triple_backward",
+        (
+            np.array(1.0),
+            (np.array([1.0, 0.0]), np.array([0.0, 1.0])),
+            (np.array([1.0, 1.0]), np.array([2.0, 2.0])),
+            np.array(2.0),
+            "i,i->",
+            (np.array([1.0, 2.0]), np.array([3.0, 4.0])),
+        ),
+        lambda *_: (
+            (np.array([3.0, 6.0]), np.array([3.0, 2.0])),
+            np.array(3.0),
+            (np.array([2.0, 2.0]), np.array([1.0, 1.0])),
+        ),
     ),
     ("aten::_tensordot_subscripts", (3, 2, 1), lambda *_: "abc,ce->abe"),
     ("aten::_tensordot_subscripts", (2, 2, ((0,), (-1,))), lambda *_: "ab,ca->bc"),
