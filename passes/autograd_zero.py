@@ -5,7 +5,8 @@ Each value gets a state: ZERO (always `AUTOGRAD_ZERO` at run time), NONZERO (nev
 UNKNOWN. With those states, in program order and inside nested blocks too:
 
 1. prim::AutogradAdd with a ZERO operand becomes its other operand (zero + zero is zero); with
-   two NONZERO tensor operands it becomes an ordinary ``aten::add``, as in TorchScript;
+   two NONZERO tensor operands it becomes an ordinary ``aten::add``, as in TorchScript, and
+   with two NONZERO tuples of them one ``aten::add`` per element;
 2. a prim::GradOf whose inputs are all ZERO is replaced by one prim::AutogradZero per output;
 3. a prim::GradOf whose inputs are all ZERO or NONZERO, one at least NONZERO, is unwrapped (its
    block runs for sure): inside the block each ZERO input is replaced by a materialised zero
