@@ -8,9 +8,9 @@ from ir.source import SourceRange
 class AutodiffError(Exception):
     """Base of every error the project raises on purpose. Prints like a compiler diagnostic::
 
-        examples/bad.py:3:12: error: undefined value 'z'
-            y = x * z
-                    ^
+    examples/bad.py:3:12: error: undefined value 'z'
+        y = x * z
+                ^
     """
 
     def __init__(self, message: str, source_range: SourceRange | None = None) -> None:

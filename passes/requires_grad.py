@@ -75,8 +75,10 @@ def _node(node: Node, needs: set[Value]) -> None:
         return
     if kind == "prim::GradOf":
         _block(node.blocks[0], needs)
-        _mark([o for o, r in zip(node.outputs, node.blocks[0].outputs, strict=True) if r in needs],
-              needs)
+        _mark(
+            [o for o, r in zip(node.outputs, node.blocks[0].outputs, strict=True) if r in needs],
+            needs,
+        )
         return
     if not any(v in needs for v in node.inputs):
         return
@@ -114,9 +116,7 @@ def propagate_requires_grad(graph: Graph) -> bool:
     Execute: propagate_requires_grad(graph)
     Result:  graph(%x : Double(3, requires_grad=1)): %y : Double(3, requires_grad=1) = ...
     """
-    wrt = [
-        v for v in graph.inputs if isinstance(v.ty, TensorType) and v.ty.requires_grad is True
-    ]
+    wrt = [v for v in graph.inputs if isinstance(v.ty, TensorType) and v.ty.requires_grad is True]
     needs = values_requiring_grad(graph, wrt)
     changed = False
     for value in _all_values(graph):

@@ -195,9 +195,7 @@ class _Propagator:
                 joined = [_widen(ty) for ty in joined]
             carried_types = joined
         else:
-            raise AutodiffError(
-                "loop-carried types did not reach a fixed point", node.source_range
-            )
+            raise AutodiffError("loop-carried types did not reach a fixed point", node.source_range)
         for out, ty in zip(node.outputs, carried_types, strict=True):
             self.set_type(out, ty)
 
@@ -222,4 +220,3 @@ def _widen(ty: Type) -> Type:
     if isinstance(ty, TensorType):
         return TensorType(ty.dtype, None, ty.requires_grad)
     return ty
-

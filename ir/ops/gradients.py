@@ -533,8 +533,7 @@ register_op(
     shape=_pad_backward_rule,
 )(pad_backward)
 register_op(
-    "aten::_diagonal_backward(Tensor grad, Any shape, int offset, int axis1, int axis2)"
-    " -> Tensor",
+    "aten::_diagonal_backward(Tensor grad, Any shape, int offset, int axis1, int axis2) -> Tensor",
     shape=_shaped_by_operand(1),
 )(diagonal_backward)
 register_op(

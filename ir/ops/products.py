@@ -18,7 +18,15 @@ import numpy as np
 from ir.errors import ShapeError
 from ir.ops.promotion import probe_dtype
 from ir.ops.registry import NOT_CONSTANT, register_op
-from ir.ops.shape_rules import Shape, as_array_like, as_tensor, broadcast_shapes, fixed, tensor
+from ir.ops.shape_rules import (
+    Shape,
+    as_array_like,
+    as_tensor,
+    broadcast_shapes,
+    fixed,
+    num_elements,
+    tensor,
+)
 from ir.types import ANY, INT, STR, TensorType, TupleType, Type
 
 _LABELS = string.ascii_letters
@@ -250,10 +258,6 @@ def _kron_split_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]
 # ---- shape rules --------------------------------------------------------------------------------
 
 
-def _known(shape: Shape | None) -> bool:
-    return shape is not None and None not in shape
-
-
 def _einsum_shape(subscripts: str, shapes: Sequence[Shape], broadcast: bool = True) -> Shape:
     """The result shape of an einsum; ``broadcast`` lets a size-1 axis meet any size, as
     ``np.einsum`` does (tensordot and inner do not)."""
@@ -327,7 +331,7 @@ def _outer_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
     dtype = probe_dtype(np.outer, [x, y])
     sizes = []
     for shape in (x.shape, y.shape):
-        sizes.append(int(np.prod(shape)) if _known(shape) else None)
+        sizes.append(num_elements(shape))
     return tensor(dtype, tuple(sizes))
 
 

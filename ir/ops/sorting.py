@@ -9,7 +9,7 @@ positions whose order NumPy leaves unspecified.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -20,7 +20,8 @@ from ir.types import Type
 
 
 def sort(x: Any, axis: int | None, kind: str | None, stable: bool | None) -> Any:
-    return np.sort(x, axis=axis, kind=kind, stable=stable)
+    # The schema checks nothing about `kind`'s value; NumPy does, at run time.
+    return np.sort(x, axis=axis, kind=cast(Any, kind), stable=stable)
 
 
 def argpartition(x: Any, kth: Any, axis: int | None) -> Any:
@@ -65,7 +66,7 @@ def _unpermute_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
 
 def _partition_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
     """Like sort's: kth is checked by NumPy at run time."""
-    return _flattening_rule(np.asarray)([types[0], types[2]], [consts[0], consts[2]])
+    return list(_flattening_rule(np.asarray)([types[0], types[2]], [consts[0], consts[2]]))
 
 
 def _argpartition_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:

@@ -269,9 +269,7 @@ def test_an_integer_result_gets_no_gradient_not_even_zeros() -> None:
     # frexp returns is (d mantissa, None), and no zeros are made for the exponent.
     x = np.array([0.3, 5.0, -12.0, 0.7])
     result = stages(mantissa_and_exponent, x, wrt=(0,))
-    unpack = next(
-        n for n in result.grad.all_nodes() if n.attrs.get("name") == "prim::TupleUnpack"
-    )
+    unpack = next(n for n in result.grad.all_nodes() if n.attrs.get("name") == "prim::TupleUnpack")
     (tuple_grad,) = [n for n in unpack.blocks[0].nodes() if n.kind == "prim::TupleConstruct"]
     trimmed = tuple_grad.inputs[1].node
     assert trimmed.kind == "prim::Constant"
