@@ -137,6 +137,7 @@ class _Folder:
             op is None
             or node.kind == CONSTANT
             or not op.pure
+            or op.fresh
             or op.kernel is None
             or node.blocks
             or not node.outputs

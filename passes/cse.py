@@ -48,7 +48,7 @@ def _visit(block: Block, scope: Scope) -> bool:
                 changed |= _visit(inner, scope.new_child())
             continue
         op = OPS.get(node.kind)
-        if op is None or not op.pure:
+        if op is None or not op.pure or op.fresh:
             continue
         key = node_key(node)
         if key is None:

@@ -22,6 +22,7 @@ from ir.ops import (
     selection,
     shape_ops,
     sorting,
+    tapes,
 )
 from ir.ops.prim import AUTOGRAD_ZERO
 from ir.ops.registry import (
@@ -65,4 +66,5 @@ __all__ = [
     "selection",
     "shape_ops",
     "sorting",
+    "tapes",
 ]

@@ -68,6 +68,9 @@ class OpDef:
     differentiable: bool = True
     num_blocks: int = 0
     value_from_types: ValueFromTypes | None = None
+    # Each call returns a new object that later nodes fill in place (a tape): two calls are
+    # never one value, so CSE and constant propagation leave it; DCE still drops it when unused.
+    fresh: bool = False
 
     @property
     def name(self) -> str:
@@ -100,6 +103,7 @@ def register_op(
     differentiable: bool = True,
     num_blocks: int = 0,
     value_from_types: ValueFromTypes | None = None,
+    fresh: bool = False,
 ) -> Callable[[K], K]:
     """Decorate a kernel to register it under ``schema``; returns the kernel unchanged.
 
@@ -111,7 +115,9 @@ def register_op(
     parsed = parse_schema(schema)
 
     def decorate(kernel: K) -> K:
-        _add(OpDef(parsed, kernel, shape, pure, differentiable, num_blocks, value_from_types))
+        _add(
+            OpDef(parsed, kernel, shape, pure, differentiable, num_blocks, value_from_types, fresh)
+        )
         return kernel
 
     return decorate

@@ -524,6 +524,18 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("prim::not", (0,), lambda a: not a),
     ("prim::len", ((1, 2, 3),), len),
     ("prim::len", (A,), len),
+    # Tapes (Note [Loop tapes]): the writes fill their operand in place and return it.
+    ("prim::TapeArray", (0, (3,), "float32"), lambda *_: np.empty((0, 3), np.float32)),
+    ("prim::TapeArray", (-2, (), "float64"), lambda *_: np.empty((0,))),
+    (
+        "prim::TapeWrite",
+        (np.zeros((2, 2)), 1, np.array([1.0, 2.0])),
+        lambda *_: np.array([[0.0, 0.0], [1.0, 2.0]]),
+    ),
+    ("prim::TapeWrite", (np.zeros((1, 2)), 0, None), lambda *_: np.zeros((1, 2))),
+    ("prim::TapeList", (), lambda: []),
+    ("prim::TapePush", ([1.5], 2.5), lambda *_: [1.5, 2.5]),
+    ("prim::Uninitialized", (), lambda: None),
 ]
 
 
