@@ -10,42 +10,66 @@
 # outputs whose vjps are the block's parameters, `input_grads` the graph inputs whose gradients
 # are the block's results (and the node's outputs), so later passes need nothing but the IR.
 
-# Note [Static control flow]
-# The reverse program follows straight-line code. Control flow that a gradient flows through is
-# straightened before differentiating, when its decisions are known at compile time: the Python
-# int and bool arguments of such a function become constants of its compiled gradient (their
-# values join the cache key, Note [Gradient cache] in `autodiff.grad`), constant propagation
-# inlines the branch a prim::If on them takes, and `unroll_loops` unrolls each prim::Loop whose
-# condition becomes a constant iteration after iteration (``for t in range(x.shape[0])``,
-# ``for _ in range(k)``, ``while i < k``). A decision that depends on array data is refused at
-# its ``if`` or loop: differentiating data-dependent control flow is not supported yet.
+# Note [Control-flow derivatives]
+# A prim::If's derivative is a prim::If on the same condition in the reverse program; branch b of
+# it holds the reverse of forward branch b, and returns the gradients that branch sends to values
+# defined outside it (zeros where the other branch sends one and this one does not; see
+# `specialize-autograd-zero`). A prim::Loop's derivative is a prim::Loop that runs the same
+# number of iterations backwards: its body is the reverse of the forward body, with the
+# gradients of the carried values carried from one iteration to the one before, and the
+# gradients of values from outside the loop (weights, say) summed in accumulators it carries
+# too. Nothing is unrolled: the reverse program's size does not depend on the trip count.
+#
+# The reverse of a branch or a loop body reads forward values the body computed. Those are not
+# visible outside it, so each is routed out (`_route_branch_reads`, `_route_loop_reads`): a
+# branch returns it as one more prim::If output (its other branches return
+# prim::Uninitialized); a loop writes it to a tape (Note [Loop tapes]). Values from outside a
+# loop are read directly, once, however many iterations read them.
+
+# Note [Loop tapes]
+# Per iteration, the forward loop keeps each value its reverse reads in a tape it carries. When
+# the loop runs exactly its trip count (no ``break``, not a ``while``) and the value has a fixed
+# shape, the tape is one preallocated array with a row per iteration (prim::TapeArray,
+# prim::TapeWrite); otherwise it is a list (prim::TapeList, prim::TapePush). The reverse loop
+# reads row ``trips - 1 - j`` in its iteration ``j``. The trip count is the loop's own count
+# when it runs to it, and otherwise one more value the loop carries. The loop's counter is
+# never taped: in the reverse it is that row index. Tapes mutate in place, so memory grows with
+# one copy of the saved values per iteration, and the IR does not grow at all.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 from autodiff.derivatives import Formula, formula_for
 from autodiff.errors import DifferentiationError
 from ir.graph import Block, Graph, Node, Value
-from ir.ops import OPS
-from ir.types import ANY, FLOAT, INT, NONE, STR, TensorType, TupleType
-from passes.constant_propagation import constant_value, is_constant, propagate_constants
+from ir.ops import NOT_CONSTANT, OPS
+from ir.types import (
+    ANY,
+    BOOL,
+    FLOAT,
+    INT,
+    NONE,
+    STR,
+    ListType,
+    TensorType,
+    TupleType,
+    type_of_value,
+)
+from passes.constant_propagation import constant_value, is_constant
 from passes.requires_grad import can_hold_gradient, values_requiring_grad
+from passes.shape_propagation import propagate_shapes
 
 REVERSE = "prim::Reverse"
-
-# Beyond this many iterations a loop is not unrolled: its reverse program would be as long.
-MAX_UNROLLED_ITERATIONS = 1000
 
 # Nodes that compute no gradient-carrying value, whatever their inputs.
 _NO_GRADIENT = {"prim::Constant"}
 
-# What is left of control flow once Note [Static control flow] has straightened what it can.
-_CONTROL_FLOW = {
-    "prim::If": "an if statement whose condition",
-    "prim::Loop": "a loop whose number of iterations",
-}
+# A ``while`` loop's trip count (`frontend.emit`): no tape can be preallocated for it.
+_UNBOUNDED_TRIPS = 2**62
 
 
 @dataclass
@@ -93,7 +117,9 @@ def add_reverse(graph: Graph, wrt: list[Value]) -> ReverseDetails:
     reverse_node = graph.create(REVERSE, output_types=(), num_blocks=1)
     graph.block.append_node(reverse_node)
     details = ReverseDetails(reverse_node)
-    builder = _ReverseBuilder(graph, details, needs)
+    routes: list[Callable[[], None]] = []
+    builder = _ReverseBuilder(graph, details.reverse_block, needs, graph.block, routes)
+    details.grad_map = builder.grad_map
 
     # 1. One vjp parameter per output that needs a gradient.
     for index, output in enumerate(graph.outputs):
@@ -103,10 +129,7 @@ def add_reverse(graph: Graph, wrt: list[Value]) -> ReverseDetails:
             details.df_input_vjps.append(index)
 
     # 2. Forward nodes in reverse order; each needing a gradient gets a GradOf.
-    forward_nodes = [n for n in graph.nodes() if n is not reverse_node]
-    for node in reversed(forward_nodes):
-        if any(out in needs for out in node.outputs) and node.kind not in _NO_GRADIENT:
-            builder.differentiate_node(node)
+    builder.differentiate([n for n in graph.nodes() if n is not reverse_node])
 
     # 3. The gradients of the differentiated inputs are the reverse block's results.
     for index, value in enumerate(graph.inputs):
@@ -116,84 +139,13 @@ def add_reverse(graph: Graph, wrt: list[Value]) -> ReverseDetails:
             details.df_output_vjps.append(index)
     reverse_node.attrs["output_vjps"] = list(details.df_input_vjps)
     reverse_node.attrs["input_grads"] = list(details.df_output_vjps)
+
+    # 4. Route out of branches and loop bodies the forward values their reverses read, inner
+    #    ones first, once types are known (so that sizes fold instead of being routed).
+    propagate_shapes(graph)
+    for route in routes:
+        route()
     return details
-
-
-def unroll_loops(graph: Graph, wrt: list[Value]) -> bool:
-    """Unroll every top-level prim::Loop that a gradient w.r.t. ``wrt`` flows through, one
-    iteration at a time while its condition folds to a constant. Returns True if changed.
-    See Note [Static control flow].
-
-    Given:   %c : int = prim::Constant[value=2]()
-             %y = prim::Loop(%c, %true, %x)
-               block0(%i : int, %h):
-                 %h.1 = aten::sin(%h)
-                 -> (%true, %h.1)
-    Execute: unroll_loops(graph, [%x])
-    Result:  %h.1 = aten::sin(%x)
-             %h.2 = aten::sin(%h.1)       (%y is %h.2)
-    """
-    changed = False
-    while True:
-        needs = values_requiring_grad(graph, wrt)
-        loop = next(
-            (
-                node
-                for node in graph.nodes()
-                if node.kind == "prim::Loop" and any(out in needs for out in node.outputs)
-            ),
-            None,
-        )
-        if loop is None:
-            return changed
-        _unroll(graph, loop)
-        changed = True
-
-
-def _unroll(graph: Graph, loop: Node) -> None:
-    """Peel iterations off ``loop`` until constant propagation removes what remains of it."""
-    propagate_constants(graph)
-    iteration = 0
-    while loop.in_block:
-        if not (is_constant(loop.inputs[0]) and is_constant(loop.inputs[1])):
-            raise DifferentiationError(
-                "cannot differentiate through a loop whose number of iterations is only known "
-                "at run time (data-dependent control flow is not supported yet)",
-                loop.source_range,
-            )
-        if iteration == MAX_UNROLLED_ITERATIONS:
-            raise DifferentiationError(
-                f"cannot differentiate through a loop of more than {MAX_UNROLLED_ITERATIONS} "
-                "iterations: it is unrolled, one copy of its body per iteration",
-                loop.source_range,
-            )
-        _peel(graph, loop, iteration)
-        propagate_constants(graph)
-        iteration += 1
-
-
-def _peel(graph: Graph, loop: Node, iteration: int) -> None:
-    """Copy ``loop``'s body in front of it as iteration ``iteration``, and make the loop's
-    operands describe the iterations still to run: constant propagation then drops the loop
-    once its trip count reaches 0 or its condition is False, forwarding the carried values."""
-    body = loop.blocks[0]
-    counter, *params = body.inputs
-    condition, *results = body.outputs
-    copies: dict[Value, Value] = dict(zip(params, loop.inputs[2:], strict=True))
-
-    def lookup(value: Value) -> Value:
-        return copies.get(value, value)
-
-    with graph.inserting_before(loop):
-        copies[counter] = graph.insert_constant(iteration, INT, loop.source_range)
-        remaining = int(constant_value(loop.inputs[0])) - 1
-        loop.replace_input(0, graph.insert_constant(remaining, INT, loop.source_range))
-        for inner in body.nodes():
-            copy = graph.insert_node(graph.create_clone(inner, lookup))
-            copies.update(zip(inner.outputs, copy.outputs, strict=True))
-    loop.replace_input(1, lookup(condition))
-    for offset, result in enumerate(results):
-        loop.replace_input(2 + offset, lookup(result))
 
 
 def _grad_name(value: Value) -> str | None:
@@ -201,32 +153,63 @@ def _grad_name(value: Value) -> str | None:
 
 
 class _ReverseBuilder:
-    def __init__(self, graph: Graph, details: ReverseDetails, needs: set[Value]) -> None:
-        self.graph = graph
-        self.details = details
-        self.needs = needs
+    """Builds the reverse of the nodes of one forward block (the graph's, a branch's or a loop
+    body's) into one reverse block. ``grad_map`` holds the gradient, so far, of every value
+    the reverse has sent one to: values of the forward block and, for a nested block, values
+    from outside it, whose entries are this block's contributions (Note [Control-flow
+    derivatives])."""
 
-    @property
-    def block(self) -> Block:
-        return self.details.reverse_block
+    def __init__(
+        self,
+        graph: Graph,
+        block: Block,
+        needs: set[Value],
+        forward: Block,
+        routes: list[Callable[[], None]],
+    ) -> None:
+        self.graph = graph
+        self.block = block
+        self.needs = needs
+        self.forward = forward
+        self.grad_map: dict[Value, Value] = {}
+        # What `add_reverse` does once every reverse is built: Note [Control-flow derivatives].
+        self.routes = routes
+
+    def nested(self, block: Block, forward: Block) -> _ReverseBuilder:
+        return _ReverseBuilder(self.graph, block, self.needs, forward, self.routes)
+
+    def differentiate(self, forward_nodes: list[Node]) -> None:
+        """The reverse of ``forward_nodes`` (listed before any is differentiated, since
+        formulas add context nodes to the forward block)."""
+        for node in reversed(forward_nodes):
+            if any(out in self.needs for out in node.outputs) and node.kind not in _NO_GRADIENT:
+                self.differentiate_node(node)
+
+    def contributions(self) -> list[tuple[Value, Value]]:
+        """The gradients this block sends to values defined outside its forward block."""
+        return [
+            (value, grad)
+            for value, grad in self.grad_map.items()
+            if not _defined_within(value, self.forward)
+        ]
 
     def get_grad(self, value: Value) -> Value:
-        grad = self.details.grad_map.get(value)
+        grad = self.grad_map.get(value)
         if grad is None:
             with self.graph.inserting_at_end(self.block):
                 grad = self.graph.insert("prim::AutogradZero", (), (value.ty,)).output
-            self.details.grad_map[value] = grad
+            self.grad_map[value] = grad
         return grad
 
     def set_grad(self, value: Value, grad: Value) -> None:
-        previous = self.details.grad_map.get(value)
+        previous = self.grad_map.get(value)
         if previous is None:
-            self.details.grad_map[value] = grad
+            self.grad_map[value] = grad
             return
         with self.graph.inserting_at_end(self.block):
             total = self.graph.insert("prim::AutogradAdd", (previous, grad), (value.ty,))
         total.output.name_hint = _grad_name(value)
-        self.details.grad_map[value] = total.output
+        self.grad_map[value] = total.output
 
     def differentiate_node(self, node: Node) -> None:
         if node.kind == "prim::TupleConstruct":
@@ -235,12 +218,12 @@ class _ReverseBuilder:
         if node.kind in ("prim::TupleUnpack", "prim::TupleIndex"):
             self.differentiate_parts(node)
             return
-        if node.kind in _CONTROL_FLOW:
-            raise DifferentiationError(
-                f"cannot differentiate through {_CONTROL_FLOW[node.kind]} is only known at run "
-                "time (data-dependent control flow is not supported yet)",
-                node.source_range,
-            )
+        if node.kind == "prim::If":
+            self.differentiate_if(node)
+            return
+        if node.kind == "prim::Loop":
+            self.differentiate_loop(node)
+            return
         formula = formula_for(node)
         if formula is None:
             raise DifferentiationError(f"{node.kind} is not differentiable", node.source_range)
@@ -266,6 +249,106 @@ class _ReverseBuilder:
         for inner in body.nodes(reverse=True):  # the None gradients' constants
             if inner.kind == "prim::Constant" and not inner.has_uses():
                 inner.destroy()
+
+    # -- prim::If ----------------------------------------------------------------------------
+
+    def differentiate_if(self, node: Node) -> None:
+        """A prim::If on the same condition whose branches hold the reverses of the forward
+        branches. See Note [Control-flow derivatives].
+
+        Given:   %y = prim::If(%c)
+                   block0(): %a = aten::sin(%x) -> (%a)
+                   block1(): -> (%x)
+        Result:  (reverse)  %dx = prim::If(%c)
+                              block0(): %dx.1 = prim::GradOf[name="aten::sin"](%dy) ...
+                                        -> (%dx.1)
+                              block1(): -> (%dy)
+        """
+        needed = [k for k, out in enumerate(node.outputs) if out in self.needs]
+        output_grads = {k: self.get_grad(node.outputs[k]) for k in needed}
+        reverse_if = self.graph.create("prim::If", [node.inputs[0]], (), num_blocks=2)
+        reverse_if.source_range = node.source_range
+        self.block.append_node(reverse_if)
+        branches: list[_ReverseBuilder] = []
+        for forward_branch, reverse_branch in zip(node.blocks, reverse_if.blocks, strict=True):
+            branch = self.nested(reverse_branch, forward_branch)
+            for k, grad in output_grads.items():
+                branch.set_grad(forward_branch.outputs[k], grad)
+            branch.differentiate(list(forward_branch.nodes()))
+            branches.append(branch)
+        # Every value a branch sends a gradient to, in a fixed order; a branch that sends it
+        # none returns a zero, which `specialize-autograd-zero` materialises.
+        receivers = list(dict.fromkeys(v for b in branches for v, _ in b.contributions()))
+        for value in receivers:
+            for branch in branches:
+                branch.block.register_output(branch.get_grad(value))
+            self.set_grad(value, reverse_if.add_output(value.ty, _grad_name(value)))
+        for index, branch in enumerate(branches):
+            self.routes.append(partial(_route_branch_reads, self.graph, node, index, branch.block))
+
+    # -- prim::Loop --------------------------------------------------------------------------
+
+    def differentiate_loop(self, node: Node) -> None:
+        """A prim::Loop running the forward loop's iterations backwards. See Note
+        [Control-flow derivatives] and Note [Loop tapes].
+
+        Given:   %h.out = prim::Loop(%n, %true, %h0)
+                   block0(%i, %h):
+                     %h.1 = aten::tanh(%h) -> (%true, %h.1)
+        Result:  (forward)  the loop also carries %h.1_tape, a TapeArray written per iteration
+                 (reverse)  %dh0 = prim::Loop(%n, %true, %dh.out)
+                              block0(%j, %dh.1):
+                                %k = prim::sub(prim::sub(%n, 1), %j)
+                                %h.1 = aten::select(%h.1_tape, 0, %k)
+                                %dh = prim::GradOf[name="aten::tanh"](%dh.1) ... -> (%true, %dh)
+        """
+        body = node.blocks[0]
+        params = body.inputs[1:]
+        results = body.outputs[1:]
+        carried = [k for k, param in enumerate(params) if param in self.needs]
+        output_grads = [self.get_grad(node.outputs[k]) for k in carried]
+        trips = _trip_count(self.graph, node)
+        with self.graph.inserting_at_end(self.block):
+            go_on = self.graph.insert_constant(True, BOOL, node.source_range)
+        reverse_loop = self.graph.create(
+            "prim::Loop", [trips, go_on, *output_grads], (), num_blocks=1
+        )
+        reverse_loop.source_range = node.source_range
+        self.block.append_node(reverse_loop)
+        reverse_body = reverse_loop.blocks[0]
+        reverse_body.add_input(INT, "j")
+        loop_body = self.nested(reverse_body, body)
+        for k in carried:
+            grad = reverse_body.add_input(params[k].ty, _grad_name(results[k]))
+            loop_body.set_grad(results[k], grad)
+        loop_body.differentiate(list(body.nodes()))
+
+        with self.graph.inserting_at_end(reverse_body):
+            reverse_body.register_output(self.graph.insert_constant(True, BOOL))
+        for k in carried:
+            reverse_body.register_output(loop_body.get_grad(params[k]))
+            reverse_loop.add_output(params[k].ty, _grad_name(params[k]))
+        # Accumulators: what the iterations send to values from outside the loop, summed.
+        accumulated: list[Value] = []
+        for value, contribution in loop_body.contributions():
+            with self.graph.inserting_before(reverse_loop):
+                zero = self.graph.insert("prim::AutogradZero", (), (value.ty,)).output
+            reverse_loop.add_input(zero)
+            total = reverse_body.add_input(value.ty, _grad_name(value))
+            with self.graph.inserting_at_end(reverse_body):
+                summed = self.graph.insert("prim::AutogradAdd", (total, contribution), (value.ty,))
+            summed.output.name_hint = _grad_name(value)
+            reverse_body.register_output(summed.output)
+            accumulated.append(value)
+            reverse_loop.add_output(value.ty, _grad_name(value))
+
+        for k, grad in zip(carried, reverse_loop.outputs, strict=False):
+            initial = node.inputs[2 + k]
+            if initial in self.needs:
+                self.set_grad(initial, grad)
+        for value, grad in zip(accumulated, reverse_loop.outputs[len(carried) :], strict=True):
+            self.set_grad(value, grad)
+        self.routes.append(partial(_route_loop_reads, self.graph, node, reverse_loop, trips))
 
     def differentiate_tuple(self, node: Node) -> None:
         """A tuple's gradient is a tuple of its elements' gradients: unpack it."""
@@ -305,7 +388,7 @@ class _ReverseBuilder:
             read = {int(constant_value(node.inputs[1])) % count: node.output}
         else:
             read = dict(enumerate(node.outputs))
-        grads = {i: self.details.grad_map[v] for i, v in read.items() if v in self.details.grad_map}
+        grads = {i: self.grad_map[v] for i, v in read.items() if v in self.grad_map}
         if not grads:
             return
         grad_of = self.graph.create(
@@ -394,6 +477,193 @@ class _Inlined:
     inputs: list[Value]
     outputs: list[Value]
     saved: list[Value]
+
+
+def _defined_within(value: Value, block: Block) -> bool:
+    """Whether ``value`` is a parameter or node output of ``block`` or of a block nested in it."""
+    owner: Block | None = value.owning_block
+    while owner is not None:
+        if owner is block:
+            return True
+        node = owner.owning_node
+        owner = node.owning_block if node is not None else None
+    return False
+
+
+def _forward_reads(reverse: Block, forward: Block) -> list[Value]:
+    """The values of ``forward`` (its parameters and its nodes' outputs) read anywhere inside
+    ``reverse``, once each, in the order first read."""
+    found: dict[Value, None] = {}
+
+    def visit(block: Block) -> None:
+        for node in block.nodes():
+            for value in node.inputs:
+                note(value)
+            for inner in node.blocks:
+                visit(inner)
+        for value in block.outputs:
+            note(value)
+
+    def note(value: Value) -> None:
+        if value.owning_block is forward:
+            found[value] = None
+        elif _defined_within(value, forward):
+            raise DifferentiationError(
+                f"internal error: the reverse reads {value!r} from inside a nested block",
+                value.node.source_range,
+            )
+
+    visit(reverse)
+    return list(found)
+
+
+def _replace_uses_within(value: Value, replacement: Value, block: Block) -> None:
+    for use in list(value.uses):
+        owner: Block | None = use.user.owning_block
+        while owner is not None and owner is not block:
+            node = owner.owning_node
+            owner = node.owning_block if node is not None else None
+        if owner is block:
+            use.user.replace_input(use.index, replacement)
+
+
+def _known_at_compile_time(graph: Graph, value: Value, reverse: Block) -> bool:
+    """When ``value`` is a constant, or a size its operands' types fix, make the reads of it in
+    ``reverse`` read that constant instead (then nothing needs to be routed)."""
+    node = value.node
+    if node.kind == "prim::Constant":
+        known, ty = node.attrs.get("value"), value.ty
+    else:
+        op = OPS.get(node.kind)
+        if op is None or op.value_from_types is None or len(node.outputs) != 1:
+            return False
+        known = op.value_from_types([v.ty for v in node.inputs])
+        if known is NOT_CONSTANT:
+            return False
+        ty = type_of_value(known)
+    with graph.inserting_before(reverse.param_node.next):
+        constant = graph.insert_constant(known, ty, node.source_range)
+    _replace_uses_within(value, constant, reverse)
+    return True
+
+
+def _route_branch_reads(graph: Graph, forward_if: Node, index: int, reverse: Block) -> None:
+    """Make the values of ``forward_if``'s branch ``index`` that ``reverse`` reads outputs of
+    ``forward_if``: that branch returns them, the others prim::Uninitialized."""
+    for value in _forward_reads(reverse, forward_if.blocks[index]):
+        if _known_at_compile_time(graph, value, reverse):
+            continue
+        for position, branch in enumerate(forward_if.blocks):
+            if position == index:
+                branch.register_output(value)
+                continue
+            with graph.inserting_at_end(branch):
+                placeholder = graph.insert("prim::Uninitialized", (), (value.ty,)).output
+            branch.register_output(placeholder)
+        routed = forward_if.add_output(value.ty, value.name_hint)
+        _replace_uses_within(value, routed, reverse)
+
+
+def _runs_its_count(loop: Node) -> bool:
+    """Whether ``loop`` runs exactly its trip count: it starts, and never stops early."""
+
+    def constant_true(value: Value) -> bool:
+        return is_constant(value) and constant_value(value) is True
+
+    return constant_true(loop.inputs[1]) and constant_true(loop.blocks[0].outputs[0])
+
+
+def _trip_count(graph: Graph, loop: Node) -> Value:
+    """The number of iterations ``loop`` runs, as a value after it: its trip count when it
+    runs to it, and otherwise a count it now carries."""
+    if _runs_its_count(loop):
+        return loop.inputs[0]
+    body = loop.blocks[0]
+    with graph.inserting_before(loop):
+        loop.add_input(graph.insert_constant(0, INT, loop.source_range))
+    count = body.add_input(INT, "trips")
+    with graph.inserting_at_end(body):
+        one = graph.insert_constant(1, INT, loop.source_range)
+        body.register_output(graph.insert("prim::add", (count, one), (INT,)).output)
+    return loop.add_output(INT, "trips")
+
+
+def _stackable(loop: Node, value: Value) -> bool:
+    """Whether a tape for ``value`` can be one preallocated array (Note [Loop tapes])."""
+    ty = value.ty
+    trips = loop.inputs[0]
+    bounded = not (is_constant(trips) and constant_value(trips) >= _UNBOUNDED_TRIPS)
+    return (
+        _runs_its_count(loop)
+        and bounded
+        and isinstance(ty, TensorType)
+        and ty.is_complete
+        and ty.dtype is not None
+        and ty.shape is not None
+    )
+
+
+def _route_loop_reads(graph: Graph, loop: Node, reverse_loop: Node, trips: Value) -> None:
+    """Tape the values of ``loop``'s body that ``reverse_loop``'s body reads, and read them
+    back, iteration ``trips - 1 - j`` in reverse iteration ``j`` (Note [Loop tapes])."""
+    body = loop.blocks[0]
+    reverse_body = reverse_loop.blocks[0]
+    reads = _forward_reads(reverse_body, body)
+    if not reads:
+        return
+    counter = body.inputs[0]
+    step = reverse_body.inputs[0]
+    first = reverse_body.param_node.next
+    with graph.inserting_before(first):
+        one = graph.insert_constant(1, INT, loop.source_range)
+        last = graph.insert("prim::sub", (trips, one), (INT,)).output
+        iteration = graph.insert("prim::sub", (last, step), (INT,)).output
+        iteration.name_hint = counter.name_hint or "k"
+    for value in reads:
+        if value is counter:
+            _replace_uses_within(value, iteration, reverse_body)
+            continue
+        if _known_at_compile_time(graph, value, reverse_body):
+            continue
+        stacked = _stackable(loop, value)
+        tape = _tape(graph, loop, value, stacked)
+        with graph.inserting_before(first):
+            if stacked:
+                zero = graph.insert_constant(0, INT, loop.source_range)
+                read = graph.insert("aten::select", (tape, zero, iteration), (value.ty,))
+            else:
+                read = graph.insert("prim::ListIndex", (tape, iteration), (value.ty,))
+        read.output.name_hint = value.name_hint
+        _replace_uses_within(value, read.output, reverse_body)
+
+
+def _tape(graph: Graph, loop: Node, value: Value, stacked: bool) -> Value:
+    """Make ``loop`` carry a tape that each iteration writes ``value`` to; return the tape
+    the loop ends with."""
+    body = loop.blocks[0]
+    name = f"{value.name_hint or 'saved'}_tape"
+    with graph.inserting_before(loop):
+        if stacked:
+            assert isinstance(value.ty, TensorType)
+            assert value.ty.shape is not None
+            length = loop.inputs[0]
+            rows = max(int(constant_value(length)), 0) if is_constant(length) else None
+            row_shape = tuple(int(d or 0) for d in value.ty.shape)
+            shape = graph.insert_constant(row_shape, TupleType((INT,) * len(row_shape)))
+            dtype = graph.insert_constant(value.ty.dtype, STR)
+            tape_type = TensorType(value.ty.dtype, (rows, *row_shape))
+            start = graph.insert("prim::TapeArray", (length, shape, dtype), (tape_type,)).output
+        else:
+            start = graph.insert("prim::TapeList", (), (ListType(value.ty),)).output
+    loop.add_input(start)
+    carried = body.add_input(start.ty, name)
+    with graph.inserting_at_end(body):
+        if stacked:
+            written = graph.insert("prim::TapeWrite", (carried, body.inputs[0], value), (start.ty,))
+        else:
+            written = graph.insert("prim::TapePush", (carried, value), (start.ty,))
+    body.register_output(written.output)
+    return loop.add_output(start.ty, name)
 
 
 def _set_ranges(block: Block, origin: Node) -> None:

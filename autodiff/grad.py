@@ -2,11 +2,10 @@
 
 # Note [Gradient cache]
 # A GradFunction compiles one CompiledGradient per (signature key, argnums): the key has each
-# argument's kind, dtype and shape, as for plain calls (Note [Specialisation cache]). When a
-# gradient flows through control flow, the values of the Python int and bool arguments join the
-# key, as they become constants of the compiled gradient (Note [Static control flow] in
-# `autodiff.differentiate`); `static_signatures` remembers which signatures those are. Only a
-# compilation that succeeded is stored, so an error leaves nothing behind.
+# argument's kind, dtype and shape, as for plain calls (Note [Specialisation cache]); the values
+# of int and bool arguments are not in it, since loops and branches on them are differentiated
+# as they run (Note [Control-flow derivatives] in `autodiff.differentiate`). Only a compilation
+# that succeeded is stored, so an error leaves nothing behind.
 """
 
 from __future__ import annotations
@@ -25,13 +24,12 @@ from autodiff.higher_order import gradient_graph
 from autodiff.pipeline import (
     OutputTree,
     differentiate_typed,
-    gradient_flows_through_control_flow,
     output_tree,
     typed_graph,
 )
 from autodiff.runtime import CompiledGradient, Saved
 from autodiff.script import ScriptFunction
-from autodiff.specialize import SignatureKey, argument_type, signature_key
+from autodiff.specialize import argument_type, signature_key
 from ir.graph import Graph
 from ir.types import TensorType, Type
 from passes.requires_grad import can_hold_gradient
@@ -91,7 +89,6 @@ class _Differentiated:
     def __init__(self, fn: Callable[..., Any]) -> None:
         self.scripted = _as_script(fn)
         self.cache: dict[tuple[Hashable, ...], CompiledFunction] = {}
-        self.static_signatures: set[tuple[SignatureKey, tuple[int, ...]]] = set()
 
     @property
     def qualname(self) -> str:
@@ -101,7 +98,7 @@ class _Differentiated:
         """The compiled gradient for these arguments w.r.t. the parameters ``wrt``.
         See Note [Gradient cache]."""
         signature = (signature_key(values), wrt)
-        compiled = self.cache.get(self.cache_key(signature, values))
+        compiled = self.cache.get(signature)
         if compiled is None:
             names = list(self.scripted.signature.parameters)
             types = [
@@ -113,23 +110,10 @@ class _Differentiated:
             for index in wrt:
                 self.check_differentiable(names, index, types)
             typed = typed_graph(self.scripted.graph, types)
-            if signature not in self.static_signatures and gradient_flows_through_control_flow(
-                typed, wrt
-            ):
-                self.static_signatures.add(signature)
-            if signature in self.static_signatures:
-                typed = typed_graph(self.scripted.graph, types, _static_numbers(values))
             gradient = differentiate_typed(typed, wrt).gradient
             compiled = CompiledFunction(CompiledGradient(gradient), output_tree(typed))
-            self.cache[self.cache_key(signature, values)] = compiled
+            self.cache[signature] = compiled
         return compiled
-
-    def cache_key(
-        self, signature: tuple[SignatureKey, tuple[int, ...]], values: Sequence[Any]
-    ) -> tuple[Hashable, ...]:
-        if signature in self.static_signatures:
-            return (*signature, tuple(sorted(_static_numbers(values).items())))
-        return signature
 
     def check_differentiable(self, names: list[str], index: int, types: list[Type]) -> None:
         ty = types[index]
@@ -158,11 +142,6 @@ def _describe(part: Any) -> str:
     if isinstance(part, tuple | list):
         return f"a {type(part).__name__} of {len(part)}"
     return f"shape {_shape_of(part)}"
-
-
-def _static_numbers(values: Sequence[Any]) -> dict[int, int | bool]:
-    """The Python int and bool arguments by position: see Note [Static control flow]."""
-    return {i: value for i, value in enumerate(values) if isinstance(value, int)}
 
 
 def _shape_of(value: Any) -> tuple[int, ...]:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from autodiff.differentiate import add_reverse, unroll_loops
+from autodiff.differentiate import add_reverse
 from autodiff.errors import DifferentiationError
 from autodiff.pipeline import FORWARD_CLEANUP, typed_graph
 from ir.graph import Graph, Value
@@ -51,7 +51,6 @@ def gradient_graph(
         )
     (value,) = result.outputs
     wrt_values = [result.inputs[i] for i in wrt]
-    unroll_loops(result, wrt_values)
     details = add_reverse(result, wrt_values)
     propagate_shapes(result)
     run_passes(result, [("specialize-autograd-zero", {})])

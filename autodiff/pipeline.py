@@ -7,16 +7,15 @@ Every stage is a graph that `autodiff dump --stage` can print.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from autodiff.differentiate import add_reverse, unroll_loops
+from autodiff.differentiate import add_reverse
 from autodiff.gradient import Gradient
 from autodiff.lambda_lift import lambda_lift
 from ir.graph import Graph, Value
 from ir.types import Type
 from passes.registry import run_passes
-from passes.requires_grad import values_requiring_grad
 from passes.shape_propagation import propagate_shapes, specialise
 
 # Note [Optimisation order]
@@ -52,30 +51,11 @@ class Stages:
     gradient: Gradient
 
 
-def typed_graph(
-    graph: Graph, input_types: Sequence[Type], constants: Mapping[int, object] | None = None
-) -> Graph:
-    """``graph`` specialised to ``input_types`` and cleaned up (the ``typed`` stage). The
-    inputs at the positions of ``constants`` are read as those values (they stay inputs):
-    Note [Static control flow] in `autodiff.differentiate`."""
+def typed_graph(graph: Graph, input_types: Sequence[Type]) -> Graph:
+    """``graph`` specialised to ``input_types`` and cleaned up (the ``typed`` stage)."""
     typed = specialise(graph, input_types)
-    for index, value in (constants or {}).items():
-        parameter = typed.inputs[index]
-        constant = typed.create("prim::Constant", (), (parameter.ty,), {"value": value})
-        typed.block.prepend_node(constant)
-        parameter.replace_all_uses_with(constant.output)
     run_passes(typed, [(name, {}) for name in FORWARD_CLEANUP])
     return typed
-
-
-def gradient_flows_through_control_flow(typed: Graph, wrt: Sequence[int]) -> bool:
-    """True when a prim::If or prim::Loop of ``typed`` computes a value that needs a gradient
-    w.r.t. the inputs at ``wrt``: then Note [Static control flow] applies."""
-    needs = values_requiring_grad(typed, [typed.inputs[i] for i in wrt])
-    return any(
-        node.kind in ("prim::If", "prim::Loop") and any(out in needs for out in node.outputs)
-        for node in typed.all_nodes()
-    )
 
 
 def compile_gradient(graph: Graph, input_types: Sequence[Type], wrt: Sequence[int]) -> Stages:
@@ -89,7 +69,6 @@ def differentiate_typed(typed: Graph, wrt: Sequence[int]) -> Stages:
     (`flatten_outputs`)."""
     grad = typed.copy()
     flatten_outputs(grad)
-    unroll_loops(grad, [grad.inputs[i] for i in wrt])
     add_reverse(grad, [grad.inputs[i] for i in wrt])
     propagate_shapes(grad)
     optimized = grad.copy()

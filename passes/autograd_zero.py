@@ -149,11 +149,9 @@ class _Specializer:
         elif kind == GRAD_OF:
             self.grad_of(node)
         elif kind == "prim::If":
-            for inner in node.blocks:
-                self.visit_block(inner)
-            for index, out in enumerate(node.outputs):
-                branches = {self.state(inner.outputs[index]) for inner in node.blocks}
-                self.states[out] = branches.pop() if len(branches) == 1 else State.UNKNOWN
+            self.branches(node)
+        elif kind == "prim::Loop":
+            self.loop(node)
         elif kind == REVERSE:
             body = node.blocks[0]
             for param in body.inputs:
@@ -162,10 +160,9 @@ class _Specializer:
         elif kind == "prim::TupleUnpack" and self.unpacks_known_parts(node):
             return
         else:
-            # prim::Loop carries values whose state may change between iterations: UNKNOWN.
             for inner in node.blocks:
                 self.visit_block(inner)
-            ordinary = kind in OPS and kind not in _MAY_FORWARD_ZERO and kind != "prim::Loop"
+            ordinary = kind in OPS and kind not in _MAY_FORWARD_ZERO
             for out in node.outputs:
                 self.states[out] = State.NONZERO if ordinary else State.UNKNOWN
 
@@ -183,6 +180,63 @@ class _Specializer:
                 self.states[out] = State.NONZERO
             return True
         return False
+
+    # -- control flow ------------------------------------------------------------------------
+
+    def branches(self, node: Node) -> None:
+        """An output is ZERO when every branch returns ZERO. When some do and the others
+        return NONZERO, the ZERO ones return a materialised zero instead, so that the output
+        is never the sentinel at run time (the gradient a reverse branch sends to a value only
+        the other branch uses: Note [Control-flow derivatives] in `autodiff.differentiate`)."""
+        for inner in node.blocks:
+            self.visit_block(inner)
+        for index, out in enumerate(node.outputs):
+            states = {self.state(inner.outputs[index]) for inner in node.blocks}
+            if states == {State.ZERO, State.NONZERO} and can_materialise(out.ty):
+                for inner in node.blocks:
+                    if self.state(inner.outputs[index]) is State.ZERO:
+                        self.materialise_result(inner, index, out.ty, node)
+                states = {State.NONZERO}
+            self.states[out] = states.pop() if len(states) == 1 else State.UNKNOWN
+
+    def loop(self, node: Node) -> None:
+        """A carried value starting ZERO starts as a materialised zero instead; the body then
+        runs with each carried value NONZERO when it starts so, and a body result that is ZERO
+        for such a value is materialised too, so the value stays NONZERO in every iteration
+        (the reverse loop's gradients and accumulators)."""
+        body = node.blocks[0]
+        self.states[body.inputs[0]] = State.NONZERO
+        for offset, (initial, param) in enumerate(
+            zip(node.inputs[2:], body.inputs[1:], strict=True)
+        ):
+            state = self.state(initial)
+            if state is State.ZERO and can_materialise(initial.ty):
+                with self.graph.inserting_before(node):
+                    zero = zeros_for(self.graph, initial.ty, node.source_range)
+                assert zero is not None
+                zero.name_hint = initial.name_hint
+                node.replace_input(2 + offset, zero)
+                self.changed = True
+                state = State.NONZERO
+            self.states[param] = State.NONZERO if state is State.NONZERO else State.UNKNOWN
+        self.visit_block(body)
+        for offset, out in enumerate(node.outputs):
+            param, result = body.inputs[1 + offset], body.outputs[1 + offset]
+            steady = self.states[param] is State.NONZERO
+            if steady and self.state(result) is State.ZERO and can_materialise(param.ty):
+                self.materialise_result(body, 1 + offset, param.ty, node)
+            # An UNKNOWN result would break the assumption the body was specialised under;
+            # with specialised shapes every zero can be materialised, so it does not arise.
+            self.states[out] = State.NONZERO if steady else State.UNKNOWN
+
+    def materialise_result(self, block: Block, index: int, ty: Type, node: Node) -> None:
+        with self.graph.inserting_at_end(block):
+            zero = zeros_for(self.graph, ty, node.source_range)
+        assert zero is not None
+        zero.name_hint = block.outputs[index].name_hint
+        self.states[zero] = State.NONZERO
+        block.return_node.replace_input(index, zero)
+        self.changed = True
 
     # -- prim::AutogradAdd -----------------------------------------------------------------
 

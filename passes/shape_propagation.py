@@ -64,6 +64,9 @@ def propagate_shapes(graph: Graph) -> bool:
     return propagator.changed
 
 
+UNINITIALIZED = "prim::Uninitialized"
+
+
 class _Propagator:
     def __init__(self) -> None:
         self.known: dict[Value, Any] = {}
@@ -171,6 +174,12 @@ class _Propagator:
         self.block(then_block)
         self.block(else_block)
         for out, a, b in zip(node.outputs, then_block.outputs, else_block.outputs, strict=True):
+            # A branch's prim::Uninitialized stands for "not defined here": it is never read,
+            # so the output has the other branch's type (and so has the placeholder).
+            if a.node.kind == UNINITIALIZED and b.node.kind != UNINITIALIZED:
+                self.set_type(a, b.ty)
+            elif b.node.kind == UNINITIALIZED and a.node.kind != UNINITIALIZED:
+                self.set_type(b, a.ty)
             self.set_type(out, join_types(a.ty, b.ty))
 
     def loop(self, node: Node) -> None:
