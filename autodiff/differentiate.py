@@ -27,14 +27,17 @@
 # loop are read directly, once, however many iterations read them.
 
 # Note [Loop tapes]
-# Per iteration, the forward loop keeps each value its reverse reads in a tape it carries. When
-# the loop runs exactly its trip count (no ``break``, not a ``while``) and the value has a fixed
-# shape, the tape is one preallocated array with a row per iteration (prim::TapeArray,
-# prim::TapeWrite); otherwise it is a list (prim::TapeList, prim::TapePush). The reverse loop
-# reads row ``trips - 1 - j`` in its iteration ``j``. The trip count is the loop's own count
-# when it runs to it, and otherwise one more value the loop carries. The loop's counter is
-# never taped: in the reverse it is that row index. Tapes mutate in place, so memory grows with
-# one copy of the saved values per iteration, and the IR does not grow at all.
+# Per iteration, the forward loop appends each value its reverse reads to a tape it carries: a
+# list (prim::TapeList before the loop, prim::TapePush in the body), which the reverse loop reads
+# at index ``trips - 1 - j`` in its iteration ``j`` (prim::ListIndex). The trip count is the
+# loop's own count when it runs to it (no ``break``, not a ``while``), and otherwise one more
+# value the loop carries. The loop's counter is never taped: in the reverse it is that index;
+# constants and sizes the types fix are not taped either. Once types are specialised, the
+# `stack-tapes` pass turns the tape of a fixed-shape value in a loop that runs its count into
+# one preallocated array with a row per iteration. Tapes are filled in place, so memory grows
+# by one copy of the saved values per iteration and the IR does not grow at all. Values from
+# outside the loop (weights, say) are read directly: saved once, however many iterations read
+# them.
 """
 
 from __future__ import annotations
@@ -60,16 +63,15 @@ from ir.types import (
     type_of_value,
 )
 from passes.constant_propagation import constant_value, is_constant
+from passes.registry import register_pass
 from passes.requires_grad import can_hold_gradient, values_requiring_grad
 from passes.shape_propagation import propagate_shapes
+from passes.stack_tapes import runs_its_count
 
 REVERSE = "prim::Reverse"
 
 # Nodes that compute no gradient-carrying value, whatever their inputs.
 _NO_GRADIENT = {"prim::Constant"}
-
-# A ``while`` loop's trip count (`frontend.emit`): no tape can be preallocated for it.
-_UNBOUNDED_TRIPS = 2**62
 
 
 @dataclass
@@ -95,6 +97,21 @@ def differentiable_inputs(graph: Graph) -> list[Value]:
     if flagged:
         return [v for v in flagged if isinstance(v.ty, TensorType) and v.ty.requires_grad]
     return list(graph.inputs)
+
+
+@register_pass("differentiate")
+def differentiate_graph(graph: Graph) -> bool:
+    """Add the reverse program w.r.t. `differentiable_inputs` (`add_reverse` as a pass, so that
+    `autodiff opt` shows it on IR text). True if there was anything to differentiate.
+
+    Given:   graph(%x : Double(3, requires_grad=1)): %y = aten::sin(%x); return (%y)
+    Execute: differentiate_graph(graph)
+    Result:  ... %dx = prim::Reverse[output_vjps=[0], input_grads=[0]]() ...
+    """
+    if any(node.kind == REVERSE for node in graph.nodes()):
+        return False
+    details = add_reverse(graph, differentiable_inputs(graph))
+    return bool(details.df_output_vjps)
 
 
 def add_reverse(graph: Graph, wrt: list[Value]) -> ReverseDetails:
@@ -564,19 +581,10 @@ def _route_branch_reads(graph: Graph, forward_if: Node, index: int, reverse: Blo
         _replace_uses_within(value, routed, reverse)
 
 
-def _runs_its_count(loop: Node) -> bool:
-    """Whether ``loop`` runs exactly its trip count: it starts, and never stops early."""
-
-    def constant_true(value: Value) -> bool:
-        return is_constant(value) and constant_value(value) is True
-
-    return constant_true(loop.inputs[1]) and constant_true(loop.blocks[0].outputs[0])
-
-
 def _trip_count(graph: Graph, loop: Node) -> Value:
     """The number of iterations ``loop`` runs, as a value after it: its trip count when it
     runs to it, and otherwise a count it now carries."""
-    if _runs_its_count(loop):
+    if runs_its_count(loop):
         return loop.inputs[0]
     body = loop.blocks[0]
     with graph.inserting_before(loop):
@@ -586,21 +594,6 @@ def _trip_count(graph: Graph, loop: Node) -> Value:
         one = graph.insert_constant(1, INT, loop.source_range)
         body.register_output(graph.insert("prim::add", (count, one), (INT,)).output)
     return loop.add_output(INT, "trips")
-
-
-def _stackable(loop: Node, value: Value) -> bool:
-    """Whether a tape for ``value`` can be one preallocated array (Note [Loop tapes])."""
-    ty = value.ty
-    trips = loop.inputs[0]
-    bounded = not (is_constant(trips) and constant_value(trips) >= _UNBOUNDED_TRIPS)
-    return (
-        _runs_its_count(loop)
-        and bounded
-        and isinstance(ty, TensorType)
-        and ty.is_complete
-        and ty.dtype is not None
-        and ty.shape is not None
-    )
 
 
 def _route_loop_reads(graph: Graph, loop: Node, reverse_loop: Node, trips: Value) -> None:
@@ -625,44 +618,29 @@ def _route_loop_reads(graph: Graph, loop: Node, reverse_loop: Node, trips: Value
             continue
         if _known_at_compile_time(graph, value, reverse_body):
             continue
-        stacked = _stackable(loop, value)
-        tape = _tape(graph, loop, value, stacked)
+        tape = _tape(graph, loop, value)
         with graph.inserting_before(first):
-            if stacked:
-                zero = graph.insert_constant(0, INT, loop.source_range)
-                read = graph.insert("aten::select", (tape, zero, iteration), (value.ty,))
-            else:
-                read = graph.insert("prim::ListIndex", (tape, iteration), (value.ty,))
-        read.output.name_hint = value.name_hint
-        _replace_uses_within(value, read.output, reverse_body)
+            read = graph.insert("prim::ListIndex", (tape, iteration), (value.ty,)).output
+        read.name_hint = value.name_hint
+        _replace_uses_within(value, read, reverse_body)
 
 
-def _tape(graph: Graph, loop: Node, value: Value, stacked: bool) -> Value:
-    """Make ``loop`` carry a tape that each iteration writes ``value`` to; return the tape
-    the loop ends with."""
+def _tape(graph: Graph, loop: Node, value: Value) -> Value:
+    """Make ``loop`` carry a list that each iteration appends ``value`` to; return the list the
+    loop ends with (`stack-tapes` makes it an array where it can)."""
     body = loop.blocks[0]
     name = f"{value.name_hint or 'saved'}_tape"
     with graph.inserting_before(loop):
-        if stacked:
-            assert isinstance(value.ty, TensorType)
-            assert value.ty.shape is not None
-            length = loop.inputs[0]
-            rows = max(int(constant_value(length)), 0) if is_constant(length) else None
-            row_shape = tuple(int(d or 0) for d in value.ty.shape)
-            shape = graph.insert_constant(row_shape, TupleType((INT,) * len(row_shape)))
-            dtype = graph.insert_constant(value.ty.dtype, STR)
-            tape_type = TensorType(value.ty.dtype, (rows, *row_shape))
-            start = graph.insert("prim::TapeArray", (length, shape, dtype), (tape_type,)).output
-        else:
-            start = graph.insert("prim::TapeList", (), (ListType(value.ty),)).output
+        start = graph.insert(
+            "prim::TapeList", (), (ListType(value.ty),), source_range=loop.source_range
+        ).output
     loop.add_input(start)
     carried = body.add_input(start.ty, name)
     with graph.inserting_at_end(body):
-        if stacked:
-            written = graph.insert("prim::TapeWrite", (carried, body.inputs[0], value), (start.ty,))
-        else:
-            written = graph.insert("prim::TapePush", (carried, value), (start.ty,))
-    body.register_output(written.output)
+        pushed = graph.insert(
+            "prim::TapePush", (carried, value), (start.ty,), source_range=loop.source_range
+        )
+    body.register_output(pushed.output)
     return loop.add_output(start.ty, name)
 
 

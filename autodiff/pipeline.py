@@ -28,6 +28,7 @@ FORWARD_CLEANUP = ("lower-tuples", "constant-propagation", "fold-sizes", "cse", 
 REVERSE_OPTIMISATION = (
     "constant-propagation",
     "fold-sizes",
+    "stack-tapes",
     "specialize-autograd-zero",
     "cse",
     "lift-constants",

@@ -14,6 +14,7 @@ from passes import (
     lower_tuples,
     requires_grad,
     shape_propagation,
+    stack_tapes,
 )
 from passes.registry import (
     PASSES,
@@ -48,4 +49,5 @@ __all__ = [
     "run_module_passes",
     "run_passes",
     "shape_propagation",
+    "stack_tapes",
 ]

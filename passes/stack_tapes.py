@@ -1,0 +1,114 @@
+"""Stack tapes: a loop tape of fixed-shape values, in a loop that runs exactly its trip count,
+becomes one preallocated array instead of a list.
+
+`autodiff.differentiate` keeps what a loop's reverse reads in list tapes (Note [Loop tapes]):
+``prim::TapeList`` before the loop, one ``prim::TapePush`` per iteration, ``prim::ListIndex``
+reads in the reverse loop. When the loop starts and never stops early (its condition and its
+body's are the constant True) and it has a bounded trip count, and the pushed value's type is
+complete, the tape becomes ``prim::TapeArray`` of shape ``(trips, *value shape)``, written row
+``i`` in iteration ``i`` (``prim::TapeWrite``) and read with ``aten::select``: one allocation
+instead of one list entry per iteration, and rows that are views of it. It runs once types are
+specialised, so that sizes folded to constants count as fixed.
+"""
+
+from __future__ import annotations
+
+from ir.graph import Graph, Node, Value
+from ir.types import INT, STR, TensorType, TupleType
+from passes.constant_propagation import constant_value, is_constant
+from passes.registry import register_pass
+
+# A ``while`` loop's trip count (`frontend.emit`): no tape can be preallocated for it.
+UNBOUNDED_TRIPS = 2**62
+
+
+def runs_its_count(loop: Node) -> bool:
+    """Whether ``loop`` runs exactly its trip count: it starts, and never stops early."""
+
+    def constant_true(value: Value) -> bool:
+        return is_constant(value) and constant_value(value) is True
+
+    return constant_true(loop.inputs[1]) and constant_true(loop.blocks[0].outputs[0])
+
+
+@register_pass("stack-tapes")
+def stack_tapes(graph: Graph) -> bool:
+    """Turn the list tapes of loops that run their trip count into preallocated arrays.
+
+    Given:   %empty : Double(4)[] = prim::TapeList()
+             %h.out : Double(4), %tape : Double(4)[] = prim::Loop(%n, %true, %h0, %empty)
+               block0(%i : int, %h : Double(4), %t : Double(4)[]):
+                 %h.1 : Double(4) = aten::tanh(%h)
+                 %t.1 : Double(4)[] = prim::TapePush(%t, %h.1)
+                 -> (%true, %h.1, %t.1)
+             ... %row : Double(4) = prim::ListIndex(%tape, %k)
+    Execute: stack_tapes(graph)
+    Result:  %empty : Double(*, 4) = prim::TapeArray(%n, (4,), "float64")
+             ... %t.1 = prim::TapeWrite(%t, %i, %h.1) ...
+             ... %row : Double(4) = aten::select(%tape, 0, %k)
+    """
+    changed = False
+    for loop in [node for node in graph.all_nodes() if node.kind == "prim::Loop"]:
+        if not runs_its_count(loop) or not _bounded(loop.inputs[0]):
+            continue
+        for offset in range(len(loop.outputs)):
+            changed |= _stack(graph, loop, offset)
+    return changed
+
+
+def _bounded(trips: Value) -> bool:
+    return not (is_constant(trips) and constant_value(trips) >= UNBOUNDED_TRIPS)
+
+
+def _stack(graph: Graph, loop: Node, offset: int) -> bool:
+    """Stack the tape ``loop`` carries at position ``offset``, if it is one that can be."""
+    body = loop.blocks[0]
+    start, param = loop.inputs[2 + offset], body.inputs[1 + offset]
+    push, out = body.outputs[1 + offset].node, loop.outputs[offset]
+    if not (
+        start.node.kind == "prim::TapeList"
+        and len(start.uses) == 1
+        and push.kind == "prim::TapePush"
+        and push.owning_block is body
+        and push.inputs[0] is param
+        and len(param.uses) == 1
+        and len(push.output.uses) == 1
+        and all(use.user.kind == "prim::ListIndex" and use.index == 0 for use in out.uses)
+    ):
+        return False
+    value = push.inputs[1]
+    ty = value.ty
+    if not (isinstance(ty, TensorType) and ty.is_complete and ty.dtype and ty.shape is not None):
+        return False
+    trips = loop.inputs[0]
+    rows = max(int(constant_value(trips)), 0) if is_constant(trips) else None
+    row_shape = tuple(int(d or 0) for d in ty.shape)
+    tape_type = TensorType(ty.dtype, (rows, *row_shape))
+    with graph.inserting_before(loop):
+        shape = graph.insert_constant(row_shape, TupleType((INT,) * len(row_shape)))
+        dtype = graph.insert_constant(ty.dtype, STR)
+        array = graph.insert(
+            "prim::TapeArray", (trips, shape, dtype), (tape_type,), source_range=loop.source_range
+        ).output
+    array.name_hint = start.name_hint
+    loop.replace_input(2 + offset, array)
+    start.node.destroy()
+    param.ty = tape_type
+    with graph.inserting_before(push):
+        write = graph.insert(
+            "prim::TapeWrite", (param, body.inputs[0], value), (tape_type,)
+        ).copy_metadata(push)
+    write.output.name_hint = push.output.name_hint
+    push.output.replace_all_uses_with(write.output)
+    push.destroy()
+    out.ty = tape_type
+    for use in list(out.uses):
+        index = use.user
+        with graph.inserting_before(index):
+            axis = graph.insert_constant(0, INT, index.source_range)
+            row = graph.insert("aten::select", (out, axis, index.inputs[1]), (index.output.ty,))
+        row.copy_metadata(index)
+        row.output.name_hint = index.output.name_hint
+        index.output.replace_all_uses_with(row.output)
+        index.destroy()
+    return True
