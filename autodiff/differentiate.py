@@ -629,7 +629,8 @@ def _tape(graph: Graph, loop: Node, value: Value) -> Value:
     """Make ``loop`` carry a list that each iteration appends ``value`` to; return the list the
     loop ends with (`stack-tapes` makes it an array where it can)."""
     body = loop.blocks[0]
-    name = f"{value.name_hint or 'saved'}_tape"
+    hint = value.name_hint or "saved"
+    name = hint if hint.endswith("_tape") else f"{hint}_tape"
     with graph.inserting_before(loop):
         start = graph.insert(
             "prim::TapeList", (), (ListType(value.ty),), source_range=loop.source_range
