@@ -70,6 +70,24 @@ from passes.stack_tapes import runs_its_count
 
 REVERSE = "prim::Reverse"
 
+# Operators a reverse loop recomputes instead of taping their results, when their operands come
+# from outside the loop or the counter: views of an array the loop only reads, and int
+# arithmetic on the counter. Cheaper than a tape write, and nothing is kept per iteration.
+_RECOMPUTED = frozenset(
+    {
+        "prim::Constant",
+        "aten::select",
+        "aten::slice",
+        "aten::transpose",
+        "aten::expand_dims",
+        "aten::squeeze",
+        "prim::add",
+        "prim::sub",
+        "prim::mul",
+        "prim::neg",
+    }
+)
+
 # Nodes that compute no gradient-carrying value, whatever their inputs.
 _NO_GRADIENT = {"prim::Constant"}
 
@@ -131,6 +149,7 @@ def add_reverse(graph: Graph, wrt: list[Value]) -> ReverseDetails:
     See Note [The reverse block].
     """
     needs = values_requiring_grad(graph, wrt)
+    _check_no_gradient_is_lost(graph, needs)
     reverse_node = graph.create(REVERSE, output_types=(), num_blocks=1)
     graph.block.append_node(reverse_node)
     details = ReverseDetails(reverse_node)
@@ -163,6 +182,39 @@ def add_reverse(graph: Graph, wrt: list[Value]) -> ReverseDetails:
     for route in routes:
         route()
     return details
+
+
+def _check_no_gradient_is_lost(graph: Graph, needs: set[Value]) -> None:
+    """Refuse a value of type Any computed from one that needs a gradient: `can_hold_gradient`
+    cannot tell whether it carries one, and treating it as constant would be a silent zero
+    (a loop-carried value that is a string in one iteration and an array in the next)."""
+
+    def refuse(value: Value, node: Node) -> None:
+        raise DifferentiationError(
+            f"cannot differentiate through a value of unknown type ({value.ty}): give "
+            f"'{value.name_hint or 'it'}' one type on every path (an array, or a float)",
+            node.source_range,
+        )
+
+    for node in graph.all_nodes():
+        if node.kind == "prim::Loop":
+            body = node.blocks[0]
+            for initial, param, result in zip(
+                node.inputs[2:], body.inputs[1:], body.outputs[1:], strict=True
+            ):
+                if param.ty is ANY and (initial in needs or result in needs):
+                    refuse(param, node)
+        elif node.kind == "prim::If":
+            for index, out in enumerate(node.outputs):
+                if out.ty is ANY and any(b.outputs[index] in needs for b in node.blocks):
+                    refuse(out, node)
+        else:
+            op = OPS.get(node.kind)
+            if op is None or not op.differentiable or not any(v in needs for v in node.inputs):
+                continue
+            for out in node.outputs:
+                if out.ty is ANY and out.has_uses():
+                    refuse(out, node)
 
 
 def _grad_name(value: Value) -> str | None:
@@ -612,17 +664,45 @@ def _route_loop_reads(graph: Graph, loop: Node, reverse_loop: Node, trips: Value
         last = graph.insert("prim::sub", (trips, one), (INT,)).output
         iteration = graph.insert("prim::sub", (last, step), (INT,)).output
         iteration.name_hint = counter.name_hint or "k"
+    recomputed: dict[Value, Value] = {counter: iteration}
     for value in reads:
-        if value is counter:
-            _replace_uses_within(value, iteration, reverse_body)
-            continue
         if _known_at_compile_time(graph, value, reverse_body):
+            continue
+        again = _recompute(graph, value, body, recomputed, first)
+        if again is not None:
+            _replace_uses_within(value, again, reverse_body)
             continue
         tape = _tape(graph, loop, value)
         with graph.inserting_before(first):
             read = graph.insert("prim::ListIndex", (tape, iteration), (value.ty,)).output
         read.name_hint = value.name_hint
         _replace_uses_within(value, read, reverse_body)
+
+
+def _recompute(
+    graph: Graph, value: Value, body: Block, copies: dict[Value, Value], before: Node
+) -> Value | None:
+    """A copy, before ``before`` in the reverse body, of what computes ``value`` in the loop
+    ``body`` from values outside it and the counter (``copies`` maps it to the reverse's
+    index) through views and int arithmetic only: ``xs[t]`` is read from ``xs`` again rather
+    than taped. None when ``value`` is not computed that way."""
+    if value in copies:
+        return copies[value]
+    if not _defined_within(value, body):
+        return value
+    node = value.node
+    if node.owning_block is not body or node.kind not in _RECOMPUTED:
+        return None
+    inputs: dict[Value, Value] = {}
+    for operand in node.inputs:
+        again = _recompute(graph, operand, body, copies, before)
+        if again is None:
+            return None
+        inputs[operand] = again
+    with graph.inserting_before(before):
+        copy = graph.insert_node(graph.create_clone(node, inputs.__getitem__))
+    copies.update(zip(node.outputs, copy.outputs, strict=True))
+    return copies[value]
 
 
 def _tape(graph: Graph, loop: Node, value: Value) -> Value:

@@ -184,6 +184,16 @@ def type_of_value(value: object) -> Type:
     raise TypeError(f"no IR type for a value of Python type {type(value).__name__}")
 
 
+def _join_float(tensor: TensorType) -> Type:
+    """A Python float joined with an array: a 0-d array when the array may be one, as NumPy
+    makes a float that meets one (``total = 0.0`` then ``total = total + np.sum(x)`` in a
+    loop). The dtype stays only when it is the float's own, float64."""
+    if tensor.shape is not None and tensor.shape != ():
+        return ANY
+    dtype = tensor.dtype if tensor.dtype == "float64" else None
+    return TensorType(dtype, (), tensor.requires_grad)
+
+
 def join_types(a: Type, b: Type) -> Type:
     """The most precise type that both ``a`` and ``b`` are subtypes of (for If outputs and
     loop-carried values): tensor facts that disagree become unknown."""
@@ -196,6 +206,8 @@ def join_types(a: Type, b: Type) -> Type:
             shape = tuple(x if x == y else None for x, y in zip(a.shape, b.shape, strict=True))
         requires_grad = a.requires_grad if a.requires_grad == b.requires_grad else None
         return TensorType(dtype, shape, requires_grad)
+    if FLOAT in (a, b) and isinstance(a if b == FLOAT else b, TensorType):
+        return _join_float(a if b == FLOAT else b)
     if isinstance(a, TupleType) and isinstance(b, TupleType) and len(a.elems) == len(b.elems):
         return TupleType(tuple(join_types(x, y) for x, y in zip(a.elems, b.elems, strict=True)))
     if isinstance(a, ListType) and isinstance(b, ListType):

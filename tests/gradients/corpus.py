@@ -446,6 +446,146 @@ def nested_loops_branching_on_counters(x, k: int):
     return np.sum(y)
 
 
+# ---- control flow decided by data (Note [Control-flow derivatives]) -----------------------------
+
+
+def _rnn_inputs(steps: int) -> Factory:
+    def make(rng: np.random.Generator) -> tuple[Any, ...]:
+        return normal(rng, 4), normal(rng, 4, 4) * 0.5, normal(rng, steps, 4), steps
+
+    return make
+
+
+@case(_rnn_inputs(7))
+def rnn_over_an_int_count(h, w, xs, steps: int):
+    for t in range(steps):
+        h = np.tanh(h @ w + xs[t])
+    return np.sum(h * h)
+
+
+@case(_rnn_inputs(0))
+def rnn_of_no_steps(h, w, xs, steps: int):
+    for t in range(steps):
+        h = np.tanh(h @ w + xs[t])
+    return np.sum(h * h)
+
+
+@case(lambda rng: (np.abs(normal(rng, 5)) + 0.5,))
+def newton_square_root(a):
+    x = a
+    while np.max(np.abs(x * x - a)) > 1e-12:
+        x = 0.5 * (x + a / x)
+    return np.sum(x * np.arange(1.0, 6.0))
+
+
+def _piecewise(x):
+    s = np.sum(x)
+    if s > 1.0:
+        y = np.sin(x) * s
+    elif s > -1.0:
+        y = x * x * x
+    else:
+        y = np.exp(x) / s
+    return np.sum(y)
+
+
+@case(lambda rng: (normal(rng, 5) + 1.0,))
+def piecewise_on_data_high(x):
+    return _piecewise(x)
+
+
+@case(lambda rng: (normal(rng, 5) * 0.15,))
+def piecewise_on_data_middle(x):
+    return _piecewise(x)
+
+
+@case(lambda rng: (normal(rng, 5) - 1.0,))
+def piecewise_on_data_low(x):
+    return _piecewise(x)
+
+
+@case(arrays((4,), (4, 4)))
+def branch_on_data_inside_a_loop(x, w):
+    h = x
+    for _t in range(6):
+        h = h @ w
+        if np.sum(h) > 0:
+            h = np.tanh(h)
+        else:
+            h = h * 0.5 + np.sin(h)
+    return np.sum(h * x)
+
+
+@case(lambda rng: (normal(rng, 3), 4))
+def loop_inside_a_branch_on_data(x, n: int):
+    if np.sum(x) > 0:
+        y = x
+        for _i in range(n):
+            y = np.sin(y) * x
+    else:
+        y = x * 2.0
+    return np.sum(y)
+
+
+@case(lambda rng: (normal(rng, 3) * 3.0,))
+def break_when_small(x):
+    y = x
+    for _i in range(100):
+        if np.max(np.abs(y)) < 0.1:
+            break
+        y = np.sin(y) * 0.8
+    return np.sum(y * y)
+
+
+@case(lambda rng: (normal(rng, 3), normal(rng, 3, 3) * 0.4, 3, 2))
+def nested_loops_on_int_counts(x, w, n: int, m: int):
+    for i in range(n):
+        for _j in range(m):
+            x = np.sin(x @ w) + x * 0.5
+        x = x * (i + 1.0)
+    return np.sum(x)
+
+
+@case(arrays((3,), (10,)))
+def ranges_with_start_stop_and_step(x, w):
+    s = np.zeros(3)
+    for i in range(1, 9, 3):
+        s = s + w[i] * np.sin(x * i)
+    for i in range(8, 0, -2):
+        s = s * w[i] + x
+    for _ in range(5, 2):
+        s = s * 100.0
+    return np.sum(s * s)
+
+
+@case(arrays((5, 3), (3,)))
+def accumulators_over_rows(x, w):
+    total = 0.0
+    weighted = np.zeros(3)
+    for i in range(x.shape[0]):
+        total = total + np.sum(x[i] * w) * (i + 1)
+        weighted = weighted + x[i] * total
+    return total + np.sum(weighted * weighted)
+
+
+@case(lambda rng: (normal(rng, 2), 3))
+def growing_value_in_a_loop(x, n: int):
+    y = x
+    for i in range(n):
+        y = np.concatenate((y, np.sin(y[:2]) * (i + 1.0)))
+    return np.sum(y * y)
+
+
+@case(arrays((4,)))
+def while_on_a_float_counter(x):
+    t = 0.0
+    y = x
+    while t < 2.5:
+        y = y + np.cos(y) * t
+        t = t + 1.0
+    return np.sum(y)
+
+
 # ---- products beyond matmul, and sorting ---------------------------------------------------------
 
 
