@@ -245,7 +245,7 @@ def test_module_passes() -> None:
 
 # -- semantics --------------------------------------------------------------------------------
 
-PASS_FILES = ["cse", "dce", "constant-propagation", "lower-tuples"]
+PASS_FILES = ["cse", "dce", "constant-propagation", "lower-tuples", "hoist-loop-invariants"]
 FILECHECK_PASSES = Path(__file__).resolve().parents[1] / "filecheck" / "passes"
 
 
