@@ -19,7 +19,17 @@ from autodiff.pipeline import differentiate_typed
 from autodiff.runtime import CompiledGradient
 from ir.graph import Graph, Value
 from ir.ops import OPS, OpDef, gradients, products, sorting
-from ir.types import ANY, FLOAT, SCALAR, TensorType, TupleType, Type, type_of_value
+from ir.types import (
+    ANY,
+    FLOAT,
+    NOTHING,
+    SCALAR,
+    ListType,
+    TensorType,
+    TupleType,
+    Type,
+    type_of_value,
+)
 from passes.shape_propagation import propagate_shapes
 from tests.formula_samples import FLOAT32_OPS, SAMPLES, Operands, Sample
 
@@ -42,7 +52,9 @@ HELPERS = {
 SCALARS_WITHOUT_ALIAS = {"prim::mod", "prim::min", "prim::max", "prim::abs", "prim::float"}
 # Tuple and list plumbing, which lower-tuples removes before differentiation (add_reverse
 # unpacks the gradient of a remaining TupleConstruct itself), and AutogradAdd, which only
-# reverse programs contain.
+# reverse programs contain. prim::ListConstruct and prim::ListUnpack need the same treatment
+# from add_reverse as their tuple twins (a formula cannot say it: they are variadic); until
+# then differentiating them raises "not differentiable".
 STRUCTURAL = {
     "prim::TupleConstruct",
     "prim::TupleUnpack",
@@ -50,7 +62,6 @@ STRUCTURAL = {
     "prim::TupleSlice",
     "prim::ListConstruct",
     "prim::ListUnpack",
-    "prim::ListIndex",
     "prim::AutogradAdd",
 }
 
@@ -103,6 +114,8 @@ DIFFERENTIABLE_HELPERS = {
     "aten::_join_backward",
     "aten::_prod_backward",
     "aten::_einsum_double_backward",
+    "aten::_list_index_backward",
+    "aten::_sequence_as",
 }
 
 
@@ -144,7 +157,16 @@ def one_node_graph(op: str, operands: Operands, wrt: tuple[int, ...]) -> Call:
     node_inputs: list[Value] = []
     for position, operand in enumerate(operands):
         differentiate = position in wrt
-        if isinstance(operand, tuple) and any(isinstance(v, np.ndarray) for v in operand):
+        if isinstance(operand, list):
+            # A list is built as user code builds one: appended to an empty list, item by item.
+            items = [
+                add_input(item, (position, i), differentiate) for i, item in enumerate(operand)
+            ]
+            lst = graph.insert("prim::ListConstruct", [], (ListType(NOTHING),)).output
+            for item in items:
+                lst = graph.insert("prim::ListAppend", [lst, item]).output
+            node_inputs.append(lst)
+        elif isinstance(operand, tuple) and any(isinstance(v, np.ndarray) for v in operand):
             items = [
                 add_input(item, (position, i), differentiate) for i, item in enumerate(operand)
             ]
@@ -177,14 +199,15 @@ def operand_at(operands: Operands, slot: tuple[int, int | None]) -> Any:
 def with_operand(operands: Operands, slot: tuple[int, int | None], value: Any) -> Operands:
     position, item = slot
     if item is not None:
-        value = (*operands[position][:item], value, *operands[position][item + 1 :])
+        items = operands[position]
+        value = type(items)([*items[:item], value, *items[item + 1 :]])
     return (*operands[:position], value, *operands[position + 1 :])
 
 
 def parts(result: Any) -> tuple[Any, ...]:
     """An operator's result as a tuple of arrays: the one, or the several np.split returns
-    (tuples nested in it flattened, as a double backward's gradients)."""
-    if not isinstance(result, tuple):
+    (tuples nested in it flattened, as a double backward's gradients), or a list's."""
+    if not isinstance(result, tuple | list):
         return (result,)
     return tuple(part for item in result for part in parts(item))
 
@@ -237,10 +260,12 @@ def vjp(
     kernel = OPS[op].kernel
     assert kernel is not None
     expected = parts(kernel(*operands))
-    assert len(outs) == len(expected)
-    for out, want in zip(outs, expected, strict=True):
+    actual = parts(tuple(outs))  # a list result is one output
+    assert len(actual) == len(expected)
+    for out, want in zip(actual, expected, strict=True):
         np.testing.assert_array_equal(out, want)
-    grads = compiled.backward(saved, list(parts(cotangent)))
+    vjps = [cotangent] if isinstance(cotangent, list) else list(parts(cotangent))
+    grads = compiled.backward(saved, vjps)
     assert len(grads) == len(call.slots)
     return call, grads
 
@@ -249,8 +274,8 @@ def _cast_floats(operands: Operands, dtype: type) -> Operands:
     """``operands`` with every floating-point array cast to ``dtype``."""
 
     def cast(value: Any) -> Any:
-        if isinstance(value, tuple):
-            return tuple(cast(v) for v in value)
+        if isinstance(value, tuple | list):
+            return type(value)(cast(v) for v in value)
         if isinstance(value, np.ndarray) and value.dtype.kind == "f":
             return value.astype(dtype)
         return value
@@ -274,7 +299,7 @@ def check_gradients(op: str, operands: Operands, wrt: tuple[int, ...], rtol: flo
     out = kernel(*operands)
     rng = np.random.default_rng(1)
     cotangents = [_cotangent(rng, p) for p in parts(out)]
-    cotangent = tuple(cotangents) if isinstance(out, tuple) else cotangents[0]
+    cotangent = type(out)(cotangents) if isinstance(out, tuple | list) else cotangents[0]
     call, grads = vjp(op, operands, wrt, cotangent)
     wide = _cast_floats(operands, np.float64)
     eps = EPS
