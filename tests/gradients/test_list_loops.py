@@ -1,0 +1,96 @@
+"""Gradients of loops that append to a list, against central finite differences.
+
+A loop whose trip count is known once the function is specialised (``range(T)`` with an int
+``T``) is unrolled before differentiation (Note [Static control flow] in
+`autodiff.differentiate`), so its appends become straight-line code and differentiate today.
+Loops whose number of iterations is only known at run time, ``for h in hs`` over a list
+included (a list's length is not part of its type), wait for the loop differentiation of
+issue #6: those tests are marked xfail, not strict, to record the intent.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import autodiff as ad
+from tests.gradients.test_gradient_corpus import finite_differences
+
+NEEDS_LOOPS = pytest.mark.xfail(strict=False, reason="needs issue #6 loop differentiation")
+
+
+def rnn_states(x, W, T: int):
+    hs = []
+    h = x
+    for _ in range(T):
+        h = np.tanh(h @ W)
+        hs.append(h)
+    return np.sum(np.stack(hs)) + np.sum(hs[-1] * hs[0])
+
+
+def read_back(x, T: int):
+    hs = []
+    h = x
+    for t in range(T):
+        if t > 0:
+            h = h + 0.5 * hs[-1]
+        h = np.tanh(h)
+        hs.append(h)
+    return np.sum(np.concatenate(hs) ** 2)
+
+
+def running_mean(x, T: int):
+    hs = []
+    m = x
+    for t in range(T):
+        if t > 0:
+            m = np.mean(np.stack(hs), axis=0)
+        hs.append(np.sin(m + t))
+    return np.sum(m * m)
+
+
+def over_the_list(x):
+    hs = []
+    hs.append(x)
+    hs.append(2.0 * x)
+    total = np.zeros(())
+    for h in hs:
+        total = total + np.sum(h * h)
+    return total
+
+
+def while_growing(x):
+    hs = []
+    h = x
+    while np.sum(np.abs(h)) < 10.0:
+        h = h * 2.0
+        hs.append(h)
+    return np.sum(np.stack(hs))
+
+
+X = np.array([[0.3, -0.5, 0.8], [1.1, 0.2, -0.7]])
+W = np.array([[0.4, -0.2, 0.1], [0.3, 0.5, -0.6], [-0.1, 0.2, 0.3]])
+
+CASES: list[Any] = [
+    pytest.param(rnn_states, (X, W, 4), id="rnn_states"),
+    pytest.param(rnn_states, (X, W, 1), id="rnn_states-one-step"),
+    pytest.param(read_back, (X, 3), id="read_back"),
+    pytest.param(running_mean, (X, 3), id="running_mean"),
+    pytest.param(over_the_list, (X,), id="over_the_list", marks=NEEDS_LOOPS),
+    pytest.param(while_growing, (X,), id="while_growing", marks=NEEDS_LOOPS),
+]
+
+
+@pytest.mark.parametrize(("fn", "args"), CASES)
+def test_loop_list_gradients_match_finite_differences(
+    fn: Callable[..., Any], args: tuple[Any, ...]
+) -> None:
+    argnums = tuple(i for i, a in enumerate(args) if isinstance(a, np.ndarray))
+    value, grads = ad.value_and_grad(fn, argnums=argnums)(*args)
+    np.testing.assert_allclose(value, fn(*args), rtol=1e-12)
+    for position, grad in zip(argnums, grads, strict=True):
+        expected = finite_differences(fn, args, position)
+        np.testing.assert_allclose(grad, expected, rtol=1e-6, atol=1e-8)
