@@ -37,6 +37,7 @@ import numpy as np
 from ir.ops.arrangement import negated, rollaxis_destination
 from ir.ops.fourier import fft_backward, grad_like, imag_backward, irfft_backward, rfft_backward
 from ir.ops.gradients import (
+    add_lists,
     concatenate_backward,
     cumsum_backward,
     diag_backward,
@@ -50,6 +51,7 @@ from ir.ops.gradients import (
     is_list,
     join,
     join_backward,
+    list_head,
     list_index_backward,
     matmul_backward,
     norm_backward,
@@ -1590,7 +1592,7 @@ def linalg_norm(self, order, axis, keepdims):
 
 def ListAppend(lst, elem):
     def backward(dout):
-        return dout[:-1], list_index(dout, -1)
+        return list_head(dout), list_index(dout, -1)
 
     return list_append(lst, elem), backward
 
@@ -1618,3 +1620,19 @@ def _sequence_as(parts, as_list):
         return sequence_as(dout, parts_as_list), None
 
     return sequence_as(parts, as_list), backward
+
+
+def _list_head(lst):
+    last = list_index(lst, -1)
+
+    def backward(dout):
+        return list_append(dout, np.zeros_like(last))
+
+    return list_head(lst), backward
+
+
+def _add_lists(a, b):
+    def backward(dout):
+        return dout, dout
+
+    return add_lists(a, b), backward

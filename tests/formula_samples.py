@@ -956,6 +956,16 @@ SAMPLES: dict[str, list[Sample]] = {
     "aten::_list_index_backward": [
         Sample("last-of-three", lambda r: (normal(r, 3), [normal(r, 3)] * 3, -1)),
     ],
+    "aten::_list_head": [
+        Sample("of-three", lambda r: ([normal(r, 2), normal(r, 3), normal(r, 4)],))
+    ],
+    "aten::_add_lists": [
+        Sample(
+            "two-each",
+            lambda r: ([normal(r, 2), normal(r, 3)], [normal(r, 2), normal(r, 3)]),
+            wrt=(0, 1),
+        ),
+    ],
     "aten::_sequence_as": [
         Sample("tuple-as-list", lambda r: ((normal(r, 2), normal(r, 3, 2)), True)),
         Sample("tuple-as-tuple", lambda r: ((normal(r, 2), normal(r, 3, 2)), False)),

@@ -15,12 +15,23 @@ import numpy as np
 
 from ir.ops.arrangement import PadMode, _promoted_sequence, atleast_shape
 from ir.ops.indexing import _along
-from ir.ops.prim import join_all
+from ir.ops.prim import join_all, join_list_gradients
 from ir.ops.registry import NOT_CONSTANT, OPS, register_op
 from ir.ops.selection import diagonal_length
 from ir.ops.shape_ops import _concatenate_rule
 from ir.ops.shape_rules import as_array_like, as_tensor, fixed, int_sequence, normalize_axes, tensor
-from ir.types import ANY, BOOL, FLOAT, INT, NOTHING, STR, ListType, TensorType, TupleType, Type
+from ir.types import (
+    ANY,
+    BOOL,
+    FLOAT,
+    INT,
+    NOTHING,
+    STR,
+    ListType,
+    TensorType,
+    TupleType,
+    Type,
+)
 
 
 def _shaped_by_operand(position: int) -> Any:
@@ -435,6 +446,41 @@ def _list_index_backward_rule(types: Sequence[Type], consts: Sequence[Any]) -> l
     return [ANY]
 
 
+def list_head(lst: Any) -> list[Any]:
+    """``lst[:-1]`` as a list: the gradient of the list that ``prim::ListAppend`` appended to.
+
+    >>> list_head([1, 2, 3])
+    [1, 2]
+    """
+    return list(lst[:-1])
+
+
+def _list_head_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    lst = types[0]
+    if isinstance(lst, ListType):
+        return [lst]
+    if isinstance(lst, TupleType):
+        return [ListType(join_all(lst.elems[:-1], NOTHING))]
+    return [ListType(ANY)]
+
+
+def add_lists(a: Any, b: Any) -> list[Any]:
+    """Two list gradients added element by element (what ``prim::AutogradAdd`` of two lists
+    becomes once both are known not to be zero: list gradients never hold the sentinel).
+
+    >>> add_lists([1, 2], [10, 20])
+    [11, 22]
+    """
+    return [x + y for x, y in zip(a, b, strict=True)]
+
+
+def _add_lists_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    a, b = types
+    if not isinstance(a, ListType) or not isinstance(b, ListType):
+        return [ListType(ANY)]
+    return [join_list_gradients(a, b)]
+
+
 def is_list(sequence: Any) -> bool:
     """Whether ``sequence`` is a list (not a tuple): the formulas of ``np.stack`` and
     ``np.concatenate`` hand back a list of gradients for a list of arrays."""
@@ -466,7 +512,7 @@ def _sequence_as_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type
         return [ListType(join_all(parts.elems, NOTHING)) if as_list else parts]
     if isinstance(parts, ListType) and as_list:
         return [parts]
-    return [ANY]
+    return [ListType(ANY) if as_list else ANY]
 
 
 register_op(
@@ -482,6 +528,8 @@ register_op(
 register_op("aten::_sequence_as(Any parts, bool as_list) -> Any", shape=_sequence_as_rule)(
     sequence_as
 )
+register_op("aten::_list_head(Any lst) -> Any[]", shape=_list_head_rule)(list_head)
+register_op("aten::_add_lists(Any a, Any b) -> Any[]", shape=_add_lists_rule)(add_lists)
 
 
 # ---- adjoints of the arrangement and selection operators --------------------------------------

@@ -23,7 +23,9 @@ and the name ``hs`` is rebound to it (so a loop that appends carries the list). 
 share one list object, which keeps lists pure for CSE, DCE and differentiation. The price is
 aliasing: after ``a = hs; hs.append(x)`` Python's ``a`` sees ``x`` too, a scripted ``a`` does
 not. The gradient of a list is a list of the same length whose elements are the gradients of
-its elements, zeros where an element got none, never `AUTOGRAD_ZERO` inside the list.
+its elements, zeros where an element got none, never `AUTOGRAD_ZERO` inside the list:
+specialize-autograd-zero relies on it (an element of a list that is not the sentinel is not
+either, and two such lists add with ``aten::_add_lists``).
 
 These have no kernel: `ir.interpreter` runs them. Tuple, list and autograd-add operators are
 ordinary functions of their operands and have kernels; prim::AutogradZero has none because its
@@ -39,7 +41,16 @@ from typing import Any
 from ir.errors import ShapeError
 from ir.ops.registry import NOT_CONSTANT, register_op, register_structural
 from ir.ops.shape_rules import elementwise, known_int
-from ir.types import ANY, NONE, NOTHING, ListType, TensorType, TupleType, Type, join_types
+from ir.types import (
+    ANY,
+    NONE,
+    NOTHING,
+    ListType,
+    TensorType,
+    TupleType,
+    Type,
+    join_types,
+)
 
 
 class AutogradZeroType:
@@ -163,10 +174,27 @@ def _slice_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
     return [sequence]
 
 
+def join_list_gradients(a: ListType, b: ListType) -> ListType:
+    """The type of the sum of two gradients of one list. They are alike element for element,
+    so a side whose element type is not known (what np.stack's gradient gives for a list of
+    unknown length) says nothing more than the other.
+
+    >>> join_list_gradients(ListType(ANY), ListType(FLOAT))
+    ListType(elem=NamedType(name='float'))
+    """
+    if a.elem is ANY:
+        return b
+    if b.elem is ANY:
+        return a
+    return ListType(join_types(a.elem, b.elem))
+
+
 def _autograd_add_rule(types: Sequence[Type], consts: Sequence[Any]) -> Sequence[Type]:
     a, b = types
     if a is ANY or b is ANY:  # an AUTOGRAD_ZERO typed Any adds nothing
         return [b if a is ANY else a]
+    if isinstance(a, ListType) and isinstance(b, ListType):
+        return [join_list_gradients(a, b)]
     if isinstance(a, TensorType) or isinstance(b, TensorType):
         return _ADD_RULE(types, consts)
     return [join_types(a, b)]

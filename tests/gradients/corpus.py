@@ -446,6 +446,16 @@ def nested_loops_branching_on_counters(x, k: int):
     return np.sum(y)
 
 
+@case(_steps(3))
+def float_accumulator_in_a_loop(x, k: int):
+    # `total` starts a Python float and becomes a 0-d array: its carried type joins to Any,
+    # which must still carry the gradient (it was silently zero before).
+    total = 0.0
+    for i in range(k):
+        total = total + np.sum(np.sin(x) * i)
+    return total
+
+
 # ---- products beyond matmul, and sorting ---------------------------------------------------------
 
 

@@ -94,3 +94,14 @@ def test_loop_list_gradients_match_finite_differences(
     for position, grad in zip(argnums, grads, strict=True):
         expected = finite_differences(fn, args, position)
         np.testing.assert_allclose(grad, expected, rtol=1e-6, atol=1e-8)
+
+
+@NEEDS_LOOPS
+def test_hessian_of_a_loop_that_appends() -> None:
+    # ad.hessian keeps T a run-time int, so the loop is not unrolled.
+    x = np.array([0.3, -0.2, 0.5])
+    hessian = ad.hessian(rnn_states)(x, W, 3)
+    grad = ad.grad(rnn_states)
+    eps = 1e-6
+    columns = [(grad(x + eps * d, W, 3) - grad(x - eps * d, W, 3)) / (2 * eps) for d in np.eye(3)]
+    np.testing.assert_allclose(hessian, np.stack(columns, axis=-1), rtol=1e-6, atol=1e-7)

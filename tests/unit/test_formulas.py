@@ -116,6 +116,8 @@ DIFFERENTIABLE_HELPERS = {
     "aten::_einsum_double_backward",
     "aten::_list_index_backward",
     "aten::_sequence_as",
+    "aten::_list_head",
+    "aten::_add_lists",
 }
 
 

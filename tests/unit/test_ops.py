@@ -209,6 +209,9 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("aten::_is_list", ((A,),), lambda s: False),
     ("aten::_sequence_as", ((A, V), True), lambda *_: [A, V]),
     ("aten::_sequence_as", ([A, V], False), lambda *_: (A, V)),
+    ("aten::_list_head", ([A, V, A],), lambda lst: [A, V]),
+    ("aten::_list_head", ((1, 2),), lambda t: [1]),
+    ("aten::_add_lists", ([A, V], [A, V]), lambda a, b: [2 * A, 2 * V]),
     (
         "aten::_cumsum_backward",
         (np.array([1.0, 2.0, 3.0]), (3,), 0),
