@@ -297,3 +297,19 @@ def test_list_hessians_match_finite_differences_of_the_gradient(fn: Callable[...
     eps = 1e-6
     columns = [(grad(x + eps * d) - grad(x - eps * d)) / (2 * eps) for d in np.eye(3)]
     np.testing.assert_allclose(hessian, np.stack(columns, axis=-1), rtol=1e-6, atol=1e-7)
+
+
+def returns_the_list(x):
+    hs = []
+    hs.append(np.sin(x))
+    hs.append(x * 2.0)
+    return hs
+
+
+def test_vjp_of_a_function_that_returns_a_list_takes_a_list_cotangent() -> None:
+    x = np.array([0.3, -0.2, 0.5])
+    out, vjp_fn = ad.vjp(returns_the_list, x)
+    assert isinstance(out, list)
+    np.testing.assert_allclose(out[0], np.sin(x))
+    (dx,) = vjp_fn([np.ones(3), np.full(3, 0.5)])
+    np.testing.assert_allclose(dx, np.cos(x) + 1.0)
