@@ -72,11 +72,24 @@ def all_formulas() -> dict[str, Formula]:
     }
     table: dict[str, Formula] = {}
     for fdef in module.functions:
-        op = "aten::" + fdef.name.rstrip("_")
+        op = formula_operator(fdef.name)
         if op not in OPS:
             raise DifferentiationError(f"formula {fdef.name!r} names no operator", fdef.range)
         table[op] = _compile(op, fdef, namespace)
     return table
+
+
+def formula_operator(name: str) -> str:
+    """The operator a formula of this name differentiates: a capitalised name is a ``prim::``
+    operator spelled as the IR spells it, any other an ``aten::`` one (a trailing underscore
+    keeps a name off a Python builtin).
+
+    >>> formula_operator("ListAppend"), formula_operator("sum_")
+    ('prim::ListAppend', 'aten::sum')
+    """
+    if name[:1].isupper():
+        return "prim::" + name
+    return "aten::" + name.rstrip("_")
 
 
 def _compile(op: str, fdef: syntax.FunctionDef, namespace: dict[str, object]) -> Formula:

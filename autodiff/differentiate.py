@@ -62,6 +62,7 @@ from ir.types import (
     TupleType,
     type_of_value,
 )
+from passes.autograd_zero import can_materialise
 from passes.constant_propagation import constant_value, is_constant
 from passes.registry import register_pass
 from passes.requires_grad import can_hold_gradient, values_requiring_grad
@@ -149,7 +150,6 @@ def add_reverse(graph: Graph, wrt: list[Value]) -> ReverseDetails:
     See Note [The reverse block].
     """
     needs = values_requiring_grad(graph, wrt)
-    _check_no_gradient_is_lost(graph, needs)
     reverse_node = graph.create(REVERSE, output_types=(), num_blocks=1)
     graph.block.append_node(reverse_node)
     details = ReverseDetails(reverse_node)
@@ -182,39 +182,6 @@ def add_reverse(graph: Graph, wrt: list[Value]) -> ReverseDetails:
     for route in routes:
         route()
     return details
-
-
-def _check_no_gradient_is_lost(graph: Graph, needs: set[Value]) -> None:
-    """Refuse a value of type Any computed from one that needs a gradient: `can_hold_gradient`
-    cannot tell whether it carries one, and treating it as constant would be a silent zero
-    (a loop-carried value that is a string in one iteration and an array in the next)."""
-
-    def refuse(value: Value, node: Node) -> None:
-        raise DifferentiationError(
-            f"cannot differentiate through a value of unknown type ({value.ty}): give "
-            f"'{value.name_hint or 'it'}' one type on every path (an array, or a float)",
-            node.source_range,
-        )
-
-    for node in graph.all_nodes():
-        if node.kind == "prim::Loop":
-            body = node.blocks[0]
-            for initial, param, result in zip(
-                node.inputs[2:], body.inputs[1:], body.outputs[1:], strict=True
-            ):
-                if param.ty is ANY and (initial in needs or result in needs):
-                    refuse(param, node)
-        elif node.kind == "prim::If":
-            for index, out in enumerate(node.outputs):
-                if out.ty is ANY and any(b.outputs[index] in needs for b in node.blocks):
-                    refuse(out, node)
-        else:
-            op = OPS.get(node.kind)
-            if op is None or not op.differentiable or not any(v in needs for v in node.inputs):
-                continue
-            for out in node.outputs:
-                if out.ty is ANY and out.has_uses():
-                    refuse(out, node)
 
 
 def _grad_name(value: Value) -> str | None:
@@ -270,6 +237,18 @@ class _ReverseBuilder:
             self.grad_map[value] = grad
         return grad
 
+    def zero_for(self, value: Value) -> Value:
+        """A zero gradient for ``value`` that control flow may carry or return: the sentinel
+        when ``value``'s type lets `specialize-autograd-zero` materialise it, and otherwise
+        zeros like ``value`` itself (a generic gradient graph's), so that the sentinel never
+        flows around a loop or out of one branch of an If at run time."""
+        if can_materialise(value.ty):
+            return self.graph.insert("prim::AutogradZero", (), (value.ty,)).output
+        if isinstance(value.ty, TensorType):
+            none = self.graph.insert_constant(None, NONE)
+            return self.graph.insert("aten::zeros_like", (value, none), (value.ty,)).output
+        return self.graph.insert("aten::_zeros_like_value", (value,), (value.ty,)).output
+
     def set_grad(self, value: Value, grad: Value) -> None:
         previous = self.grad_map.get(value)
         if previous is None:
@@ -281,11 +260,14 @@ class _ReverseBuilder:
         self.grad_map[value] = total.output
 
     def differentiate_node(self, node: Node) -> None:
-        if node.kind == "prim::TupleConstruct":
+        if node.kind in ("prim::TupleConstruct", "prim::ListConstruct"):
             self.differentiate_tuple(node)
             return
         if node.kind in ("prim::TupleUnpack", "prim::TupleIndex"):
             self.differentiate_parts(node)
+            return
+        if node.kind == "prim::ListUnpack":
+            self.differentiate_list_unpack(node)
             return
         if node.kind == "prim::If":
             self.differentiate_if(node)
@@ -319,6 +301,14 @@ class _ReverseBuilder:
             if inner.kind == "prim::Constant" and not inner.has_uses():
                 inner.destroy()
 
+    def carried_start(self, value: Value) -> Value:
+        """The gradient of ``value`` so far, to start a reverse loop's carried gradient."""
+        grad = self.grad_map.get(value)
+        if grad is None:
+            with self.graph.inserting_at_end(self.block):
+                grad = self.zero_for(value)
+        return grad
+
     # -- prim::If ----------------------------------------------------------------------------
 
     def differentiate_if(self, node: Node) -> None:
@@ -350,7 +340,11 @@ class _ReverseBuilder:
         receivers = list(dict.fromkeys(v for b in branches for v, _ in b.contributions()))
         for value in receivers:
             for branch in branches:
-                branch.block.register_output(branch.get_grad(value))
+                found = branch.grad_map.get(value)
+                if found is None:
+                    with self.graph.inserting_at_end(branch.block):
+                        found = branch.zero_for(value)
+                branch.block.register_output(found)
             self.set_grad(value, reverse_if.add_output(value.ty, _grad_name(value)))
         for index, branch in enumerate(branches):
             self.routes.append(partial(_route_branch_reads, self.graph, node, index, branch.block))
@@ -375,7 +369,7 @@ class _ReverseBuilder:
         params = body.inputs[1:]
         results = body.outputs[1:]
         carried = [k for k, param in enumerate(params) if param in self.needs]
-        output_grads = [self.get_grad(node.outputs[k]) for k in carried]
+        output_grads = [self.carried_start(node.outputs[k]) for k in carried]
         trips = _trip_count(self.graph, node)
         with self.graph.inserting_at_end(self.block):
             go_on = self.graph.insert_constant(True, BOOL, node.source_range)
@@ -395,13 +389,17 @@ class _ReverseBuilder:
         with self.graph.inserting_at_end(reverse_body):
             reverse_body.register_output(self.graph.insert_constant(True, BOOL))
         for k in carried:
-            reverse_body.register_output(loop_body.get_grad(params[k]))
+            found = loop_body.grad_map.get(params[k])
+            if found is None:
+                with self.graph.inserting_at_end(reverse_body):
+                    found = loop_body.zero_for(params[k])
+            reverse_body.register_output(found)
             reverse_loop.add_output(params[k].ty, _grad_name(params[k]))
         # Accumulators: what the iterations send to values from outside the loop, summed.
         accumulated: list[Value] = []
         for value, contribution in loop_body.contributions():
             with self.graph.inserting_before(reverse_loop):
-                zero = self.graph.insert("prim::AutogradZero", (), (value.ty,)).output
+                zero = self.zero_for(value)
             reverse_loop.add_input(zero)
             total = reverse_body.add_input(value.ty, _grad_name(value))
             with self.graph.inserting_at_end(reverse_body):
@@ -429,7 +427,10 @@ class _ReverseBuilder:
         self.block.append_node(grad_of)
         with self.graph.inserting_at_end(grad_of.blocks[0]):
             types = [v.ty for v in node.inputs]
-            parts = self.graph.insert("prim::TupleUnpack", [tuple_grad], types).outputs
+            unpack = (
+                "prim::ListUnpack" if node.kind == "prim::ListConstruct" else "prim::TupleUnpack"
+            )
+            parts = self.graph.insert(unpack, [tuple_grad], types).outputs
         for element, part in zip(node.inputs, parts, strict=True):
             if element in self.needs:
                 grad_of.blocks[0].register_output(part)
@@ -475,6 +476,34 @@ class _ReverseBuilder:
             tuple_grad = self.graph.insert("prim::TupleConstruct", parts, (types,)).output
         _set_ranges(body, node)
         body.register_output(tuple_grad)
+        self.set_grad(source, grad_of.add_output(source.ty, _grad_name(source)))
+
+    def differentiate_list_unpack(self, node: Node) -> None:
+        """``a, b = hs`` on a list: the list's gradient is the list of its parts' gradients.
+        Note [Lists are values] in `ir.ops.prim`: a list gradient never holds the sentinel, so
+        each part's gradient is added to zeros like the part (``prim::AutogradAdd`` of zeros
+        and the sentinel is the zeros), and a part that got none is those zeros."""
+        source = node.inputs[0]
+        grads = [self.grad_map.get(part) for part in node.outputs]
+        known = [grad for grad in grads if grad is not None]
+        if not known:
+            return
+        grad_of = self.graph.create("prim::GradOf", known, (), {"name": node.kind}, num_blocks=1)
+        grad_of.source_range = node.source_range
+        self.block.append_node(grad_of)
+        body = grad_of.blocks[0]
+        with self.graph.inserting_at_end(body):
+            parts = []
+            for grad, part in zip(grads, node.outputs, strict=True):
+                shape = self.graph.insert("aten::shape", (part,), (ANY,)).output
+                dtype = self.graph.insert("aten::_dtype_of", (part,), (STR,)).output
+                zeros = self.graph.insert("aten::zeros", (shape, dtype), (part.ty,)).output
+                if grad is not None:
+                    zeros = self.graph.insert("prim::AutogradAdd", (zeros, grad), (part.ty,)).output
+                parts.append(zeros)
+            list_grad = self.graph.insert("prim::ListConstruct", parts, (source.ty,)).output
+        _set_ranges(body, node)
+        body.register_output(list_grad)
         self.set_grad(source, grad_of.add_output(source.ty, _grad_name(source)))
 
     def zeros_of_part(self, source: Value, index: int, part: Value | None) -> Value:

@@ -2,7 +2,8 @@
 
 `autodiff.derivatives` compiles this file with the project's own frontend; Python never runs
 it. Each function is named after the operator it differentiates (``mul`` is ``aten::mul``; a
-trailing underscore keeps a name off a Python builtin) and takes the operator's operands in
+trailing underscore keeps a name off a Python builtin; a capitalised name such as
+``ListAppend`` is a ``prim::`` operator) and takes the operator's operands in
 schema order. It returns the operator's result and a ``backward`` closure mapping the result's
 gradient to one gradient per operand (None where an operand gets none). What ``backward``
 reads from the forward is the context that `f` hands to `df`.
@@ -36,6 +37,7 @@ import numpy as np
 from ir.ops.arrangement import negated, rollaxis_destination
 from ir.ops.fourier import fft_backward, grad_like, imag_backward, irfft_backward, rfft_backward
 from ir.ops.gradients import (
+    add_lists,
     concatenate_backward,
     cumsum_backward,
     diag_backward,
@@ -46,8 +48,11 @@ from ir.ops.gradients import (
     index_backward,
     index_tuple,
     input_shapes,
+    is_list,
     join,
     join_backward,
+    list_head,
+    list_index_backward,
     matmul_backward,
     norm_backward,
     pad_backward,
@@ -55,6 +60,7 @@ from ir.ops.gradients import (
     prod_double_backward,
     repeat_backward,
     select_backward,
+    sequence_as,
     slice_backward,
     stack_backward,
     svd_backward,
@@ -65,6 +71,7 @@ from ir.ops.gradients import (
 )
 from ir.ops.indexing import select as select_kernel
 from ir.ops.indexing import slice_axis
+from ir.ops.prim import list_append, list_index
 from ir.ops.products import einsum as einsum_kernel
 from ir.ops.products import (
     einsum_vjp,
@@ -77,6 +84,7 @@ from ir.ops.products import (
 )
 from ir.ops.shape_ops import size_if_not_equal, sum_to_size
 from ir.ops.sorting import permute, unpermute
+from ir.ops.tapes import tape_push
 
 # ---- arithmetic -------------------------------------------------------------------------------
 
@@ -706,18 +714,25 @@ def sum_to_size_(self, shape):
     return sum_to_size(self, shape), backward
 
 
+# A list of arrays (``np.stack(hs)``) gets a list of gradients, a tuple a tuple: Note [Lists
+# are values] in `ir.ops.prim`. ``is_list`` folds to a constant once types are specialised.
+
+
 def concatenate(tensors, axis):
     sizes = input_shapes(tensors)
+    as_list = is_list(tensors)
 
     def backward(dout):
-        return concatenate_backward(dout, sizes, axis), None
+        return sequence_as(concatenate_backward(dout, sizes, axis), as_list), None
 
     return np.concatenate(tensors, axis=axis), backward
 
 
 def stack(tensors, axis):
+    as_list = is_list(tensors)
+
     def backward(dout):
-        return stack_backward(dout, axis), None
+        return sequence_as(stack_backward(dout, axis), as_list), None
 
     return np.stack(tensors, axis=axis), backward
 
@@ -1570,3 +1585,64 @@ def linalg_norm(self, order, axis, keepdims):
         return norm_backward(dout, self, out, order, axis, keepdims), None, None, None
 
     return out, backward
+
+
+# ---- lists: Note [Lists are values] in `ir.ops.prim` ------------------------------------------
+# The gradient of a list is a list of its elements' gradients, zeros for those that got none.
+
+
+def ListAppend(lst, elem):
+    def backward(dout):
+        return list_head(dout), list_index(dout, -1)
+
+    return list_append(lst, elem), backward
+
+
+def TapePush(tape, value):
+    # A loop tape (Note [Loop tapes]) is filled in place, but as a value it is the list it
+    # becomes: its gradient is ListAppend's. This is what differentiates a loop twice.
+    def backward(dout):
+        return list_head(dout), list_index(dout, -1)
+
+    return tape_push(tape, value), backward
+
+
+def ListIndex(lst, i):
+    def backward(dout):
+        return list_index_backward(dout, lst, i), None
+
+    return list_index(lst, i), backward
+
+
+def _list_index_backward(grad, lst, index):
+    # Linear in grad, which lands at one index of a list of zeros; lst only gives the zeros'
+    # shapes and dtypes, so it gets no gradient.
+    def backward(dout):
+        return list_index(dout, index), None, None
+
+    return list_index_backward(grad, lst, index), backward
+
+
+def _sequence_as(parts, as_list):
+    parts_as_list = is_list(parts)
+
+    def backward(dout):
+        return sequence_as(dout, parts_as_list), None
+
+    return sequence_as(parts, as_list), backward
+
+
+def _list_head(lst):
+    last = list_index(lst, -1)
+
+    def backward(dout):
+        return list_append(dout, np.zeros_like(last))
+
+    return list_head(lst), backward
+
+
+def _add_lists(a, b):
+    def backward(dout):
+        return dout, dout
+
+    return add_lists(a, b), backward

@@ -26,16 +26,28 @@ from ir.interpreter import AUTOGRAD_ZERO, Executable
 
 @dataclass(frozen=True, slots=True)
 class ZeroSpec:
-    """The shape and dtype of a runtime value, to make its zero without keeping the value."""
+    """The shape and dtype of a runtime value, to make its zero without keeping the value; for
+    a list or tuple of arrays (a function that returns a list), one spec per element.
+
+    >>> ZeroSpec.of([np.ones(2), np.ones(())]).zeros()
+    [array([0., 0.]), array(0.)]
+    """
 
     shape: tuple[int, ...]
-    dtype: np.dtype[Any]
+    dtype: np.dtype[Any] | None
+    elements: tuple[ZeroSpec, ...] = ()
+    container: type[list[Any]] | type[tuple[Any, ...]] | None = None
 
     @staticmethod
     def of(value: Any) -> ZeroSpec:
+        if isinstance(value, list | tuple):
+            elements = tuple(ZeroSpec.of(element) for element in value)
+            return ZeroSpec((), None, elements, list if isinstance(value, list) else tuple)
         return ZeroSpec(tuple(np.shape(value)), np.result_type(value))
 
-    def zeros(self) -> np.ndarray[Any, Any]:
+    def zeros(self) -> Any:
+        if self.container is not None:
+            return self.container(element.zeros() for element in self.elements)
         return np.zeros(self.shape, self.dtype)
 
 

@@ -18,6 +18,7 @@ from typing import Any
 from frontend import syntax
 from frontend.errors import ScriptError
 from frontend.expressions import ExpressionEmitter, PyObject, is_scalar
+from frontend.lists import refuse_list_method
 from frontend.resolve import (
     ATTRIBUTES,
     BUILTINS,
@@ -156,9 +157,7 @@ class CallEmitter(ExpressionEmitter):
         ty = receiver.ty
         if isinstance(ty, ListType | TupleType):
             if name in _LIST_METHODS:
-                raise ScriptError(
-                    f"lists cannot be changed in scripted functions yet ('.{name}')", call.range
-                )
+                raise refuse_list_method(name, call)
             raise ScriptError(f"method '{name}' of a {ty} is not supported", call.range)
         spelling = METHODS.get(name)
         if spelling is None:

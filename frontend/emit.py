@@ -33,9 +33,10 @@ from typing import Any
 
 from frontend import syntax
 from frontend.calls import CallEmitter, CallHook, default_call_hook, range_argument
-from frontend.environment import Unbound, assigned_names, has_exit
+from frontend.environment import Unbound, append_target, assigned_names, has_exit
 from frontend.errors import ScriptError
 from frontend.expressions import FreeName
+from frontend.lists import ListEmitter, builds_list
 from frontend.subscripts import SubscriptEmitter
 from ir.graph import Graph, Node, Value
 from ir.source import SourceRange
@@ -84,7 +85,7 @@ def annotation_type(annotation: syntax.Expr | None, namespace: Mapping[str, Any]
     return _ANNOTATIONS.get(found, TENSOR) if isinstance(found, type) else TENSOR
 
 
-class FunctionEmitter(CallEmitter, SubscriptEmitter):
+class FunctionEmitter(CallEmitter, SubscriptEmitter, ListEmitter):
     def __init__(
         self,
         graph: Graph,
@@ -164,7 +165,11 @@ class FunctionEmitter(CallEmitter, SubscriptEmitter):
             if stmt.value is not None:
                 self.assign(stmt.target, self.emit_expr(stmt.value), stmt.value.range)
         elif isinstance(stmt, syntax.ExprStmt):
-            if not isinstance(stmt.value, syntax.Constant):  # `...` as a placeholder body
+            appended = append_target(stmt)
+            if appended is not None:
+                assert isinstance(stmt.value, syntax.Call)
+                self.emit_append(appended, stmt.value)
+            elif not isinstance(stmt.value, syntax.Constant):  # `...` as a placeholder body
                 self.emit_expr(stmt.value)
         elif isinstance(stmt, syntax.If):
             self.emit_if(stmt, exits)
@@ -240,8 +245,7 @@ class FunctionEmitter(CallEmitter, SubscriptEmitter):
             raise ScriptError("cannot unpack an array: index it instead (a, b = x[0], x[1])", r)
         else:
             raise ScriptError(f"cannot unpack a value of type {ty}", r)
-        from_list = isinstance(ty, ListType) and value.node.kind == "prim::ListConstruct"
-        kind = "prim::ListUnpack" if from_list else "prim::TupleUnpack"
+        kind = "prim::ListUnpack" if builds_list(value) else "prim::TupleUnpack"
         return list(self.insert(kind, [value], types, r).outputs)
 
     def emit_if(self, stmt: syntax.If, exits: Exit) -> None:
@@ -284,17 +288,24 @@ class FunctionEmitter(CallEmitter, SubscriptEmitter):
             self.emit_range_loop(stmt, iterable)
             return
         value = self.emit_expr(iterable)
-        if not isinstance(value.ty, TupleType):
+        r = iterable.range
+        if isinstance(value.ty, TupleType):
+            count = self.constant(len(value.ty.elems), INT, r)
+            element = "prim::TupleIndex"
+        elif builds_list(value):
+            # The list as it was when the loop started: appending to it in the body makes a
+            # new list (Note [Lists are values]), so the loop does not see those elements.
+            count = self.apply("prim::len", [value], r)
+            element = "prim::ListIndex"
+        else:
             raise ScriptError(
-                "for loops only iterate over range(...) or a tuple: iterate over "
+                "for loops only iterate over range(...), a tuple or a list: iterate over "
                 "range(len(x)) and index instead",
                 iterable.range,
             )
-        r = iterable.range
-        count = self.constant(len(value.ty.elems), INT, r)
 
         def bind_target(index: Value) -> None:
-            self.assign(stmt.target, self.apply("prim::TupleIndex", [value, index], r), r)
+            self.assign(stmt.target, self.apply(element, [value, index], r), r)
 
         self.emit_loop(stmt.body, count, self.constant(True, BOOL, r), None, bind_target, stmt)
 

@@ -59,11 +59,15 @@ class Scope:
 
 def assigned_names(statements: Iterable[syntax.Stmt]) -> list[str]:
     """The names the statements bind, in order of first appearance, looking into nested blocks
-    (the loop-carried candidates of a loop body)."""
+    (the loop-carried candidates of a loop body). ``hs.append(v)`` binds ``hs`` (Note [Lists
+    are values] in `ir.ops.prim`)."""
     found: dict[str, None] = {}
     for stmt in _walk_statements(statements):
         targets: tuple[syntax.Expr, ...] = ()
-        if isinstance(stmt, syntax.Assign):
+        appended = append_target(stmt)
+        if appended is not None:
+            targets = (appended,)
+        elif isinstance(stmt, syntax.Assign):
             targets = stmt.targets
         elif isinstance(stmt, syntax.AugAssign | syntax.For) or (
             isinstance(stmt, syntax.AnnAssign) and stmt.value is not None
@@ -73,6 +77,19 @@ def assigned_names(statements: Iterable[syntax.Stmt]) -> list[str]:
             for name in _target_names(target):
                 found.setdefault(name, None)
     return list(found)
+
+
+def append_target(stmt: syntax.Stmt) -> syntax.Name | None:
+    """The list name of a ``name.append(...)`` statement, or None for any other statement.
+
+    ``hs.append(h)`` gives the Name ``hs``; ``y = hs.append(h)`` and ``x.sum()`` give None.
+    """
+    if not isinstance(stmt, syntax.ExprStmt) or not isinstance(stmt.value, syntax.Call):
+        return None
+    func = stmt.value.func
+    if not isinstance(func, syntax.Attribute) or func.attr != "append":
+        return None
+    return func.value if isinstance(func.value, syntax.Name) else None
 
 
 def _walk_statements(statements: Iterable[syntax.Stmt]) -> Iterator[syntax.Stmt]:

@@ -42,6 +42,7 @@ from ir.types import (
     FLOAT,
     INT,
     NONE,
+    NOTHING,
     SCALAR,
     TENSOR,
     ListType,
@@ -266,7 +267,8 @@ class ExpressionEmitter:
 
     def emit_list(self, expr: syntax.List) -> Value:
         items = [self.emit_expr(e) for e in expr.elts]
-        ty = ListType(join_all([v.ty for v in items], TENSOR))
+        # ``[]`` is ``Nothing[]``: what is appended to it decides its element type.
+        ty = ListType(join_all([v.ty for v in items], NOTHING))
         return self.insert("prim::ListConstruct", items, [ty], expr.range).output
 
     def emit_binop(self, expr: syntax.BinOp) -> Value:

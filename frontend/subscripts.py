@@ -16,6 +16,7 @@ from typing import Literal
 from frontend import syntax
 from frontend.errors import ScriptError
 from frontend.expressions import ExpressionEmitter
+from frontend.lists import builds_list
 from ir.graph import Value
 from ir.source import SourceRange
 from ir.types import ANY, BOOL, FLOAT, INT, NONE, SCALAR, STR, ListType, TupleType
@@ -53,8 +54,7 @@ class SubscriptEmitter(ExpressionEmitter):
         ):
             raise ScriptError(f"a {base.ty} takes a single int or slice index", index.range)
         position = self.as_index(self.emit_expr(index), index.range)
-        from_list = isinstance(base.ty, ListType) and base.node.kind == "prim::ListConstruct"
-        kind = "prim::ListIndex" if from_list else "prim::TupleIndex"
+        kind = "prim::ListIndex" if builds_list(base) else "prim::TupleIndex"
         return self.apply(kind, [base, position], r)
 
     # ---- arrays -----------------------------------------------------------------------------

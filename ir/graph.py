@@ -241,14 +241,20 @@ class Node:
         """True when this node comes before ``other`` in program order. For nodes in different
         blocks, compares the ancestors of each that share a block."""
         mine, theirs = self._common_ancestors(other)
-        if mine is theirs:
+        if mine is theirs or mine.kind == RETURN or theirs.kind == PARAM:
             return False
-        node = mine.next
-        while node.kind != RETURN:
-            if node is theirs:
+        if mine.kind == PARAM or theirs.kind == RETURN:
+            return True
+        # Walk forward from both at once: meeting the other node or the block's end decides, so
+        # the cost is the shorter of the gap between them and the rest of the block, not the
+        # whole block (moving many nodes next to a late anchor would otherwise be quadratic).
+        from_mine, from_theirs = mine.next, theirs.next
+        while True:
+            if from_mine is theirs or from_theirs.kind == RETURN:
                 return True
-            node = node.next
-        return theirs.kind == RETURN
+            if from_theirs is mine or from_mine.kind == RETURN:
+                return False
+            from_mine, from_theirs = from_mine.next, from_theirs.next
 
     def is_after(self, other: Node) -> bool:
         return other.is_before(self)

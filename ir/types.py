@@ -9,6 +9,7 @@ Printed forms (and what the IR parser reads back)::
     Long()                      a 0-d int64 tensor
     int  float  bool  str  NoneType  Scalar  Any
     int[]  Tensor[]  int?  (Tensor, int)
+    Nothing[]                   an empty list: its element type is not known yet
 """
 
 from __future__ import annotations
@@ -42,7 +43,7 @@ class Type:
     def is_subtype_of(self, other: Type) -> bool:
         """True when a value of this type may be passed where ``other`` is expected. ``Any`` is
         the type of a value not yet specialised, so it fits everywhere (gradual typing)."""
-        if other is ANY or self is ANY or self == other:
+        if other is ANY or self is ANY or self is NOTHING or self == other:
             return True
         if isinstance(other, OptionalType):
             return self is NONE or self.is_subtype_of(other.elem)
@@ -157,8 +158,14 @@ STR = NamedType("str")
 NONE = NamedType("NoneType")
 SCALAR = NamedType("Scalar")  # int, float or bool: schema arguments that take any Python number
 ANY = NamedType("Any")  # schema arguments of structural operators that take anything
+# The element type of an empty list (``hs = []``): no value has it, so it is a subtype of every
+# type and joins to the other type, and appending an array to ``Nothing[]`` gives that array's
+# list type (`join_types`).
+NOTHING = NamedType("Nothing")
 
-NAMED_TYPES: dict[str, Type] = {t.name: t for t in (INT, FLOAT, BOOL, STR, NONE, SCALAR, ANY)}
+NAMED_TYPES: dict[str, Type] = {
+    t.name: t for t in (INT, FLOAT, BOOL, STR, NONE, SCALAR, ANY, NOTHING)
+}
 
 
 def is_tensor(ty: Type) -> bool:
@@ -196,9 +203,12 @@ def _join_float(tensor: TensorType) -> Type:
 
 def join_types(a: Type, b: Type) -> Type:
     """The most precise type that both ``a`` and ``b`` are subtypes of (for If outputs and
-    loop-carried values): tensor facts that disagree become unknown."""
-    if a == b:
+    loop-carried values): tensor facts that disagree become unknown. ``Nothing`` joins to the
+    other type: an empty list joined with ``Float(3)[]`` is ``Float(3)[]``."""
+    if a == b or b is NOTHING:
         return a
+    if a is NOTHING:
+        return b
     if isinstance(a, TensorType) and isinstance(b, TensorType):
         dtype = a.dtype if a.dtype == b.dtype else None
         shape: tuple[int | None, ...] | None = None
@@ -206,8 +216,9 @@ def join_types(a: Type, b: Type) -> Type:
             shape = tuple(x if x == y else None for x, y in zip(a.shape, b.shape, strict=True))
         requires_grad = a.requires_grad if a.requires_grad == b.requires_grad else None
         return TensorType(dtype, shape, requires_grad)
-    if FLOAT in (a, b) and isinstance(a if b == FLOAT else b, TensorType):
-        return _join_float(a if b == FLOAT else b)
+    other = a if b == FLOAT else b if a == FLOAT else None
+    if isinstance(other, TensorType):
+        return _join_float(other)
     if isinstance(a, TupleType) and isinstance(b, TupleType) and len(a.elems) == len(b.elems):
         return TupleType(tuple(join_types(x, y) for x, y in zip(a.elems, b.elems, strict=True)))
     if isinstance(a, ListType) and isinstance(b, ListType):

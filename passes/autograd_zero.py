@@ -32,7 +32,7 @@ import enum
 from ir.graph import PARAM, Block, Graph, Node, Value
 from ir.ops import OPS
 from ir.source import SourceRange
-from ir.types import FLOAT, INT, STR, TensorType, TupleType, Type
+from ir.types import FLOAT, INT, STR, ListType, TensorType, TupleType, Type
 from passes.lift_constants import REVERSE, is_within
 from passes.registry import register_pass
 
@@ -50,6 +50,10 @@ _MAY_FORWARD_ZERO = frozenset(
         "prim::ListIndex",
     }
 )
+
+
+# They read elements of a list, which are never the sentinel when the list itself is not.
+_LIST_ELEMENTS = frozenset({"prim::ListIndex", "prim::ListUnpack"})
 
 
 class State(enum.Enum):
@@ -107,8 +111,11 @@ def _made_by_a_kernel(value: Value) -> bool:
 
 
 def _addable(a: Type, b: Type) -> bool:
-    """Two gradients that ``aten::add`` sums: arrays, or tuples of them (perhaps nested)."""
+    """Two gradients that ``aten::add`` sums: arrays, or tuples of them (perhaps nested), or
+    two lists (``aten::_add_lists``, element by element)."""
     if isinstance(a, TensorType) and isinstance(b, TensorType):
+        return True
+    if isinstance(a, ListType) and isinstance(b, ListType):
         return True
     return (
         isinstance(a, TupleType)
@@ -159,6 +166,10 @@ class _Specializer:
             self.visit_block(body)
         elif kind == "prim::TupleUnpack" and self.unpacks_known_parts(node):
             return
+        elif kind in _LIST_ELEMENTS and self.state(node.inputs[0]) is State.NONZERO:
+            # Note [Lists are values] in `ir.ops.prim`: a list never holds the sentinel.
+            for out in node.outputs:
+                self.states[out] = State.NONZERO
         else:
             for inner in node.blocks:
                 self.visit_block(inner)
@@ -261,7 +272,12 @@ class _Specializer:
 
     def add(self, a: Value, b: Value, node: Node) -> Value:
         """``a + b`` as ``aten::add``, element by element for tuples of arrays (the gradients
-        of a tuple operand that several nodes read, as a double backward's are)."""
+        of a tuple operand that several nodes read, as a double backward's are) and for lists
+        (whose length their type does not say: one ``aten::_add_lists``)."""
+        if isinstance(a.ty, ListType) and isinstance(b.ty, ListType):
+            # The sum has the type the gradient was given (the forward list's).
+            ty = node.output.ty
+            return self.graph.insert("aten::_add_lists", (a, b), (ty,)).copy_metadata(node).output
         if not isinstance(a.ty, TupleType) or not isinstance(b.ty, TupleType):
             add = self.graph.insert("aten::add", (a, b), (a.ty,)).copy_metadata(node)
             return add.output

@@ -13,7 +13,7 @@ import numpy as np
 
 from ir.graph import Block, Graph, Node, Value
 from ir.ops import OPS
-from ir.types import FLOAT, ListType, OptionalType, TensorType, TupleType, Type
+from ir.types import ANY, FLOAT, ListType, OptionalType, TensorType, TupleType, Type
 from passes.registry import register_pass
 
 # Structural operators through which gradients flow like data.
@@ -57,8 +57,22 @@ def _block(block: Block, needs: set[Value]) -> None:
 
 def _mark(values: Iterable[Value], needs: set[Value]) -> None:
     for value in values:
-        if can_hold_gradient(value.ty):
+        if can_hold_gradient(value.ty) or _may_hold_gradient(value.ty):
             needs.add(value)
+
+
+def _may_hold_gradient(ty: Type) -> bool:
+    """An ``Any`` (or a container of one) computed from a value that needs a gradient: its
+    type is not known, so it may carry that gradient (an element of a list whose length is
+    only known at run time, a sum of a Python float and an array). Dropping it would make a
+    silent zero gradient; keeping it costs at most a GradOf whose result is unused."""
+    if ty is ANY:
+        return True
+    if isinstance(ty, TupleType):
+        return any(_may_hold_gradient(e) for e in ty.elems)
+    if isinstance(ty, ListType | OptionalType):
+        return _may_hold_gradient(ty.elem)
+    return False
 
 
 def _node(node: Node, needs: set[Value]) -> None:

@@ -16,10 +16,12 @@ import numpy as np
 from ir.errors import AutodiffError, ShapeError
 from ir.graph import Block, Graph, Node, Value
 from ir.ops import NOT_CONSTANT, OPS
+from ir.ops.prim import join_all
 from ir.printer import print_node
 from ir.types import (
     BOOL,
     INT,
+    NOTHING,
     ListType,
     NamedType,
     TensorType,
@@ -112,10 +114,7 @@ class _Propagator:
             self.fold_structural(node, tuple)
             return
         if kind == "prim::ListConstruct":
-            elem = node.inputs[0].ty if node.inputs else TensorType()
-            for value in node.inputs[1:]:
-                elem = join_types(elem, value.ty)
-            self.set_type(node.output, ListType(elem))
+            self.set_type(node.output, ListType(join_all([v.ty for v in node.inputs], NOTHING)))
             self.fold_structural(node, list)
             return
         if kind == "prim::TupleUnpack":

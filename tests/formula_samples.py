@@ -545,12 +545,15 @@ SAMPLES: dict[str, list[Sample]] = {
     ],
     "aten::concatenate": [
         Sample("two-axis=0", lambda r: ((normal(r, 2, 4), normal(r, 3, 4)), 0)),
+        Sample("list-axis=0", lambda r: ([normal(r, 2, 4), normal(r, 3, 4)], 0)),
+        Sample("list-axis=None", lambda r: ([normal(r, 2, 2), normal(r, 3)], None)),
         Sample("three-axis=1", lambda r: ((normal(r, 3, 1), normal(r, 3, 2), normal(r, 3, 3)), 1)),
         Sample("two-axis=-1", lambda r: ((normal(r, 2, 3, 1), normal(r, 2, 3, 2)), -1)),
         Sample("axis=None", lambda r: ((normal(r, 2, 2), normal(r, 3)), None)),
     ],
     "aten::stack": [
         Sample("two-axis=0", lambda r: ((normal(r, 3, 4), normal(r, 3, 4)), 0)),
+        Sample("list-axis=1", lambda r: ([normal(r, 3, 4), normal(r, 3, 4)], 1)),
         Sample("three-axis=1", lambda r: ((normal(r, 3, 4), normal(r, 3, 4), normal(r, 3, 4)), 1)),
         Sample("two-axis=-1", lambda r: ((normal(r, 3, 4), normal(r, 3, 4)), -1)),
     ],
@@ -950,6 +953,37 @@ SAMPLES: dict[str, list[Sample]] = {
         Sample("axis=None", lambda r: (normal(r, 10), ((2, 2), (3, 2)), None)),
     ],
     "aten::_stack_backward": [Sample("axis=1", lambda r: (normal(r, 3, 2, 4), 1))],
+    "aten::_list_index_backward": [
+        Sample("last-of-three", lambda r: (normal(r, 3), [normal(r, 3)] * 3, -1)),
+    ],
+    "aten::_list_head": [
+        Sample("of-three", lambda r: ([normal(r, 2), normal(r, 3), normal(r, 4)],))
+    ],
+    "aten::_add_lists": [
+        Sample(
+            "two-each",
+            lambda r: ([normal(r, 2), normal(r, 3)], [normal(r, 2), normal(r, 3)]),
+            wrt=(0, 1),
+        ),
+    ],
+    "aten::_sequence_as": [
+        Sample("tuple-as-list", lambda r: ((normal(r, 2), normal(r, 3, 2)), True)),
+        Sample("tuple-as-tuple", lambda r: ((normal(r, 2), normal(r, 3, 2)), False)),
+    ],
+    # Lists are built by appending to an empty list (`tests.unit.test_formulas`).
+    "prim::ListAppend": [
+        Sample("to-two", lambda r: ([normal(r, 3), normal(r, 2, 2)], normal(r, 4)), wrt=(0, 1)),
+        Sample("to-empty", lambda r: ([], normal(r, 2, 3)), wrt=(1,)),
+    ],
+    # A tape is filled in place, but the harness builds a new list for every run.
+    "prim::TapePush": [
+        Sample("to-two", lambda r: ([normal(r, 3), normal(r, 3)], normal(r, 3)), wrt=(0, 1)),
+        Sample("to-empty", lambda r: ([], normal(r, 2, 3)), wrt=(1,)),
+    ],
+    "prim::ListIndex": [
+        Sample("middle", lambda r: ([normal(r, 3), normal(r, 2, 2), normal(r, 4)], 1)),
+        Sample("last", lambda r: ([normal(r, 3), normal(r, 2, 2)], -1)),
+    ],
     "aten::_repeat_backward": [
         Sample("axis=0", lambda r: (normal(r, 5, 4), (3, 4), np.array([2, 0, 3]), 0)),
         Sample("axis=None", lambda r: (normal(r, 12), (2, 3), 2, None)),

@@ -15,11 +15,23 @@ import numpy as np
 
 from ir.ops.arrangement import PadMode, _promoted_sequence, atleast_shape
 from ir.ops.indexing import _along
+from ir.ops.prim import join_all, join_list_gradients
 from ir.ops.registry import NOT_CONSTANT, OPS, register_op
 from ir.ops.selection import diagonal_length
 from ir.ops.shape_ops import _concatenate_rule
 from ir.ops.shape_rules import as_array_like, as_tensor, fixed, int_sequence, normalize_axes, tensor
-from ir.types import ANY, BOOL, FLOAT, INT, STR, TensorType, TupleType, Type
+from ir.types import (
+    ANY,
+    BOOL,
+    FLOAT,
+    INT,
+    NOTHING,
+    STR,
+    ListType,
+    TensorType,
+    TupleType,
+    Type,
+)
 
 
 def _shaped_by_operand(position: int) -> Any:
@@ -408,6 +420,137 @@ register_op(
 register_op("aten::_stack_backward(Tensor grad, int axis) -> Any", shape=_stack_backward_rule)(
     stack_backward
 )
+
+
+# ---- gradients of lists: Note [Lists are values] in `ir.ops.prim` ------------------------------
+
+
+def list_index_backward(grad: Any, lst: Any, index: int) -> list[Any]:
+    """The gradient of ``lst[index]`` w.r.t. the list ``lst``: zeros like each element, with
+    ``grad`` at ``index``.
+
+    >>> list_index_backward(np.ones(2), [np.ones(2), np.ones(2)], -1)
+    [array([0., 0.]), array([1., 1.])]
+    """
+    grads = [np.zeros_like(element) for element in lst]
+    grads[index] = grad
+    return grads
+
+
+def _list_index_backward_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    lst = types[1]
+    if isinstance(lst, ListType):
+        return [lst]
+    if isinstance(lst, TupleType):
+        return [ListType(join_all(lst.elems, NOTHING))]
+    return [ANY]
+
+
+def list_head(lst: Any) -> list[Any]:
+    """``lst[:-1]`` as a list: the gradient of the list that ``prim::ListAppend`` appended to.
+
+    >>> list_head([1, 2, 3])
+    [1, 2]
+    """
+    return list(lst[:-1])
+
+
+def _list_head_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    lst = types[0]
+    if isinstance(lst, ListType):
+        return [lst]
+    if isinstance(lst, TupleType):
+        return [ListType(join_all(lst.elems[:-1], NOTHING))]
+    return [ListType(ANY)]
+
+
+def add_lists(a: Any, b: Any) -> list[Any]:
+    """Two list gradients added element by element (what ``prim::AutogradAdd`` of two lists
+    becomes once both are known not to be zero: list gradients never hold the sentinel).
+
+    >>> add_lists([1, 2], [10, 20])
+    [11, 22]
+    """
+    return [x + y for x, y in zip(a, b, strict=True)]
+
+
+def _add_lists_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    a, b = types
+    if not isinstance(a, ListType) or not isinstance(b, ListType):
+        return [ListType(ANY)]
+    return [join_list_gradients(a, b)]
+
+
+def is_list(sequence: Any) -> bool:
+    """Whether ``sequence`` is a list (not a tuple): the formulas of ``np.stack`` and
+    ``np.concatenate`` hand back a list of gradients for a list of arrays."""
+    return isinstance(sequence, list)
+
+
+def _is_list_value(types: Sequence[Type]) -> Any:
+    if isinstance(types[0], ListType):
+        return True
+    if isinstance(types[0], TupleType):
+        return False
+    return NOT_CONSTANT
+
+
+def sequence_as(parts: Any, as_list: bool) -> Any:
+    """``parts`` as a list when ``as_list``, else as a tuple.
+
+    >>> sequence_as((1, 2), True)
+    [1, 2]
+    """
+    return list(parts) if as_list else tuple(parts)
+
+
+def _sequence_as_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    parts, as_list = types[0], consts[1]
+    if as_list is NOT_CONSTANT:
+        return [ANY]
+    if isinstance(parts, TupleType):
+        return [ListType(join_all(parts.elems, NOTHING)) if as_list else parts]
+    if isinstance(parts, ListType) and as_list:
+        return [parts]
+    return [ListType(ANY) if as_list else ANY]
+
+
+def zeros_like_value(value: Any) -> Any:
+    """The zero gradient of any value a gradient can flow through: zeros like an array, 0.0
+    for a number, and element by element for lists and tuples (a loop tape's).
+
+    >>> zeros_like_value([np.ones(2), 3.0])
+    [array([0., 0.]), 0.0]
+    """
+    if isinstance(value, list | tuple):
+        return type(value)(zeros_like_value(item) for item in value)
+    if isinstance(value, float):
+        return 0.0
+    return np.zeros_like(value)
+
+
+def _same_type(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    return [types[0]]
+
+
+register_op(
+    "aten::_list_index_backward(Any grad, Any lst, int index) -> Any",
+    shape=_list_index_backward_rule,
+)(list_index_backward)
+register_op(
+    "aten::_is_list(Any sequence) -> bool",
+    shape=fixed(BOOL),
+    differentiable=False,
+    value_from_types=_is_list_value,
+)(is_list)
+register_op("aten::_sequence_as(Any parts, bool as_list) -> Any", shape=_sequence_as_rule)(
+    sequence_as
+)
+register_op("aten::_list_head(Any lst) -> Any[]", shape=_list_head_rule)(list_head)
+register_op("aten::_zeros_like_value(Any value) -> Any", shape=_same_type, differentiable=False)(
+    zeros_like_value
+)
+register_op("aten::_add_lists(Any a, Any b) -> Any[]", shape=_add_lists_rule)(add_lists)
 
 
 # ---- adjoints of the arrangement and selection operators --------------------------------------

@@ -16,6 +16,17 @@ Control flow follows TorchScript:
     prim::Reverse() -> Any...                             the reverse program of
         `autodiff.differentiate` before lambda lifting; running a graph skips it
 
+Note [Lists are values]
+A Python list in scripted code is an SSA value like any other. ``hs.append(v)`` is
+``%hs.1 = prim::ListAppend(%hs, %v)``: a new list, a copy of ``%hs`` with ``%v`` at its end,
+and the name ``hs`` is rebound to it (so a loop that appends carries the list). No two values
+share one list object, which keeps lists pure for CSE, DCE and differentiation. The price is
+aliasing: after ``a = hs; hs.append(x)`` Python's ``a`` sees ``x`` too, a scripted ``a`` does
+not. The gradient of a list is a list of the same length whose elements are the gradients of
+its elements, zeros where an element got none, never `AUTOGRAD_ZERO` inside the list:
+specialize-autograd-zero relies on it (an element of a list that is not the sentinel is not
+either, and two such lists add with ``aten::_add_lists``).
+
 These have no kernel: `ir.interpreter` runs them. Tuple, list and autograd-add operators are
 ordinary functions of their operands and have kernels; prim::AutogradZero has none because its
 value, `AUTOGRAD_ZERO`, is not a constant that IR text can spell.
@@ -30,7 +41,16 @@ from typing import Any
 from ir.errors import ShapeError
 from ir.ops.registry import NOT_CONSTANT, register_op, register_structural
 from ir.ops.shape_rules import elementwise, known_int
-from ir.types import ANY, NONE, TENSOR, ListType, TensorType, TupleType, Type, join_types
+from ir.types import (
+    ANY,
+    NONE,
+    NOTHING,
+    ListType,
+    TensorType,
+    TupleType,
+    Type,
+    join_types,
+)
 
 
 class AutogradZeroType:
@@ -47,13 +67,19 @@ AUTOGRAD_ZERO = AutogradZeroType()
 
 def autograd_add(a: Any, b: Any) -> Any:
     """TorchScript's truth table: zero + b = b, a + zero = a, otherwise a + b (element by
-    element for the gradients of tuples, such as what ``np.split`` returns)."""
+    element for the gradients of tuples, such as what ``np.split`` returns, and of lists).
+
+    >>> autograd_add([1.0, 2.0], [10.0, 20.0])
+    [11.0, 22.0]
+    """
     if a is AUTOGRAD_ZERO:
         return b
     if b is AUTOGRAD_ZERO:
         return a
     if isinstance(a, tuple):
         return tuple(autograd_add(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, list):
+        return [autograd_add(x, y) for x, y in zip(a, b, strict=True)]
     return a + b
 
 
@@ -63,6 +89,23 @@ def make_tuple(*elems: Any) -> tuple[Any, ...]:
 
 def make_list(*elems: Any) -> list[Any]:
     return list(elems)
+
+
+def list_append(lst: Any, elem: Any) -> list[Any]:
+    """``lst.append(elem)`` as a value: a new list, ``lst`` itself unchanged (Note [Lists are
+    values]).
+
+    >>> hs = [1]
+    >>> list_append(hs, 2), hs
+    ([1, 2], [1])
+    """
+    return [*lst, elem]
+
+
+def list_index(lst: Any, i: int) -> Any:
+    """``lst[i]``: an element of a list (the kernel of prim::ListIndex, which formulas call
+    by this name)."""
+    return lst[i]
 
 
 def unpack(sequence: Any) -> tuple[Any, ...]:
@@ -88,7 +131,16 @@ def join_all(types: Sequence[Type], empty: Type) -> Type:
 
 
 def _list_construct_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
-    return [ListType(join_all(types, TENSOR))]
+    return [ListType(join_all(types, NOTHING))]
+
+
+def _list_append_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    lst, elem = types
+    if isinstance(lst, ListType):
+        return [ListType(join_types(lst.elem, elem))]
+    if isinstance(lst, TupleType):
+        return [ListType(join_all([*lst.elems, elem], NOTHING))]
+    return [ListType(ANY)]
 
 
 def _unpack_rule(types: Sequence[Type], consts: Sequence[Any]) -> Sequence[Type]:
@@ -97,6 +149,10 @@ def _unpack_rule(types: Sequence[Type], consts: Sequence[Any]) -> Sequence[Type]
 
 def _element_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
     sequence, position = types[0], known_int(consts[1])
+    if sequence == ListType(NOTHING):
+        # Nothing appended yet, as in the first pass over a loop body that reads what the
+        # previous iteration appended: unknown until the carried list's type settles.
+        return [ANY]
     if isinstance(sequence, ListType):
         return [sequence.elem]
     if not isinstance(sequence, TupleType):
@@ -118,10 +174,27 @@ def _slice_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
     return [sequence]
 
 
+def join_list_gradients(a: ListType, b: ListType) -> ListType:
+    """The type of the sum of two gradients of one list. They are alike element for element,
+    so a side whose element type is not known (what np.stack's gradient gives for a list of
+    unknown length) says nothing more than the other.
+
+    >>> join_list_gradients(ListType(ANY), ListType(FLOAT))
+    ListType(elem=NamedType(name='float'))
+    """
+    if a.elem is ANY:
+        return b
+    if b.elem is ANY:
+        return a
+    return ListType(join_types(a.elem, b.elem))
+
+
 def _autograd_add_rule(types: Sequence[Type], consts: Sequence[Any]) -> Sequence[Type]:
     a, b = types
     if a is ANY or b is ANY:  # an AUTOGRAD_ZERO typed Any adds nothing
         return [b if a is ANY else a]
+    if isinstance(a, ListType) and isinstance(b, ListType):
+        return [join_list_gradients(a, b)]
     if isinstance(a, TensorType) or isinstance(b, TensorType):
         return _ADD_RULE(types, consts)
     return [join_types(a, b)]
@@ -150,5 +223,6 @@ register_op(
 )(slice_sequence)
 register_op("prim::ListConstruct(Any... elems) -> Any", shape=_list_construct_rule)(make_list)
 register_op("prim::ListUnpack(Any lst) -> Any...", shape=None)(unpack)
-register_op("prim::ListIndex(Any lst, int i) -> Any", shape=_element_rule)(operator.getitem)
+register_op("prim::ListIndex(Any lst, int i) -> Any", shape=_element_rule)(list_index)
+register_op("prim::ListAppend(Any lst, Any elem) -> Any[]", shape=_list_append_rule)(list_append)
 register_op("prim::AutogradAdd(Any a, Any b) -> Any", shape=_autograd_add_rule)(autograd_add)

@@ -27,7 +27,7 @@ from ir.ops.shape_rules import (
     num_elements,
     tensor,
 )
-from ir.types import ANY, BOOL, FLOAT, INT, NONE, ListType, TensorType, TupleType, Type
+from ir.types import ANY, BOOL, FLOAT, INT, NONE, NOTHING, ListType, TensorType, TupleType, Type
 
 
 def axis_argument(axis: Any) -> Any:
@@ -172,9 +172,11 @@ def sequence_items(ty: Type) -> tuple[list[TensorType], bool]:
     one type standing for any number of items (a list)."""
     if isinstance(ty, TupleType):
         return [as_tensor(t, i) for i, t in enumerate(ty.elems)], True
-    if isinstance(ty, ListType):
+    if isinstance(ty, ListType) and ty.elem is not NOTHING:
         return [as_tensor(ty.elem)], False
-    if ty is ANY:
+    if ty is ANY or isinstance(ty, ListType):
+        # An empty list (``Nothing[]``) too: in a loop that appends to it, only the first pass
+        # over the body sees it so, and that pass may sit in a branch that never runs.
         return [TensorType()], False
     raise ShapeError(f"expected a sequence of arrays, got a value of type {ty}")
 

@@ -33,7 +33,7 @@ import numpy as np
 
 from ir.ops.registry import register_op
 from ir.ops.shape_rules import known_int
-from ir.types import TensorType, Type
+from ir.types import ListType, TensorType, Type, join_types
 
 
 def tape_array(length: int, row_shape: Sequence[int], dtype: str) -> np.ndarray:
@@ -72,8 +72,14 @@ def _same_as_tape(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
     return [types[0]]
 
 
-# Not differentiable: differentiating a gradient graph that holds a loop again would need the
-# tapes' own derivatives (Note [Loop tapes]); formula_for finds none and says so.
+def _push_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    tape, value = types
+    return [ListType(join_types(tape.elem, value)) if isinstance(tape, ListType) else tape]
+
+
+# The creators take no value a gradient could flow from. A list tape's push has ListAppend's
+# formula (differentiating a gradient's loops again); an array tape's write has none, as only
+# `stack-tapes` makes it, after the gradient graphs that are differentiated again are built.
 register_op(
     "prim::TapeArray(int length, Any row_shape, str dtype) -> Tensor",
     shape=_tape_array_rule,
@@ -84,7 +90,7 @@ register_op("prim::TapeWrite(Tensor tape, int index, Any value) -> Tensor", shap
     tape_write
 )
 register_op("prim::TapeList() -> Any", shape=None, fresh=True, differentiable=False)(tape_list)
-register_op("prim::TapePush(Any tape, Any value) -> Any", shape=_same_as_tape)(tape_push)
+register_op("prim::TapePush(Any tape, Any value) -> Any", shape=_push_rule)(tape_push)
 register_op("prim::Uninitialized() -> Any", shape=None, fresh=True, differentiable=False)(
     uninitialized
 )

@@ -586,6 +586,16 @@ def while_on_a_float_counter(x):
     return np.sum(y)
 
 
+@case(_steps(3))
+def float_accumulator_in_a_loop(x, k: int):
+    # `total` starts a Python float and becomes a 0-d array: its carried type is the join of
+    # both, which must still carry the gradient (it was silently zero before).
+    total = 0.0
+    for i in range(k):
+        total = total + np.sum(np.sin(x) * i)
+    return total
+
+
 # ---- products beyond matmul, and sorting ---------------------------------------------------------
 
 

@@ -526,8 +526,8 @@ ERRORS = [
     (
         "def f(x):\n    for row in x:\n        x = row\n    return x\n",
         "x:",
-        "for loops only iterate over range(...) or a tuple: iterate over range(len(x)) and "
-        "index instead",
+        "for loops only iterate over range(...), a tuple or a list: iterate over range(len(x)) "
+        "and index instead",
     ),
     (
         "def f(x, n: int):\n    if n > 0:\n        z = x\n    return z\n",
@@ -540,9 +540,34 @@ ERRORS = [
         "'z' is assigned only inside the loop: assign it before the loop to use it after",
     ),
     (
-        "def f(x):\n    ys = [x]\n    ys.append(x)\n    return ys\n",
+        "def f(x):\n    ys = [x]\n    ys.pop()\n    return ys\n",
+        "ys.pop",
+        "lists cannot be changed in scripted functions except by 'hs.append(v)' ('.pop')",
+    ),
+    (
+        "def f(x):\n    ys = []\n    ys.extend([x])\n    return ys\n",
+        "ys.extend",
+        "lists cannot be changed in scripted functions except by 'hs.append(v)' ('.extend')",
+    ),
+    (
+        "def f(x):\n    ys = []\n    y = ys.append(x)\n    return ys\n",
         "ys.append",
-        "lists cannot be changed in scripted functions yet ('.append')",
+        "list.append() is only supported as a statement of its own on a list name ('hs.append(v)')",
+    ),
+    (
+        "def f(x):\n    x.append(x)\n    return x\n",
+        "x.append",
+        "'x' is a value of type Tensor, not a list: only lists have .append",
+    ),
+    (
+        "def f(x):\n    ys = []\n    ys.append(x, x)\n    return ys\n",
+        "ys.append",
+        "list.append() takes exactly one argument (2 given)",
+    ),
+    (
+        "def f(x):\n    ys = [x]\n    ys.sort()\n    return ys\n",
+        "ys.sort",
+        "lists cannot be changed in scripted functions except by 'hs.append(v)' ('.sort')",
     ),
     (
         "def f(x, n: int):\n    if n > 0:\n        return x, x\n    return x, x, x\n",

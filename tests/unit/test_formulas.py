@@ -19,7 +19,17 @@ from autodiff.pipeline import differentiate_typed
 from autodiff.runtime import CompiledGradient
 from ir.graph import Graph, Value
 from ir.ops import OPS, OpDef, gradients, products, sorting
-from ir.types import ANY, FLOAT, SCALAR, TensorType, TupleType, Type, type_of_value
+from ir.types import (
+    ANY,
+    FLOAT,
+    NOTHING,
+    SCALAR,
+    ListType,
+    TensorType,
+    TupleType,
+    Type,
+    type_of_value,
+)
 from passes.shape_propagation import propagate_shapes
 from tests.formula_samples import FLOAT32_OPS, SAMPLES, Operands, Sample
 
@@ -40,8 +50,8 @@ HELPERS = {
 # Python-scalar operators that `derivatives.ALIASES` does not map to an aten formula yet, so
 # differentiating them raises "not differentiable" rather than giving a wrong zero.
 SCALARS_WITHOUT_ALIAS = {"prim::mod", "prim::min", "prim::max", "prim::abs", "prim::float"}
-# Tuple and list plumbing, which lower-tuples removes before differentiation (add_reverse
-# unpacks the gradient of a remaining TupleConstruct itself), and AutogradAdd, which only
+# Tuple and list plumbing, which lower-tuples removes before differentiation or add_reverse
+# differentiates itself (a formula cannot: they are variadic), and AutogradAdd, which only
 # reverse programs contain.
 STRUCTURAL = {
     "prim::TupleConstruct",
@@ -50,13 +60,12 @@ STRUCTURAL = {
     "prim::TupleSlice",
     "prim::ListConstruct",
     "prim::ListUnpack",
-    "prim::ListIndex",
     "prim::AutogradAdd",
 }
 
 
 # Loop tapes (Note [Loop tapes]), which only gradient programs contain.
-TAPES = {"prim::TapeWrite", "prim::TapePush"}
+TAPES = {"prim::TapeWrite"}
 
 
 def _can_carry_gradient(op: OpDef) -> bool:
@@ -107,6 +116,10 @@ DIFFERENTIABLE_HELPERS = {
     "aten::_join_backward",
     "aten::_prod_backward",
     "aten::_einsum_double_backward",
+    "aten::_list_index_backward",
+    "aten::_sequence_as",
+    "aten::_list_head",
+    "aten::_add_lists",
 }
 
 
@@ -148,7 +161,16 @@ def one_node_graph(op: str, operands: Operands, wrt: tuple[int, ...]) -> Call:
     node_inputs: list[Value] = []
     for position, operand in enumerate(operands):
         differentiate = position in wrt
-        if isinstance(operand, tuple) and any(isinstance(v, np.ndarray) for v in operand):
+        if isinstance(operand, list):
+            # A list is built as user code builds one: appended to an empty list, item by item.
+            items = [
+                add_input(item, (position, i), differentiate) for i, item in enumerate(operand)
+            ]
+            lst = graph.insert("prim::ListConstruct", [], (ListType(NOTHING),)).output
+            for item in items:
+                lst = graph.insert("prim::ListAppend", [lst, item]).output
+            node_inputs.append(lst)
+        elif isinstance(operand, tuple) and any(isinstance(v, np.ndarray) for v in operand):
             items = [
                 add_input(item, (position, i), differentiate) for i, item in enumerate(operand)
             ]
@@ -181,14 +203,15 @@ def operand_at(operands: Operands, slot: tuple[int, int | None]) -> Any:
 def with_operand(operands: Operands, slot: tuple[int, int | None], value: Any) -> Operands:
     position, item = slot
     if item is not None:
-        value = (*operands[position][:item], value, *operands[position][item + 1 :])
+        items = operands[position]
+        value = type(items)([*items[:item], value, *items[item + 1 :]])
     return (*operands[:position], value, *operands[position + 1 :])
 
 
 def parts(result: Any) -> tuple[Any, ...]:
     """An operator's result as a tuple of arrays: the one, or the several np.split returns
-    (tuples nested in it flattened, as a double backward's gradients)."""
-    if not isinstance(result, tuple):
+    (tuples nested in it flattened, as a double backward's gradients), or a list's."""
+    if not isinstance(result, tuple | list):
         return (result,)
     return tuple(part for item in result for part in parts(item))
 
@@ -201,6 +224,12 @@ def flat(result: Any) -> np.ndarray:
 
 def _wide(part: Any) -> type:
     return np.complex128 if np.iscomplexobj(part) else np.float64
+
+
+def run_kernel(kernel: Any, operands: Operands) -> Any:
+    """``kernel(*operands)`` on fresh copies of list operands: a tape's kernel appends to its
+    operand in place, and the samples are run many times."""
+    return kernel(*(list(o) if isinstance(o, list) else o for o in operands))
 
 
 def finite_differences(
@@ -221,7 +250,7 @@ def finite_differences(
                 moved = base.copy()
                 moved[index] += step * direction
                 value = moved if base.ndim or np.iscomplexobj(base) else float(moved)
-                results.append(flat(kernel(*with_operand(operands, slot, value))))
+                results.append(flat(run_kernel(kernel, with_operand(operands, slot, value))))
             # A complex cotangent c stands for the real loss Re(sum(c * out)): Note [Complex
             # gradients] in `autodiff.formulas`.
             projected = np.sum((results[0] - results[1]) * flat(cotangent))
@@ -240,11 +269,13 @@ def vjp(
     outs, saved = compiled.forward(call.args)
     kernel = OPS[op].kernel
     assert kernel is not None
-    expected = parts(kernel(*operands))
-    assert len(outs) == len(expected)
-    for out, want in zip(outs, expected, strict=True):
+    expected = parts(run_kernel(kernel, operands))
+    actual = parts(tuple(outs))  # a list result is one output
+    assert len(actual) == len(expected)
+    for out, want in zip(actual, expected, strict=True):
         np.testing.assert_array_equal(out, want)
-    grads = compiled.backward(saved, list(parts(cotangent)))
+    vjps = [cotangent] if isinstance(cotangent, list) else list(parts(cotangent))
+    grads = compiled.backward(saved, vjps)
     assert len(grads) == len(call.slots)
     return call, grads
 
@@ -253,8 +284,8 @@ def _cast_floats(operands: Operands, dtype: type) -> Operands:
     """``operands`` with every floating-point array cast to ``dtype``."""
 
     def cast(value: Any) -> Any:
-        if isinstance(value, tuple):
-            return tuple(cast(v) for v in value)
+        if isinstance(value, tuple | list):
+            return type(value)(cast(v) for v in value)
         if isinstance(value, np.ndarray) and value.dtype.kind == "f":
             return value.astype(dtype)
         return value
@@ -275,14 +306,14 @@ def check_gradients(op: str, operands: Operands, wrt: tuple[int, ...], rtol: flo
     differences, element by element; each gradient has its operand's shape and dtype."""
     kernel = OPS[op].kernel
     assert kernel is not None
-    out = kernel(*operands)
+    out = run_kernel(kernel, operands)
     rng = np.random.default_rng(1)
     cotangents = [_cotangent(rng, p) for p in parts(out)]
-    cotangent = tuple(cotangents) if isinstance(out, tuple) else cotangents[0]
+    cotangent = type(out)(cotangents) if isinstance(out, tuple | list) else cotangents[0]
     call, grads = vjp(op, operands, wrt, cotangent)
     wide = _cast_floats(operands, np.float64)
     eps = EPS
-    if np.result_type(*parts(kernel(*wide))) != np.float64:
+    if np.result_type(*parts(run_kernel(kernel, wide))) != np.float64:
         eps, rtol = EPS_ROUNDED, max(rtol, RTOL_ROUNDED)
     for grad, slot in zip(grads, call.slots, strict=True):
         operand = operand_at(operands, slot)
@@ -378,7 +409,7 @@ def test_conventions_at_non_smooth_points(
     """The gradients `autodiff.formulas` promises where finite differences cannot decide."""
     kernel = OPS[op].kernel
     assert kernel is not None
-    cotangent = np.ones(np.shape(kernel(*operands)))
+    cotangent = np.ones(np.shape(run_kernel(kernel, operands)))
     with np.errstate(divide="ignore"):
         _, grads = vjp(op, operands, wrt, cotangent)
     for grad, want in zip(grads, expected, strict=True):

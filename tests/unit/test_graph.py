@@ -663,3 +663,17 @@ def test_is_before_a_block_return() -> None:
     assert node(g, "b").is_before(if_node.blocks[0].return_node)
     assert node(g, "a").is_before(if_node.blocks[1].return_node)
     assert not node(g, "e").is_before(if_node.blocks[1].return_node)
+
+
+def test_is_before_agrees_with_block_order_for_every_pair() -> None:
+    # Sentinels included: the walk from both ends must agree with plain positions wherever the
+    # two nodes sit, near each other, near the start or near the end.
+    g = parse_ir(
+        "graph @f(%x : Tensor):\n"
+        + "".join(f"  %v{k} : Tensor = aten::neg(%x)\n" for k in range(6))
+        + "  return (%v5)"
+    )
+    ordered = [g.block.param_node, *g.nodes(), g.block.return_node]
+    for first_position, first in enumerate(ordered):
+        for second_position, second in enumerate(ordered):
+            assert first.is_before(second) is (first_position < second_position)

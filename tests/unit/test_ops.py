@@ -204,6 +204,14 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("aten::_index_tuple", (A, (np.array([2, 0]), None)), lambda a, t: a[[2, 0]]),
     ("aten::_input_shapes", ((A, V),), lambda xs: ((3, 4), (4,))),
     ("aten::_stack_backward", (np.stack([V, V]), 0), lambda g, axis: (V, V)),
+    ("aten::_list_index_backward", (V, [A, V], 1), lambda *_: [np.zeros_like(A), V]),
+    ("aten::_is_list", ([A],), lambda s: True),
+    ("aten::_is_list", ((A,),), lambda s: False),
+    ("aten::_sequence_as", ((A, V), True), lambda *_: [A, V]),
+    ("aten::_sequence_as", ([A, V], False), lambda *_: (A, V)),
+    ("aten::_list_head", ([A, V, A],), lambda lst: [A, V]),
+    ("aten::_list_head", ((1, 2),), lambda t: [1]),
+    ("aten::_add_lists", ([A, V], [A, V]), lambda a, b: [2 * A, 2 * V]),
     (
         "aten::_cumsum_backward",
         (np.array([1.0, 2.0, 3.0]), (3,), 0),
@@ -498,6 +506,9 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("prim::ListConstruct", (A, V), lambda *xs: [A, V]),
     ("prim::ListUnpack", ([1, 2],), tuple),
     ("prim::ListIndex", ([4, 5], 1), operator.getitem),
+    ("prim::ListAppend", ([A], V), lambda lst, v: [A, V]),
+    ("prim::ListAppend", ([], 3), lambda lst, v: [3]),
+    ("prim::ListAppend", ((1, 2), 3), lambda t, v: [1, 2, 3]),
     ("prim::AutogradAdd", (A, V), lambda a, b: a + b),
     ("prim::add", (2, 3), lambda a, b: a + b),
     ("prim::add", (True, True), lambda a, b: a + b),
@@ -536,6 +547,7 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("prim::TapeList", (), lambda: []),
     ("prim::TapePush", ([1.5], 2.5), lambda *_: [1.5, 2.5]),
     ("prim::Uninitialized", (), lambda: None),
+    ("aten::_zeros_like_value", ([A, (2.5, V)],), lambda v: [0 * A, (0.0, 0 * V)]),
 ]
 
 

@@ -245,7 +245,14 @@ def test_module_passes() -> None:
 
 # -- semantics --------------------------------------------------------------------------------
 
-PASS_FILES = ["cse", "dce", "constant-propagation", "lower-tuples", "stack-tapes"]
+PASS_FILES = [
+    "cse",
+    "dce",
+    "constant-propagation",
+    "lower-tuples",
+    "hoist-loop-invariants",
+    "stack-tapes",
+]
 FILECHECK_PASSES = Path(__file__).resolve().parents[1] / "filecheck" / "passes"
 
 

@@ -16,7 +16,7 @@ from ir.errors import InterpreterError
 from ir.graph import Graph
 from ir.parser import parse_module
 from ir.printer import print_graph
-from ir.types import BOOL, FLOAT, INT, TensorType, Type
+from ir.types import BOOL, FLOAT, INT, ListType, TensorType, Type
 from passes.lift_constants import reverse_nodes
 from passes.registry import run_passes
 from tests.helpers import parse_ir
@@ -168,6 +168,8 @@ def sample(ty: Type, rng: np.random.Generator) -> object:
     if isinstance(ty, TensorType):
         shape = (2,) if ty.shape is None else tuple(d or 2 for d in ty.shape)
         return rng.standard_normal(shape).astype(ty.dtype or "float64")
+    if isinstance(ty, ListType):
+        return [sample(ty.elem, rng) for _ in range(2)]
     values: dict[Type, object] = {INT: 3, FLOAT: 0.5, BOOL: True}
     return values[ty]
 

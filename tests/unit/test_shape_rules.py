@@ -17,6 +17,7 @@ from ir.types import (
     FLOAT,
     INT,
     NONE,
+    NOTHING,
     SCALAR,
     STR,
     ListType,
@@ -33,7 +34,7 @@ RULE_CASES = [c for c in CASES if OPS[c[0]].shape is not None]
 def value_type(value: Any) -> Type:
     """The most precise IR type of a runtime value (lists included)."""
     if isinstance(value, list):
-        elem: Type = value_type(value[0]) if value else TensorType()
+        elem: Type = value_type(value[0]) if value else NOTHING
         for item in value[1:]:
             elem = join_types(elem, value_type(item))
         return ListType(elem)

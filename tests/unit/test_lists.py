@@ -1,0 +1,310 @@
+"""Python lists in scripted code (Note [Lists are values] in `ir.ops.prim`): ``hs = []``,
+``hs.append(v)``, ``hs[i]``, ``len(hs)``, ``for h in hs``, ``np.stack(hs)``. Scripted
+results equal the plain function's; gradients of straight-line list code equal central finite
+differences. Loops that append are differentiated in `tests/gradients/test_list_loops.py`."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import autodiff as ad
+from ir.ops.prim import AUTOGRAD_ZERO, autograd_add, list_append
+from ir.types import FLOAT, NOTHING, TENSOR, ListType, TensorType, join_types
+from tests.gradients.test_gradient_corpus import finite_differences
+
+# ---- list programs ------------------------------------------------------------------------------
+
+
+def appended_and_stacked(x, a: float, w):
+    hs = []
+    hs.append(a * x)
+    hs.append(np.sin(x))
+    return np.sum(np.stack(hs) * w) + np.sum(hs[1])
+
+
+def rnn_states(x, W, T: int):
+    hs = []
+    h = x
+    for _ in range(T):
+        h = np.tanh(h @ W)
+        hs.append(h)
+    return np.sum(np.stack(hs)) + np.sum(hs[-1] * hs[0])
+
+
+def concatenated(x, y):
+    parts = []
+    parts.append(x * 2.0)
+    parts.append(np.cos(y))
+    parts.append(x)
+    return np.sum(np.concatenate(parts) ** 2)
+
+
+def indexed_from_both_ends(x):
+    hs = []
+    hs.append(x)
+    hs.append(x * x)
+    hs.append(np.exp(x))
+    return np.sum(hs[0] * hs[-1]) + np.sum(hs[-2])
+
+
+def counted(x, n: int):
+    hs = []
+    for i in range(n):
+        hs.append(x * i)
+    return len(hs) + np.sum(np.stack(hs))
+
+
+def iterated(x):
+    hs = []
+    hs.append(x)
+    hs.append(2.0 * x)
+    total = 0.0
+    for h in hs:
+        total = total + np.sum(h * h)
+    return total
+
+
+def appended_in_a_branch(x, flag: bool):
+    hs = [x]
+    if flag:
+        hs.append(x + 1.0)
+    return np.sum(np.stack(hs), axis=0)
+
+
+def aliased(x):
+    # Note [Lists are values]: `a` keeps the list as it was before the append (Python's would
+    # see the new element), so scripted and plain results differ here, on purpose.
+    hs = [x]
+    a = hs
+    hs.append(x)
+    return len(a)
+
+
+def appended_while_running(x):
+    hs = []
+    h = x
+    while np.sum(h) < 10.0:
+        h = h * 2.0
+        hs.append(h)
+    return np.sum(np.stack(hs))
+
+
+def read_back_in_a_loop(x, T: int):
+    hs = []
+    h = x
+    for t in range(T):
+        if t > 0:
+            h = h + hs[-1]
+        h = np.tanh(h)
+        hs.append(h)
+    return np.sum(np.stack(hs))
+
+
+def stacked_in_a_guarded_branch(x, T: int):
+    hs = []
+    m = x
+    for t in range(T):
+        if t > 0:
+            m = np.mean(np.stack(hs), axis=0)
+        hs.append(np.sin(m))
+    return np.sum(m)
+
+
+def stacks_nothing(x):
+    hs = []
+    return np.sum(np.stack(hs)) + np.sum(x)
+
+
+def ints_appended(x, n: int):
+    sizes = []
+    for i in range(n):
+        sizes.append(i * i)
+    return x * sizes[-1] + len(sizes)
+
+
+X = np.array([[0.3, -0.5, 0.8], [1.1, 0.2, -0.7]])
+W = np.array([[0.4, -0.2, 0.1], [0.3, 0.5, -0.6], [-0.1, 0.2, 0.3]])
+
+FORWARD_CASES: list[tuple[Callable[..., Any], tuple[Any, ...]]] = [
+    (appended_and_stacked, (X, 0.5, np.ones((2, 2, 3)))),
+    (rnn_states, (X, W, 4)),
+    (rnn_states, (X, W, 1)),
+    (concatenated, (X, X[::-1])),
+    (indexed_from_both_ends, (X,)),
+    (counted, (X, 3)),
+    (iterated, (X,)),
+    (appended_in_a_branch, (X, True)),
+    (appended_in_a_branch, (X, False)),
+    (appended_while_running, (np.array([0.5, 1.0]),)),
+    (ints_appended, (X, 4)),
+    (read_back_in_a_loop, (X, 3)),
+    (stacked_in_a_guarded_branch, (X, 3)),
+]
+
+
+@pytest.mark.parametrize(
+    ("fn", "args"),
+    FORWARD_CASES,
+    ids=[f"{fn.__name__}-{i}" for i, (fn, _) in enumerate(FORWARD_CASES)],
+)
+def test_scripted_list_programs_give_the_plain_results(
+    fn: Callable[..., Any], args: tuple[Any, ...]
+) -> None:
+    np.testing.assert_allclose(ad.script(fn)(*args), fn(*args), rtol=1e-12)
+
+
+def test_appending_copies_so_an_alias_keeps_the_old_list() -> None:
+    assert aliased(X) == 2
+    assert ad.script(aliased)(X) == 1
+
+
+def test_an_empty_list_takes_the_type_of_what_is_appended() -> None:
+    typed = ad.script(appended_and_stacked).graph_for(X, 0.5, np.ones((2, 2, 3)))
+    kinds = {node.kind: node for node in typed.nodes()}
+    assert kinds["prim::ListIndex"].output.ty == TensorType("float64", (2, 3))
+    empty = next(n for n in typed.nodes() if n.output.ty == ListType(NOTHING))
+    assert empty.output.name_hint == "hs"
+
+
+def test_stacking_an_empty_list_fails_where_numpy_does() -> None:
+    with pytest.raises(ad.AutodiffError, match="aten::stack: need at least one array") as error:
+        ad.script(stacks_nothing)(X)
+    assert "return np.sum(np.stack(hs))" in str(error.value)
+
+
+def test_loop_carried_lists_join_to_the_appended_type() -> None:
+    typed = ad.script(rnn_states).graph_for(X, W, 3)
+    (loop,) = [n for n in typed.nodes() if n.kind == "prim::Loop"]
+    assert loop.outputs[1].ty == ListType(TensorType("float64", (2, 3)))
+
+
+# ---- the pieces -------------------------------------------------------------------------------
+
+
+def test_list_append_returns_a_new_list() -> None:
+    hs = [X]
+    appended = list_append(hs, W)
+    assert len(hs) == 1
+    assert len(appended) == 2
+    assert appended[0] is X
+    assert appended[1] is W
+
+
+def test_list_gradients_add_element_by_element() -> None:
+    total = autograd_add([np.ones(2), np.zeros(3)], [np.ones(2), np.ones(3)])
+    assert isinstance(total, list)
+    np.testing.assert_array_equal(total[0], [2.0, 2.0])
+    np.testing.assert_array_equal(total[1], [1.0, 1.0, 1.0])
+    assert autograd_add(AUTOGRAD_ZERO, total) is total
+
+
+def test_nothing_joins_to_the_other_type() -> None:
+    assert join_types(NOTHING, FLOAT) == FLOAT
+    assert join_types(ListType(TENSOR), ListType(NOTHING)) == ListType(TENSOR)
+    assert NOTHING.is_subtype_of(FLOAT)
+    assert not FLOAT.is_subtype_of(NOTHING)
+
+
+# ---- gradients of straight-line list code -------------------------------------------------------
+
+GRADIENT_CASES: list[tuple[Callable[..., Any], tuple[Any, ...], tuple[int, ...]]] = [
+    (appended_and_stacked, (X, 0.5, np.arange(12.0).reshape(2, 2, 3) / 10), (0, 1, 2)),
+    (concatenated, (X, X[::-1] * 0.5), (0, 1)),
+    (indexed_from_both_ends, (X,), (0,)),
+]
+
+
+@pytest.mark.parametrize(
+    ("fn", "args", "argnums"), GRADIENT_CASES, ids=[c[0].__name__ for c in GRADIENT_CASES]
+)
+def test_list_gradients_match_finite_differences(
+    fn: Callable[..., Any], args: tuple[Any, ...], argnums: tuple[int, ...]
+) -> None:
+    grads = ad.grad(fn, argnums=argnums)(*args)
+    for position, grad in zip(argnums, grads, strict=True):
+        expected = finite_differences(fn, args, position)
+        np.testing.assert_allclose(grad, expected, rtol=1e-6, atol=1e-8)
+    assert ad.gradcheck(fn, *args).ok
+
+
+def literal_list(x):
+    hs = [x, np.sin(x)]
+    return np.sum(np.stack(hs)) + np.sum(hs[0] * hs[1])
+
+
+def unpacked_list(x):
+    hs = []
+    hs.append(x)
+    hs.append(np.sin(x))
+    a, b = hs
+    return np.sum(a * b)
+
+
+@pytest.mark.parametrize("fn", [literal_list, unpacked_list])
+def test_list_literals_and_unpacking_are_differentiated(fn: Callable[..., Any]) -> None:
+    grad = ad.grad(fn)(X)
+    np.testing.assert_allclose(grad, finite_differences(fn, (X,), 0), rtol=1e-6, atol=1e-8)
+
+
+def test_the_gradient_of_a_list_is_a_list_of_the_same_length() -> None:
+    # The reverse program hands the list to both of its readers, np.stack and hs[1]: their
+    # gradients are lists, added element by element (prim::AutogradAdd, which
+    # specialize-autograd-zero turns into aten::_add_lists as neither can be zero).
+    grad = ad.differentiate(ad.script(appended_and_stacked).graph_for(X, 0.5, np.ones((2, 2, 3))))
+    df = str(grad.df)
+    assert "aten::_list_index_backward" in df
+    assert "aten::_add_lists" in df
+    assert "AutogradAdd" not in df
+    assert "GradOf" not in df
+    assert grad.df.outputs[0].node.inputs[0].ty == TensorType("float64", (2, 3))
+
+
+# ---- second derivatives -------------------------------------------------------------------------
+
+
+def squares_stacked_and_read(x):
+    hs = []
+    hs.append(x * x)
+    hs.append(np.sin(x))
+    return np.sum(np.stack(hs) ** 2) + np.sum(hs[1] * hs[0])
+
+
+def squares_concatenated(x):
+    hs = []
+    hs.append(x * x)
+    hs.append(np.sin(x))
+    return np.sum(np.concatenate(hs) ** 2)
+
+
+@pytest.mark.parametrize(
+    "fn", [squares_stacked_and_read, squares_concatenated], ids=lambda f: f.__name__
+)
+def test_list_hessians_match_finite_differences_of_the_gradient(fn: Callable[..., Any]) -> None:
+    # The gradient's own list operators (aten::_list_index_backward, aten::_list_head,
+    # aten::_sequence_as, aten::_add_lists) have formulas, so the gradient differentiates again.
+    x = np.array([0.3, -0.2, 0.5])
+    hessian = ad.hessian(fn)(x)
+    grad = ad.grad(fn)
+    eps = 1e-6
+    columns = [(grad(x + eps * d) - grad(x - eps * d)) / (2 * eps) for d in np.eye(3)]
+    np.testing.assert_allclose(hessian, np.stack(columns, axis=-1), rtol=1e-6, atol=1e-7)
+
+
+def returns_the_list(x):
+    hs = []
+    hs.append(np.sin(x))
+    hs.append(x * 2.0)
+    return hs
+
+
+def test_vjp_of_a_function_that_returns_a_list_takes_a_list_cotangent() -> None:
+    x = np.array([0.3, -0.2, 0.5])
+    out, vjp_fn = ad.vjp(returns_the_list, x)
+    assert isinstance(out, list)
+    np.testing.assert_allclose(out[0], np.sin(x))
+    (dx,) = vjp_fn([np.ones(3), np.full(3, 0.5)])
+    np.testing.assert_allclose(dx, np.cos(x) + 1.0)
