@@ -23,8 +23,17 @@ from passes.shape_propagation import propagate_shapes, specialise
 # lifted into the reverse block (it would merge each lifted copy back into the forward constant
 # it came from, since the reverse block is nested in the forward one) and before DCE, so that
 # duplicate captures collapse into one. AutogradZero specialisation runs after the reverse
-# program is typed, so that the zeros it materialises have known shapes.
-FORWARD_CLEANUP = ("lower-tuples", "constant-propagation", "fold-sizes", "cse", "dce")
+# program is typed, so that the zeros it materialises have known shapes. Loop invariants are
+# hoisted before differentiating, so that a reverse loop reads them once instead of a tape
+# keeping them per iteration (Note [Loop tapes] in `autodiff.differentiate`).
+FORWARD_CLEANUP = (
+    "lower-tuples",
+    "constant-propagation",
+    "fold-sizes",
+    "hoist-loop-invariants",
+    "cse",
+    "dce",
+)
 REVERSE_OPTIMISATION = (
     "constant-propagation",
     "fold-sizes",

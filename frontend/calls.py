@@ -291,4 +291,6 @@ def range_argument(emitter: CallEmitter, value: Value, r: SourceRange) -> Value:
         return value
     if value.ty in (FLOAT, STR) or isinstance(value.ty, TupleType | ListType):
         raise ScriptError(f"range() needs int arguments, not {value.ty}", r)
-    return emitter.apply("prim::int", [value], r)
+    as_int = emitter.apply("prim::int", [value], r)
+    as_int.name_hint = value.name_hint  # the trip count a loop's gradient captures: ``%n``
+    return as_int

@@ -346,6 +346,9 @@ class _Specializer:
         for out, result in zip(node.outputs, body.outputs, strict=True):
             replacement = lookup(result)
             self.states[replacement] = self.state(result)
+            if result in copies and out.name_hint:
+                # The gradient's name (``dh``, after its primal) over the formula's (grad_self).
+                replacement.name_hint = out.name_hint
             out.replace_all_uses_with(replacement)
         node.destroy()
         self.changed = True

@@ -104,6 +104,25 @@ def test_loop_invariant_weights_are_captured_once() -> None:
     assert "Double(50, 3, 8)" not in df_text
 
 
+def invariants_inside(h, w, b, steps):
+    for _ in range(steps):
+        h = np.tanh(h @ w.T + np.exp(b))
+    return np.sum(h)
+
+
+def test_values_the_loop_does_not_change_are_hoisted_and_saved_once() -> None:
+    h, w, *_ = rnn_inputs(1)
+    b = np.linspace(-1.0, 1.0, STATE)
+    ad.gradcheck(invariants_inside, h, w, b, 5)
+    ten, twenty = (saved_bytes(invariants_inside, h, w, b, n) for n in (10, 20))
+    # Per step, the state before and after tanh; w.T and exp(b) are computed and kept once.
+    assert twenty - ten == 10 * 2 * STATE * 8
+    typed = str(stages_of(invariants_inside, h, w, b, 3).typed)
+    loop_body = typed[typed.index("prim::Loop") :]
+    assert "aten::exp" not in loop_body
+    assert "aten::transpose" not in loop_body
+
+
 def test_tapes_of_fixed_shape_values_are_preallocated_arrays() -> None:
     gradient = stages_of(rnn, *rnn_inputs(20)).gradient
     kinds = {node.kind for node in gradient.f.all_nodes()}

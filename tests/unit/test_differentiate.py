@@ -1,6 +1,6 @@
 """Differentiation of scripted functions, through the pipeline: the Gradient bookkeeping of
 small cases (TorchScript's testDifferentiate), the GradOf/AutogradAdd structure of the ``grad``
-stage, and control flow (Note [Static control flow])."""
+stage, and control flow (Note [Control-flow derivatives])."""
 
 from __future__ import annotations
 

@@ -28,7 +28,8 @@ def f(x, y):
 # DF-NOT:     _size_if_not_equal
 # DF-NOT:     prim::GradOf
 # DF:         aten::sum_to_size
-# DF:         prim::TupleConstruct(%dx, %dy)
+# DF:         %[[DX:dx[.0-9]*]] : Double(3, 4) = aten::add(%dx, %dx.1)
+# DF:         prim::TupleConstruct(%[[DX]], %dy)
 
 # f returns its value, then the one temporary df needs: the tanh output.
 # F-LABEL: graph @f(%x : Double(3, 4), %y : Double(4)):
