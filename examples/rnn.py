@@ -1,8 +1,9 @@
 """A tanh recurrent network over a sequence, with a Python loop over time, compiled with
-ad.script; the loop becomes a prim::Loop in the IR.
+ad.script; the loop becomes a prim::Loop in the IR, and its gradient a prim::Loop that runs the
+steps backwards, reading what the forward loop kept per step from preallocated tapes.
 
     python examples/rnn.py
-    autodiff dump examples/rnn.py:rnn_loss --stage typed --arg x=f64[10,2,3] --arg h0=f64[2,4] \\
+    autodiff dump examples/rnn.py:rnn_loss --stage df --arg x=f64[10,2,3] --arg h0=f64[2,4] \\
         --arg w_in=f64[3,4] --arg w_h=f64[4,4] --arg w_out=f64[4,1] --arg y=f64[2,1]
 """
 
@@ -40,6 +41,10 @@ def main() -> None:
     scripted = ad.script(rnn_loss)
     print(f"plain:    {rnn_loss(x, h0, w_in, w_h, w_out, y):.12f}")
     print(f"scripted: {scripted(x, h0, w_in, w_h, w_out, y):.12f}")
+    grads = ad.grad(rnn_loss, argnums=(2, 3, 4))(x, h0, w_in, w_h, w_out, y)
+    print("d loss / d w_h:")
+    print(grads[1])
+    print(ad.gradcheck(rnn_loss, x, h0, w_in, w_h, w_out, y))
 
 
 if __name__ == "__main__":
