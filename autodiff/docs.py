@@ -26,6 +26,12 @@ _SUBSCRIPTS = {
     "aten::slice": "x[a:b:c]",
     "aten::index": "x[array]",
 }
+# Writes the emitter lowers to in-place operators (Note [Writes] in `frontend.subscripts`).
+_WRITES = {
+    "aten::copy_": ("x[a:b] = v", "x += v"),
+    "aten::index_put_": ("x[i] = v", "x[array] = v"),
+    "aten::add_at_": ("numpy.add.at",),
+}
 _UNARY = {"aten::neg": "-x", "prim::neg": "-x", "aten::positive": "+x", "prim::not": "not x"}
 
 _HEADER = f"""\
@@ -72,6 +78,9 @@ def spellings() -> dict[str, list[str]]:
     add("aten::abs", "abs()")
     for table in (_SUBSCRIPTS, _UNARY):
         for op, text in table.items():
+            add(op, text)
+    for op, texts in _WRITES.items():
+        for text in texts:
             add(op, text)
     return {op: sorted(texts) for op, texts in found.items() if op in OPS}
 

@@ -746,6 +746,13 @@ def astype(self, dtype):
     return self.astype(dtype), backward
 
 
+def copy(self):
+    def backward(dout):
+        return dout
+
+    return self.copy(), backward
+
+
 # ---- arrangement: moving axes, stacking and splitting, repeating, padding, flipping -----------
 
 

@@ -243,6 +243,9 @@ OTHER_FUNCTIONS: dict[str, tuple[str, str]] = {
     "partition": ("aten::partition", "a:self kth axis !kind !order"),
     "argpartition": ("aten::argpartition", "a:self kth axis !kind !order"),
     "astype": ("aten::astype", "x:self dtype / * !copy !device"),
+    "copy": ("aten::copy", "a:self !order !subok"),
+    # np.array copies by default; array-likes other than arrays (a list literal) are refused.
+    "array": ("aten::copy", "object:self !dtype * !copy !order !subok !ndmin !like"),
     "real": ("aten::real", "val:self"),
     "imag": ("aten::imag", "val:self"),
     "conj": ("aten::conj", f"x:self / {_UFUNC_KEYWORDS}"),
@@ -350,6 +353,7 @@ METHODS: dict[str, Spelling] = {
     "diagonal": _method("diagonal", "aten::diagonal", "offset axis1 axis2"),
     "trace": _method("trace", "aten::trace", "offset axis1 axis2 !dtype !out"),
     "astype": _method("astype", "aten::astype", "dtype !order !casting !subok !copy"),
+    "copy": _method("copy", "aten::copy", "!order"),
     "dot": _method("dot", "aten::dot", "b:other !out"),
     "clip": _method("clip", "aten::clip", "min:a_min max:a_max !out"),
 }

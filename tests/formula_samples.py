@@ -846,6 +846,10 @@ SAMPLES: dict[str, list[Sample]] = {
         Sample("to-float64", lambda r: (normal(r, 3, 4), "float64")),
         Sample("from-float32", lambda r: (normal(r, 3, 4).astype(np.float32), "float64")),
     ],
+    "aten::copy": [
+        Sample("matrix", lambda r: (normal(r, 3, 4),)),
+        Sample("float32", lambda r: (normal(r, 2, 3).astype(np.float32),)),
+    ],
     "aten::select": [
         Sample(f"axis={axis}-index={index}", lambda r, a=axis, i=index: (normal(r, 3, 4, 5), a, i))
         for axis, index in [(0, 1), (1, -1), (-1, 2), (-2, -3)]

@@ -481,7 +481,7 @@ ERRORS = [
         "dtype",
         "argument 'dtype' of ndarray.sum is not supported",
     ),
-    ("def f(x):\n    return x.copy()\n", "x.copy", "ndarray.copy is not supported"),
+    ("def f(x):\n    return x.tolist()\n", "x.tolist", "ndarray.tolist is not supported"),
     (
         "def f(x):\n    return x.dtype\n",
         "x.dtype",

@@ -23,6 +23,7 @@ POS = RNG.uniform(0.5, 2.0, (3, 4))
 INTS = np.arange(12).reshape(3, 4)
 MASK = A > 0
 IDX = np.array([2, 0])
+MASK3 = np.array([1.0, 0.0, 1.0])
 
 # (operator, operands in schema order, the same computation as user code writes it)
 CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
@@ -548,6 +549,28 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("prim::TapePush", ([1.5], 2.5), lambda *_: [1.5, 2.5]),
     ("prim::Uninitialized", (), lambda: None),
     ("aten::_zeros_like_value", ([A, (2.5, V)],), lambda v: [0 * A, (0.0, 0 * V)]),
+    # Writes (Note [In-place operators]): each case owns the array its kernel fills, and the
+    # reference builds the expected result without reading that array.
+    ("aten::copy", (A,), lambda a: a.copy()),
+    ("aten::copy_", (np.zeros((2, 3)), np.arange(3.0)), lambda *_: np.tile(np.arange(3.0), (2, 1))),
+    ("aten::copy_", (np.zeros(3, np.int64), np.array([1, 2, 3])), lambda *_: np.array([1, 2, 3])),
+    ("aten::copy_", (np.float64(1.0), np.float64(2.5)), lambda *_: np.float64(2.5)),
+    (
+        "aten::index_put_",
+        (np.zeros((3, 2)), 1.0, np.array([2, 2]), None),
+        lambda *_: np.array([[0.0, 0.0], [0.0, 0.0], [1.0, 1.0]]),
+    ),
+    ("aten::index_put_", (np.zeros(3), 5.0, np.array([True, False, True])), lambda *_: 5.0 * MASK3),
+    (
+        "aten::add_at_",
+        (np.zeros(3), 1.0, np.array([0, 0, 2])),
+        lambda *_: np.array([2.0, 0.0, 1.0]),
+    ),
+    (
+        "aten::add_at_",
+        (np.zeros((2, 2)), np.array([1.0, 2.0]), np.array([1, 1]), np.array([0, 0])),
+        lambda *_: np.array([[0.0, 0.0], [3.0, 0.0]]),
+    ),
 ]
 
 
@@ -578,6 +601,24 @@ def test_kernel_matches_numpy(kind: str, operands: tuple[Any, ...], reference: A
 def test_every_kernel_has_a_case() -> None:
     with_kernel = {name for name, op in OPS.items() if op.kernel is not None}
     assert with_kernel - {c[0] for c in CASES} == set()
+
+
+def test_in_place_kernels_fill_their_operand_and_return_it() -> None:
+    target = np.zeros((2, 2))
+    for kind, operands in [
+        ("aten::copy_", (target, 1.0)),
+        ("aten::index_put_", (target, 2.0, 0)),
+        ("aten::add_at_", (target, 1.0, np.array([1, 1]))),
+    ]:
+        kernel = OPS[kind].kernel
+        assert kernel is not None
+        assert kernel(*operands) is target
+        assert not OPS[kind].pure
+        assert not OPS[kind].differentiable
+    np.testing.assert_array_equal(target, [[2.0, 2.0], [3.0, 3.0]])
+    copied = OPS["aten::copy"].kernel
+    assert copied is not None
+    assert not np.shares_memory(copied(target), target)
 
 
 def test_basic_indexing_kernels_return_views() -> None:

@@ -1,0 +1,140 @@
+"""In-place operators: writes into an existing array, as the frontend emits them for ``y[i] = v``,
+``y += x`` and ``np.add.at``, and the out-of-place copy ``x.copy()``.
+
+Note [In-place operators]
+NumPy code mutates arrays, and every alias of the mutated array (a view ``v = y[0]``, a second
+name ``z = y``, the caller's argument) sees the write. The frontend emits the write where the
+code makes it, as an operator that mutates its first operand and returns it:
+
+    aten::copy_(Tensor self, Any src) -> Tensor
+        ``np.copyto(self, src, casting="same_kind")``: ``view[...] = src`` for ``y[1:3] = v``
+        (self is the view chain a read of ``y[1:3]`` emits) and ``y = y + x`` written back for
+        ``y += x``; when self is not an array at run time (a NumPy scalar, which is immutable)
+        the result is src, a rebinding, as Python's ``+=`` does
+    aten::index_put_(Tensor self, Any values, Any... indices) -> Tensor
+        ``self[items] = values`` with the items of ``aten::index`` (None is a full slice ``:``)
+    aten::add_at_(Tensor self, Any values, Any... indices) -> Tensor
+        ``np.add.at(self, items, values)``: unlike ``self[items] += values``, a repeated index
+        adds once per occurrence
+
+The kernels really mutate, so the interpreter running a graph as parsed behaves like the plain
+function, aliases included. They are impure (CSE, DCE and constant propagation leave them) and
+not differentiable: the functionalisation pass (`passes.functionalize`) rewrites them into
+out-of-place operators and scatters into the base array before anything is differentiated.
+
+``aten::copy`` is the pure, differentiable copy (``x.copy()``, ``np.copy(x)``, ``np.array(x)``):
+a new array a later write to ``x`` does not reach.
+
+Shape rules return ``self``'s type (the result is ``self``) after checking that the written
+values broadcast to the part of ``self`` they fill, with NumPy's messages.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from ir.errors import ShapeError
+from ir.ops.indexing import _index_rule
+from ir.ops.registry import ShapeRule, register_op
+from ir.ops.shape_rules import Shape, as_array_like, as_tensor, format_shape, same_shape
+from ir.types import Type
+
+_FULL = slice(None)
+
+
+def _index_tuple(indices: Sequence[Any]) -> tuple[Any, ...]:
+    """The index ``aten::index`` builds from its items: None is a full slice ``:``."""
+    return tuple(_FULL if item is None else item for item in indices)
+
+
+def copy(x: Any) -> np.ndarray:
+    return np.array(x, copy=True)
+
+
+def copy_(target: Any, source: Any) -> Any:
+    # A target that is no array is rebound, as Python's ``+=`` rebinds an immutable value: a
+    # NumPy scalar (what a reduction returns, typed as a 0-d array) or a number in a value the
+    # frontend typed Any.
+    if not isinstance(target, np.ndarray):
+        return source
+    np.copyto(target, source, casting="same_kind")
+    return target
+
+
+def index_put_(target: np.ndarray, values: Any, *indices: Any) -> np.ndarray:
+    target[_index_tuple(indices)] = values
+    return target
+
+
+def add_at_(target: np.ndarray, values: Any, *indices: Any) -> np.ndarray:
+    np.add.at(target, _index_tuple(indices), values)
+    return target
+
+
+def _fits(source: Shape, target: Shape) -> bool:
+    """Whether an array of shape ``source`` broadcasts to ``target`` (unknown dims fit)."""
+    if len(source) > len(target):
+        extra = source[: len(source) - len(target)]
+        if any(d is not None and d != 1 for d in extra):
+            return False
+        source = source[len(source) - len(target) :]
+    offset = len(target) - len(source)
+    return all(
+        s is None or t is None or s in (1, t) for s, t in zip(source, target[offset:], strict=True)
+    )
+
+
+def _copy_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    target = as_tensor(types[0])
+    source = as_array_like(types[1], 1).shape
+    if target.shape is not None and source is not None and not _fits(source, target.shape):
+        raise ShapeError(
+            f"could not broadcast input array from shape {format_shape(source)} into shape "
+            f"{format_shape(target.shape)}"
+        )
+    return [types[0]]
+
+
+def _written_rule(message: str) -> ShapeRule:
+    """The rule of a scatter into ``self[indices]``: the values broadcast to what
+    ``aten::index`` would read there."""
+
+    def rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+        as_tensor(types[0])
+        (indexed,) = _index_rule([types[0], *types[2:]], [consts[0], *consts[2:]])
+        values = as_array_like(types[1], 1).shape
+        slot = as_tensor(indexed).shape
+        if slot is not None and values is not None and not _fits(values, slot):
+            raise ShapeError(message.format(values=format_shape(values), slot=format_shape(slot)))
+        return [types[0]]
+
+    return rule
+
+
+register_op("aten::copy(Tensor self) -> Tensor", shape=same_shape)(copy)
+register_op(
+    "aten::copy_(Tensor self, Any src) -> Tensor",
+    shape=_copy_rule,
+    pure=False,
+    differentiable=False,
+)(copy_)
+register_op(
+    "aten::index_put_(Tensor self, Any values, Any... indices) -> Tensor",
+    shape=_written_rule(
+        "shape mismatch: value array of shape {values} could not be broadcast to indexing "
+        "result of shape {slot}"
+    ),
+    pure=False,
+    differentiable=False,
+)(index_put_)
+register_op(
+    "aten::add_at_(Tensor self, Any values, Any... indices) -> Tensor",
+    shape=_written_rule(
+        "array of shape {values} is not broadcastable to the indexed shape {slot} of np.add.at"
+    ),
+    pure=False,
+    differentiable=False,
+)(add_at_)
