@@ -37,6 +37,7 @@ import numpy as np
 from ir.ops.arrangement import negated, rollaxis_destination
 from ir.ops.fourier import fft_backward, grad_like, imag_backward, irfft_backward, rfft_backward
 from ir.ops.gradients import (
+    add_at_tuple,
     add_lists,
     concatenate_backward,
     cumsum_backward,
@@ -45,7 +46,10 @@ from ir.ops.gradients import (
     diff_backward,
     dot_backward,
     dtype_of,
+    gather_last_written,
+    gradient_dtype,
     index_backward,
+    index_put_tuple,
     index_tuple,
     input_shapes,
     is_list,
@@ -59,6 +63,7 @@ from ir.ops.gradients import (
     prod_backward,
     prod_double_backward,
     repeat_backward,
+    scatter_last_written,
     select_backward,
     sequence_as,
     slice_backward,
@@ -68,6 +73,7 @@ from ir.ops.gradients import (
     tile_backward,
     transpose_backward,
     unreduce,
+    zero_written,
 )
 from ir.ops.indexing import select as select_kernel
 from ir.ops.indexing import slice_axis
@@ -82,6 +88,9 @@ from ir.ops.products import (
     kron_subscripts,
     tensordot_subscripts,
 )
+from ir.ops.scatter import select_scatter as select_scatter_kernel
+from ir.ops.scatter import slice_scatter as slice_scatter_kernel
+from ir.ops.scatter import written
 from ir.ops.shape_ops import size_if_not_equal, sum_to_size
 from ir.ops.sorting import permute, unpermute
 from ir.ops.tapes import tape_push
@@ -1298,6 +1307,78 @@ def index(self, indices):
     return index_tuple(self, indices), backward
 
 
+# ---- writes: the functional forms of assignment (Note [Scatters] in `ir.ops.scatter`) ---------
+# What a write replaces gets no gradient; what it writes gets the gradient of where it landed,
+# summed back over its broadcasting and cast to its dtype (``gradient_dtype``: a Python number's
+# gradient keeps the result's precision).
+
+
+def _written(target, value):
+    out = written(target, value)
+    value_size = size_if_not_equal(value, out)
+    value_dtype = gradient_dtype(value, out)
+
+    def backward(dout):
+        return None, sum_to_size(dout, value_size).astype(value_dtype)
+
+    return out, backward
+
+
+def select_scatter(self, src, axis, index):
+    out = select_scatter_kernel(self, src, axis, index)
+    src_size = size_if_not_equal(src, select_kernel(out, axis, index))
+    src_dtype = gradient_dtype(src, out)
+
+    def backward(dout):
+        grad_self = select_scatter_kernel(dout, np.zeros(()), axis, index)
+        grad_src = sum_to_size(select_kernel(dout, axis, index), src_size).astype(src_dtype)
+        return grad_self, grad_src, None, None
+
+    return out, backward
+
+
+def slice_scatter(self, src, axis, start, stop, step):
+    out = slice_scatter_kernel(self, src, axis, start, stop, step)
+    src_size = size_if_not_equal(src, slice_axis(out, axis, start, stop, step))
+    src_dtype = gradient_dtype(src, out)
+
+    def backward(dout):
+        grad_self = slice_scatter_kernel(dout, np.zeros(()), axis, start, stop, step)
+        region = slice_axis(dout, axis, start, stop, step)
+        grad_src = sum_to_size(region, src_size).astype(src_dtype)
+        return grad_self, grad_src, None, None, None, None
+
+    return out, backward
+
+
+def index_put(self, values, indices):
+    # Variadic: the index operands come packed in one tuple. Of the values written to one
+    # position only the last stays in the result, so only it gets a gradient.
+    out = index_put_tuple(self, values, indices)
+    values_size = size_if_not_equal(values, index_tuple(self, indices))
+    values_dtype = gradient_dtype(values, out)
+
+    def backward(dout):
+        grad_values = sum_to_size(gather_last_written(dout, indices), values_size)
+        return zero_written(dout, indices), grad_values.astype(values_dtype), None
+
+    return out, backward
+
+
+def add_at(self, values, indices):
+    # Every value added to a position stays in the sum there: each gets that position's
+    # gradient, and self is passed through whole.
+    out = add_at_tuple(self, values, indices)
+    values_size = size_if_not_equal(values, index_tuple(self, indices))
+    values_dtype = gradient_dtype(values, out)
+
+    def backward(dout):
+        grad_values = sum_to_size(index_tuple(dout, indices), values_size)
+        return dout, grad_values.astype(values_dtype), None
+
+    return out, backward
+
+
 # ---- helpers of the formulas above: their gradients make gradients differentiable again ------
 # Each helper is linear in its gradient operand, so its own gradient is the adjoint map; the
 # product helpers are bilinear, so d<G, f(A, B)> in a direction is f in that direction.
@@ -1370,6 +1451,39 @@ def _index_backward(grad, shape, indices):
         return index_tuple(dout, indices), None, None
 
     return index_backward(grad, shape, indices), backward
+
+
+def _index_tuple(self, indices):
+    shape = self.shape
+
+    def backward(dout):
+        return index_backward(dout, shape, indices), None
+
+    return index_tuple(self, indices), backward
+
+
+def _zero_written(grad, indices):
+    # A projection: zeroing the same positions again is its own adjoint.
+    def backward(dout):
+        return zero_written(dout, indices), None
+
+    return zero_written(grad, indices), backward
+
+
+def _gather_last_written(grad, indices):
+    shape = grad.shape
+
+    def backward(dout):
+        return scatter_last_written(dout, shape, indices), None
+
+    return gather_last_written(grad, indices), backward
+
+
+def _scatter_last_written(grad, shape, indices):
+    def backward(dout):
+        return gather_last_written(dout, indices), None, None
+
+    return scatter_last_written(grad, shape, indices), backward
 
 
 def _take_backward(grad, shape, indices, axis):

@@ -882,6 +882,74 @@ SAMPLES: dict[str, list[Sample]] = {
         ),
         Sample("mask", lambda r: (normal(r, 5, 4), r.random((5, 4)) > 0.5)),
     ],
+    # Writes (Note [Scatters]): w.r.t. what is written over and what is written (``_written``
+    # overwrites its target whole, which so gets no gradient); repeated positions keep the
+    # last value (index_put) or add up (add_at).
+    "aten::_written": [
+        Sample("same-shape", lambda r: (normal(r, 3, 4), normal(r, 3, 4)), (1,)),
+        Sample("broadcast-row", lambda r: (normal(r, 3, 4), normal(r, 4)), (1,)),
+        Sample("broadcast-column", lambda r: (normal(r, 3, 4), normal(r, 3, 1)), (1,)),
+        Sample("python-float", lambda r: (normal(r, 3, 4), 1.5), (1,)),
+        Sample("float32-value", lambda r: (normal(r, 2, 3), normal(r, 3).astype(np.float32)), (1,)),
+    ],
+    "aten::select_scatter": [
+        Sample("axis=1-index=-1", lambda r: (normal(r, 3, 4, 5), normal(r, 3, 5), 1, -1), (0, 1)),
+        Sample("axis=-1-broadcast", lambda r: (normal(r, 3, 4), normal(r, 1), -1, 2), (0, 1)),
+        Sample("axis=0-row", lambda r: (normal(r, 3, 4), normal(r, 4), 0, 0), (0, 1)),
+    ],
+    "aten::slice_scatter": [
+        Sample(
+            "axis=1[::2]", lambda r: (normal(r, 5, 6), normal(r, 5, 3), 1, None, None, 2), (0, 1)
+        ),
+        Sample("axis=0[1:4]-broadcast", lambda r: (normal(r, 5, 6), normal(r, 6), 0, 1, 4, None)),
+        Sample(
+            "axis=-1[-1::-2]",
+            lambda r: (normal(r, 5, 6), normal(r, 5, 1), -1, -1, None, -2),
+            (0, 1),
+        ),
+    ],
+    "aten::index_put": [
+        Sample(
+            "repeated",
+            lambda r: (normal(r, 5, 4), normal(r, 5, 4), np.array([0, 2, 2, 4, 2])),
+            (0, 1),
+        ),
+        Sample(
+            "repeated-broadcast",
+            lambda r: (normal(r, 5, 4), normal(r, 4), np.array([0, 2, 2])),
+            (0, 1),
+        ),
+        Sample("python-float", lambda r: (normal(r, 5, 4), 1.5, np.array([1, 1, 3])), (0, 1)),
+        Sample(
+            "full-then-array",
+            lambda r: (normal(r, 5, 4), normal(r, 5, 3), None, np.array([3, 1, 3])),
+            (0, 1),
+        ),
+        Sample(
+            "int-and-negative-repeat",
+            lambda r: (normal(r, 5, 4), normal(r, 3), 1, np.array([-1, 0, 3])),
+            (0, 1),
+        ),
+        Sample("mask", lambda r: (normal(r, 5, 4), normal(r, 4), r.random(5) > 0.5), (0, 1)),
+    ],
+    "aten::add_at": [
+        Sample(
+            "repeated",
+            lambda r: (normal(r, 5, 4), normal(r, 5, 4), np.array([0, 2, 2, 4, 2])),
+            (0, 1),
+        ),
+        Sample(
+            "repeated-broadcast",
+            lambda r: (normal(r, 5, 4), normal(r, 4), np.array([0, 2, 2])),
+            (0, 1),
+        ),
+        Sample("python-float", lambda r: (normal(r, 5, 4), 1.5, np.array([1, 1, 3])), (0, 1)),
+        Sample(
+            "int-and-negative-repeat",
+            lambda r: (normal(r, 5, 4), normal(r, 3), 1, np.array([-1, 0, 3])),
+            (0, 1),
+        ),
+    ],
     # Helpers of other formulas (second derivatives): w.r.t. the gradient operand, and for the
     # product helpers the operands too.
     "aten::_unreduce": [
@@ -943,6 +1011,18 @@ SAMPLES: dict[str, list[Sample]] = {
         Sample("axis=-1[::-2]", lambda r: (normal(r, 5, 3), (5, 6), -1, None, None, -2)),
     ],
     "aten::_index_backward": [
+        Sample("repeated", lambda r: (normal(r, 5, 4), (5, 4), (np.array([0, 2, 2, 4, 2]),))),
+    ],
+    "aten::_index_tuple": [
+        Sample("repeated", lambda r: (normal(r, 5, 4), (np.array([0, 2, 2]), None))),
+    ],
+    "aten::_zero_written": [
+        Sample("repeated", lambda r: (normal(r, 5, 4), (None, np.array([3, 1, 3])))),
+    ],
+    "aten::_gather_last_written": [
+        Sample("repeated", lambda r: (normal(r, 5, 4), (np.array([0, 2, 2, 4, 2]),))),
+    ],
+    "aten::_scatter_last_written": [
         Sample("repeated", lambda r: (normal(r, 5, 4), (5, 4), (np.array([0, 2, 2, 4, 2]),))),
     ],
     "aten::_take_backward": [
@@ -1080,6 +1160,10 @@ FLOAT32_OPS = (
     "aten::matmul",
     "aten::where",
     "aten::index",
+    "aten::_written",
+    "aten::select_scatter",
+    "aten::index_put",
+    "aten::add_at",
     "aten::concatenate",
     "aten::max",
     "aten::mean",

@@ -208,6 +208,46 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("aten::_list_index_backward", (V, [A, V], 1), lambda *_: [np.zeros_like(A), V]),
     ("aten::_is_list", ([A],), lambda s: True),
     ("aten::_is_list", ((A,),), lambda s: False),
+    # Scatters (Note [Scatters]): each returns a new array; the operand stays as it was.
+    ("aten::_written", (F32, V), lambda t, v: np.broadcast_to(V, (3, 4)).astype(np.float32)),
+    ("aten::_written", (INTS, 7), lambda t, v: np.full((3, 4), 7)),
+    ("aten::select_scatter", (A, V, 0, -1), lambda a, v, axis, i: np.vstack([A[:2], V])),
+    ("aten::select_scatter", (INTS, 2.7, 1, 0), lambda *_: np.where(np.arange(4) == 0, 2, INTS)),
+    (
+        "aten::slice_scatter",
+        (A, 0.0, 1, None, None, 2),
+        lambda *_: A * (np.arange(4) % 2 == 1),
+    ),
+    ("aten::slice_scatter", (V, V[::-1], 0, None, None, -1), lambda *_: V),
+    ("aten::index_put", (V, np.array([1.0, 2.0]), IDX), lambda *_: _put(V, IDX, [1.0, 2.0])),
+    ("aten::index_put", (A, 0.0, None, IDX), lambda a, v, i, j: A * (np.arange(4) % 2 == 1)),
+    ("aten::index_put", (A, 9.0, MASK), lambda a, v, m: np.where(MASK, 9.0, A)),
+    (
+        "aten::index_put",
+        (np.zeros(3), np.array([1.0, 2.0, 3.0]), np.array([0, 0, 2])),
+        lambda *_: np.array([2.0, 0.0, 3.0]),
+    ),
+    ("aten::add_at", (np.zeros(3), 1.0, np.array([0, 0, 2])), lambda *_: np.array([2.0, 0, 1])),
+    ("aten::add_at", (A, V, IDX), lambda a, v, i: A + np.outer([1, 0, 1], V)),
+    (
+        "aten::_index_put_tuple",
+        (np.zeros(3), 1.0, (np.array([0, 0]),)),
+        lambda *_: np.array([1.0, 0, 0]),
+    ),
+    ("aten::_add_at_tuple", (np.zeros(3), 1.0, (np.array([0, 0]),)), lambda *_: np.eye(3)[0] * 2),
+    ("aten::_zero_written", (A, (None, IDX)), lambda g, i: A * (np.arange(4) % 2 == 1)),
+    (
+        "aten::_gather_last_written",
+        (np.arange(4.0), (np.array([1, 3, 1, 0, 3]),)),
+        lambda *_: np.array([0.0, 0.0, 1.0, 0.0, 3.0]),
+    ),
+    (
+        "aten::_scatter_last_written",
+        (np.array([5.0, 6.0, 7.0]), (4,), (np.array([1, 3, 1]),)),
+        lambda *_: np.array([0.0, 7.0, 0.0, 6.0]),
+    ),
+    ("aten::_gradient_dtype", (F32, A), lambda *_: "float32"),
+    ("aten::_gradient_dtype", (2.0, F32), lambda *_: "float32"),
     ("aten::_sequence_as", ((A, V), True), lambda *_: [A, V]),
     ("aten::_sequence_as", ([A, V], False), lambda *_: (A, V)),
     ("aten::_list_head", ([A, V, A],), lambda lst: [A, V]),
@@ -587,6 +627,13 @@ def assert_same(actual: Any, expected: Any) -> None:
         np.testing.assert_allclose(actual, expected, rtol=1e-12)
     else:
         assert actual == expected
+
+
+def _put(x: np.ndarray, index: Any, values: Any) -> np.ndarray:
+    """``x[index] = values`` on a copy: the reference of the scatters."""
+    result = x.copy()
+    result[index] = values
+    return result
 
 
 @pytest.mark.parametrize(

@@ -409,6 +409,55 @@ def test_unknown_parts_stay_unknown() -> None:
             [array("float64", (2, 3, 4)), (INT, 1), (NONE, None), (BOOL, False)],
             r"Improper number of dimensions to norm",
         ),
+        (
+            "aten::_written",
+            [array("float64", (3, 4)), array("float64", (5,))],
+            r"could not broadcast input array from shape \(5,\) into shape \(3,4\)",
+        ),
+        (
+            "aten::_written",
+            [array("int64", (3,)), array("float64", (3,))],
+            r"Cannot cast array data from dtype\('float64'\) to dtype\('int64'\) according to "
+            r"the rule 'same_kind'",
+        ),
+        (
+            "aten::_written",
+            [array("int64", (3,)), (FLOAT, 1.5)],
+            r"Cannot cast scalar from dtype\('float64'\) to dtype\('int64'\)",
+        ),
+        (
+            "aten::select_scatter",
+            [array("float64", (3, 4)), array("float64", (5,)), (INT, 0), (INT, 1)],
+            r"could not broadcast input array from shape \(5,\) into shape \(4,\)",
+        ),
+        (
+            "aten::select_scatter",
+            [array("float64", (3, 4)), array("float64", (4,)), (INT, 0), (INT, 3)],
+            r"index 3 is out of bounds for axis 0 with size 3",
+        ),
+        (
+            "aten::slice_scatter",
+            [
+                array("float64", (5, 4)),
+                array("float64", (3, 4)),
+                (INT, 0),
+                (INT, 1),
+                (INT, 3),
+                (NONE, None),
+            ],
+            r"could not broadcast input array from shape \(3,4\) into shape \(2,4\)",
+        ),
+        (
+            "aten::index_put",
+            [array("float64", (3, 4)), array("float64", (3, 3)), (NONE, None), array("int64")],
+            r"value array of shape \(3,3\) could not be broadcast to indexing result of shape "
+            r"\(3,2\)",
+        ),
+        (
+            "aten::add_at",
+            [array("float64", (3, 4)), array("float64", (1, 2, 4)), array("int64")],
+            r"array is not broadcastable to correct shape",
+        ),
         ("prim::len", [array("float64", ())], r"len\(\) of unsized object"),
         (
             "prim::TupleIndex",
