@@ -931,6 +931,22 @@ SAMPLES: dict[str, list[Sample]] = {
             (0, 1),
         ),
         Sample("mask", lambda r: (normal(r, 5, 4), normal(r, 4), r.random(5) > 0.5), (0, 1)),
+        Sample(
+            "split-arrays-repeated",
+            lambda r: (
+                normal(r, 3, 4, 2),
+                normal(r, 4),
+                np.array([0, 2, 0]),
+                None,
+                np.array([1] * 3),
+            ),
+            (0, 1),
+        ),
+        Sample(
+            "broadcast-indices",
+            lambda r: (normal(r, 3, 4), normal(r, 2, 1), np.array([[0], [2]]), np.array([1, 1, 3])),
+            (0, 1),
+        ),
     ],
     "aten::add_at": [
         Sample(
@@ -947,6 +963,11 @@ SAMPLES: dict[str, list[Sample]] = {
         Sample(
             "int-and-negative-repeat",
             lambda r: (normal(r, 5, 4), normal(r, 3), 1, np.array([-1, 0, 3])),
+            (0, 1),
+        ),
+        Sample(
+            "broadcast-indices",
+            lambda r: (normal(r, 3, 4), normal(r, 2, 1), np.array([[0], [0]]), np.array([1, 1, 3])),
             (0, 1),
         ),
     ],
