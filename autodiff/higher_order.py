@@ -22,10 +22,19 @@ from autodiff.errors import DifferentiationError
 from autodiff.pipeline import FORWARD_CLEANUP, typed_graph
 from ir.graph import Graph, Value
 from ir.types import FLOAT, NONE, SCALAR, TupleType, Type
+from passes.functionalize import WRITE_BACK
 from passes.registry import run_passes
 from passes.shape_propagation import propagate_shapes
 
 _REVERSE_NODES = ("prim::GradOf", "prim::AutogradAdd", "prim::AutogradZero")
+
+
+def _write_back_last(graph: Graph) -> None:
+    """Arguments the function writes to are overwritten after the inlined reverse program,
+    which reads them as they were passed (Note [Arguments written to] in
+    `autodiff.lambda_lift`)."""
+    for node in [n for n in graph.nodes() if n.kind == WRITE_BACK]:
+        node.move_before(graph.block.return_node)
 
 
 def gradient_graph(
@@ -55,6 +64,7 @@ def gradient_graph(
     propagate_shapes(result)
     run_passes(result, [("specialize-autograd-zero", {})])
     grads = _inline_reverse(result, value, details.reverse_node.attrs["input_grads"])
+    _write_back_last(result)
     gradients = [grads.get(i) or _zeros_like(result, result.inputs[i]) for i in wrt]
     while result.outputs:
         result.block.erase_output(0)

@@ -10,6 +10,12 @@ tuple, in the order of ``df_output_vjps``, as TorchScript's does.
 # function: nothing outside it reads a temporary, so such a vjp would always be zero. ``df``
 # takes vjps for the real outputs only, and ``df_input_vjps`` is exactly the Reverse node's
 # ``output_vjps``.
+
+# Note [Arguments written to]
+# A function that writes to an argument ends with ``prim::WriteBack`` (Note [Functionalisation]
+# in `passes.functionalize`): ``f`` leaves the final contents in the caller's array. The
+# gradient is w.r.t. the values passed in, so when ``df`` reads such an argument it reads a copy
+# ``f`` made before overwriting it, captured as a temporary.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from autodiff.errors import DifferentiationError
 from autodiff.gradient import Gradient
 from ir.graph import Graph, Node, Value
 from ir.types import TupleType
+from passes.functionalize import WRITE_BACK
 from passes.lift_constants import is_within, reverse_nodes
 from passes.registry import Module, register_module_pass
 
@@ -64,8 +71,12 @@ def lambda_lift(graph: Graph) -> Gradient:
         output_index.setdefault(value, i)  # an output listed twice is read at its first place
     captured_inputs: list[int] = []
     captured_outputs: list[int] = []
+    written_back = {node.inputs[0] for node in graph.nodes() if node.kind == WRITE_BACK}
     for value in captures:
-        if value in input_index:
+        if value in written_back:
+            # See Note [Arguments written to]: df gets a copy made before f overwrites it.
+            captured_outputs.append(graph.register_output(_copy_at_start(graph, value, reverse)))
+        elif value in input_index:
             captured_inputs.append(input_index[value])
         elif value in output_index:
             captured_outputs.append(output_index[value])
@@ -114,6 +125,18 @@ def lambda_lift(graph: Graph) -> Gradient:
         df_input_captured_outputs=tuple(captured_outputs),
         df_output_vjps=input_grads,
     )
+
+
+def _copy_at_start(graph: Graph, value: Value, reverse: Node) -> Value:
+    """A copy of graph input ``value`` made when ``f`` starts, read by the reverse block in
+    its place."""
+    with graph.inserting_before(graph.block.param_node.next):
+        copy = graph.insert("aten::copy", (value,), (value.ty,)).output
+    copy.name_hint = value.name_hint
+    for use in list(value.uses):
+        if is_within(use.user, reverse):
+            use.user.replace_input(use.index, copy)
+    return copy
 
 
 def reverse_captures(graph: Graph, reverse: Node) -> list[Value]:

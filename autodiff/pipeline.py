@@ -64,7 +64,7 @@ class Stages:
 def typed_graph(graph: Graph, input_types: Sequence[Type]) -> Graph:
     """``graph`` specialised to ``input_types`` and cleaned up (the ``typed`` stage)."""
     typed = specialise(graph, input_types)
-    run_passes(typed, [(name, {}) for name in FORWARD_CLEANUP])
+    run_passes(typed, [(name, {}) for name in ("functionalize", *FORWARD_CLEANUP)])
     return typed
 
 

@@ -32,9 +32,12 @@ from ir.types import BOOL, FLOAT, INT, TensorType, Type
 from passes.registry import PipelineStep, run_module_passes, run_passes
 from passes.shape_propagation import specialise
 
-# Shape propagation leaves the sizes it learnt as values next to the nodes that computed them;
-# these passes turn them into constants and drop what that made dead.
+# Writes become pure SSA first (Note [Functionalisation] in `passes.functionalize`), since no
+# other pass may touch a graph that writes in place. Shape propagation leaves the sizes it
+# learnt as values next to the nodes that computed them; the next passes turn them into
+# constants and drop what that made dead.
 SPECIALISE_PIPELINE: tuple[PipelineStep, ...] = (
+    ("functionalize", {}),
     ("constant-propagation", {}),
     ("fold-sizes", {}),
     ("cse", {}),

@@ -38,6 +38,8 @@ import operator
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from ir.errors import ShapeError
 from ir.ops.registry import NOT_CONSTANT, register_op, register_structural
 from ir.ops.shape_rules import elementwise, known_int
@@ -81,6 +83,13 @@ def autograd_add(a: Any, b: Any) -> Any:
     if isinstance(a, list):
         return [autograd_add(x, y) for x, y in zip(a, b, strict=True)]
     return a + b
+
+
+def write_back(target: Any, value: Any) -> tuple[()]:
+    """What a graph leaves in an argument it wrote to (Note [Functionalisation] in
+    `passes.functionalize`): the caller's array receives the final contents."""
+    np.copyto(target, value)
+    return ()
 
 
 def make_tuple(*elems: Any) -> tuple[Any, ...]:
@@ -226,3 +235,9 @@ register_op("prim::ListUnpack(Any lst) -> Any...", shape=None)(unpack)
 register_op("prim::ListIndex(Any lst, int i) -> Any", shape=_element_rule)(list_index)
 register_op("prim::ListAppend(Any lst, Any elem) -> Any[]", shape=_list_append_rule)(list_append)
 register_op("prim::AutogradAdd(Any a, Any b) -> Any", shape=_autograd_add_rule)(autograd_add)
+register_op(
+    "prim::WriteBack(Tensor target, Tensor value) -> ()",
+    shape=None,
+    pure=False,
+    differentiable=False,
+)(write_back)

@@ -588,6 +588,8 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("prim::TapeList", (), lambda: []),
     ("prim::TapePush", ([1.5], 2.5), lambda *_: [1.5, 2.5]),
     ("prim::Uninitialized", (), lambda: None),
+    # The caller's array receives the final contents (Note [Functionalisation]).
+    ("prim::WriteBack", (np.zeros(2), np.ones(2)), lambda *_: ()),
     ("aten::_zeros_like_value", ([A, (2.5, V)],), lambda v: [0 * A, (0.0, 0 * V)]),
     # Writes (Note [In-place operators]): each case owns the array its kernel fills, and the
     # reference builds the expected result without reading that array.

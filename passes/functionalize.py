@@ -1,0 +1,448 @@
+"""Functionalisation: every in-place write becomes an out-of-place operator plus scatters into
+the array it writes, and every view read after a write is derived again from the new array.
+
+# Note [Functionalisation]
+# The frontend emits NumPy's writes as they are written (`frontend.subscripts`, Note [Writes]):
+# ``y[1:3] = v`` is a view ``%s = aten::slice(%y, ...)`` and ``aten::copy_(%s, %v)``, ``y += x``
+# is ``aten::copy_(%y, aten::add(%y, %x))``, ``y[idx] = v`` is ``aten::index_put_``,
+# ``np.add.at`` is ``aten::add_at_``. Such a graph is correct run as it is, but no SSA pass may
+# touch it: a value read after a write is not the value it was before. This pass makes it pure
+# SSA, as TorchScript's CopySlices makes an in-place write on a view rewrite its base's history:
+#
+# * Alias analysis. A view operator's result (VIEWS: basic indexing, transposes, reshapes and
+#   dimension changes) is an alias of its operand's base, with the chain of view nodes that
+#   leads there; an in-place operator's result is an alias of what it wrote; any other value is
+#   a base of its own, since NumPy returns new arrays. A reshape of a view that is not
+#   contiguous is a copy in NumPy, so it starts a new base (graph inputs are taken to be
+#   C-contiguous).
+# * Versions. Walking the graph in order, each base has a current version. A write to an alias
+#   computes the alias's new contents out of place (WRITES), then scatters them up the chain of
+#   views (SCATTERS: ``select_scatter`` for a select, ``slice_scatter`` for a slice, the inverse
+#   view for a transpose or reshape) into a new version of the base.
+# * Re-derivation. Any later read of the base or of a view of it whose version is stale reads
+#   the same chain of views applied to the current version instead (clones of the view nodes).
+# * Control flow. A branch that writes a base defined outside it returns the base's new version
+#   as one more output of its prim::If (the other branches return the version they have); a
+#   loop that does carries the base's version as one more loop-carried value. Loop-carried
+#   values and If outputs that are just the same array passed along (``y += 1`` in a loop
+#   rebinds ``y`` to the array it already was) are replaced by that array first.
+# * Arguments. A graph input written to gets ``prim::WriteBack(%x, %x_final)`` at the end: the
+#   caller's array receives the final contents, as the plain function would leave it, while
+#   every node (and the gradient) sees the values passed in.
+#
+# A write whose target may be one array or another, depending on which branch ran (``z = y if c
+# else x; z[0] = 1``), is refused: which base to update is not known at compile time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ir.errors import IRError
+from ir.graph import PARAM, Block, Graph, Node, Value
+from ir.types import ANY, INT, TensorType, TupleType
+from passes.constant_propagation import constant_value, is_constant
+from passes.registry import register_pass
+
+# In-place operator -> the out-of-place operator computing the new contents of its target, with
+# the same operands (`ir.ops.scatter`, Note [Scatters]).
+WRITES = {
+    "aten::copy_": "aten::_written",
+    "aten::index_put_": "aten::index_put",
+    "aten::add_at_": "aten::add_at",
+}
+
+WRITE_BACK = "prim::WriteBack"
+
+Scatter = Callable[[Graph, Node, Value, Value], Value]
+
+
+def _select_scatter(graph: Graph, view: Node, parent: Value, value: Value) -> Value:
+    _, axis, index = view.inputs
+    return graph.insert("aten::select_scatter", (parent, value, axis, index), (parent.ty,)).output
+
+
+def _slice_scatter(graph: Graph, view: Node, parent: Value, value: Value) -> Value:
+    _, *bounds = view.inputs
+    return graph.insert("aten::slice_scatter", (parent, value, *bounds), (parent.ty,)).output
+
+
+def _reshape_back(graph: Graph, view: Node, parent: Value, value: Value) -> Value:
+    """Reshapes and dimension changes keep the elements in C order: reshaping the new view
+    contents to the parent's shape is the parent's new contents."""
+    shape = graph.insert("aten::shape", (parent,), (ANY,)).output
+    return graph.insert("aten::reshape", (value, shape), (parent.ty,)).output
+
+
+def _transpose_back(graph: Graph, view: Node, parent: Value, value: Value) -> Value:
+    axes = view.inputs[1]
+    if not is_constant(axes):
+        raise IRError("a write through a transpose needs its axes known at compile time")
+    order = constant_value(axes)
+    if order is None:
+        inverse = graph.insert_constant(None, axes.ty)
+    else:
+        back = tuple(int(i) for i in np.argsort(np.asarray(order) % len(order)))
+        inverse = graph.insert_constant(back, TupleType((INT,) * len(back)))
+    return graph.insert("aten::transpose", (value, inverse), (parent.ty,)).output
+
+
+def _swapaxes_back(graph: Graph, view: Node, parent: Value, value: Value) -> Value:
+    _, first, second = view.inputs
+    return graph.insert("aten::swapaxes", (value, first, second), (parent.ty,)).output
+
+
+def _moveaxis_back(graph: Graph, view: Node, parent: Value, value: Value) -> Value:
+    _, source, destination = view.inputs
+    return graph.insert("aten::moveaxis", (value, destination, source), (parent.ty,)).output
+
+
+# View operator -> how a new value of the view becomes a new value of the view's operand.
+SCATTERS: dict[str, Scatter] = {
+    "aten::select": _select_scatter,
+    "aten::slice": _slice_scatter,
+    "aten::transpose": _transpose_back,
+    "aten::swapaxes": _swapaxes_back,
+    "aten::moveaxis": _moveaxis_back,
+    "aten::expand_dims": _reshape_back,
+    "aten::squeeze": _reshape_back,
+    "aten::reshape": _reshape_back,
+    "aten::ravel": _reshape_back,
+}
+# Views that are views only of contiguous memory (NumPy copies otherwise).
+_NEED_CONTIGUOUS = frozenset({"aten::reshape", "aten::ravel"})
+
+
+@dataclass(frozen=True, slots=True)
+class _Alias:
+    """A value that is ``base`` seen through the view nodes of ``chain``, in order."""
+
+    base: Value
+    chain: tuple[Node, ...] = ()
+
+
+@dataclass
+class _Env:
+    """Per block: the current version of each base written so far, and views derived again
+    from those versions (which only this block and the blocks nested in it may read)."""
+
+    versions: dict[Value, Value] = field(default_factory=dict)
+    derived: dict[tuple[Value, Value], Value] = field(default_factory=dict)
+
+    def child(self) -> _Env:
+        return _Env(dict(self.versions), dict(self.derived))
+
+    def current(self, base: Value) -> Value:
+        return self.versions.get(base, base)
+
+
+@register_pass("functionalize")
+def functionalize(graph: Graph) -> bool:
+    """Rewrite in-place writes into out-of-place operators and scatters. See Note
+    [Functionalisation].
+
+    Given:   graph(%y : Double(3), %v : Double()):
+               %i : int = prim::Constant[value=0]()
+               %s : Double() = aten::select(%y, %i, %i)
+               %w : Double() = aten::copy_(%s, %v)
+               return (%y)
+    Execute: functionalize(graph)
+    Result:  %w : Double() = aten::_written(%s, %v)
+             %y.1 : Double(3) = aten::select_scatter(%y, %w, %i, %i)
+             prim::WriteBack(%y, %y.1)
+             return (%y.1)
+    """
+    if not any(node.kind in WRITES for node in graph.all_nodes()):
+        return False
+    _pass_through_carried_arrays(graph.block)
+    functionalizer = _Functionalizer(graph)
+    env = _Env()
+    functionalizer.block(graph.block, env)
+    with graph.inserting_at_end(graph.block):
+        for value in graph.inputs:
+            final = env.current(value)
+            if final is not value:
+                graph.insert(WRITE_BACK, (value, final), ())
+    return True
+
+
+class _Functionalizer:
+    def __init__(self, graph: Graph) -> None:
+        self.graph = graph
+        self.aliases: dict[Value, _Alias] = {}
+        self.base_of_version: dict[Value, Value] = {}
+        self.version_of: dict[Value, Value] = {}  # the base version a view was computed from
+
+    def alias(self, value: Value) -> _Alias:
+        found = self.aliases.get(value)
+        if found is not None:
+            return found
+        return _Alias(self.base_of_version.get(value, value))
+
+    def stale(self, value: Value, env: _Env) -> bool:
+        info = self.alias(value)
+        return self.version_of.get(value, value) is not env.current(info.base)
+
+    def fresh(self, value: Value, env: _Env, before: Node) -> Value:
+        """``value`` as it reads now: itself, or its chain of views applied to the current
+        version of its base (cloned in front of ``before``)."""
+        if not self.stale(value, env):
+            return value
+        info = self.alias(value)
+        version = env.current(info.base)
+        if not info.chain:
+            return version
+        key = (value, version)
+        found = env.derived.get(key)
+        if found is not None:
+            return found
+        view = info.chain[-1]
+        parent = self.fresh(view.inputs[0], env, before)
+        operands = {view.inputs[0]: parent}
+        with self.graph.inserting_before(before):
+            copy = self.graph.insert_node(
+                self.graph.create_clone(view, lambda v: operands.get(v, v))
+            )
+        derived = copy.output
+        derived.name_hint = value.name_hint
+        self.aliases[derived] = info
+        self.version_of[derived] = version
+        env.derived[key] = derived
+        return derived
+
+    # -- walking ---------------------------------------------------------------------------
+
+    def block(self, block: Block, env: _Env) -> None:
+        for node in list(block.nodes()):
+            self.read_fresh(node, env)
+            if node.kind in WRITES:
+                self.write(node, env)
+            elif node.kind in SCATTERS:
+                self.view(node)
+            elif node.kind == "prim::If":
+                self.branches(node, env)
+            elif node.kind == "prim::Loop":
+                self.loop(node, env)
+        self.read_fresh(block.return_node, env)
+
+    def read_fresh(self, node: Node, env: _Env) -> None:
+        for index, value in enumerate(list(node.inputs)):
+            current = self.fresh(value, env, node)
+            if current is not value:
+                node.replace_input(index, current)
+
+    def view(self, node: Node) -> None:
+        operand = node.inputs[0]
+        info = self.alias(operand)
+        if node.kind in _NEED_CONTIGUOUS and not _contiguous(info.chain):
+            return  # NumPy copies: a new base
+        self.aliases[node.output] = _Alias(info.base, (*info.chain, node))
+        self.version_of[node.output] = self.version_of.get(operand, operand)
+
+    def write(self, node: Node, env: _Env) -> None:
+        target = node.inputs[0]
+        if not isinstance(target.ty, TensorType):  # ``x += 1`` on a number rebinds it
+            node.output.replace_all_uses_with(node.inputs[1])
+            node.destroy()
+            return
+        info = self.alias(target)
+        _check_one_array(info.base, node)
+        with self.graph.inserting_before(node):
+            contents = self.graph.insert(
+                WRITES[node.kind], list(node.inputs), (target.ty,)
+            ).copy_metadata(node)
+            value = contents.output
+            for position in range(len(info.chain) - 1, -1, -1):
+                view = info.chain[position]
+                parent = env.current(info.base)
+                if position > 0:
+                    parent = self.fresh(info.chain[position - 1].output, env, node)
+                value = SCATTERS[view.kind](self.graph, view, parent, value)
+                value.node.source_range = node.source_range
+        value.name_hint = info.base.name_hint
+        self.new_version(info.base, value, env)
+        written = contents.output
+        written.name_hint = node.output.name_hint or target.name_hint
+        self.aliases[written] = info
+        self.version_of[written] = value
+        node.output.replace_all_uses_with(written)
+        node.destroy()
+
+    def new_version(self, base: Value, version: Value, env: _Env) -> None:
+        env.versions[base] = version
+        self.base_of_version[version] = base
+        self.version_of[version] = version
+
+    def branches(self, node: Node, env: _Env) -> None:
+        inner = [env.child() for _ in node.blocks]
+        for block, block_env in zip(node.blocks, inner, strict=True):
+            self.block(block, block_env)
+        written = {base for block_env in inner for base in block_env.versions}
+        for base in [b for b in written if any(e.current(b) is not env.current(b) for e in inner)]:
+            for block, block_env in zip(node.blocks, inner, strict=True):
+                block.register_output(block_env.current(base))
+            self.new_version(base, node.add_output(base.ty, base.name_hint), env)
+
+    def loop(self, node: Node, env: _Env) -> None:
+        body = node.blocks[0]
+        written = _written_from_outside(body)
+        body_env = env.child()
+        for base in written:
+            node.add_input(env.current(base))
+            self.new_version(base, body.add_input(base.ty, base.name_hint), body_env)
+        self.block(body, body_env)
+        for base in written:
+            body.register_output(body_env.current(base))
+            self.new_version(base, node.add_output(base.ty, base.name_hint), env)
+
+
+def _contiguous(chain: tuple[Node, ...]) -> bool:
+    """Whether views ``chain`` of a contiguous array are contiguous: leading-axis selects and
+    unit-step slices, and shape changes."""
+    for view in chain:
+        if view.kind in ("aten::select", "aten::slice"):
+            axis = view.inputs[1]
+            if not (is_constant(axis) and constant_value(axis) == 0):
+                return False
+            if view.kind == "aten::slice":
+                step = view.inputs[4]
+                if not (is_constant(step) and constant_value(step) in (None, 1)):
+                    return False
+        elif view.kind not in ("aten::expand_dims", "aten::squeeze", *_NEED_CONTIGUOUS):
+            return False
+    return True
+
+
+def _root(value: Value) -> Value:
+    """The base a value is a view of, or an in-place write's result of, in the graph as the
+    frontend emitted it."""
+    while value.node.kind in WRITES or value.node.kind in SCATTERS:
+        value = value.node.inputs[0]
+    return value
+
+
+def _written_from_outside(body: Block) -> list[Value]:
+    """The bases defined outside ``body`` that writes inside it (nested blocks included) write,
+    in order of first write."""
+    found: dict[Value, None] = {}
+    pending = [body]
+    while pending:
+        block = pending.pop()
+        for node in block.nodes():
+            pending.extend(node.blocks)
+            if node.kind in WRITES and isinstance(node.inputs[0].ty, TensorType):
+                base = _root(node.inputs[0])
+                if not _within(base.node, body):
+                    found.setdefault(base, None)
+    return list(found)
+
+
+def _within(node: Node, block: Block) -> bool:
+    owner: Block | None = node.owning_block
+    while owner is not None:
+        if owner is block:
+            return True
+        parent = owner.owning_node
+        owner = parent.owning_block if parent is not None else None
+    return False
+
+
+def _check_one_array(base: Value, write: Node) -> None:
+    """Refuse a write whose target is an If output or loop-carried value that may be one of
+    several arrays: the base to update depends on what ran."""
+    if _may_be_several(base):
+        raise IRError(
+            f"cannot tell which array this writes to: '{base.name_hint or 'it'}' comes out of "
+            "an if or a loop that may give different arrays; write to the array itself, or "
+            "copy it first (x.copy())",
+            write.source_range,
+        )
+
+
+def _may_be_several(value: Value) -> bool:
+    node = value.node
+    if node.kind == "prim::If":
+        index = node.outputs.index(value)
+        return any(_shares_memory(block.outputs[index], block) for block in node.blocks)
+    if node.kind == "prim::Loop":
+        value = node.blocks[0].inputs[1 + node.outputs.index(value)]
+        node = value.node
+    if node.kind == PARAM and node.owning_block is not None:
+        owner = node.owning_block.owning_node
+        if owner is not None and owner.kind == "prim::Loop":
+            position = node.owning_block.inputs.index(value)
+            if position == 0:
+                return False
+            body = node.owning_block
+            initial, result = owner.inputs[1 + position], body.outputs[position]
+            return _shares_memory(initial, None) or _shares_memory(result, body)
+    return False
+
+
+def _shares_memory(value: Value, block: Block | None) -> bool:
+    """Whether ``value`` may be an array that something else also holds: a view, a write's
+    result, a graph input, or a value from outside ``block``."""
+    root = _root(value)
+    if root is not value:
+        return True
+    if block is not None and not _within(value.node, block) and value.node.kind != PARAM:
+        return True
+    return value.node.kind == PARAM
+
+
+def _pass_through_carried_arrays(block: Block) -> None:
+    """Loop-carried values and If outputs that are the same array all along (``y += 1`` in a
+    loop: the body returns ``y`` written in place) become that array, so that the writes are
+    writes to it (inner blocks first)."""
+    for node in list(block.nodes()):
+        for inner in node.blocks:
+            _pass_through_carried_arrays(inner)
+        if node.kind == "prim::If":
+            _merge_same_array_outputs(node)
+        elif node.kind == "prim::Loop":
+            _uncarry_same_array(node)
+
+
+def _same_array(value: Value) -> Value:
+    """``value`` with in-place writes looked through: the array object it is."""
+    while value.node.kind in WRITES:
+        value = value.node.inputs[0]
+    return value
+
+
+def _merge_same_array_outputs(node: Node) -> None:
+    for index in range(len(node.outputs) - 1, -1, -1):
+        arrays = {_same_array(block.outputs[index]) for block in node.blocks}
+        if len(arrays) != 1:
+            continue
+        (array,) = arrays
+        if any(_within(array.node, block) for block in node.blocks):
+            continue
+        if not isinstance(array.ty, TensorType):
+            continue
+        if not any(b.outputs[index].node.kind in WRITES for b in node.blocks):
+            continue
+        node.outputs[index].replace_all_uses_with(array)
+        for block in node.blocks:
+            block.erase_output(index)
+        node.erase_output(index)
+
+
+def _uncarry_same_array(node: Node) -> None:
+    body = node.blocks[0]
+    for position in range(len(node.outputs) - 1, -1, -1):
+        param, result = body.inputs[1 + position], body.outputs[1 + position]
+        if not isinstance(param.ty, TensorType) or result.node.kind not in WRITES:
+            continue
+        if _same_array(result) is not param:
+            continue
+        initial = node.inputs[2 + position]
+        param.replace_all_uses_with(initial)
+        node.outputs[position].replace_all_uses_with(initial)
+        body.erase_output(1 + position)
+        body.erase_input(1 + position)
+        node.erase_output(position)
+        node.remove_input(2 + position)
