@@ -15,6 +15,8 @@ from collections.abc import Callable, Sequence
 from types import FunctionType
 from typing import Any
 
+import numpy as np
+
 from frontend import syntax
 from frontend.errors import ScriptError
 from frontend.expressions import ExpressionEmitter, PyObject, is_scalar
@@ -36,10 +38,14 @@ from frontend.resolve import (
 from ir.graph import Graph, Value
 from ir.ops import OPS, Argument
 from ir.source import SourceRange
-from ir.types import ANY, FLOAT, INT, STR, ListType, TupleType, Type
+from ir.types import ANY, FLOAT, INT, NONE, STR, ListType, TensorType, TupleType, Type
 
 # Compiles a called Python function for the given arguments: -> (module key, result type).
 CallHook = Callable[[Callable[..., Any], Sequence[Value], SourceRange], tuple[str, Type]]
+
+# ``np.add.at`` is a method of the ufunc: each attribute access makes a new bound method, equal
+# to the others, so it is looked up by equality.
+_ADD_AT: dict[object, str] = {np.add.at: "aten::add_at_"}
 
 _LIST_METHODS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort"})
 
@@ -70,6 +76,8 @@ class CallEmitter(ExpressionEmitter):
         builtin = lookup(BUILTINS, obj)
         if builtin is not None:
             return self.emit_builtin(builtin, expr)
+        if lookup(_ADD_AT, obj) is not None:
+            return self.emit_add_at(expr)
         spelling = lookup(NUMPY_FUNCTIONS, obj)
         if spelling is not None:
             return self.emit_op(spelling, expr, None)
@@ -172,6 +180,50 @@ class CallEmitter(ExpressionEmitter):
             )
         defaults = [self.default(a, r) for a in OPS[kind].schema.arguments[1:]]
         return self.apply(kind, [value, *defaults], r)
+
+    # ---- np.add.at ---------------------------------------------------------------------------
+
+    def emit_add_at(self, call: syntax.Call) -> Value:
+        """``np.add.at(a, indices, b)``: ``aten::add_at_(a, b, *items)``, None as NumPy returns
+        (Note [Writes] in `frontend.subscripts`). ``indices`` is an int or an index array, or a
+        tuple of them, one per axis."""
+        if call.keywords or len(call.args) != 3:
+            raise ScriptError(
+                "np.add.at takes three positional arguments: a, indices, b", call.range
+            )
+        target_expr, index_expr, values_expr = call.args
+        target = self.emit_expr(target_expr)
+        if not isinstance(target.ty, TensorType) and target.ty is not ANY:
+            raise ScriptError(
+                f"np.add.at needs an array, not a value of type {target.ty}", target_expr.range
+            )
+        if isinstance(index_expr, syntax.Tuple):
+            parts = [(self.emit_expr(e), e.range) for e in index_expr.elts]
+        else:
+            index = self.emit_expr(index_expr)
+            if isinstance(index.ty, TupleType):
+                parts = [
+                    (item, index_expr.range) for item in self.unpack_tuple(index, index_expr.range)
+                ]
+            else:
+                parts = [(index, index_expr.range)]
+        items = [self.add_at_item(value, r) for value, r in parts]
+        values = self.emit_expr(values_expr)
+        self.apply("aten::add_at_", [target, values, *items], call.range)
+        return self.constant(None, NONE, call.range)
+
+    def add_at_item(self, value: Value, r: SourceRange) -> Value:
+        if value.ty in (INT, ANY) or isinstance(value.ty, TensorType):
+            return value
+        raise ScriptError(
+            f"an index of np.add.at must be an int or an index array, not {value.ty}", r
+        )
+
+    def unpack_tuple(self, value: Value, r: SourceRange) -> list[Value]:
+        assert isinstance(value.ty, TupleType)
+        if value.node.kind == "prim::TupleConstruct":
+            return list(value.node.inputs)
+        return list(self.insert("prim::TupleUnpack", [value], list(value.ty.elems), r).outputs)
 
     # ---- Python builtins --------------------------------------------------------------------
 

@@ -16,12 +16,17 @@ A ``return`` inside a loop is refused.
 
 Note [Assignments]
 Names are SSA: every assignment binds the name to a new value (named after it) in the current
-scope. ``y += x`` is ``y = y + x`` with the operator ``+`` uses, so it rebinds ``y``; NumPy's
-in-place update of an array ``y`` aliases (views, other references) arrive with the views issue.
+scope. ``y += x`` on a Python number (or tuple, or list) is ``y = y + x``, a rebinding. On an
+array it is NumPy's in-place update, which every alias of ``y`` sees: ``aten::copy_(y, y + x)``,
+and ``y`` is bound to its result (Note [Writes] in `frontend.subscripts`). A ``y`` of type Any
+(a callee's result, a list element) is updated in place too: at run time copy_ into something
+that is not an array rebinds, as Python's ``+=`` does for an immutable value, and
+`passes.functionalize` treats it so.
 After an ``if``, a name assigned in a branch and defined on both paths is an If output; one
 defined on one path only is unbound. A loop carries every name its body assigns that is defined
 before the loop; a name first assigned in the body cannot be read after the loop (TorchScript's
-rule). Subscript assignment (``y[0] = v``) is refused until the views issue adds it.
+rule). A subscript assignment (``y[0] = v``) writes into ``y`` in place and binds no name, so it
+does not make ``y`` loop-carried: functionalisation does, for the base it finds.
 ``assert`` statements are skipped, as under ``python -O``.
 """
 
@@ -40,7 +45,19 @@ from frontend.lists import ListEmitter, builds_list
 from frontend.subscripts import SubscriptEmitter
 from ir.graph import Graph, Node, Value
 from ir.source import SourceRange
-from ir.types import ANY, BOOL, FLOAT, INT, NONE, TENSOR, ListType, TupleType, Type, join_types
+from ir.types import (
+    ANY,
+    BOOL,
+    FLOAT,
+    INT,
+    NONE,
+    TENSOR,
+    ListType,
+    TensorType,
+    TupleType,
+    Type,
+    join_types,
+)
 
 # A `while` loop's trip count: as good as unbounded.
 MAX_TRIP_COUNT = 2**63 - 1
@@ -156,12 +173,9 @@ class FunctionEmitter(CallEmitter, SubscriptEmitter, ListEmitter):
         if isinstance(stmt, syntax.Assign):
             self.emit_assign(stmt)
         elif isinstance(stmt, syntax.AugAssign):
-            self.check_target(stmt.target)
-            value = self.emit_expr(stmt.value)
-            current = self.emit_expr(stmt.target)
-            self.assign(stmt.target, self.binary(stmt.op, current, value, stmt.range), stmt.range)
+            self.emit_aug_assign(stmt)
         elif isinstance(stmt, syntax.AnnAssign):
-            self.check_target(stmt.target)
+            self.check_target(stmt.target, subscripts=False)
             if stmt.value is not None:
                 self.assign(stmt.target, self.emit_expr(stmt.value), stmt.value.range)
         elif isinstance(stmt, syntax.ExprStmt):
@@ -204,12 +218,30 @@ class FunctionEmitter(CallEmitter, SubscriptEmitter, ListEmitter):
         for target in stmt.targets:
             self.assign(target, value, stmt.value.range)
 
-    def check_target(self, target: syntax.Expr) -> None:
+    def emit_aug_assign(self, stmt: syntax.AugAssign) -> None:
+        """``target op= value``: see Note [Assignments] and Note [Writes]."""
+        target, r = stmt.target, stmt.range
+        if isinstance(target, syntax.Subscript):
+            self.emit_subscript_update(target, stmt.op, stmt.value, r)
+            return
+        if not isinstance(target, syntax.Name):
+            self.check_target(target)
+            raise ScriptError("augmented assignment needs a name or a subscript", target.range)
+        value = self.emit_expr(stmt.value)
+        current = self.emit_expr(target)
+        updated = self.binary(stmt.op, current, value, r)
+        if isinstance(current.ty, TensorType) or current.ty is ANY:
+            updated = self.apply("aten::copy_", [current, updated], r)
+        self.assign(target, updated, r)
+
+    def check_target(self, target: syntax.Expr, *, subscripts: bool = True) -> None:
         pending = [target]
         while pending:
             expr = pending.pop()
             if isinstance(expr, syntax.Subscript):
-                raise ScriptError("assignment to a subscript is not supported yet", expr.range)
+                if subscripts:
+                    continue
+                raise ScriptError("an annotated assignment needs a name", expr.range)
             if isinstance(expr, syntax.Attribute):
                 raise ScriptError("assignment to an attribute is not supported", expr.range)
             if isinstance(expr, syntax.Tuple | syntax.List):
@@ -223,6 +255,9 @@ class FunctionEmitter(CallEmitter, SubscriptEmitter, ListEmitter):
             if value.name_hint is None:
                 value.name_hint = target.id
             self.scope.bind(target.id, value)
+            return
+        if isinstance(target, syntax.Subscript):
+            self.emit_subscript_store(target, value)
             return
         assert isinstance(target, syntax.Tuple | syntax.List)
         items = self.unpack(value, len(target.elts), target.range)

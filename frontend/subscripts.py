@@ -1,10 +1,40 @@
-"""Subscript reads: ``x[...]`` on arrays lowered as Note [Lowering subscripts] in
-`ir.ops.indexing` says, and ``t[i]`` / ``t[a:b]`` on tuples.
+"""Subscripts: reads ``x[...]`` on arrays lowered as Note [Lowering subscripts] in
+`ir.ops.indexing` says, ``t[i]`` / ``t[a:b]`` on tuples, and writes ``x[...] = v`` and
+``x[...] op= v`` on arrays (Note [Writes]).
 
 Every index item is evaluated first, left to right, as Python does. A full slice ``:`` emits
 nothing (it only moves to the next axis), except that ``x[:]`` alone is one ``aten::slice`` so
 it stays a view as in NumPy. A tuple value used as an index is refused: NumPy would read it as
 one index per axis, which only a literal ``x[i, j]`` spells here.
+
+Note [Writes]
+A write is emitted where the code makes it, as an in-place operator on SSA values (Note
+[In-place operators] in `ir.ops.inplace`); the names stay bound to the values they had, and
+`passes.functionalize` later turns the writes into out-of-place operators and scatters into the
+written array's base, rebinding every alias. Emitting writes as written keeps the frontend
+ignorant of aliasing (which view shares memory with which array is the pass's question) and
+keeps the parsed graph runnable: the interpreter runs it with NumPy's own mutation.
+
+    y[1:3] = v, y[..., None] = v    the view chain a read emits (select, slice, expand_dims;
+                                    ``y[:]`` is one slice, ``y[...]`` is y), then
+                                    ``aten::copy_(view, v)``
+    y[i] = v, y[:, i] = v           the view chain of the items before the last int, then
+                                    ``aten::index_put_(view, v, None, ..., i)``: a select of the
+                                    last axis gives a NumPy scalar, not a view, so copy_ into it
+                                    would write nowhere
+    y[idx] = v, y[mask] = v         partial slices as views, as the read does, then
+                                    ``aten::index_put_(view, v, *items)`` with ``aten::index``'s
+                                    items (None for ``:``)
+    y[idx] op= v                    the read ``t = y[idx]``, ``r = t op v``, then the write of r
+                                    as above; the index is evaluated once, as Python does (with
+                                    repeated indices the last write wins, as in NumPy)
+    y op= v  (y an array)           ``aten::copy_(y, y op v)``, and y is bound to its result
+                                    (the same array: the pass knows)
+    np.add.at(y, idx, v)            ``aten::add_at_(y, v, *items)`` (`frontend.calls`)
+
+An int after an Ellipsis (``y[..., 0] = v``) stays a select and copy_: its axis is counted from
+the end, which index_put_'s items cannot say, so such a write into a 1-d array is only right
+once functionalised. Tuples and lists are values: a write into one is refused.
 """
 
 from __future__ import annotations
@@ -112,41 +142,47 @@ class SubscriptEmitter(ExpressionEmitter):
 
     def array_subscript(self, base: Value, items: Sequence[_Item], r: SourceRange) -> Value:
         if any(item.kind == "array" for item in items):
-            return self.advanced_subscript(base, items, r)
-        marker = next((i for i, item in enumerate(items) if item.kind == "ellipsis"), len(items))
+            current, operands = self.advanced_operands(base, items, r)
+            return self.apply("aten::index", [current, *operands], r)
+        current = self.basic_view(base, basic_steps(items))
+        return self.whole_view(base, current, items, r)
+
+    def basic_view(self, base: Value, steps: Sequence[tuple[_Item, int]]) -> Value:
         current = base
-        axis = 0
-        for item in items[:marker]:
-            current, axis = self.basic_item(current, item, axis, 1)
-        axis = -1
-        for item in reversed(items[marker + 1 :]):
-            current, axis = self.basic_item(current, item, axis, -1)
+        for item, axis in steps:
+            current = self.basic_item(current, item, axis)
+        return current
+
+    def whole_view(
+        self, base: Value, current: Value, items: Sequence[_Item], r: SourceRange
+    ) -> Value:
+        """``x[:]`` (nothing applied, a slice among the items) is a view, not ``x`` itself."""
         if current is base and any(item.kind == "slice" for item in items):
             full = self.constant(None, NONE, r)
             axis_value = self.constant(0, INT, r)
             return self.apply("aten::slice", [base, axis_value, full, full, full], r)
         return current
 
-    def basic_item(
-        self, current: Value, item: _Item, axis: int, direction: int
-    ) -> tuple[Value, int]:
-        """Apply one basic index item at ``axis``; returns the result and the next axis (axes
-        after an ellipsis count from the end, ``direction`` -1)."""
+    def basic_item(self, current: Value, item: _Item, axis: int) -> Value:
+        """Apply one basic index item at ``axis`` (see `basic_steps`)."""
         r = item.range
         if item.kind == "int":
             assert item.value is not None
             position = self.constant(axis, INT, r)
-            return self.apply("aten::select", [current, position, item.value], r), axis
+            return self.apply("aten::select", [current, position, item.value], r)
         if item.kind == "newaxis":
             position = self.constant(axis, INT, r)
-            return self.apply("aten::expand_dims", [current, position], r), axis + direction
+            return self.apply("aten::expand_dims", [current, position], r)
         if item.bounds is not None:
             position = self.constant(axis, INT, r)
             current = self.apply("aten::slice", [current, position, *item.bounds], r)
-        return current, axis + direction
+        return current
 
-    def advanced_subscript(self, base: Value, items: Sequence[_Item], r: SourceRange) -> Value:
-        """One ``aten::index`` after the partial slices: see Note [Lowering subscripts]."""
+    def advanced_operands(
+        self, base: Value, items: Sequence[_Item], r: SourceRange
+    ) -> tuple[Value, list[Value]]:
+        """The view the partial slices make and the items of ``aten::index`` on it: see Note
+        [Lowering subscripts]."""
         for item in items:
             if item.kind in ("newaxis", "ellipsis"):
                 raise ScriptError(
@@ -165,4 +201,71 @@ class SubscriptEmitter(ExpressionEmitter):
                 operands.append(item.value)
         while operands and operands[-1].ty is NONE:  # x[i, :] is x[i]
             operands.pop().node.destroy()
-        return self.apply("aten::index", [current, *operands], r)
+        return current, operands
+
+    # ---- writes (Note [Writes]) -------------------------------------------------------------
+
+    def emit_subscript_store(self, target: syntax.Subscript, value: Value) -> None:
+        """``target = value`` for a subscript target (the write located at the target)."""
+        base = self.written_array(target)
+        self.array_store(base, self.index_items(target.index), value, target.range)
+
+    def emit_subscript_update(
+        self, target: syntax.Subscript, op: str, operand: syntax.Expr, r: SourceRange
+    ) -> None:
+        """``target op= operand``: read, combine, write back, the index evaluated once."""
+        base = self.written_array(target)
+        items = self.index_items(target.index)
+        current = self.array_subscript(base, items, target.range)
+        updated = self.binary(op, current, self.emit_expr(operand), r)
+        self.array_store(base, items, updated, r)
+
+    def written_array(self, target: syntax.Subscript) -> Value:
+        base = self.emit_expr(target.value)
+        if isinstance(base.ty, TupleType | ListType):
+            kind = "list" if isinstance(base.ty, ListType) else "tuple"
+            raise ScriptError(
+                f"cannot assign into an element of a {kind}: lists and tuples are values here, "
+                "build a new one",
+                target.range,
+            )
+        if base.ty in (INT, FLOAT, BOOL, SCALAR, NONE, STR):
+            raise ScriptError(
+                f"a value of type {base.ty} cannot be subscripted", target.value.range
+            )
+        return base
+
+    def array_store(
+        self, base: Value, items: Sequence[_Item], value: Value, r: SourceRange
+    ) -> None:
+        if any(item.kind == "array" for item in items):
+            current, operands = self.advanced_operands(base, items, r)
+            self.apply("aten::index_put_", [current, value, *operands], r)
+            return
+        steps = basic_steps(items)
+        if steps and steps[-1][0].kind == "int" and steps[-1][1] >= 0:
+            (item, axis) = steps[-1]
+            assert item.value is not None
+            current = self.basic_view(base, steps[:-1])
+            fulls = [self.constant(None, NONE, item.range) for _ in range(axis)]
+            self.apply("aten::index_put_", [current, value, *fulls, item.value], r)
+            return
+        current = self.whole_view(base, self.basic_view(base, steps), items, r)
+        self.apply("aten::copy_", [current, value], r)
+
+
+def basic_steps(items: Sequence[_Item]) -> list[tuple[_Item, int]]:
+    """The basic items in the order they apply, each with the axis it applies at: a running
+    output axis from 0 before the Ellipsis, and from -1 leftwards after it (an int removes its
+    axis, so the next item applies at the same one)."""
+    marker = next((i for i, item in enumerate(items) if item.kind == "ellipsis"), len(items))
+    steps: list[tuple[_Item, int]] = []
+    axis = 0
+    for item in items[:marker]:
+        steps.append((item, axis))
+        axis += item.kind != "int"
+    axis = -1
+    for item in reversed(items[marker + 1 :]):
+        steps.append((item, axis))
+        axis -= item.kind != "int"
+    return steps

@@ -216,11 +216,6 @@ def test_arrays_are_not_copied() -> None:
     assert identity(x) is x
 
 
-@pytest.mark.xfail(
-    reason="emitter: assignment to a subscript is not supported yet",
-    raises=ad.ScriptError,
-    strict=True,
-)
 def test_mutation_reaches_the_caller() -> None:
     @ad.script
     def zero_first(x):

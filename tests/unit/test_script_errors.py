@@ -118,9 +118,53 @@ def uses_wrong_keyword(x):
     return np.sum(x, axes=0)
 
 
+def writes_into_tuple(x):
+    t = (x, x)
+    t[0] = 1
+    return t
+
+
+def writes_into_list(x):
+    hs = [x]
+    hs[0] += 1.0
+    return hs
+
+
+def assigns_attribute(x):
+    x.shape = (3, 2)
+    return x
+
+
+def updates_attribute(x):
+    x.real += 1.0
+    return x
+
+
+def annotates_subscript(x):
+    x[0]: float = 1.0
+    return x
+
+
 @pytest.mark.parametrize(
     ("fn", "message", "marker", "within"),
     [
+        (
+            writes_into_tuple,
+            "cannot assign into an element of a tuple: lists and tuples are values here, build "
+            "a new one",
+            "t[0]",
+            None,
+        ),
+        (
+            writes_into_list,
+            "cannot assign into an element of a list: lists and tuples are values here, build "
+            "a new one",
+            "hs[0]",
+            None,
+        ),
+        (assigns_attribute, "assignment to an attribute is not supported", "x.shape", None),
+        (updates_attribute, "assignment to an attribute is not supported", "x.real", None),
+        (annotates_subscript, "an annotated assignment needs a name", "x[0]", None),
         (uses_lambda, "lambda is not supported", "lambda", "square = lambda"),
         (uses_with, "'with' statements are not supported", "with", 'with open("f")'),
         (uses_try, "'try' statements are not supported", "try", "try:"),

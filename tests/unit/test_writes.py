@@ -1,0 +1,234 @@
+"""Writes into arrays (Note [Writes] in `frontend.subscripts`): the graph as parsed, with its
+in-place operators not yet functionalised, run by the interpreter, gives the plain function's
+results and leaves its arguments mutated exactly as the plain function does."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import autodiff as ad
+from frontend.emit import emit_function
+from frontend.environment import assigned_names
+from frontend.parse import parse_source
+from ir.interpreter import run_graph
+from ir.ops import OPS
+from ir.types import ANY
+
+RNG = np.random.default_rng(7)
+Y = RNG.standard_normal((4, 5))
+ROW = RNG.standard_normal(5)
+COLUMN = RNG.standard_normal(4)
+REPEATED = np.array([1, 3, 1, 0])
+
+
+def write_row(y, v):
+    y[0] = v
+    return y.sum()
+
+
+def write_element_of_vector(y, v: float):
+    y[2] = v
+    return y
+
+
+def write_rows(y, v):
+    y[1:3] = v
+    return y * 2
+
+
+def add_to_column(y, v):
+    y[:, 2] += v
+    return y[:, 2]
+
+
+def zero_masked(y):
+    y[y > 0] = 0
+    return y
+
+
+def write_repeated_indices(y, idx, v):
+    y[idx] = v
+    return y
+
+
+def increment_repeated_indices(y, idx):
+    y[idx] += 1.0  # NumPy increments each listed row once: the last write wins
+    return y
+
+
+def alias_updated(y):
+    z = y
+    z += 1
+    return y, z
+
+
+def view_updated(y):
+    v = y[0]
+    v *= 2
+    return y
+
+
+def add_at_repeated(y, idx):
+    np.add.at(y, idx, 1.0)
+    return y
+
+
+def copy_does_not_alias(x):
+    c = x.copy()
+    c[0] = 0.0
+    d = np.copy(x)
+    d += 1.0
+    return c, d
+
+
+def write_whole(y, v):
+    y[...] = v
+    y[:] += 1.0
+    return y
+
+
+def write_after_ellipsis_and_newaxis(y, v):
+    y[..., 1] = v
+    y[1:, None] = 5.0
+    return y
+
+
+def scalar_update_rebinds(x: float, y):
+    x += 1.0
+    s = np.sum(y)
+    s *= 2.0
+    return x, s
+
+
+def write_in_loop(y, n: int):
+    for i in range(n):
+        y[i] = i * 1.0
+        y += 1.0
+    return y
+
+
+def write_only_in_loop(y, n: int):
+    for i in range(n):
+        y[i] = y[i - 1] * 2.0
+    return y
+
+
+def write_in_branch(y, c: bool):
+    if c:
+        y[0, 0] = -1.0
+    else:
+        y[1:, 1:] *= 0.5
+    return y
+
+
+def tuple_write(y, v):
+    y[0], y[1] = v, v * 2
+    return y
+
+
+def slices_then_array(y, idx):
+    y[1:, idx] = 7.0
+    return y
+
+
+PROGRAMS: list[tuple[Callable[..., Any], tuple[Any, ...]]] = [
+    (write_row, (Y, ROW)),
+    (write_element_of_vector, (ROW, 4.5)),
+    (write_rows, (Y, ROW)),
+    (add_to_column, (Y, COLUMN)),
+    (zero_masked, (Y,)),
+    (write_repeated_indices, (Y, REPEATED, ROW)),
+    (increment_repeated_indices, (Y, REPEATED)),
+    (alias_updated, (Y,)),
+    (view_updated, (Y,)),
+    (add_at_repeated, (Y, REPEATED)),
+    (add_at_repeated, (ROW, REPEATED)),
+    (copy_does_not_alias, (Y,)),
+    (write_whole, (Y, ROW)),
+    (write_after_ellipsis_and_newaxis, (Y, COLUMN)),
+    (scalar_update_rebinds, (1.5, Y)),
+    (write_in_loop, (Y, 3)),
+    (write_only_in_loop, (Y, 4)),
+    (write_in_branch, (Y, True)),
+    (write_in_branch, (Y, False)),
+    (tuple_write, (Y, ROW)),
+    (slices_then_array, (Y, np.array([0, 2]))),
+]
+
+
+def assert_same(actual: Any, expected: Any) -> None:
+    assert type(actual) is type(expected), (type(actual), type(expected))
+    if isinstance(expected, tuple | list):
+        for a, e in zip(actual, expected, strict=True):
+            assert_same(a, e)
+    elif isinstance(expected, np.ndarray | np.generic):
+        assert actual.dtype == expected.dtype
+        np.testing.assert_array_equal(actual, expected)
+    else:
+        assert actual == expected
+
+
+@pytest.mark.parametrize(
+    ("fn", "args"), PROGRAMS, ids=[f"{fn.__name__}-{i}" for i, (fn, _) in enumerate(PROGRAMS)]
+)
+def test_parsed_graph_mutates_like_numpy(fn: Callable[..., Any], args: tuple[Any, ...]) -> None:
+    plain_args = copy.deepcopy(args)
+    graph_args = copy.deepcopy(args)
+    expected = fn(*plain_args)
+    (actual,) = run_graph(ad.script(fn).graph, *graph_args)
+    assert_same(actual, expected)
+    for mutated, reference in zip(graph_args, plain_args, strict=True):
+        assert_same(mutated, reference)
+
+
+def test_results_that_alias_an_argument_are_that_argument() -> None:
+    y = Y.copy()
+    (result,) = run_graph(ad.script(view_updated).graph, y)
+    assert result is y
+
+
+def test_copy_is_a_new_array() -> None:
+    x = Y.copy()
+    (result,) = run_graph(ad.script(copy_does_not_alias).graph, x)
+    c, d = result
+    assert not np.shares_memory(c, x)
+    assert not np.shares_memory(d, x)
+    np.testing.assert_array_equal(x, Y)
+
+
+def test_subscript_writes_bind_no_name() -> None:
+    """``y[0] = v`` writes into ``y``; only ``y += x`` rebinds it (to what copy_ returns), so
+    only that makes ``y`` a loop-carried name."""
+    text = "def f(y, z, v):\n    y[0] = v\n    y[1:] += v\n    z += v\n    (a, y[2]) = v, v\n"
+    (function,) = parse_source(text).functions
+    assert assigned_names(function.body) == ["z", "a"]
+
+
+def test_loop_write_leaves_the_array_uncarried() -> None:
+    graph = ad.script(write_only_in_loop).graph
+    (loop,) = [node for node in graph.nodes() if node.kind == "prim::Loop"]
+    assert list(loop.outputs) == []  # the write reaches y in place; functionalisation carries it
+
+
+def helper(x):
+    return x * 2.0
+
+
+def test_update_of_a_value_typed_any_is_in_place_and_rebinds_a_number() -> None:
+    """A callee's result is typed Any when the callee is not compiled first: ``h += 1`` emits
+    the in-place form, whose kernel writes into an array and rebinds anything else."""
+    text = "def f(x):\n    h = helper(x)\n    h += 1.0\n    return h\n"
+    (function,) = parse_source(text).functions
+    graph, _ = emit_function(function, {"helper": helper})
+    (update,) = [node for node in graph.nodes() if node.kind == "aten::copy_"]
+    assert update.inputs[0].ty is ANY
+    copy_ = OPS["aten::copy_"].kernel
+    assert copy_ is not None
+    array = np.zeros(2)
+    assert copy_(array, np.ones(2)) is array
+    assert copy_(2.0, 3.0) == 3.0
