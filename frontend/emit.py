@@ -231,7 +231,7 @@ class FunctionEmitter(CallEmitter, SubscriptEmitter, ListEmitter):
         current = self.emit_expr(target)
         updated = self.binary(stmt.op, current, value, r)
         if isinstance(current.ty, TensorType) or current.ty is ANY:
-            updated = self.apply("aten::copy_", [current, updated], r)
+            updated = self.copy_into(current, updated, r)
         self.assign(target, updated, r)
 
     def check_target(self, target: syntax.Expr, *, subscripts: bool = True) -> None:

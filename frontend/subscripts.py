@@ -251,7 +251,12 @@ class SubscriptEmitter(ExpressionEmitter):
             self.apply("aten::index_put_", [current, value, *fulls, item.value], r)
             return
         current = self.whole_view(base, self.basic_view(base, steps), items, r)
-        self.apply("aten::copy_", [current, value], r)
+        self.copy_into(current, value, r)
+
+    def copy_into(self, target: Value, value: Value, r: SourceRange) -> Value:
+        """``aten::copy_(target, value)``, typed as ``target`` (its schema says Any, for the
+        Python numbers it rebinds at run time)."""
+        return self.insert("aten::copy_", [target, value], [target.ty], r).output
 
 
 def basic_steps(items: Sequence[_Item]) -> list[tuple[_Item, int]]:

@@ -6,11 +6,12 @@ NumPy code mutates arrays, and every alias of the mutated array (a view ``v = y[
 name ``z = y``, the caller's argument) sees the write. The frontend emits the write where the
 code makes it, as an operator that mutates its first operand and returns it:
 
-    aten::copy_(Tensor self, Any src) -> Tensor
+    aten::copy_(Any self, Any src) -> Any
         ``np.copyto(self, src, casting="same_kind")``: ``view[...] = src`` for ``y[1:3] = v``
         (self is the view chain a read of ``y[1:3]`` emits) and ``y = y + x`` written back for
         ``y += x``; when self is not an array at run time (a NumPy scalar, which is immutable)
-        the result is src, a rebinding, as Python's ``+=`` does
+        the result is src, a rebinding, as Python's ``+=`` does (self is typed Any because an
+        unannotated parameter updated with ``+=`` may be a Python number at run time)
     aten::index_put_(Tensor self, Any values, Any... indices) -> Tensor
         ``self[items] = values`` with the items of ``aten::index`` (None is a full slice ``:``)
     aten::add_at_(Tensor self, Any values, Any... indices) -> Tensor
@@ -40,7 +41,7 @@ from ir.errors import ShapeError
 from ir.ops.indexing import _index_rule
 from ir.ops.registry import ShapeRule, register_op
 from ir.ops.shape_rules import Shape, as_array_like, as_tensor, format_shape, same_shape
-from ir.types import Type
+from ir.types import ANY, BOOL, FLOAT, INT, SCALAR, Type
 
 _FULL = slice(None)
 
@@ -88,6 +89,10 @@ def _fits(source: Shape, target: Shape) -> bool:
 
 
 def _copy_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    if types[0] in (INT, FLOAT, BOOL, SCALAR):  # a Python number is rebound: see `copy_`
+        return [types[1]]
+    if types[0] is ANY:
+        return [ANY]
     target = as_tensor(types[0])
     source = as_array_like(types[1], 1).shape
     if target.shape is not None and source is not None and not _fits(source, target.shape):
@@ -116,7 +121,7 @@ def _written_rule(message: str) -> ShapeRule:
 
 register_op("aten::copy(Tensor self) -> Tensor", shape=same_shape)(copy)
 register_op(
-    "aten::copy_(Tensor self, Any src) -> Tensor",
+    "aten::copy_(Any self, Any src) -> Any",
     shape=_copy_rule,
     pure=False,
     differentiable=False,

@@ -232,3 +232,19 @@ def test_update_of_a_value_typed_any_is_in_place_and_rebinds_a_number() -> None:
     array = np.zeros(2)
     assert copy_(array, np.ones(2)) is array
     assert copy_(2.0, 3.0) == 3.0
+
+
+def update_unannotated(x):
+    x += 1.0
+    return x
+
+
+def test_update_of_a_number_passed_for_an_array_rebinds() -> None:
+    """An unannotated parameter is an array at parse time; a Python number passed for it is
+    rebound by ``+=`` (copy_ takes Any for this), compiled and run as parsed alike."""
+    scripted = ad.script(update_unannotated)
+    assert scripted(2.0) == 3.0
+    assert run_graph(scripted.graph, 2.0) == [3.0]
+    y = np.zeros(2)
+    assert scripted(y) is not None
+    np.testing.assert_array_equal(y, [1.0, 1.0])
