@@ -38,7 +38,11 @@ from ir.types import BOOL, FLOAT, INT, TensorType, Type
 
 
 def written(target: Any, value: Any) -> Any:
-    """A new array of ``target``'s shape and dtype holding ``value`` broadcast to it."""
+    """A new array of ``target``'s shape and dtype holding ``value`` broadcast to it. A target
+    that is no array (a NumPy scalar: ``s = np.sum(y); s *= 2``) is rebound, as Python rebinds
+    what cannot change in place: the result is ``value`` itself."""
+    if not isinstance(target, np.ndarray):
+        return value
     result = np.empty(np.shape(target), np.result_type(target))
     np.copyto(result, value, casting="same_kind")
     return result
