@@ -1,0 +1,318 @@
+"""The benchmark table: per workload, µs per value-and-gradient call for ours and for the
+hand-written NumPy reference (medians of interleaved rounds), their ratio, the peak memory of
+one call of each, and the first-call time; then the compile time of generated straight-line
+functions. Run as ``python -m benchmarks`` (see benchmarks/README.md)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import time
+import tracemalloc
+import types
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+import autodiff as ad
+from benchmarks import others
+from benchmarks.compile_time import time_to_first_gradient
+from benchmarks.workloads import BY_NAME, WORKLOADS, Workload, assert_agree
+
+COMPILE_SIZES = (100, 1_000, 5_000)
+COMPILE_TARGETS = {100: 0.3, 1_000: 1.0, 5_000: 3.0}  # seconds, from the issue
+THREAD_VARIABLES = (
+    "OMP_NUM_THREADS",
+    "OPENBLAS_NUM_THREADS",
+    "MKL_NUM_THREADS",
+    "VECLIB_MAXIMUM_THREADS",
+    "NUMEXPR_NUM_THREADS",
+)
+
+
+@dataclass(frozen=True)
+class Settings:
+    rounds: int  # interleaved rounds; each times a block of calls of ours, then of the reference
+    round_seconds: float  # about how long one block runs
+    systems: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Row:
+    workload: Workload
+    ours_us: float
+    reference_us: float
+    ours_peak: int
+    reference_peak: int
+    first_call_s: float
+    graphs_us: float | None  # f then df run directly, without the call's own work
+    others_us: dict[str, float | None]
+
+    @property
+    def ratio(self) -> float:
+        return self.ours_us / self.reference_us
+
+    @property
+    def compile_s(self) -> float:
+        """The first call less a steady-state one: scripting, specialising, differentiating."""
+        return self.first_call_s - self.ours_us * 1e-6
+
+
+def fresh_function(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A new function object with ``fn``'s code: nothing compiled for ``fn`` is reused."""
+    assert isinstance(fn, types.FunctionType)
+    fresh = types.FunctionType(
+        fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__, fn.__closure__
+    )
+    fresh.__qualname__ = fn.__qualname__
+    return fresh
+
+
+def peak_bytes(call: Callable[[], Any]) -> int:
+    """The tracemalloc peak of one call, the result it returns included."""
+    tracing = tracemalloc.is_tracing()  # under `python -X tracemalloc`, leave it on
+    if not tracing:
+        tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        base = tracemalloc.get_traced_memory()[0]
+        result = call()
+        peak = tracemalloc.get_traced_memory()[1]
+        del result
+    finally:
+        if not tracing:
+            tracemalloc.stop()
+    return peak - base
+
+
+def calls_per_block(call: Callable[[], Any], seconds: float) -> int:
+    start = time.perf_counter()
+    call()
+    once = time.perf_counter() - start
+    return max(1, round(seconds / max(once, 1e-9)))
+
+
+def interleaved_medians(calls: Sequence[Callable[[], Any]], settings: Settings) -> list[float]:
+    """µs per call of each of ``calls``: in every round each runs a block of calls in turn;
+    the median over rounds of each one's time per call."""
+    blocks = [calls_per_block(call, settings.round_seconds) for call in calls]
+    samples: list[list[float]] = [[] for _ in calls]
+    for _ in range(settings.rounds):
+        for call, count, times in zip(calls, blocks, samples, strict=True):
+            start = time.perf_counter()
+            for _ in range(count):
+                call()
+            times.append((time.perf_counter() - start) / count)
+    return [statistics.median(times) * 1e6 for times in samples]
+
+
+def graphs_only(ours: Any, inputs: Sequence[Any]) -> Callable[[], Any] | None:
+    """One run of the compiled ``f`` then ``df`` for these inputs, as a call of ``ours`` runs
+    them but without binding arguments, looking up the cache or shaping the gradients; None
+    if the compiled code is not laid out as expected (it reaches into `autodiff.grad`)."""
+    try:
+        (compiled,) = ours.cache.values()
+        runtime = compiled.runtime
+        forward, backward = runtime.forward, runtime.backward
+    except (AttributeError, ValueError):
+        return None
+    values = list(inputs)
+
+    def call() -> Any:
+        outputs, saved = forward(values)
+        return backward(saved, [np.ones_like(outputs[0])])
+
+    return call
+
+
+def measure(workload: Workload, settings: Settings, notes: list[str]) -> Row:
+    inputs = workload.inputs()
+    start = time.perf_counter()
+    first = ad.value_and_grad(fresh_function(workload.function), argnums=workload.argnums)
+    ours_result = first(*inputs)
+    first_call_s = time.perf_counter() - start
+    assert_agree(workload, ours_result, workload.reference(*inputs))
+
+    ours = ad.value_and_grad(workload.function, argnums=workload.argnums)
+    ours(*inputs)  # compiled before timing
+
+    def run_ours() -> Any:
+        return ours(*inputs)
+
+    def run_reference() -> Any:
+        return workload.reference(*inputs)
+
+    calls = [run_ours, run_reference]
+    graphs = graphs_only(ours, inputs)
+    if graphs is not None:
+        calls.append(graphs)
+    prepared: dict[str, Callable[[], Any]] = {}
+    for system in settings.systems:
+        try:
+            call = others.SYSTEMS[system](workload, inputs)
+            call()
+        except Exception as error:  # a system that cannot run this workload: an empty cell
+            notes.append(f"{system} on {workload.name}: {type(error).__name__}: {error}")
+            continue
+        prepared[system] = call
+    medians = interleaved_medians([*calls, *prepared.values()], settings)
+    others_us: dict[str, float | None] = {system: None for system in settings.systems}
+    others_us.update(zip(prepared, medians[len(calls) :], strict=True))
+    return Row(
+        workload,
+        ours_us=medians[0],
+        reference_us=medians[1],
+        ours_peak=peak_bytes(run_ours),
+        reference_peak=peak_bytes(run_reference),
+        first_call_s=first_call_s,
+        graphs_us=medians[2] if graphs is not None else None,
+        others_us=others_us,
+    )
+
+
+def _microseconds(value: float) -> str:
+    return f"{value:,.0f}" if value >= 100 else f"{value:.1f}"
+
+
+def _megabytes(value: int) -> str:
+    return f"{value / 1e6:.2f}" if value < 10e6 else f"{value / 1e6:.0f}"
+
+
+def format_table(rows: Sequence[Row], systems: Sequence[str]) -> str:
+    header = [
+        "workload",
+        "ours µs",
+        "numpy µs",
+        "ratio",
+        "target",
+        "peak ours MB",
+        "peak numpy MB",
+        "peak ratio",
+        "first call s",
+        "compile s",
+        "call overhead µs",
+    ]
+    header += [f"{system} ratio" for system in systems]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for row in rows:
+        met = "met" if row.ratio <= row.workload.target else "not met"
+        cells = [
+            row.workload.name,
+            _microseconds(row.ours_us),
+            _microseconds(row.reference_us),
+            f"{row.ratio:.2f}",
+            f"≤ {row.workload.target:g} ({met})",
+            _megabytes(row.ours_peak),
+            _megabytes(row.reference_peak),
+            f"{row.ours_peak / row.reference_peak:.2f}",
+            f"{row.first_call_s:.3f}",
+            f"{row.compile_s:.3f}",
+            "n/a" if row.graphs_us is None else f"{row.ours_us - row.graphs_us:.1f}",
+        ]
+        for system in systems:
+            us = row.others_us.get(system)
+            cells.append("—" if us is None else f"{us / row.reference_us:.2f}")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def format_compile_table(times: dict[int, float]) -> str:
+    lines = ["| N ops | seconds | µs per op | target s |", "|---|---|---|---|"]
+    for n, seconds in times.items():
+        target = COMPILE_TARGETS.get(n)
+        met = ""
+        if target is not None:
+            met = f"≤ {target:g} ({'met' if seconds <= target else 'not met'})"
+        lines.append(f"| {n:,} | {seconds:.2f} | {seconds / n * 1e6:,.0f} | {met} |")
+    return "\n".join(lines)
+
+
+def environment() -> str:
+    threads = ", ".join(f"{name}={os.environ.get(name, 'unset')}" for name in THREAD_VARIABLES[:3])
+    load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
+    return (
+        f"Python {platform.python_version()}, NumPy {np.__version__}, "
+        f"{os.cpu_count()} CPUs, load average {load}, {threads}"
+    )
+
+
+def warm_up() -> float:
+    """Seconds the library's one-time set-up takes (the derivative formulas are compiled on
+    first use), so that no workload's first call pays for it."""
+
+    def warm(x):
+        return np.sum(np.sin(x) * x)
+
+    start = time.perf_counter()
+    ad.value_and_grad(warm)(np.ones(2))
+    return time.perf_counter() - start
+
+
+def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks",
+        description="Time value-and-gradient calls against hand-written NumPy.",
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="few short rounds and N <= 1,000: a smoke run"
+    )
+    parser.add_argument(
+        "--only",
+        action="append",
+        choices=[*BY_NAME, "compile"],
+        metavar="NAME",
+        help=f"run only this workload (repeatable): {', '.join(BY_NAME)}, or compile",
+    )
+    parser.add_argument("--rounds", type=int, help="interleaved rounds (default 15, quick 3)")
+    parser.add_argument(
+        "--max-n", type=int, help="largest N of the compile-time workload (default 5000)"
+    )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="BLAS/OpenMP threads, set before NumPy is imported (default 1)",
+    )
+    parser.add_argument(
+        "--no-others", action="store_true", help="skip JAX, autograd and torch even if installed"
+    )
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_arguments(argv)
+    selected = args.only or [*BY_NAME, "compile"]
+    rounds = args.rounds or (3 if args.quick else 15)
+    systems = [] if args.no_others else others.available()
+    settings = Settings(rounds, 0.01 if args.quick else 0.1, systems)
+    print(environment())
+    print(f"optional systems found: {', '.join(systems) or 'none (jax, autograd, torch)'}")
+    print(f"one-time library set-up (formulas compiled): {warm_up():.2f} s")
+    notes: list[str] = []
+    rows = []
+    for workload in WORKLOADS:
+        if workload.name in selected:
+            rows.append(measure(workload, settings, notes))
+            print(f"  measured {workload.name}", flush=True)
+    if rows:
+        print()
+        print(format_table(rows, systems))
+        for row in rows:
+            print(f"  {row.workload.name}: {row.workload.description}")
+    if "compile" in selected:
+        max_n = args.max_n or (1_000 if args.quick else 5_000)
+        times = {}
+        for n in COMPILE_SIZES:
+            if n <= max_n:
+                times[n] = time_to_first_gradient(n)
+                print(f"  compiled N = {n:,}", flush=True)
+        print()
+        print("compile time, source to first gradient, straight-line function of N ops:")
+        print(format_compile_table(times))
+    for note in notes:
+        print(f"note: {note}")
+    return 0

@@ -1,0 +1,47 @@
+"""The benchmark workloads at tiny sizes: each hand-written NumPy reference gives
+``ad.value_and_grad``'s value and gradients, so the benchmark compares like with like. No
+timings are asserted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import autodiff as ad
+from benchmarks import run
+from benchmarks.compile_time import load_straight_line, straight_line_source
+from benchmarks.workloads import WORKLOADS, Workload, assert_agree
+
+
+@pytest.mark.parametrize("workload", WORKLOADS, ids=lambda w: w.name)
+def test_reference_equals_value_and_grad(workload: Workload) -> None:
+    inputs = workload.inputs(tiny=True)
+    ours = ad.value_and_grad(workload.function, argnums=workload.argnums)(*inputs)
+    assert_agree(workload, ours, workload.reference(*inputs))
+
+
+@pytest.mark.parametrize("workload", WORKLOADS, ids=lambda w: w.name)
+def test_reference_leaves_its_inputs_alone(workload: Workload) -> None:
+    inputs = workload.inputs(tiny=True)
+    copies = [np.copy(value) for value in inputs]
+    workload.reference(*inputs)
+    for value, copy in zip(inputs, copies, strict=True):
+        np.testing.assert_array_equal(value, copy)
+
+
+def test_straight_line_function_has_n_operations(tmp_path: Path) -> None:
+    assert straight_line_source(7).count("\n    h = ") == 8
+    fn = load_straight_line(7, tmp_path)
+    x = np.linspace(-1.0, 1.0, 4)
+    value, _ = ad.value_and_grad(fn)(x)
+    np.testing.assert_allclose(value, fn(x), rtol=1e-12)
+    assert ad.gradcheck(fn, x).ok
+
+
+def test_command_prints_the_table(capsys: pytest.CaptureFixture[str]) -> None:
+    assert run.main(["--quick", "--rounds", "1", "--only", "rosenbrock", "--no-others"]) == 0
+    out = capsys.readouterr().out
+    assert "| workload | ours µs | numpy µs | ratio |" in out
+    assert "| rosenbrock |" in out
