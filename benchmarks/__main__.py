@@ -26,6 +26,10 @@ if __name__ == "__main__":
         "NUMEXPR_NUM_THREADS",
     ):
         os.environ[variable] = threads
+    if threads == "1":  # JAX's CPU backend, when it is installed
+        os.environ.setdefault(
+            "XLA_FLAGS", "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1"
+        )
 
     from benchmarks.run import main
 

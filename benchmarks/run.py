@@ -21,7 +21,7 @@ import numpy as np
 import autodiff as ad
 from benchmarks import others
 from benchmarks.compile_time import time_to_first_gradient
-from benchmarks.workloads import BY_NAME, WORKLOADS, Workload, assert_agree
+from benchmarks.workloads import BY_NAME, WORKLOADS, Workload, assert_agree, rosenbrock
 
 COMPILE_SIZES = (100, 1_000, 5_000)
 COMPILE_TARGETS = {100: 0.3, 1_000: 1.0, 5_000: 3.0}  # seconds, from the issue
@@ -38,6 +38,7 @@ THREAD_VARIABLES = (
 class Settings:
     rounds: int  # interleaved rounds; each times a block of calls of ours, then of the reference
     round_seconds: float  # about how long one block runs
+    clock: Callable[[], float] = time.perf_counter  # or time.process_time: see --clock
     systems: list[str] = field(default_factory=list)
 
 
@@ -89,24 +90,24 @@ def peak_bytes(call: Callable[[], Any]) -> int:
     return peak - base
 
 
-def calls_per_block(call: Callable[[], Any], seconds: float) -> int:
-    start = time.perf_counter()
+def calls_per_block(call: Callable[[], Any], seconds: float, clock: Callable[[], float]) -> int:
+    start = clock()
     call()
-    once = time.perf_counter() - start
+    once = clock() - start
     return max(1, round(seconds / max(once, 1e-9)))
 
 
 def interleaved_medians(calls: Sequence[Callable[[], Any]], settings: Settings) -> list[float]:
     """µs per call of each of ``calls``: in every round each runs a block of calls in turn;
     the median over rounds of each one's time per call."""
-    blocks = [calls_per_block(call, settings.round_seconds) for call in calls]
+    blocks = [calls_per_block(call, settings.round_seconds, settings.clock) for call in calls]
     samples: list[list[float]] = [[] for _ in calls]
     for _ in range(settings.rounds):
         for call, count, times in zip(calls, blocks, samples, strict=True):
-            start = time.perf_counter()
+            start = settings.clock()
             for _ in range(count):
                 call()
-            times.append((time.perf_counter() - start) / count)
+            times.append((settings.clock() - start) / count)
     return [statistics.median(times) * 1e6 for times in samples]
 
 
@@ -131,10 +132,10 @@ def graphs_only(ours: Any, inputs: Sequence[Any]) -> Callable[[], Any] | None:
 
 def measure(workload: Workload, settings: Settings, notes: list[str]) -> Row:
     inputs = workload.inputs()
-    start = time.perf_counter()
+    start = settings.clock()
     first = ad.value_and_grad(fresh_function(workload.function), argnums=workload.argnums)
     ours_result = first(*inputs)
-    first_call_s = time.perf_counter() - start
+    first_call_s = settings.clock() - start
     assert_agree(workload, ours_result, workload.reference(*inputs))
 
     ours = ad.value_and_grad(workload.function, argnums=workload.argnums)
@@ -240,16 +241,12 @@ def environment() -> str:
     )
 
 
-def warm_up() -> float:
+def warm_up(clock: Callable[[], float]) -> float:
     """Seconds the library's one-time set-up takes (the derivative formulas are compiled on
     first use), so that no workload's first call pays for it."""
-
-    def warm(x):
-        return np.sum(np.sin(x) * x)
-
-    start = time.perf_counter()
-    ad.value_and_grad(warm)(np.ones(2))
-    return time.perf_counter() - start
+    start = clock()
+    ad.value_and_grad(fresh_function(rosenbrock))(np.ones(3))
+    return clock() - start
 
 
 def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -278,6 +275,13 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
         help="BLAS/OpenMP threads, set before NumPy is imported (default 1)",
     )
     parser.add_argument(
+        "--clock",
+        choices=["wall", "cpu"],
+        default="wall",
+        help="wall: time.perf_counter (default); cpu: time.process_time, this process's CPU "
+        "time, steadier on a machine that other work loads (with one BLAS thread)",
+    )
+    parser.add_argument(
         "--no-others", action="store_true", help="skip JAX, autograd and torch even if installed"
     )
     return parser.parse_args(argv)
@@ -288,10 +292,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     selected = args.only or [*BY_NAME, "compile"]
     rounds = args.rounds or (3 if args.quick else 15)
     systems = [] if args.no_others else others.available()
-    settings = Settings(rounds, 0.01 if args.quick else 0.1, systems)
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
+    settings = Settings(rounds, 0.01 if args.quick else 0.1, clock, systems)
     print(environment())
+    print(f"clock: {args.clock}; {rounds} interleaved rounds")
     print(f"optional systems found: {', '.join(systems) or 'none (jax, autograd, torch)'}")
-    print(f"one-time library set-up (formulas compiled): {warm_up():.2f} s")
+    print(f"one-time library set-up (formulas compiled): {warm_up(clock):.2f} s")
     notes: list[str] = []
     rows = []
     for workload in WORKLOADS:
@@ -308,7 +314,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         times = {}
         for n in COMPILE_SIZES:
             if n <= max_n:
-                times[n] = time_to_first_gradient(n)
+                times[n] = time_to_first_gradient(n, clock=settings.clock)
                 print(f"  compiled N = {n:,}", flush=True)
         print()
         print("compile time, source to first gradient, straight-line function of N ops:")
