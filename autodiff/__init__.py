@@ -29,6 +29,7 @@ from autodiff.grad import (
 from autodiff.gradient import Gradient
 from autodiff.script import ScriptFunction
 from autodiff.specialize import ArgumentError
+from autodiff.taps import tap
 from frontend.errors import ScriptError
 from ir.errors import AutodiffError
 
@@ -47,6 +48,7 @@ __all__ = [
     "hessian",
     "jacobian",
     "script",
+    "tap",
     "value_and_grad",
     "vjp",
 ]

@@ -60,7 +60,8 @@ def spellings() -> dict[str, list[str]]:
         found.setdefault(op, set()).add(text)
 
     for obj, spelling in NUMPY_FUNCTIONS.items():
-        if is_numpy(obj):  # not the kernels formulas import
+        # Not the kernels formulas import; the project's own functions (``autodiff.tap``) too.
+        if is_numpy(obj) or spelling.name.startswith("autodiff."):
             add(spelling.op, spelling.name)
     for method in METHODS.values():
         add(method.op, method.name)

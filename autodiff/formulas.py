@@ -94,6 +94,7 @@ from ir.ops.scatter import written
 from ir.ops.shape_ops import size_if_not_equal, sum_to_size
 from ir.ops.sorting import permute, unpermute
 from ir.ops.tapes import tape_push
+from ir.ops.taps import run_hooks
 
 # ---- arithmetic -------------------------------------------------------------------------------
 
@@ -1767,3 +1768,20 @@ def _add_lists(a, b):
         return dout, dout
 
     return add_lists(a, b), backward
+
+
+# ---- taps: named intermediates (Note [Taps] in `autodiff.taps`) -------------------------------
+
+
+def _tap(self, name):
+    def backward(dout):
+        return dout, None
+
+    return self, backward
+
+
+def _tap_hooked(self, name):
+    def backward(dout):
+        return run_hooks(dout, name), None
+
+    return self, backward

@@ -5,15 +5,17 @@
 # argument's kind, dtype and shape, as for plain calls (Note [Specialisation cache]); the values
 # of int and bool arguments are not in it, since loops and branches on them are differentiated
 # as they run (Note [Control-flow derivatives] in `autodiff.differentiate`). Only a compilation
-# that succeeded is stored, so an error leaves nothing behind.
+# that succeeded is stored, so an error leaves nothing behind. The names whose taps are
+# retained or hooked are in the key as well: a gradient with none of them has no hook
+# operator in ``df`` (Note [Taps] in `autodiff.taps`), one with some has.
 """
 
 from __future__ import annotations
 
 import functools
 import weakref
-from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -30,6 +32,7 @@ from autodiff.pipeline import (
 from autodiff.runtime import CompiledGradient, Saved
 from autodiff.script import ScriptFunction
 from autodiff.specialize import argument_type, signature_key
+from autodiff.taps import Hook, HookRun, check_names, normalise_hooks, repeated_names, tap_sites
 from ir.graph import Graph
 from ir.types import TensorType, Type
 from passes.requires_grad import can_hold_gradient
@@ -52,6 +55,8 @@ class CompiledFunction:
 
     runtime: CompiledGradient
     tree: OutputTree
+    repeats: Mapping[str, bool] = field(default_factory=dict)
+    """Per retained or hooked tap name, whether it may be computed more than once."""
 
     def forward(self, values: Sequence[Any]) -> tuple[list[Any], Saved]:
         return self.runtime.forward(values)
@@ -94,10 +99,12 @@ class _Differentiated:
     def qualname(self) -> str:
         return self.scripted.qualname
 
-    def compiled_for(self, values: Sequence[Any], wrt: tuple[int, ...]) -> CompiledFunction:
-        """The compiled gradient for these arguments w.r.t. the parameters ``wrt``.
-        See Note [Gradient cache]."""
-        signature = (signature_key(values), wrt)
+    def compiled_for(
+        self, values: Sequence[Any], wrt: tuple[int, ...], taps: frozenset[str] = frozenset()
+    ) -> CompiledFunction:
+        """The compiled gradient for these arguments w.r.t. the parameters ``wrt``, handing
+        the gradients of the ``taps`` named to hooks. See Note [Gradient cache]."""
+        signature = (signature_key(values), wrt, taps)
         compiled = self.cache.get(signature)
         if compiled is None:
             names = list(self.scripted.signature.parameters)
@@ -110,8 +117,12 @@ class _Differentiated:
             for index in wrt:
                 self.check_differentiable(names, index, types)
             typed = typed_graph(self.scripted.graph, types)
-            gradient = differentiate_typed(typed, wrt).gradient
-            compiled = CompiledFunction(CompiledGradient(gradient), output_tree(typed))
+            sites = tap_sites(typed) if taps else {}
+            check_names(self.qualname, sites, sorted(taps))
+            gradient = differentiate_typed(typed, wrt, taps).gradient
+            compiled = CompiledFunction(
+                CompiledGradient(gradient), output_tree(typed), repeated_names(sites, taps)
+            )
             self.cache[signature] = compiled
         return compiled
 
@@ -201,38 +212,57 @@ class GradFunction(_Differentiated):
     """
 
     def __init__(
-        self, fn: Callable[..., Any], argnums: Argnums, has_aux: bool, with_value: bool
+        self,
+        fn: Callable[..., Any],
+        argnums: Argnums,
+        has_aux: bool,
+        with_value: bool,
+        retain: str | Sequence[str] = (),
+        hooks: Mapping[str, Hook | Sequence[Hook]] | None = None,
     ) -> None:
         super().__init__(fn)
         self.argnums = argnums
         self.has_aux = has_aux
         self.with_value = with_value
+        self.retain = (retain,) if isinstance(retain, str) else tuple(dict.fromkeys(retain))
+        self.hooks = normalise_hooks(hooks)
+        self.taps = frozenset(self.retain) | frozenset(self.hooks)
         # Not updating __dict__: the function may be another GradFunction (``grad(grad(f))``).
         functools.update_wrapper(self, self.scripted.fn, updated=())
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         values = self.scripted.runtime_values(args, kwargs)
         wrt = self.positions(len(values))
-        compiled = self.compiled_for(values, wrt)
+        compiled = self.compiled_for(values, wrt, self.taps)
         outputs, saved = compiled.forward(values)
         value, aux = self.split_aux(compiled.result(outputs))
         _check_scalar(self.qualname, value)
         seeds: list[Any] = [np.ones_like(np.asarray(value))]
         seeds.extend(None for _ in outputs[1:])
-        grads = _gradients(compiled.runtime, saved, seeds, values, wrt)
+        retained: dict[str, Any] = {}
+        if self.taps:
+            run = HookRun(self.hooks, {name: compiled.repeats[name] for name in self.retain})
+            with run.active():
+                grads = _gradients(compiled.runtime, saved, seeds, values, wrt)
+            retained = run.retained()
+        else:
+            grads = _gradients(compiled.runtime, saved, seeds, values, wrt)
         grad: Any = grads[0] if isinstance(self.argnums, int) else tuple(grads)
         if self.with_value:
-            result: Any = (value, aux) if self.has_aux else value
-            return result, grad
-        return (grad, aux) if self.has_aux else grad
+            result: Any = ((value, aux) if self.has_aux else value), grad
+        else:
+            result = (grad, aux) if self.has_aux else grad
+        # With ``retain``: the usual result paired with name -> gradient (Note [Taps]).
+        return (result, retained) if self.retain else result
 
     def __autodiff_graph__(self, argument_types: Sequence[Type] | None) -> Graph:
         """The graph of this gradient for arguments of these types (None: the parameters'
         declared types), which scripted callers inline and `grad` differentiates again.
         See Note [Gradient graphs] in `autodiff.higher_order`."""
-        if self.has_aux:
+        if self.has_aux or self.taps:
+            what = "has_aux=True" if self.has_aux else "retain= or hooks="
             raise DifferentiationError(
-                f"the gradient of {self.qualname}() with has_aux=True cannot be differentiated "
+                f"the gradient of {self.qualname}() with {what} cannot be differentiated "
                 "again or called from scripted code"
             )
         graph = self.scripted.graph
@@ -267,23 +297,46 @@ class GradFunction(_Differentiated):
         return result[0], result[1]
 
 
-def grad(fn: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False) -> GradFunction:
+def grad(
+    fn: Callable[..., Any],
+    argnums: Argnums = 0,
+    has_aux: bool = False,
+    *,
+    retain: str | Sequence[str] = (),
+    hooks: Mapping[str, Hook | Sequence[Hook]] | None = None,
+) -> GradFunction:
     """The gradient of a scalar-valued function w.r.t. the arguments at ``argnums``.
+
+    ``retain`` names values the function marks with ``ad.tap(value, name)``: the call then
+    returns ``(gradient, retained)``, ``retained`` mapping each name to d output / d value
+    (after its hooks; a list in forward order for a name tapped in a loop or more than once;
+    None when no gradient reached it). ``hooks`` maps names to a callable or a list of them,
+    run in order on the value's gradient while the backward runs; a non-None result replaces
+    the gradient that flows on to earlier operations. See Note [Taps] in `autodiff.taps`.
 
     >>> ad.grad(lambda_free_loss)(w, x, y)          # d loss / d w
     >>> ad.grad(loss, argnums=(0, 2))(w, x, y)      # (d loss / d w, d loss / d y)
+    >>> dw, retained = ad.grad(loss, retain=("h",))(w, x, y)   # retained["h"]: d loss / d h
+    >>> ad.grad(loss, hooks={"h": lambda g: np.clip(g, -1, 1)})(w, x, y)
     """
-    return GradFunction(fn, argnums, has_aux, with_value=False)
+    return GradFunction(fn, argnums, has_aux, with_value=False, retain=retain, hooks=hooks)
 
 
 def value_and_grad(
-    fn: Callable[..., Any], argnums: Argnums = 0, has_aux: bool = False
+    fn: Callable[..., Any],
+    argnums: Argnums = 0,
+    has_aux: bool = False,
+    *,
+    retain: str | Sequence[str] = (),
+    hooks: Mapping[str, Hook | Sequence[Hook]] | None = None,
 ) -> GradFunction:
-    """Like `grad`, but returns ``(value, gradient)`` from one forward pass.
+    """Like `grad`, but returns ``(value, gradient)`` from one forward pass; with ``retain``,
+    ``((value, gradient), retained)``.
 
     >>> value, dw = ad.value_and_grad(loss)(w, x, y)
+    >>> (value, dw), retained = ad.value_and_grad(loss, retain="h")(w, x, y)
     """
-    return GradFunction(fn, argnums, has_aux, with_value=True)
+    return GradFunction(fn, argnums, has_aux, with_value=True, retain=retain, hooks=hooks)
 
 
 def vjp(fn: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:

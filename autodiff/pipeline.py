@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from autodiff.differentiate import add_reverse
 from autodiff.gradient import Gradient
 from autodiff.lambda_lift import lambda_lift
+from autodiff.taps import prepare_taps
 from ir.graph import Graph, Value
 from ir.types import Type
 from passes.registry import run_passes
@@ -73,12 +74,16 @@ def compile_gradient(graph: Graph, input_types: Sequence[Type], wrt: Sequence[in
     return differentiate_typed(typed_graph(graph, input_types), wrt)
 
 
-def differentiate_typed(typed: Graph, wrt: Sequence[int]) -> Stages:
+def differentiate_typed(
+    typed: Graph, wrt: Sequence[int], taps: frozenset[str] = frozenset()
+) -> Stages:
     """Differentiate a typed graph w.r.t. its inputs at positions ``wrt``, optimise, lift.
     A function that returns tuples gets one output per element, each with its own vjp
-    (`flatten_outputs`)."""
+    (`flatten_outputs`). The ``taps`` named there have their gradients handed to hooks as
+    ``df`` runs; other taps are dropped (Note [Taps] in `autodiff.taps`)."""
     grad = typed.copy()
     flatten_outputs(grad)
+    prepare_taps(grad, taps)
     add_reverse(grad, [grad.inputs[i] for i in wrt])
     propagate_shapes(grad)
     optimized = grad.copy()

@@ -28,7 +28,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ir.ops import OPS, Schema
+from ir.ops import OPS, Schema, taps
 from ir.types import BOOL, DTYPE_TO_NAME, FLOAT, INT, NONE, STR, TupleType, Type
 
 
@@ -327,6 +327,9 @@ def _kernel_spellings(table: dict[object, Spelling]) -> None:
 
 
 NUMPY_FUNCTIONS: dict[object, Spelling] = _numpy_functions()
+# The project's own functions a scripted function may call (``ad.tap``, re-exported by
+# `autodiff`): each is its operator's kernel, so the plain Python function runs it too.
+NUMPY_FUNCTIONS[taps.tap] = Spelling("autodiff.tap", "aten::_tap", _parameters("value:self name"))
 _kernel_spellings(NUMPY_FUNCTIONS)
 
 METHODS: dict[str, Spelling] = {

@@ -846,6 +846,11 @@ SAMPLES: dict[str, list[Sample]] = {
         Sample("to-float64", lambda r: (normal(r, 3, 4), "float64")),
         Sample("from-float32", lambda r: (normal(r, 3, 4).astype(np.float32), "float64")),
     ],
+    "aten::_tap": [
+        Sample("matrix", lambda r: (normal(r, 3, 4), "h")),
+        Sample("float", lambda r: (float(normal(r)[()]), "h")),
+    ],
+    "aten::_tap_hooked": [Sample("matrix", lambda r: (normal(r, 3, 4), "h"))],
     "aten::copy": [
         Sample("matrix", lambda r: (normal(r, 3, 4),)),
         Sample("float32", lambda r: (normal(r, 2, 3).astype(np.float32),)),

@@ -25,6 +25,7 @@ from ir.ops import (
     shape_ops,
     sorting,
     tapes,
+    taps,
 )
 from ir.ops.prim import AUTOGRAD_ZERO
 from ir.ops.registry import (
@@ -71,4 +72,5 @@ __all__ = [
     "shape_ops",
     "sorting",
     "tapes",
+    "taps",
 ]

@@ -613,6 +613,10 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
         (np.zeros((2, 2)), np.array([1.0, 2.0]), np.array([1, 1]), np.array([0, 0])),
         lambda *_: np.array([[0.0, 0.0], [3.0, 0.0]]),
     ),
+    # Taps (Note [Taps] in `autodiff.taps`): the identity; with no hooks active, _run_hooks too.
+    ("aten::_tap", (A, "h"), lambda a, _: a),
+    ("aten::_tap_hooked", (A, "h"), lambda a, _: a),
+    ("aten::_run_hooks", (A, "h"), lambda a, _: a),
 ]
 
 
