@@ -6,6 +6,14 @@
 ...     return np.mean((np.tanh(x @ w) - y) ** 2)
 >>> value, dw = ad.value_and_grad(loss)(w, x, y)
 
+Seeing inside a gradient run:
+
+>>> with ad.detect_anomaly():              # NaN or inf raises, naming the (forward) op and line
+...     dw = ad.grad(loss)(w, x, y)
+>>> with ad.saved_value_hooks(pack, unpack):   # transform what f keeps for df
+...     dw = ad.grad(loss)(w, x, y)
+>>> print(ad.profile(loss, w, x, y))       # time and bytes per node of f and df
+
 `autodiff.cli` is the command line (``autodiff dump``, ``autodiff opt``).
 """
 
@@ -14,7 +22,7 @@ from __future__ import annotations
 # Imported for its registration of the `lambda-lift` module pass with `autodiff opt`.
 from autodiff import lambda_lift as _lambda_lift  # noqa: F401
 from autodiff.api import script
-from autodiff.errors import DifferentiationError
+from autodiff.errors import AnomalyError, DifferentiationError
 from autodiff.grad import (
     GradcheckResult,
     GradFunction,
@@ -27,28 +35,35 @@ from autodiff.grad import (
     vjp,
 )
 from autodiff.gradient import Gradient
+from autodiff.instrument import detect_anomaly, saved_value_hooks
+from autodiff.profiler import Profile, ProfileEntry, profile, profiler
 from autodiff.script import ScriptFunction
 from autodiff.specialize import ArgumentError
-from autodiff.taps import tap
 from frontend.errors import ScriptError
 from ir.errors import AutodiffError
 
 __all__ = [
+    "AnomalyError",
     "ArgumentError",
     "AutodiffError",
     "DifferentiationError",
     "GradFunction",
     "GradcheckResult",
     "Gradient",
+    "Profile",
+    "ProfileEntry",
     "ScriptError",
     "ScriptFunction",
+    "detect_anomaly",
     "differentiate",
     "grad",
     "gradcheck",
     "hessian",
     "jacobian",
+    "profile",
+    "profiler",
+    "saved_value_hooks",
     "script",
-    "tap",
     "value_and_grad",
     "vjp",
 ]

@@ -755,8 +755,11 @@ def _tape(graph: Graph, loop: Node, value: Value) -> Value:
 
 
 def _set_ranges(block: Block, origin: Node) -> None:
-    """Every node of a GradOf keeps the forward node's source range (for error messages)."""
+    """Every node of a GradOf keeps the forward node's source range (for error messages),
+    tagged with the forward operator (`SourceRange.gradient_of`, for anomaly mode and the
+    profiler)."""
+    tagged = origin.source_range and origin.source_range.of_gradient(origin.kind)
     for inner in block.nodes():
-        inner.source_range = origin.source_range
+        inner.source_range = tagged
         for nested in inner.blocks:
             _set_ranges(nested, origin)

@@ -13,15 +13,17 @@ stitched field for field by the Gradient's index lists (TorchScript's Differenti
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
+from autodiff import instrument
 from autodiff.errors import DifferentiationError
 from autodiff.gradient import Gradient
-from ir.interpreter import AUTOGRAD_ZERO, Executable
+from ir.graph import Graph
+from ir.interpreter import AUTOGRAD_ZERO, Executable, Observer
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,11 +63,13 @@ class Saved:
     vjp_zeros: list[ZeroSpec]  # one per entry of df_input_vjps
     grad_zeros: list[ZeroSpec]  # one per entry of df_output_vjps
     released: bool = field(default=False)
+    unpack: Callable[[Any], Any] | None = None  # set by `pack`; see `instrument.saved_value_hooks`
 
     def temporary_bytes(self) -> int:
         """The bytes of the arrays the forward run made and keeps for the backward (tapes and
         other temporaries, through lists and tuples; each array once). The captured
-        arguments are not counted: the caller holds them anyway.
+        arguments are not counted: the caller holds them anyway; what saved-value hooks
+        packed is counted as packed (a packed argument only where ``pack`` made a new array).
 
         >>> outputs, saved = compiled.forward([x, w])
         >>> saved.temporary_bytes()
@@ -73,15 +77,24 @@ class Saved:
         """
         seen: set[int] = set()
 
-        def size(value: Any) -> int:
-            if isinstance(value, list | tuple):
-                return sum(size(item) for item in value)
-            if isinstance(value, np.ndarray) and id(value) not in seen:
-                seen.add(id(value))
-                return int(value.nbytes)
-            return 0
+        def size(value: Any, skip: int | None = None) -> int:
+            total = 0
+            for array in instrument.held_arrays(value):
+                if id(array) not in seen and id(array) != skip:
+                    seen.add(id(array))
+                    total += int(array.nbytes)
+            return total
 
-        return sum(size(value) for value in self.captured_outputs)
+        packed = [v for v in self.captured_inputs if isinstance(v, instrument.Packed)]
+        return sum(size(value) for value in self.captured_outputs) + sum(
+            size(value, value.source_id) for value in packed
+        )
+
+    def pack(self, pack: Callable[[Any], Any], unpack: Callable[[Any], Any]) -> None:
+        """Keep every captured array as ``pack(array)``; `take` gives back ``unpack(packed)``."""
+        self.captured_inputs = [instrument.pack_value(v, pack) for v in self.captured_inputs]
+        self.captured_outputs = [instrument.pack_value(v, pack) for v in self.captured_outputs]
+        self.unpack = unpack
 
     def take(self, retain: bool) -> list[Any]:
         """The captured values in df's order; unless ``retain``, this Saved lets go of them."""
@@ -95,7 +108,16 @@ class Saved:
             self.captured_inputs = []
             self.captured_outputs = []
             self.released = True
+        if self.unpack is not None:
+            for index, value in enumerate(values):  # the packed form goes as its value comes
+                values[index] = instrument.unpack_value(value, self.unpack)
         return values
+
+
+def executor_for(graph: Graph, observer: Observer | None = None) -> Executable:
+    """What runs ``graph``: the interpreter, with ``observer`` watching every kernel node when
+    given (Note [Observers] in `ir.interpreter`)."""
+    return Executable(graph, observer=observer)
 
 
 class CompiledGradient:
@@ -107,13 +129,26 @@ class CompiledGradient:
 
     def __init__(self, gradient: Gradient) -> None:
         self.gradient = gradient
-        self.f = Executable(gradient.f)
-        self.df = Executable(gradient.df)
+        self.f = executor_for(gradient.f)
+        self.df = executor_for(gradient.df)
+        self.observed: tuple[Executable, Executable] | None = None
+
+    def executables(self) -> tuple[Executable, Executable]:
+        """``f`` and ``df`` as this run needs them: instrumented while anomaly mode or a
+        profiler is on. See Note [Instrumented runs] in `autodiff.instrument`."""
+        if not instrument.node_hooks_active():
+            return self.f, self.df
+        if self.observed is None:
+            self.observed = (
+                executor_for(self.gradient.f, instrument.NodeDispatch("f")),
+                executor_for(self.gradient.df, instrument.NodeDispatch("df")),
+            )
+        return self.observed
 
     def forward(self, args: Sequence[Any]) -> tuple[list[Any], Saved]:
         """Run ``f``: its real outputs, and what the backward run needs from this one."""
         grad = self.gradient
-        outputs = self.f(*args)
+        outputs = self.executables()[0](*args)
         saved = Saved(
             captured_inputs=[args[i] for i in grad.df_input_captured_inputs],
             captured_outputs=[outputs[i] for i in grad.df_input_captured_outputs],
@@ -121,6 +156,9 @@ class CompiledGradient:
             grad_zeros=[ZeroSpec.of(args[i]) for i in grad.df_output_vjps],
         )
         del outputs[grad.f_real_outputs :]  # temporaries live on in `saved` only
+        hooks = instrument.current_saved_hooks()
+        if hooks is not None:
+            saved.pack(*hooks)
         return outputs, saved
 
     def backward(
@@ -135,8 +173,8 @@ class CompiledGradient:
                 f"backward takes one vjp per output of the function ({grad.f_real_outputs}), "
                 f"got {len(vjps)}"
             )
-        # Only the call's argument tuple holds the captured values while df runs.
-        (gradients,) = self.df(*self._df_inputs(saved, vjps, retain))
+        # df empties the list as it starts, so each captured value goes after its last use.
+        (gradients,) = self.executables()[1].run(self._df_inputs(saved, vjps, retain))
         return [
             zero.zeros() if value is AUTOGRAD_ZERO else value
             for value, zero in zip(gradients, saved.grad_zeros, strict=True)

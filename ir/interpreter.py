@@ -23,7 +23,17 @@ program before lambda lifting, and the forward results do not depend on it).
 # released as early as the program allows. A use inside a nested block counts as a use by the
 # node that owns the block, so a value a loop body or branch reads lives until that node
 # finishes. Block results are dropped once the owning node has copied them out; constants are
-# never dropped, since a loop body reads them on every iteration.
+# never dropped, since a loop body reads them on every iteration. The arguments are dropped
+# too: `Executable.run` takes them in a list it empties, so that the caller keeps no reference
+# to what the graph frees (``__call__``'s argument tuple lives until the call returns).
+
+# Note [Observers]
+# ``Executable(graph, observer=fn)`` runs every kernel node as ``fn(node, kernel, args)``, which
+# must return ``kernel(*args)`` — the hook anomaly mode and the profiler time and check nodes
+# with. The choice is made once, when the plan is compiled: an executable without an observer
+# compiles the very steps it did before, so observing costs nothing until it is asked for.
+# Structural nodes (If, Loop, GradOf, calls) are not observed themselves; the kernel nodes in
+# their blocks are.
 """
 
 from __future__ import annotations
@@ -39,10 +49,12 @@ from ir.graph import Block, Graph, Node, Value
 from ir.ops import AUTOGRAD_ZERO, OPS, OpDef
 from ir.printer import print_node
 
-__all__ = ["AUTOGRAD_ZERO", "Executable", "run_graph"]
+__all__ = ["AUTOGRAD_ZERO", "Executable", "Observer", "run_graph"]
 
 Frame = list[Any]
 Step = Callable[[Frame], None]
+# observer(node, kernel, args) runs one kernel node; it returns kernel(*args). Note [Observers]
+Observer = Callable[[Node, Callable[..., Any], tuple[Any, ...]], Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,16 +81,27 @@ def run_block(plan: BlockPlan, frame: Frame) -> list[Any]:
 
 
 class Executable:
-    """``graph`` compiled for repeated runs: ``Executable(g)(x, w) -> [outputs...]``."""
+    """``graph`` compiled for repeated runs: ``Executable(g)(x, w) -> [outputs...]``.
+
+    With an ``observer``, every kernel node runs through it (Note [Observers]):
+
+    >>> seen = []
+    >>> def observe(node, kernel, args):
+    ...     seen.append(node.kind)
+    ...     return kernel(*args)
+    >>> Executable(graph, observer=observe)(x)
+    """
 
     def __init__(
         self,
         graph: Graph,
         ops: Mapping[str, OpDef] = OPS,
         functions: Mapping[str, Graph] | None = None,
+        observer: Observer | None = None,
     ) -> None:
         self.graph = graph
-        compiler = _Compiler(ops, functions or {})
+        self.observer = observer
+        compiler = _Compiler(ops, functions or {}, observer)
         self.plan = compiler.block(graph.block)
         self.template: Frame = [None] * len(compiler.slots)
         for slot, value in compiler.static.items():
@@ -91,6 +114,15 @@ class Executable:
         )
 
     def __call__(self, *args: Any) -> list[Any]:
+        return self.run(list(args))
+
+    def run(self, args: list[Any]) -> list[Any]:
+        """Run on ``args``, emptying the list as the values move into the frame, so that each
+        is freed after its last use rather than when the call returns. Note [Freeing values]
+
+        >>> inputs = [vjp, saved_a, saved_b]
+        >>> (dx,) = executable.run(inputs)        # inputs == [] from the start of the run
+        """
         expected = len(self.plan.param_slots)
         if len(args) != expected:
             name = f"graph @{self.graph.name}" if self.graph.name else "the graph"
@@ -98,6 +130,7 @@ class Executable:
         frame = self.template.copy()
         for slot, arg in zip(self.plan.param_slots, args, strict=True):
             frame[slot] = arg
+        args.clear()
         results = run_block(self.plan, frame)
         for index in self.copied_outputs:
             results[index] = results[index].copy()
@@ -119,9 +152,12 @@ def node_error(node: Node, exc: BaseException) -> InterpreterError:
 
 
 class _Compiler:
-    def __init__(self, ops: Mapping[str, OpDef], functions: Mapping[str, Graph]) -> None:
+    def __init__(
+        self, ops: Mapping[str, OpDef], functions: Mapping[str, Graph], observer: Observer | None
+    ) -> None:
         self.ops = ops
         self.functions = functions
+        self.observer = observer
         self.slots: dict[Value, int] = {}
         self.static: dict[int, Any] = {}  # constant slots, filled in every frame from the start
 
@@ -162,7 +198,11 @@ class _Compiler:
             raise _compile_error(node, f"unknown operator {node.kind}")
         if op.kernel is not None:
             unpack = op.num_outputs != 1
-            return _kernel_step(op.kernel, node, self.slots_of(node.inputs), self, unpack, frees)
+            ins = self.slots_of(node.inputs)
+            if self.observer is not None:  # See Note [Observers]
+                outs = self.slots_of(node.outputs)
+                return _observed_step(op.kernel, node, ins, outs, unpack, frees, self.observer)
+            return _kernel_step(op.kernel, node, ins, self, unpack, frees)
         structural = _STRUCTURAL.get(node.kind)
         if structural is None:
             raise _compile_error(
@@ -290,11 +330,11 @@ class _Compiler:
             )
         args, outs = self.slots_of(node.inputs), self.slots_of(node.outputs)
         compiled: list[Executable] = []
-        ops, functions = self.ops, self.functions
+        ops, functions, observer = self.ops, self.functions, self.observer
 
         def step(frame: Frame) -> None:
             if not compiled:
-                compiled.append(Executable(callee, ops, functions))
+                compiled.append(Executable(callee, ops, functions, observer))
             results = compiled[0](*[frame[s] for s in args])
             for slot, value in zip(outs, results, strict=True):
                 frame[slot] = value
@@ -405,6 +445,37 @@ def _single_output_step(
             frame[slot] = None
 
     return single
+
+
+def _observed_step(
+    kernel: Callable[..., Any],
+    node: Node,
+    ins: tuple[int, ...],
+    outs: tuple[int, ...],
+    unpack: bool,
+    frees: tuple[int, ...],
+    observer: Observer,
+) -> Step:
+    """A kernel node run through ``observer``. See Note [Observers]."""
+
+    def observed(frame: Frame) -> None:
+        args = tuple(frame[slot] for slot in ins)
+        try:
+            result = observer(node, kernel, args)
+            if len(outs) == 1 and not unpack:
+                frame[outs[0]] = result
+            elif outs:
+                for slot, value in zip(outs, result, strict=True):
+                    frame[slot] = value
+        except AutodiffError:
+            raise  # the observer's own diagnostic (anomaly mode) is already located
+        except Exception as exc:
+            raise node_error(node, exc) from exc
+        del args, result
+        for slot in frees:
+            frame[slot] = None
+
+    return observed
 
 
 def _compile_error(node: Node, message: str) -> InterpreterError:

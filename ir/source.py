@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +29,12 @@ class SourceRange:
 
     A range read back from an IR comment (``# model.py:4:8``) knows only its start: its source
     has empty text, and ``highlight`` then prints just the location.
+
+    ``gradient_of`` names the forward operator (``"aten::sqrt"``) whose derivative a node with
+    this range computes, as autograd's sequence numbers tie a backward node to its forward op:
+    differentiation gives every node of a GradOf the forward node's range tagged so, and passes
+    that copy a node's range carry the tag along, even once the GradOf is unwrapped. It is not
+    part of equality, hashing or the printed location.
     """
 
     source: Source
@@ -36,11 +42,16 @@ class SourceRange:
     col: int
     end_line: int
     end_col: int
+    gradient_of: str | None = field(default=None, compare=False)
 
     @staticmethod
     def location(filename: str, line: int, col: int) -> SourceRange:
         """A range that knows only where it starts, as parsed from ``# file:line:col``."""
         return SourceRange(Source("", filename, 1), line, col, line, col)
+
+    def of_gradient(self, kind: str) -> SourceRange:
+        """This range, tagged as that of the derivative of a forward ``kind`` node."""
+        return replace(self, gradient_of=kind)
 
     @property
     def filename(self) -> str:
