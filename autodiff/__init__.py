@@ -39,6 +39,7 @@ from autodiff.instrument import detect_anomaly, saved_value_hooks
 from autodiff.profiler import Profile, ProfileEntry, profile, profiler
 from autodiff.script import ScriptFunction
 from autodiff.specialize import ArgumentError
+from autodiff.taps import tap
 from frontend.errors import ScriptError
 from ir.errors import AutodiffError
 
@@ -64,6 +65,7 @@ __all__ = [
     "profiler",
     "saved_value_hooks",
     "script",
+    "tap",
     "value_and_grad",
     "vjp",
 ]
