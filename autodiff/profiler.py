@@ -266,6 +266,8 @@ def _root(array: np.ndarray) -> np.ndarray:
 def _allocated(result: Any, args: tuple[Any, ...]) -> int:
     """The bytes of the arrays in ``result`` (through lists and tuples) that are new: neither
     an operand, nor a view of one, nor held in an operand list."""
+    if isinstance(result, np.generic):  # a reduction's NumPy scalar
+        return int(result.nbytes)
     operands = {id(_root(array)) for array in held_arrays(args)}
     return sum(
         int(root.nbytes)

@@ -269,6 +269,10 @@ def test_profile_has_every_node_of_f_and_df_with_forward_attribution() -> None:
     assert all(e.calls == 1 and e.time_ns >= 0 for e in entries)
     matmul = next(e for e in entries if e.graph == "f" and e.op == "aten::matmul")
     assert matmul.bytes == 16 * 3 * 8
+    mean = next(e for e in entries if e.graph == "f" and e.op == "aten::mean")
+    assert mean.bytes == 8  # a NumPy scalar
+    views = [e for e in entries if e.op == "prim::TupleUnpack"]
+    assert all(e.bytes == 0 for e in views)
 
 
 def test_profile_table_lists_every_entry() -> None:
