@@ -239,3 +239,12 @@ def test_a_retaining_gradient_cannot_be_called_from_scripted_code() -> None:
 
     with pytest.raises(ad.AutodiffError, match="retain= or hooks="):
         ad.script(outer)(W, X, B)
+
+
+def test_anomaly_mode_names_the_tap_whose_hook_made_a_nan() -> None:
+    with (
+        ad.detect_anomaly(),
+        pytest.raises(ad.AnomalyError, match=r"aten::_run_hooks") as raised,
+    ):
+        ad.grad(tapped, hooks={"h": lambda g: g * np.nan})(W, X, B)
+    assert 'ad.tap(np.tanh(x @ w), "h")' in str(raised.value)
