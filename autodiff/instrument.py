@@ -115,9 +115,9 @@ def anomaly_error(label: str, node: Node, found: str) -> AnomalyError:
     """The error for ``node`` of graph ``label`` ("f" or "df") having produced ``found``."""
     where = node.source_range
     forward = where.gradient_of if where is not None else None
-    if label == "df" and forward is not None:
+    if forward is not None:  # also in f, where it computes a gradient the function takes
         message = (
-            f"the gradient of {forward} produced {found} (in df, at {node.kind}; anomaly mode)"
+            f"the gradient of {forward} produced {found} (in {label}, at {node.kind}; anomaly mode)"
         )
     elif label == "df":
         message = f"{node.kind} produced {found} in df, the gradient program (anomaly mode)"

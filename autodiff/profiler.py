@@ -234,10 +234,12 @@ def profile(fn: Callable[..., Any], *args: Any, argnums: int | tuple[int, ...] =
 
 
 def _forward_op(graph: str, node: Node) -> str | None:
-    if graph == "f":
-        return node.kind
+    """The forward operation ``node`` belongs to: the one whose gradient it computes (also in
+    f, for a gradient the function itself takes), else in f the node's own."""
     where = node.source_range
-    return where.gradient_of if where is not None else None
+    if where is not None and where.gradient_of is not None:
+        return where.gradient_of
+    return node.kind if graph == "f" else None
 
 
 def _entry(first: NodeEvent, calls: int, time_ns: int, nbytes: int) -> ProfileEntry:

@@ -111,6 +111,21 @@ def test_anomaly_in_a_reverse_loop_names_the_forward_operation() -> None:
     assert info.value.source_range.line == line_of(loop_sqrt, "np.sqrt")
 
 
+dsqrt_sum = ad.grad(sqrt_sum)
+
+
+def sum_of_gradient(x):  # type: ignore[no-untyped-def]
+    return np.sum(dsqrt_sum(x))
+
+
+def test_anomaly_in_a_gradient_taken_inside_f_names_its_forward_operation() -> None:
+    with ad.detect_anomaly(), pytest.raises(ad.AnomalyError) as info:
+        ad.grad(sum_of_gradient)(np.array([0.0, 1.0]))
+    assert "the gradient of aten::sqrt produced inf (in f" in str(info.value)
+    assert info.value.source_range is not None
+    assert info.value.source_range.line == line_of(sqrt_sum, "np.sqrt")
+
+
 def test_anomaly_mode_changes_nothing_when_all_is_finite() -> None:
     x = np.array([0.5, 1.0, 4.0])
     with ad.detect_anomaly():
