@@ -41,7 +41,10 @@ def test_straight_line_function_has_n_operations(tmp_path: Path) -> None:
 
 
 def test_command_prints_the_table(capsys: pytest.CaptureFixture[str]) -> None:
-    assert run.main(["--quick", "--rounds", "1", "--only", "rosenbrock", "--no-others"]) == 0
+    argv = ["--quick", "--rounds", "1", "--only", "rosenbrock", "--only", "compile"]
+    assert run.main([*argv, "--max-n", "100", "--no-others"]) == 0
     out = capsys.readouterr().out
     assert "| workload | ours µs | numpy µs | ratio |" in out
     assert "| rosenbrock |" in out
+    assert "| 100 |" in out
+    assert "| 1,000 |" not in out
