@@ -22,8 +22,9 @@ import numpy as np
 from autodiff import instrument
 from autodiff.errors import DifferentiationError
 from autodiff.gradient import Gradient
+from ir.codegen import Runnable, executable
 from ir.graph import Graph
-from ir.interpreter import AUTOGRAD_ZERO, Executable, Observer
+from ir.interpreter import AUTOGRAD_ZERO, Observer
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,10 +115,11 @@ class Saved:
         return values
 
 
-def executor_for(graph: Graph, observer: Observer | None = None) -> Executable:
-    """What runs ``graph``: the interpreter, with ``observer`` watching every kernel node when
-    given (Note [Observers] in `ir.interpreter`)."""
-    return Executable(graph, observer=observer)
+def executor_for(graph: Graph, observer: Observer | None = None) -> Runnable:
+    """What runs ``graph``: generated code, or the interpreter with ``observer`` watching every
+    kernel node when given (Note [Observers] in `ir.interpreter`); `ir.codegen.executable`
+    chooses."""
+    return executable(graph, observer=observer)
 
 
 class CompiledGradient:
@@ -131,9 +133,9 @@ class CompiledGradient:
         self.gradient = gradient
         self.f = executor_for(gradient.f)
         self.df = executor_for(gradient.df)
-        self.observed: tuple[Executable, Executable] | None = None
+        self.observed: tuple[Runnable, Runnable] | None = None
 
-    def executables(self) -> tuple[Executable, Executable]:
+    def executables(self) -> tuple[Runnable, Runnable]:
         """``f`` and ``df`` as this run needs them: instrumented while anomaly mode or a
         profiler is on. See Note [Instrumented runs] in `autodiff.instrument`."""
         if not instrument.node_hooks_active():

@@ -1,12 +1,13 @@
 """ScriptFunction: a Python function compiled to a graph, specialised per call signature and run
-on the interpreter, with the plain function's observable behaviour.
+by the executor `ir.codegen.executable` picks, with the plain function's observable behaviour.
 
 # Note [Specialisation cache]
 # Each call binds its arguments as Python would, turns lists into arrays, and looks its
 # signature key (kind, dtype, shape per argument; not the values of Python numbers) up in the
 # cache. A miss specialises the parsed graph to the arguments' types, cleans it up with the
-# SPECIALISE_PIPELINE, and compiles an Executable. Only a compilation that succeeded is stored,
-# so a call that fails with a shape error leaves nothing behind for the next call to trip on.
+# SPECIALISE_PIPELINE, and compiles it with `ir.codegen.executable`. Only a compilation that
+# succeeded is stored, so a call that fails with a shape error leaves nothing behind for the
+# next call to trip on.
 """
 
 from __future__ import annotations
@@ -25,9 +26,9 @@ from autodiff.specialize import (
     signature_key,
 )
 from frontend import compile_function
+from ir.codegen import Runnable, executable
 from ir.errors import ShapeError
 from ir.graph import Graph
-from ir.interpreter import Executable
 from ir.types import BOOL, FLOAT, INT, TensorType, Type
 from passes.registry import PipelineStep, run_module_passes, run_passes
 from passes.shape_propagation import specialise
@@ -65,7 +66,7 @@ class ScriptFunction:
             module = compile_function(fn)
             run_module_passes(module, [("inline", {"entry_only": True})])
             self.graph = next(iter(module.values()))
-        self.cache: dict[SignatureKey, Executable] = {}
+        self.cache: dict[SignatureKey, Runnable] = {}
         # A gradient's __dict__ (its own cache) stays its own.
         functools.update_wrapper(self, fn, updated=() if graph_of is not None else ("__dict__",))
 
@@ -119,17 +120,17 @@ class ScriptFunction:
             for name, value in zip(self.signature.parameters, bound, strict=True)
         ]
 
-    def executable_for(self, values: Sequence[Any]) -> Executable:
+    def executable_for(self, values: Sequence[Any]) -> Runnable:
         key = signature_key(values)
-        executable = self.cache.get(key)
-        if executable is None:
+        compiled = self.cache.get(key)
+        if compiled is None:
             types = [
                 argument_type(self.qualname, name, value)
                 for name, value in zip(self.signature.parameters, values, strict=True)
             ]
-            executable = Executable(self.graph_for_types(types))
-            self.cache[key] = executable
-        return executable
+            compiled = executable(self.graph_for_types(types))
+            self.cache[key] = compiled
+        return compiled
 
     def check_declared(self, name: str, declared: Type, given: Type) -> None:
         """An argument for an ``int``/``float``/``bool`` parameter must be a Python number."""

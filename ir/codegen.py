@@ -1,0 +1,551 @@
+"""Run a graph as generated Python: one function per graph, a local variable per value, kernels
+and constants bound at compile time (torch.fx's code generation), with the interpreter's
+semantics and error reports.
+
+``executable(graph)`` is the one place that picks how graphs run: `CompiledGraph` (this module)
+by default, the reference `Executable` of `ir.interpreter` when the environment variable
+``AUTODIFF_EXECUTOR=interpreter`` says so (or when the generated code would nest deeper than
+Python compiles). Both take ``(*args)`` and return a list with one item per graph output.
+
+# Note [Generated code]
+# `CompiledGraph` prints the graph as the source of one Python function and compiles it once.
+#
+#     def _make(aten_mul, aten_tanh, _AZ):           # what the function reads, bound once
+#         def f(_args):
+#             x, w = _args
+#             _args.clear()                           # the caller's list lets go of the arguments
+#             h = aten_mul(x, w)
+#             del x, w                                # after their last use
+#             y = aten_tanh(h)
+#             return [h, y]
+#         return f
+#
+# - Every value is a local; every kernel, non-literal constant and helper is a closure variable
+#   of the factory ``_make``, so running a node is a call with no dictionary look-up. Constants
+#   that Python spells exactly (ints, bools, None, finite floats, strings) are literals.
+# - Tuple and list construction, unpacking and indexing are written inline (``(a, b)``,
+#   ``a, b = t``, ``t[i]``) when the operator's kernel is prim's own.
+# - prim::If is ``if``/``else``; prim::Loop a ``while`` over the counter (the body's %i) that
+#   runs while ``go and i < max_trip_count`` and rebinds the carried values from the body's
+#   results; prim::GradOf an ``if`` that yields AUTOGRAD_ZERO when every input is the
+#   sentinel (Note [GradOf semantics] in `ir.interpreter`); prim::Reverse binds None.
+# - Liveness is the interpreter's (Note [Freeing values]): ``del`` drops each value after its
+#   last use in its block, a use in a nested block counting as a use by the owning node; on
+#   top of that a loop's carried initial values that its body never reads are dropped before
+#   the loop runs, and the arguments are dropped too, since ``_args`` is emptied.
+# - Errors: every line that runs a node is recorded. When the function raises, the traceback's
+#   line in the generated frame names the node, and the error is reported as the interpreter
+#   reports it (`node_error`): no try block per node, so the fast path pays nothing for it.
+#   The source is registered with `linecache`, so tracebacks show the generated lines.
+# - Emitting is one walk over the graph plus a liveness pass per block: linear in the number
+#   of nodes (times block nesting depth). Python refuses more than 20 nested loops or 100
+#   indentation levels; such a graph raises `CodegenLimit`, and `executable` falls back to
+#   the interpreter.
+"""
+
+from __future__ import annotations
+
+import builtins
+import itertools
+import keyword
+import linecache
+import math
+import operator
+import os
+import re
+import weakref
+from collections.abc import Mapping, Sequence
+from types import CodeType, TracebackType
+from typing import Any, Protocol
+
+import numpy as np
+
+from ir.errors import AutodiffError, InterpreterError
+from ir.graph import Block, Graph, Node, Value
+from ir.interpreter import Executable, Observer, node_error, run_graph
+from ir.ops import AUTOGRAD_ZERO, OPS, OpDef, prim
+from ir.printer import print_node
+
+__all__ = [
+    "EXECUTOR_VARIABLE",
+    "CodegenLimit",
+    "CompiledGraph",
+    "Runnable",
+    "executable",
+]
+
+EXECUTOR_VARIABLE = "AUTODIFF_EXECUTOR"
+"""``codegen`` (the default) or ``interpreter``: which executor `executable` builds."""
+
+# Python's compiler refuses more than 20 nested loops and 100 indentation levels.
+_MAX_LOOP_DEPTH = 18
+_MAX_INDENT = 90
+
+
+class Runnable(Protocol):
+    """What `executable` returns: ``runnable(*args) -> [outputs...]``."""
+
+    graph: Graph
+
+    def __call__(self, *args: Any) -> list[Any]: ...
+
+    def run(self, args: list[Any]) -> list[Any]:
+        """Run on ``args``, emptying the list so each argument dies after its last use."""
+        ...
+
+
+class CodegenLimit(Exception):
+    """The graph nests deeper than Python can compile (see Note [Generated code])."""
+
+
+def executable(
+    graph: Graph,
+    ops: Mapping[str, OpDef] = OPS,
+    functions: Mapping[str, Graph] | None = None,
+    *,
+    observer: Observer | None = None,
+    executor: str | None = None,
+) -> Runnable:
+    """``graph`` compiled for repeated runs, by the executor ``executor`` names (by default the
+    one ``AUTODIFF_EXECUTOR`` names, else ``codegen``). An ``observer`` (anomaly mode, the
+    profiler: Note [Observers] in `ir.interpreter`) watches each node, which only the
+    interpreter does. This is the one place that chooses."""
+    choice = executor or os.environ.get(EXECUTOR_VARIABLE) or "codegen"
+    if observer is not None:
+        return Executable(graph, ops, functions, observer=observer)
+    if choice == "interpreter":
+        return Executable(graph, ops, functions)
+    if choice != "codegen":
+        raise InterpreterError(
+            f"unknown executor {choice!r} (from {EXECUTOR_VARIABLE}): "
+            "expected 'codegen' or 'interpreter'"
+        )
+    try:
+        return CompiledGraph(graph, ops, functions)
+    except CodegenLimit:
+        return Executable(graph, ops, functions)
+
+
+class CompiledGraph:
+    """``graph`` as a generated Python function: ``CompiledGraph(g)(x, w) -> [outputs...]``.
+    Like `Executable`, a snapshot of the graph when it was built. See Note [Generated code]."""
+
+    def __init__(
+        self,
+        graph: Graph,
+        ops: Mapping[str, OpDef] = OPS,
+        functions: Mapping[str, Graph] | None = None,
+    ) -> None:
+        self.graph = graph
+        emitter = _Emitter(ops, functions or {})
+        emitter.graph(graph)
+        self.source = emitter.source()
+        self.arity = len(graph.inputs)
+        self.line_nodes = emitter.line_nodes
+        self.filename = f"<generated graph @{graph.name or 'graph'} #{next(_COUNTER)}>"
+        lines = self.source.splitlines(keepends=True)
+        linecache.cache[self.filename] = (len(self.source), None, lines, self.filename)
+        weakref.finalize(self, linecache.cache.pop, self.filename, None)
+        namespace: dict[str, Any] = {"__builtins__": builtins}
+        exec(compile(self.source, self.filename, "exec"), namespace)
+        self.function = namespace["_make"](*emitter.bindings.values())
+        self.code: CodeType = self.function.__code__
+
+    def __call__(self, *args: Any) -> list[Any]:
+        return self.run(list(args))
+
+    def run(self, args: list[Any]) -> list[Any]:
+        """Run on ``args``, a list the generated code empties on entry, so that each argument
+        is freed after its last use rather than when the call returns (as `Executable.run`)."""
+        if len(args) != self.arity:
+            name = f"graph @{self.graph.name}" if self.graph.name else "the graph"
+            raise InterpreterError(f"{name} takes {self.arity} arguments, got {len(args)}")
+        try:
+            results: list[Any] = self.function(args)
+        except Exception as exc:
+            error = self.error_for(exc)
+            if error is None:
+                raise
+            raise error from exc
+        return results
+
+    def error_for(self, exc: Exception) -> InterpreterError | None:
+        """The error the interpreter would raise for ``exc``, or None to let it through."""
+        traceback: TracebackType | None = exc.__traceback__
+        while traceback is not None and traceback.tb_frame.f_code is not self.code:
+            traceback = traceback.tb_next
+        if traceback is None:
+            return None
+        found = self.line_nodes.get(traceback.tb_lineno)
+        if found is None:
+            return None
+        node, calls_python = found
+        if calls_python and isinstance(exc, AutodiffError):
+            return None
+        return node_error(node, exc)
+
+
+_COUNTER = itertools.count()
+
+# Operators written inline (``(a, b)``, ``a, b = t``, ``t[i]``) when their kernel is prim's own.
+_INLINE: dict[str, Any] = {
+    "prim::TupleConstruct": prim.make_tuple,
+    "prim::ListConstruct": prim.make_list,
+    "prim::TupleUnpack": prim.unpack,
+    "prim::ListUnpack": prim.unpack,
+    "prim::TupleIndex": operator.getitem,
+    "prim::ListIndex": prim.list_index,
+}
+
+_STATIC_KINDS = frozenset({"prim::Constant", "prim::AutogradZero"})
+
+
+class _GraphCallee:
+    """Graph @name of the module, compiled on its first call (so recursive graphs compile)."""
+
+    __slots__ = ("compiled", "functions", "graph", "ops")
+
+    def __init__(
+        self, graph: Graph, ops: Mapping[str, OpDef], functions: Mapping[str, Graph]
+    ) -> None:
+        self.graph, self.ops, self.functions = graph, ops, functions
+        self.compiled: Runnable | None = None
+
+    def __call__(self, *args: Any) -> list[Any]:
+        if self.compiled is None:
+            self.compiled = executable(self.graph, self.ops, self.functions, executor="codegen")
+        return self.compiled(*args)
+
+
+def _call_value(callee: Any, count: int, *args: Any) -> Sequence[Any]:
+    """prim::CallFunction without a callee attribute: call the graph, executable or Python
+    callable ``callee``; its results as a sequence of ``count`` items."""
+    if isinstance(callee, Graph):
+        return run_graph(callee, *args)
+    if isinstance(callee, Executable | CompiledGraph):
+        return callee(*args)
+    result = callee(*args)
+    return (result,) if count == 1 else result if count else ()
+
+
+def _literal(value: Any) -> str | None:
+    """Python source that evaluates to ``value`` exactly, for the few types that have it."""
+    kind = type(value)
+    if value is None or kind is bool or kind is int or kind is str:
+        return repr(value)
+    if kind is float and math.isfinite(value):
+        return repr(value)
+    return None
+
+
+def _identifier(hint: str) -> str:
+    name = re.sub(r"\W", "_", hint) or "v"
+    if name[0].isdigit():
+        name = f"v{name}"
+    return f"{name}_" if keyword.iskeyword(name) else name
+
+
+def _tuple_target(names: Sequence[str]) -> str:
+    return f"{names[0]}," if len(names) == 1 else ", ".join(names)
+
+
+def _assignment(targets: Sequence[str], values: Sequence[str]) -> str:
+    """``a, b = x, y`` (``a = x`` for one)."""
+    if len(targets) == 1:
+        return f"{targets[0]} = {values[0]}"
+    return f"{', '.join(targets)} = {', '.join(values)}"
+
+
+class _Emitter:
+    """Writes one graph's function: lines, the closure bindings, and which line runs which node."""
+
+    def __init__(self, ops: Mapping[str, OpDef], functions: Mapping[str, Graph]) -> None:
+        self.ops = ops
+        self.functions = functions
+        self.lines: list[str] = []
+        # line number -> (node, calls Python code whose own errors pass through)
+        self.line_nodes: dict[int, tuple[Node, bool]] = {}
+        self.bindings: dict[str, Any] = {}  # closure name -> object, in _make's parameter order
+        self.bound_ids: dict[int, str] = {}  # id(object) -> closure name (kernels, helpers)
+        self.used: set[str] = set()
+        self.counts: dict[str, int] = {}
+        self.expr: dict[Value, str] = {}  # how the code spells each value
+        self.loop_depth = 0
+        self.azero = self.bind(AUTOGRAD_ZERO, "_AZ")
+
+    # -- names -----------------------------------------------------------------------------
+
+    def fresh(self, hint: str) -> str:
+        base = _identifier(hint)
+        name = base
+        while name in self.used or hasattr(builtins, name):
+            count = self.counts.get(base, 0) + 1
+            self.counts[base] = count
+            name = f"{base}_{count}"
+        self.used.add(name)
+        return name
+
+    def bind(self, obj: Any, hint: str, *, shared: bool = True) -> str:
+        """A closure variable holding ``obj`` (one per object when ``shared``)."""
+        if shared and id(obj) in self.bound_ids:
+            return self.bound_ids[id(obj)]
+        name = self.fresh(hint)
+        self.bindings[name] = obj
+        if shared:
+            self.bound_ids[id(obj)] = name
+        return name
+
+    def define(self, value: Value) -> str:
+        name = self.fresh(value.name_hint or "v")
+        self.expr[value] = name
+        return name
+
+    # -- lines -----------------------------------------------------------------------------
+
+    def emit(self, indent: int, text: str, node: Node | None = None, calls: bool = False) -> None:
+        if indent > _MAX_INDENT:
+            raise CodegenLimit(f"blocks nested {indent} deep")
+        self.lines.append("    " * indent + text)
+        if node is not None:
+            self.line_nodes[len(self.lines) + 1] = (node, calls)  # after _make's line
+
+    def free(self, indent: int, values: Sequence[Value]) -> None:
+        if values:
+            self.emit(indent, "del " + ", ".join(self.expr[v] for v in values))
+
+    def source(self) -> str:
+        head = f"def _make({', '.join(self.bindings)}):"
+        return "\n".join([head, *self.lines]) + "\n"
+
+    # -- graph and blocks ------------------------------------------------------------------
+
+    def graph(self, graph: Graph) -> None:
+        name = self.fresh(graph.name or "graph")
+        args = self.fresh("_args")
+        self.emit(1, f"def {name}({args}):")
+        params = [self.define(v) for v in graph.inputs]
+        self.emit(2, f"{_tuple_target(params) if params else '[]'} = {args}")
+        self.emit(2, f"{args}.clear()")
+        results, _ = self.block(graph.block, 2, frozenset())
+        copied = [
+            f"{expr}.copy()"
+            if value.node.kind == "prim::Constant"
+            and isinstance(value.node.attr("value"), np.ndarray)
+            else expr
+            for value, expr in zip(graph.outputs, results, strict=True)
+        ]
+        self.emit(2, f"return [{', '.join(copied)}]")
+        self.emit(1, f"return {name}")
+
+    def block(
+        self, block: Block, indent: int, keep: frozenset[Value]
+    ) -> tuple[list[str], list[Value]]:
+        """Emit ``block``'s nodes, never freeing ``keep``; returns how its results are spelled
+        and the values whose last use is the return, which the caller frees after copying the
+        results out."""
+        nodes = list(block.nodes())
+        last_use = _last_uses(block, nodes)
+        frees: list[list[Value]] = [[] for _ in range(len(nodes) + 2)]  # entry, nodes, exit
+        for position, node in enumerate([block.param_node, *nodes]):
+            if node.kind in _STATIC_KINDS:
+                continue
+            for value in node.outputs:
+                if value not in keep:
+                    frees[last_use.get(value, position)].append(value)
+        self.free(indent, frees[0])
+        for position, node in enumerate(nodes, start=1):
+            self.node(node, indent, frees[position])
+        return [self.expr[v] for v in block.outputs], frees[-1]
+
+    def nested(self, block: Block, indent: int, outputs: Sequence[str]) -> None:
+        """A block whose results become ``outputs`` (If, GradOf)."""
+        start = len(self.lines)
+        results, exit_frees = self.block(block, indent, frozenset())
+        if outputs:
+            self.emit(indent, _assignment(outputs, results))
+        self.free(indent, exit_frees)
+        if len(self.lines) == start:
+            self.emit(indent, "pass")
+
+    # -- nodes -----------------------------------------------------------------------------
+
+    def node(self, node: Node, indent: int, frees: list[Value]) -> None:
+        op = self.ops.get(node.kind)
+        if op is None:
+            raise _compile_error(node, f"unknown operator {node.kind}")
+        if op.kernel is not None:
+            self.kernel(node, op, indent)
+        elif node.kind == "prim::Constant":
+            value = node.attr("value")
+            literal = _literal(value)
+            self.expr[node.output] = (
+                literal
+                if literal is not None
+                else self.bind(value, node.output.name_hint or "const", shared=False)
+            )
+        elif node.kind == "prim::AutogradZero":
+            self.expr[node.output] = self.azero
+        elif node.kind == "prim::Reverse":
+            if node.outputs:
+                names = [self.define(v) for v in node.outputs]
+                self.emit(indent, " = ".join([*names, "None"]))
+        elif node.kind == "prim::If":
+            self.if_(node, indent)
+        elif node.kind == "prim::Loop":
+            frees = self.loop(node, indent, frees)
+        elif node.kind == "prim::GradOf":
+            self.grad_of(node, indent)
+        elif node.kind == "prim::CallFunction":
+            self.call_function(node, indent)
+        else:
+            raise _compile_error(
+                node, f"{node.kind} has no kernel and the interpreter cannot run it"
+            )
+        self.free(indent, frees)
+
+    def kernel(self, node: Node, op: OpDef, indent: int) -> None:
+        args = [self.expr[v] for v in node.inputs]
+        inline = _INLINE.get(node.kind)
+        if inline is not None and inline is op.kernel and node.outputs:
+            self.inline(node, args, indent)
+            return
+        name = self.bind(op.kernel, node.kind.replace("::", "_"))
+        call = f"{name}({', '.join(args)})"
+        outs = [self.define(v) for v in node.outputs]
+        if len(outs) == 1 and op.num_outputs == 1:
+            self.emit(indent, f"{outs[0]} = {call}", node)
+        elif outs:
+            self.emit(indent, f"{_tuple_target(outs)} = {call}", node)
+        else:
+            self.emit(indent, call, node)
+
+    def inline(self, node: Node, args: list[str], indent: int) -> None:
+        kind = node.kind
+        outs = [self.define(v) for v in node.outputs]
+        if kind == "prim::TupleConstruct":
+            text = f"{outs[0]} = ({_tuple_target(args)})" if args else f"{outs[0]} = ()"
+        elif kind == "prim::ListConstruct":
+            text = f"{outs[0]} = [{', '.join(args)}]"
+        elif kind in ("prim::TupleIndex", "prim::ListIndex"):
+            text = f"{outs[0]} = {args[0]}[{args[1]}]"
+        else:  # an unpack with at least one result
+            text = f"{_tuple_target(outs)} = {args[0]}"
+        self.emit(indent, text, node)
+
+    def if_(self, node: Node, indent: int) -> None:
+        outs = [self.define(v) for v in node.outputs]
+        self.emit(indent, f"if {self.expr[node.inputs[0]]}:", node)
+        self.nested(node.blocks[0], indent + 1, outs)
+        self.emit(indent, "else:")
+        self.nested(node.blocks[1], indent + 1, outs)
+
+    def loop(self, node: Node, indent: int, frees: list[Value]) -> list[Value]:
+        """Emit the loop; returns the frees left for after it."""
+        body = node.blocks[0]
+        carried = node.inputs[2:]
+        if len(body.inputs) != 1 + len(carried):
+            raise _compile_error(node, "prim::Loop body must take (%i, carried values...)")
+        self.loop_depth += 1
+        if self.loop_depth > _MAX_LOOP_DEPTH:
+            raise CodegenLimit(f"loops nested {self.loop_depth} deep")
+        trip = self.expr[node.inputs[0]]
+        go = self.fresh("_go")
+        condition = self.expr[node.inputs[1]]
+        self.emit(
+            indent, f"{go} = {condition if condition == 'True' else f'bool({condition})'}", node
+        )
+        outs = [self.define(v) for v in node.outputs]
+        if outs:
+            self.emit(indent, _assignment(outs, [self.expr[v] for v in carried]), node)
+        # Carried values the body never reads die before it runs: only `outs` holds them.
+        read_inside = set(_values_read_in_blocks(node))
+        trip_value = node.inputs[0]
+        early = [v for v in frees if v in carried and v is not trip_value and v not in read_inside]
+        self.free(indent, early)
+        counter_value = body.inputs[0]
+        counter = self.define(counter_value)
+        self.emit(indent, f"{counter} = 0")
+        self.emit(indent, f"while {go} and {counter} < {trip}:", node)
+        params = [self.define(v) for v in body.inputs[1:]]
+        if params:
+            self.emit(indent + 1, _assignment(params, outs), node)
+            self.emit(indent + 1, f"del {', '.join(outs)}")
+        results, exit_frees = self.block(body, indent + 1, frozenset([counter_value]))
+        if results[0] != "True":  # a for loop's condition stays as it was
+            self.emit(indent + 1, f"{go} = bool({results[0]})", node)
+        if outs:
+            self.emit(indent + 1, _assignment(outs, results[1:]), node)
+        self.free(indent + 1, exit_frees)
+        self.emit(indent + 1, f"{counter} += 1")
+        self.loop_depth -= 1
+        return [v for v in frees if v not in early]
+
+    def grad_of(self, node: Node, indent: int) -> None:
+        # See Note [GradOf semantics] in ir.interpreter
+        grads = [self.expr[v] for v in node.inputs]
+        outs = [self.define(v) for v in node.outputs]
+        zeros = f"{' = '.join(outs)} = {self.azero}" if outs else "pass"
+        if not grads:
+            self.emit(indent, zeros)
+            return
+        self.emit(indent, "if " + " and ".join(f"{g} is {self.azero}" for g in grads) + ":")
+        self.emit(indent + 1, zeros)
+        self.emit(indent, "else:")
+        self.nested(node.blocks[0], indent + 1, outs)
+
+    def call_function(self, node: Node, indent: int) -> None:
+        outs = [self.define(v) for v in node.outputs]
+        if "callee" in node.attrs:
+            name = node.attrs["callee"]
+            callee = self.functions.get(name)
+            if callee is None:
+                raise _compile_error(
+                    node,
+                    f"no graph @{name} to call: pass the module's graphs, or run the inline pass",
+                )
+            helper = self.bind(_GraphCallee(callee, self.ops, self.functions), name, shared=False)
+            call = f"{helper}({', '.join(self.expr[v] for v in node.inputs)})"
+            self.emit(indent, f"{_tuple_target(outs)} = {call}" if outs else call)
+            return
+        helper = self.bind(_call_value, "_call")
+        args = ", ".join(
+            [self.expr[v] for v in node.inputs[:1]]
+            + [str(len(outs))]
+            + [self.expr[v] for v in node.inputs[1:]]
+        )
+        target = _tuple_target(outs) if outs else "[]"
+        self.emit(indent, f"{target} = {helper}({args})", node, calls=True)
+
+
+def _last_uses(block: Block, nodes: list[Node]) -> dict[Value, int]:
+    """For each value read in ``block``, the position of its last reader: node ``i`` is at
+    ``i + 1``, the block's return at ``len(nodes) + 1`` (as in `ir.interpreter`)."""
+    last: dict[Value, int] = {}
+    for position, node in enumerate(nodes, start=1):
+        for value in node.inputs:
+            last[value] = position
+        if node.blocks:
+            for value in _values_read_in_blocks(node):
+                last[value] = position
+    for value in block.outputs:
+        last[value] = len(nodes) + 1
+    return last
+
+
+def _values_read_in_blocks(node: Node) -> list[Value]:
+    """Every value the nested blocks of ``node`` read (at any depth)."""
+    values: list[Value] = []
+    pending = list(node.blocks)
+    while pending:
+        block = pending.pop()
+        for inner in block.nodes():
+            values.extend(inner.inputs)
+            pending.extend(inner.blocks)
+        values.extend(block.outputs)
+    return values
+
+
+def _compile_error(node: Node, message: str) -> InterpreterError:
+    error = InterpreterError(message, node.source_range)
+    error.add_note_line(f"while compiling {print_node(node)}")
+    return error

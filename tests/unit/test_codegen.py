@@ -1,0 +1,555 @@
+"""Generated code runs graphs exactly as the interpreter does: bit-identical results on the
+equivalence corpus, the gradient corpus's f and df, control flow, tuples, lists and GradOf; the
+interpreter's errors; values freed at their last use; code linear in the graph's size."""
+
+from __future__ import annotations
+
+import copy
+import linecache
+import traceback
+import weakref
+from typing import Any
+
+import numpy as np
+import pytest
+
+import autodiff as ad
+from autodiff.pipeline import compile_gradient
+from autodiff.specialize import argument_type
+from ir.codegen import EXECUTOR_VARIABLE, CodegenLimit, CompiledGraph, executable
+from ir.errors import AutodiffError, InterpreterError
+from ir.graph import Graph
+from ir.interpreter import AUTOGRAD_ZERO, Executable
+from ir.ops import OPS, OpDef, parse_schema
+from ir.parser import parse_graph
+from ir.types import ANY, INT
+from tests.equivalence.corpus import CASES as EQUIVALENCE_CASES
+from tests.gradients.corpus import CASES as GRADIENT_CASES
+from tests.unit.test_interpreter import GRAD_OF_GRAPH, IF_GRAPH, LOOP_GRAPH, Probe
+
+
+def assert_identical(actual: Any, expected: Any, where: str = "result") -> None:
+    """The same Python type, and for arrays and NumPy scalars the same dtype, shape and bits."""
+    assert type(actual) is type(expected), f"{where}: {type(actual)} != {type(expected)}"
+    if isinstance(expected, tuple | list):
+        assert len(actual) == len(expected), f"{where}: lengths differ"
+        for i, (a, e) in enumerate(zip(actual, expected, strict=True)):
+            assert_identical(a, e, f"{where}[{i}]")
+    elif isinstance(expected, np.ndarray | np.generic):
+        assert actual.dtype == expected.dtype, f"{where}: dtype {actual.dtype} != {expected.dtype}"
+        assert actual.shape == expected.shape, f"{where}: shape {actual.shape} != {expected.shape}"
+        np.testing.assert_array_equal(actual, expected, err_msg=where, strict=True)
+    elif expected is AUTOGRAD_ZERO:
+        assert actual is AUTOGRAD_ZERO, where
+    else:
+        assert actual == expected or (actual != actual and expected != expected), where
+
+
+def copied(args: Any) -> list[Any]:
+    """A deep copy of ``args`` that keeps the AUTOGRAD_ZERO sentinel itself."""
+    return copy.deepcopy(list(args), {id(AUTOGRAD_ZERO): AUTOGRAD_ZERO})
+
+
+def run_both(graph: Graph, args: Any, **kwargs: Any) -> Any:
+    """Run ``graph`` on copies of ``args`` with both executors and check they agree, in the
+    results and in what they leave in the arguments; returns the generated code's results."""
+    interpreted_args, generated_args = copied(args), copied(args)
+    expected = Executable(graph, **kwargs)(*interpreted_args)
+    actual = CompiledGraph(graph, **kwargs)(*generated_args)
+    assert_identical(actual, expected)
+    assert_identical(generated_args, interpreted_args, "arguments after the call")
+    return actual
+
+
+def params(cases: list[Any]) -> list[Any]:
+    return [pytest.param(case, id=case.name) for case in cases if not case.xfail]
+
+
+# ---- the corpora ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", params(EQUIVALENCE_CASES))
+def test_equivalence_corpus_runs_identically(case: Any) -> None:
+    scripted = ad.script(case.fn)
+    for seed, size in ((0, 3), (2, 5)):
+        args = scripted.runtime_values(case.make(np.random.default_rng(seed), size), {})
+        run_both(scripted.graph_for(*copied(args)), args)
+
+
+def is_differentiable(value: Any) -> bool:
+    if isinstance(value, float) and not isinstance(value, bool):
+        return True
+    return isinstance(value, np.ndarray) and value.dtype.kind == "f"
+
+
+@pytest.mark.parametrize("case", params(GRADIENT_CASES))
+def test_gradient_corpus_f_and_df_run_identically(case: Any) -> None:
+    scripted = ad.script(case.fn)
+    args = scripted.runtime_values(case.make(np.random.default_rng(0)), {})
+    names = list(scripted.signature.parameters)
+    types = [argument_type(case.name, n, v) for n, v in zip(names, args, strict=True)]
+    wrt = [i for i, value in enumerate(args) if is_differentiable(value)]
+    gradient = compile_gradient(scripted.graph, types, wrt).gradient
+    outputs = run_both(gradient.f, args)
+    vjps = [
+        np.ones(np.shape(outputs[i]), np.result_type(outputs[i])) for i in gradient.df_input_vjps
+    ]
+    df_args = [
+        *vjps,
+        *[args[i] for i in gradient.df_input_captured_inputs],
+        *[outputs[i] for i in gradient.df_input_captured_outputs],
+    ]
+    run_both(gradient.df, df_args)
+
+
+def test_the_corpora_are_covered() -> None:
+    assert len(params(EQUIVALENCE_CASES)) >= 50
+    assert len(params(GRADIENT_CASES)) >= 30
+
+
+# ---- control flow, tuples, lists, autograd glue -----------------------------------------------
+
+WHILE_GRAPH = """graph @f(%x : float):
+  %big : int = prim::Constant[value=9223372036854775807]()
+  %true : bool = prim::Constant[value=True]()
+  %limit : float = prim::Constant[value=100.]()
+  %zero : int = prim::Constant[value=0]()
+  %one : int = prim::Constant[value=1]()
+  %y : float, %count : int = prim::Loop(%big, %true, %x, %zero)
+    block0(%i : int, %v : float, %c : int):
+      %v.1 : float = prim::mul(%v, %v)
+      %c.1 : int = prim::add(%c, %one)
+      %again : bool = prim::lt(%v.1, %limit)
+      -> (%again, %v.1, %c.1)
+  return (%y, %count)
+"""
+
+NESTED_LOOPS_GRAPH = """graph @f(%n : int, %m : int, %x : Tensor):
+  %true : bool = prim::Constant[value=True]()
+  %y : Tensor, %k : int = prim::Loop(%n, %true, %x, %n)
+    block0(%i : int, %acc : Tensor, %t : int):
+      %inner : Tensor = prim::Loop(%m, %true, %acc)
+        block0(%j : int, %a : Tensor):
+          %a.1 : Tensor = aten::add(%a, %x)
+          %s : Tensor = aten::mul(%a.1, %j)
+          -> (%true, %s)
+      %t.1 : int = prim::add(%t, %i)
+      -> (%true, %inner, %t.1)
+  return (%y, %k)
+"""
+
+LOOP_RETURNS_ITS_COUNTER = """graph @f(%n : int):
+  %true : bool = prim::Constant[value=True]()
+  %zero : int = prim::Constant[value=0]()
+  %last : int = prim::Loop(%n, %true, %zero)
+    block0(%i : int, %previous : int):
+      -> (%true, %i)
+  return (%last)
+"""
+
+TUPLES_AND_LISTS = """graph @f(%a : int, %b : float, %x : Tensor):
+  %t : (int, float) = prim::TupleConstruct(%a, %b)
+  %p : int, %q : float = prim::TupleUnpack(%t)
+  %u : (int) = prim::TupleConstruct(%a)
+  %only : int = prim::TupleUnpack(%u)
+  %empty : () = prim::TupleConstruct()
+  %zero : int = prim::Constant[value=0]()
+  %first : int = prim::TupleIndex(%t, %zero)
+  %l : Tensor[] = prim::ListConstruct(%x, %x)
+  %l.1 : Tensor[] = prim::ListAppend(%l, %x)
+  %e : Tensor = prim::ListIndex(%l.1, %zero)
+  %r : Tensor, %s : Tensor, %w : Tensor = prim::ListUnpack(%l.1)
+  %dz : Tensor = prim::AutogradZero()
+  %sum : Tensor = prim::AutogradAdd(%dz, %e)
+  return (%t, %q, %only, %empty, %first, %l.1, %s, %sum, %p)
+"""
+
+GRAD_OF_NO_INPUTS = """graph @df(%w : Tensor):
+  %dx : Tensor = prim::GradOf[name="aten::ones"]()
+    block0():
+      %t : Tensor = aten::neg(%w)
+      -> (%t)
+  return (%dx)
+"""
+
+CONTROL_FLOW = {
+    "if-then": (IF_GRAPH, (3, np.array([0.5, -1.0]))),
+    "if-else": (IF_GRAPH, (0, np.array([0.5, -1.0]))),
+    "for-loop": (LOOP_GRAPH, (4, True, np.array([2.0]), 10)),
+    "loop-not-entered": (LOOP_GRAPH, (4, False, np.array([2.0]), 10)),
+    "while-loop": (WHILE_GRAPH, (2.0,)),
+    "nested-loops": (NESTED_LOOPS_GRAPH, (3, 2, np.arange(3.0))),
+    "loop-returns-counter": (LOOP_RETURNS_ITS_COUNTER, (5,)),
+    "tuples-and-lists": (TUPLES_AND_LISTS, (1, 2.5, np.arange(2.0))),
+    "grad-of": (GRAD_OF_GRAPH, (np.array([1.0, 2.0]), np.eye(2))),
+    "grad-of-sentinel": (GRAD_OF_GRAPH, (AUTOGRAD_ZERO, np.eye(3))),
+    "grad-of-no-inputs": (GRAD_OF_NO_INPUTS, (np.eye(2),)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CONTROL_FLOW))
+def test_control_flow_runs_identically(name: str) -> None:
+    text, args = CONTROL_FLOW[name]
+    run_both(parse_graph(text), args)
+
+
+def test_grad_of_with_the_sentinel_skips_its_block() -> None:
+    assert CompiledGraph(parse_graph(GRAD_OF_GRAPH))(AUTOGRAD_ZERO, np.eye(3)) == [AUTOGRAD_ZERO]
+
+
+def test_loops_and_branches_compile_to_while_and_if() -> None:
+    source = CompiledGraph(parse_graph(NESTED_LOOPS_GRAPH)).source
+    assert source.count("while ") == 2
+    assert "if " not in CompiledGraph(parse_graph(LOOP_GRAPH)).source
+    assert "    if positive:" in CompiledGraph(parse_graph(IF_GRAPH)).source
+
+
+def test_scripted_control_flow_runs_identically() -> None:
+    def walk(x, n: int):
+        total = np.zeros_like(x)
+        for i in range(n):
+            if i % 2 == 0:  # noqa: SIM108  (a prim::If to compile)
+                total = total + x * i
+            else:
+                total = total - np.sin(x)
+        k = 0
+        while np.sum(total) < 10.0 and k < 5:
+            total = total + 1.0
+            k += 1
+        return total, k
+
+    scripted = ad.script(walk)
+    args = [np.linspace(0.0, 1.0, 4), 5]
+    run_both(scripted.graph_for(*args), args)
+
+
+def test_call_function_with_a_python_callable_and_a_callee_graph() -> None:
+    graph = Graph("f")
+    x = graph.add_input()
+    fn = graph.insert_constant(lambda a, b: (a + b, a * b), ANY)
+    two = graph.insert_constant(2, INT)
+    node = graph.insert("prim::CallFunction", [fn, x, two], [INT, INT])
+    for out in node.outputs:
+        graph.register_output(out)
+    assert run_both(graph, (5,)) == [7, 10]
+    helper = parse_graph(
+        "graph @helper(%a : Tensor):\n  %b : Tensor = aten::neg(%a)\n  return (%b)\n"
+    )
+    caller = parse_graph(
+        """graph @main(%x : Tensor):
+  %y : Tensor = prim::CallFunction[callee="helper"](%x)
+  %z : Tensor = aten::exp(%y)
+  return (%z)
+"""
+    )
+    run_both(caller, (np.arange(3.0),), functions={"helper": helper})
+
+
+def test_constant_arrays_are_copied_on_the_way_out() -> None:
+    graph = Graph("f")
+    x = graph.add_input()
+    table = graph.insert_constant(np.array([1.0, 2.0]), ANY)
+    graph.register_output(graph.insert("aten::add", [x, table]).output)
+    graph.register_output(table)
+    compiled = CompiledGraph(graph)
+    first_table = compiled(1.0)[1]
+    first_table[0] = 100.0
+    np.testing.assert_array_equal(compiled(1.0)[1], [1.0, 2.0])
+
+
+# ---- errors ---------------------------------------------------------------------------------
+
+
+def errors_of(graph: Graph, *args: Any) -> tuple[BaseException, BaseException]:
+    """The errors the interpreter and the generated code raise on ``args``."""
+    caught = []
+    for runner in (Executable(graph), CompiledGraph(graph)):
+        with pytest.raises(Exception) as info:  # noqa: PT011
+            runner(*copied(args))
+        caught.append(info.value)
+    return caught[0], caught[1]
+
+
+def test_kernel_errors_are_reported_as_the_interpreter_reports_them() -> None:
+    text = """graph @f(%x : Tensor, %w : Tensor):
+  %h : Tensor = aten::matmul(%x, %w)  # model.py:4:8
+  return (%h)
+"""
+    expected, actual = errors_of(parse_graph(text), np.ones((2, 3)), np.ones(4))
+    assert isinstance(actual, InterpreterError)
+    assert str(actual) == str(expected)
+    assert "while executing %h : Tensor = aten::matmul(%x, %w)" in str(actual)
+    assert str(actual.source_range) == "model.py:4:8"
+    assert isinstance(actual.__cause__, ValueError)
+
+
+def test_errors_inside_loops_and_branches_name_the_inner_node() -> None:
+    loop = LOOP_GRAPH.replace("aten::mul(%acc, %x)", "aten::mul(%acc, %x)  # model.py:9:2")
+    expected, actual = errors_of(parse_graph(loop), 2, True, np.ones(3), "oops")
+    assert str(actual) == str(expected)
+    assert "prim::add" in str(actual)
+    branch = IF_GRAPH.replace("aten::exp(%x)", "aten::exp(%x)  # model.py:7:3")
+    expected, actual = errors_of(parse_graph(branch), 1, "not an array")
+    assert str(actual) == str(expected)
+    assert str(actual.source_range) == "model.py:7:3"  # type: ignore[attr-defined]
+
+
+def test_an_ambiguous_condition_names_the_if() -> None:
+    text = IF_GRAPH.replace("prim::gt(%n, %zero)", "aten::gt(%x, %zero)")
+    expected, actual = errors_of(parse_graph(text), 1, np.array([1.0, -1.0]))
+    assert str(actual) == str(expected)
+    assert "prim::If: The truth value of an array" in str(actual)
+
+
+def test_a_callee_errors_pass_through_unchanged() -> None:
+    def refuse(a: Any) -> Any:
+        raise AutodiffError("refused by the callee")
+
+    graph = Graph("f")
+    x = graph.add_input()
+    fn = graph.insert_constant(refuse, ANY)
+    graph.register_output(graph.insert("prim::CallFunction", [fn, x], [ANY]).output)
+    expected, actual = errors_of(graph, 1.0)
+    assert type(actual) is AutodiffError
+    assert str(actual) == str(expected)
+
+
+def test_wrong_number_of_arguments() -> None:
+    with pytest.raises(InterpreterError, match=r"graph @f takes 2 arguments, got 1"):
+        CompiledGraph(parse_graph(IF_GRAPH))(1)
+
+
+def test_unknown_operator_is_refused_when_compiling() -> None:
+    graph = parse_graph(
+        "graph @f(%x : Tensor):\n  %y : Tensor = aten::frobnicate(%x)\n  return (%y)\n"
+    )
+    with pytest.raises(InterpreterError, match=r"unknown operator aten::frobnicate"):
+        CompiledGraph(graph)
+
+
+def test_tracebacks_show_the_generated_source() -> None:
+    compiled = CompiledGraph(parse_graph(IF_GRAPH))
+    with pytest.raises(InterpreterError) as info:
+        compiled(1, "not an array")
+    frames = traceback.extract_tb(info.value.__cause__.__traceback__)  # type: ignore[union-attr]
+    generated = [frame for frame in frames if frame.filename == compiled.filename]
+    assert generated
+    assert generated[0].line == "e = aten_exp(x)"
+    assert linecache.getline(compiled.filename, 1).startswith("def _make(")
+
+
+# ---- freeing ----------------------------------------------------------------------------------
+
+
+def test_a_value_is_freed_after_its_last_use() -> None:
+    probe = Probe()
+    graph = parse_graph(
+        """graph @f():
+  %none : NoneType = prim::Constant[value=None]()
+  %false : bool = prim::Constant[value=False]()
+  %a : Tensor = test::make()
+  %s : Tensor = aten::sum(%a, %none, %false)
+  %alive : bool = test::alive(%s)
+  return (%s, %alive)
+"""
+    )
+    total, alive = CompiledGraph(graph, probe.ops)()
+    assert total == 1000.0
+    assert alive is False
+
+
+def test_a_value_read_in_a_loop_body_lives_until_the_loop_ends() -> None:
+    probe = Probe()
+    graph = parse_graph(
+        """graph @f():
+  %none : NoneType = prim::Constant[value=None]()
+  %false : bool = prim::Constant[value=False]()
+  %true : bool = prim::Constant[value=True]()
+  %two : int = prim::Constant[value=2]()
+  %a : Tensor = test::make()
+  %flag : bool = prim::Loop(%two, %true, %false)
+    block0(%i : int, %f : bool):
+      %s : Tensor = aten::sum(%a, %none, %false)
+      %inside : bool = test::alive(%s)
+      -> (%true, %inside)
+  %after : bool = test::alive(%flag)
+  return (%after)
+"""
+    )
+    assert CompiledGraph(graph, probe.ops)() == [False]
+    assert probe.seen_alive == [True, True, False]
+
+
+def test_values_made_in_a_loop_body_die_in_the_body() -> None:
+    probe = Probe()
+    graph = parse_graph(
+        """graph @f():
+  %true : bool = prim::Constant[value=True]()
+  %false : bool = prim::Constant[value=False]()
+  %two : int = prim::Constant[value=2]()
+  %flag : bool = prim::Loop(%two, %true, %false)
+    block0(%i : int, %f : bool):
+      %a : Tensor = test::make()
+      %b : Tensor = aten::neg(%a)
+      %inside : bool = test::alive(%b)
+      -> (%true, %inside)
+  return (%flag)
+"""
+    )
+    assert CompiledGraph(graph, probe.ops)() == [False]
+    assert probe.seen_alive == [False, False]
+
+
+class Watched:
+    """An argument whose death is observed by a test-only operator."""
+
+    def __init__(self) -> None:
+        self.seen_alive: list[bool] = []
+        self.ops: dict[str, OpDef] = dict(OPS)
+        self.ops["test::alive"] = OpDef(
+            parse_schema("test::alive(Any after) -> bool"), self.alive, None, pure=False
+        )
+        self.watched: weakref.ref[np.ndarray] | None = None
+
+    def alive(self, after: Any) -> bool:
+        assert self.watched is not None
+        living = self.watched() is not None
+        self.seen_alive.append(living)
+        return living
+
+
+def test_run_drops_each_argument_after_its_last_use() -> None:
+    watch = Watched()
+    graph = parse_graph(
+        """graph @df(%captured : Tensor, %other : Tensor):
+  %none : NoneType = prim::Constant[value=None]()
+  %false : bool = prim::Constant[value=False]()
+  %s : Tensor = aten::sum(%captured, %none, %false)
+  %alive : bool = test::alive(%s)
+  %t : Tensor = aten::add(%other, %s)
+  return (%t, %alive)
+"""
+    )
+    compiled = CompiledGraph(graph, watch.ops)
+    captured = np.ones(1000)
+    watch.watched = weakref.ref(captured)
+    inputs = [captured, np.ones(3)]
+    del captured
+    total, alive = compiled.run(inputs)
+    assert inputs == []
+    assert alive is False
+    np.testing.assert_array_equal(total, np.full(3, 1001.0))
+
+
+def test_carried_values_the_body_never_reads_die_before_the_loop() -> None:
+    watch = Watched()
+    graph = parse_graph(
+        """graph @f(%x : Tensor, %n : int):
+  %true : bool = prim::Constant[value=True]()
+  %y : Tensor = prim::Loop(%n, %true, %x)
+    block0(%i : int, %acc : Tensor):
+      %acc.1 : Tensor = aten::neg(%acc)
+      %alive : bool = test::alive(%acc.1)
+      -> (%true, %acc.1)
+  return (%y)
+"""
+    )
+    x = np.ones(1000)
+    watch.watched = weakref.ref(x)
+    inputs: list[Any] = [x, 2]
+    del x
+    CompiledGraph(graph, watch.ops).run(inputs)
+    assert watch.seen_alive == [False, False]
+
+
+# ---- size and limits ------------------------------------------------------------------------
+
+
+def chain(length: int) -> Graph:
+    """A straight-line graph of ``length`` elementwise nodes."""
+    graph = Graph("chain")
+    x = graph.add_input()
+    value = x
+    for i in range(length):
+        kind = ("aten::sin", "aten::neg", "aten::exp")[i % 3]
+        value = graph.insert(kind, [value]).output
+        if i % 5 == 4:
+            value = graph.insert("aten::add", [value, x]).output
+    graph.register_output(value)
+    return graph
+
+
+def test_generated_code_grows_linearly_with_the_graph() -> None:
+    sizes = {}
+    for length in (1000, 5000):
+        graph = chain(length)
+        nodes = sum(1 for _ in graph.all_nodes())
+        compiled = CompiledGraph(graph)
+        lines = compiled.source.count("\n")
+        sizes[length] = lines
+        assert lines <= 2 * nodes + 10  # a statement, and a del, per node
+        assert len(compiled.line_nodes) == nodes
+    assert sizes[5000] <= 5 * sizes[1000] + 10
+    x = np.array([0.25, 0.5])
+    run_both(chain(1000), (x,))
+
+
+def test_too_deep_a_nest_of_loops_falls_back_to_the_interpreter() -> None:
+    depth = 25
+    lines = ["graph @f(%x : Tensor):", "  %true : bool = prim::Constant[value=True]()"]
+    lines.append("  %one : int = prim::Constant[value=1]()")
+    for level in range(depth):
+        pad = "  " * (2 * level + 1)
+        lines.append(f"{pad}%y{level} : Tensor = prim::Loop(%one, %true, %x)")
+        lines.append(f"{pad}  block0(%i{level} : int, %a{level} : Tensor):")
+    inner = "  " * (2 * depth + 1)
+    lines.append(f"{inner}%z : Tensor = aten::neg(%a{depth - 1})")
+    lines.append(f"{inner}-> (%true, %z)")
+    for level in reversed(range(depth - 1)):
+        pad = "  " * (2 * level + 2)
+        lines.append(f"{pad}  -> (%true, %y{level + 1})")
+    lines.append("  return (%y0)")
+    graph = parse_graph("\n".join(lines) + "\n")
+    with pytest.raises(CodegenLimit):
+        CompiledGraph(graph)
+    runnable = executable(graph)
+    assert isinstance(runnable, Executable)
+    np.testing.assert_array_equal(runnable(np.ones(2))[0], -np.ones(2))
+
+
+# ---- choosing the executor ------------------------------------------------------------------
+
+
+def test_the_executor_is_generated_code_unless_the_environment_says_otherwise(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    graph = parse_graph(IF_GRAPH)
+    monkeypatch.delenv(EXECUTOR_VARIABLE, raising=False)
+    assert isinstance(executable(graph), CompiledGraph)
+    monkeypatch.setenv(EXECUTOR_VARIABLE, "interpreter")
+    assert isinstance(executable(graph), Executable)
+    assert isinstance(executable(graph, executor="codegen"), CompiledGraph)
+    monkeypatch.delenv(EXECUTOR_VARIABLE)
+    observed = executable(graph, observer=lambda node, kernel, args: kernel(*args))
+    assert isinstance(observed, Executable)  # only the interpreter watches each node
+    monkeypatch.setenv(EXECUTOR_VARIABLE, "jit")
+    with pytest.raises(InterpreterError, match=r"unknown executor 'jit'"):
+        executable(graph)
+
+
+def test_scripted_functions_and_gradients_run_generated_code(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv(EXECUTOR_VARIABLE, raising=False)
+
+    def loss(w, x):
+        return np.sum(np.tanh(x @ w) ** 2)
+
+    scripted = ad.script(loss)
+    w, x = np.ones(3), np.arange(6.0).reshape(2, 3)
+    scripted(w, x)
+    assert all(isinstance(runnable, CompiledGraph) for runnable in scripted.cache.values())
+    generated = ad.grad(loss)(w, x)
+    monkeypatch.setenv(EXECUTOR_VARIABLE, "interpreter")
+    interpreted = ad.grad(loss)(w, x)
+    assert_identical(generated, interpreted)
