@@ -358,6 +358,23 @@ def test_a_value_is_freed_after_its_last_use() -> None:
     assert alive is False
 
 
+def test_a_result_that_takes_a_dying_values_name_drops_it() -> None:
+    probe = Probe()
+    graph = parse_graph(
+        """graph @f():
+  %a : Tensor = test::make()
+  %a.1 : Tensor = aten::neg(%a)
+  %alive : bool = test::alive(%a.1)
+  return (%a.1, %alive)
+"""
+    )
+    compiled = CompiledGraph(graph, probe.ops)
+    assert "    a = aten_neg(a)\n" in compiled.source
+    negated, alive = compiled()
+    np.testing.assert_array_equal(negated, -np.ones(1000))
+    assert alive is False
+
+
 def test_a_value_read_in_a_loop_body_lives_until_the_loop_ends() -> None:
     probe = Probe()
     graph = parse_graph(
