@@ -28,12 +28,22 @@ before the loop; a name first assigned in the body cannot be read after the loop
 rule). A subscript assignment (``y[0] = v``) writes into ``y`` in place and binds no name, so it
 does not make ``y`` loop-carried: functionalisation does, for the base it finds.
 ``assert`` statements are skipped, as under ``python -O``.
+
+Note [Nesting depth]
+Emission recurses once per level of nesting. Chains nest without bound (``a + b + c ...``,
+``- - x``): `frontend.expressions` walks them in a loop. Everything else nests through brackets
+(at most 200 levels in Python source) or indentation (at most 100), several frames a level, more
+than Python's default limit of 1000 frames allows: `emit_function` raises the limit while it
+runs by `EMIT_FRAMES`, enough for those, and sets it back. Each frame is a Python call, which
+since Python 3.11 does not grow the C stack.
 """
 
 from __future__ import annotations
 
 import builtins
-from collections.abc import Callable, Mapping, Sequence
+import sys
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from frontend import syntax
@@ -62,6 +72,9 @@ from ir.types import (
 # A `while` loop's trip count: as good as unbounded.
 MAX_TRIP_COUNT = 2**63 - 1
 
+# Frames emission may use beyond those in use when it starts. See Note [Nesting depth].
+EMIT_FRAMES = 20_000
+
 _ANNOTATIONS: dict[object, Type] = {int: INT, float: FLOAT, bool: BOOL}
 
 
@@ -87,8 +100,30 @@ def emit_function(
     if on_graph is not None:
         on_graph(graph)
     emitter = FunctionEmitter(graph, globals, free_name, call_hook or default_call_hook)
-    emitter.emit_body(fdef, param_types)
+    with recursion_room(EMIT_FRAMES):
+        emitter.emit_body(fdef, param_types)
     return graph, list(emitter.callees.items())
+
+
+@contextmanager
+def recursion_room(frames: int) -> Iterator[None]:
+    """Let the code inside call ``frames`` deeper than Python's recursion limit allows now;
+    the limit is set back afterwards. See Note [Nesting depth]."""
+    global _room_given
+    if _room_given:  # a callee emitted while its caller is: the room is there already
+        yield
+        return
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(limit + frames)
+    _room_given = True
+    try:
+        yield
+    finally:
+        _room_given = False
+        sys.setrecursionlimit(limit)
+
+
+_room_given = False
 
 
 def annotation_type(annotation: syntax.Expr | None, namespace: Mapping[str, Any]) -> Type:

@@ -272,9 +272,15 @@ class ExpressionEmitter:
         return self.insert("prim::ListConstruct", items, [ty], expr.range).output
 
     def emit_binop(self, expr: syntax.BinOp) -> Value:
-        left = self.emit_expr(expr.left)
-        right = self.emit_expr(expr.right)
-        return self.binary(expr.op, left, right, expr.range)
+        # `a + b + c + ...` nests to the left: walk that spine in a loop, not by recursion, so
+        # that a chain as long as Python accepts compiles. Operands are emitted left to right.
+        spine = [expr]
+        while isinstance(spine[-1].left, syntax.BinOp):
+            spine.append(spine[-1].left)
+        value = self.emit_expr(spine[-1].left)
+        for node in reversed(spine):
+            value = self.binary(node.op, value, self.emit_expr(node.right), node.range)
+        return value
 
     def binary(self, op: str, left: Value, right: Value, r: SourceRange) -> Value:
         if op not in ATEN_BINARY:
@@ -290,6 +296,20 @@ class ExpressionEmitter:
         return self.apply(f"aten::{ATEN_BINARY[op]}", [left, right], r)
 
     def emit_unaryop(self, expr: syntax.UnaryOp) -> Value:
+        # `- - - x` nests as deep as it is long: walk it in a loop, as for binary chains.
+        chain = [expr]
+        while isinstance(chain[-1].operand, syntax.UnaryOp):
+            chain.append(chain[-1].operand)
+        for node in chain:
+            if node.op == "~":
+                raise ScriptError("operator '~' is not supported", node.range)
+        value = self.unary_of_operand(chain.pop())
+        for node in reversed(chain):
+            value = self.unary(node.op, value, node.range)
+        return value
+
+    def unary_of_operand(self, expr: syntax.UnaryOp) -> Value:
+        """A unary operator applied to an operand that is no unary operation."""
         operand = expr.operand
         if (
             expr.op == "-"
@@ -298,19 +318,19 @@ class ExpressionEmitter:
             and not isinstance(operand.value, bool)
         ):
             return self.emit_constant(syntax.Constant(-operand.value, range=expr.range))
-        if expr.op == "~":
-            raise ScriptError("operator '~' is not supported", expr.range)
-        value = self.emit_expr(operand)
-        if expr.op == "not":
-            return self.apply("prim::not", [value], expr.range)
-        if expr.op == "-":
+        return self.unary(expr.op, self.emit_expr(operand), expr.range)
+
+    def unary(self, op: str, value: Value, r: SourceRange) -> Value:
+        if op == "not":
+            return self.apply("prim::not", [value], r)
+        if op == "-":
             kind = "prim::neg" if is_scalar(value.ty) else "aten::neg"
-            return self.apply(kind, [value], expr.range)
+            return self.apply(kind, [value], r)
         if value.ty in (INT, FLOAT, SCALAR):  # unary plus of a Python number is the number
             return value
         if value.ty is BOOL:
-            return self.apply("prim::int", [value], expr.range)
-        return self.apply("aten::positive", [value], expr.range)
+            return self.apply("prim::int", [value], r)
+        return self.apply("aten::positive", [value], r)
 
     def emit_boolop(self, expr: syntax.BoolOp) -> Value:
         return self.bool_chain(expr.op, expr.values, expr.range)
