@@ -26,6 +26,7 @@ from autodiff.docs import run as run_docs
 from ir.errors import AutodiffError
 from ir.parser import parse_module
 from ir.printer import print_graph, print_module
+from ir.source import Source, SourceRange
 from ir.types import BOOL, FLOAT, INT, TensorType, Type
 from passes.registry import PASSES, Module, PipelineStep, parse_pipeline, run_module_passes
 
@@ -290,6 +291,14 @@ def gradient_stages(function: ScriptFunction, types: dict[str, Type], wrt: str |
                 f"--wrt names no parameter {_quoted(unknown)} of {function.qualname}()"
             )
         positions = [names.index(name) for name in wanted]
+        for position in positions:
+            ty = ordered[position]
+            if not can_hold_gradient(ty) or (isinstance(ty, TensorType) and ty.dtype is None):
+                raise CommandError(
+                    f"cannot differentiate {function.qualname}() with respect to argument "
+                    f"'{names[position]}' of type {ty}: only floating-point arrays and Python "
+                    "floats have gradients"
+                )
     return compile_gradient(function.graph, ordered, positions)
 
 
@@ -368,10 +377,25 @@ def import_file(path: str) -> Any:
     except AutodiffError:
         del sys.modules[name]
         raise
+    except SyntaxError as error:
+        del sys.modules[name]
+        raise _located_syntax_error(path, error) from error
     except Exception as error:
         del sys.modules[name]
         raise CommandError(f"cannot import {path}: {type(error).__name__}: {error}") from error
     return module
+
+
+def _located_syntax_error(path: str, error: SyntaxError) -> CommandError:
+    """Python's syntax error in the file to import, located with its line and caret."""
+    message = f"cannot import {path}: {error.msg}"
+    if error.lineno is None:
+        return CommandError(message)
+    text = Path(path).read_text(encoding="utf-8", errors="replace")
+    line, col = error.lineno, max(error.offset or 1, 1)
+    end_col = error.end_offset if error.end_lineno == line and error.end_offset else col + 1
+    where = SourceRange(Source(text, path), line, col, line, max(end_col, col + 1))
+    return CommandError(message, where)
 
 
 @contextmanager

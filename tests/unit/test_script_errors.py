@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 import autodiff as ad
+from frontend.parse import parse_source
 from ir.errors import AutodiffError, InterpreterError, ShapeError
 
 THIS_FILE = Path(__file__).read_text(encoding="utf-8").splitlines()
@@ -110,6 +111,14 @@ def uses_unknown_numpy_function(x):
     return np.frobnicate(x)
 
 
+def calls_unknown_function(x):
+    return frobnicate(x)  # noqa: F821
+
+
+def calls_unknown_method(x):
+    return x.frobnicate()
+
+
 def uses_wrong_arity(x):
     return np.tanh(x, x, x)
 
@@ -186,6 +195,8 @@ def annotates_subscript(x):
             "np.frobnicate",
             None,
         ),
+        (calls_unknown_function, "undefined name 'frobnicate'", "frobnicate", None),
+        (calls_unknown_method, "ndarray.frobnicate is not supported", "x.frobnicate", None),
         (
             uses_wrong_arity,
             "numpy.tanh() takes 1 positional argument but 3 were given",
@@ -211,6 +222,37 @@ def test_source_not_found() -> None:
     error = script_error(namespace["made_by_exec"])
     assert "made_by_exec" in error.message
     assert "source" in error.message
+
+
+# ---- syntax errors ---------------------------------------------------------------------------
+# A file Python cannot parse cannot be imported, so its functions never reach ad.script (see
+# tests/unit/test_cli_errors.py for `autodiff dump` on such a file); what ad.script parses is
+# the function's text, given here as a file's.
+
+
+@pytest.mark.parametrize(
+    ("body", "message", "col"),
+    [
+        ("    return x +", "invalid syntax: unexpected end of line", 15),
+        ("    y = (1]", "invalid syntax: unexpected ']'", 11),
+        ("    y = x y", "invalid syntax: unexpected name 'y'", 11),
+        ("    y = $", "invalid character '$'", 9),
+        ("    y = 'abc", "unterminated string literal", 9),
+    ],
+)
+def test_syntax_error_names_file_line_column_and_caret(body: str, message: str, col: int) -> None:
+    text = f"def f(x):\n    z = x\n{body}\n"
+    with pytest.raises(ad.ScriptError) as info:
+        parse_source(text, "model.py", first_line=7)
+    error = info.value
+    assert error.message == message
+    assert error.source_range is not None
+    assert (error.source_range.filename, error.source_range.line) == ("model.py", 9)
+    assert error.source_range.col == col
+    first, source, caret = str(error).splitlines()
+    assert first == f"model.py:9:{col}: error: {message}"
+    assert source == f"    {body}"
+    assert caret == " " * (4 + col - 1) + "^"
 
 
 # ---- bad call arguments ------------------------------------------------------------------------
@@ -313,3 +355,188 @@ def test_kernel_failure_names_the_operation_and_line() -> None:
     assert "aten::select" in text
     assert f"test_script_errors.py:{line}:" in text
     np.testing.assert_array_equal(scripted(np.ones((2, 3)), 1), np.full(3, 2.0))
+
+
+def broadcasts(x, y):
+    z = x * 2.0
+    return np.sum(z + y)
+
+
+def test_broadcast_mismatch_reads_as_numpy_at_the_source_line() -> None:
+    scripted = ad.script(broadcasts)
+    with pytest.raises(ShapeError) as info:
+        scripted(np.ones(3), np.ones(4))
+    error = info.value
+    assert error.message == "operands could not be broadcast together with shapes (3,) (4,)"
+    line, col = position_of(broadcasts, "z + y")
+    assert error.source_range is not None
+    assert (error.source_range.line, error.source_range.col) == (line, col)
+    text = str(error)
+    assert text.startswith(f"{error.source_range.filename}:{line}:{col}: error: {error.message}")
+    source, caret = text.splitlines()[-2:]
+    assert source == f"    {THIS_FILE[line - 1]}"
+    assert caret == " " * (4 + col - 1) + "^" * len("z + y")
+    assert scripted(np.ones(3), np.ones(3)) == 9.0
+
+
+# ---- what grad refuses ---------------------------------------------------------------------------
+
+
+def scaled_power(x, n: int):
+    return np.sum(x**n)
+
+
+def doubled(x):
+    return x * 2.0
+
+
+@pytest.mark.parametrize(
+    ("make", "args", "message"),
+    [
+        (
+            lambda: ad.grad(scaled_power, argnums=1),
+            (np.ones(3), 2),
+            "cannot differentiate scaled_power() with respect to argument 'n' of type int: "
+            "only floating-point arrays and Python floats have gradients",
+        ),
+        (
+            lambda: ad.grad(scaled_power),
+            (np.arange(3), 2),
+            "cannot differentiate scaled_power() with respect to argument 'x' of type Long(3): "
+            "only floating-point arrays and Python floats have gradients",
+        ),
+        (
+            lambda: ad.grad(doubled),
+            (np.ones((2, 3)),),
+            "grad requires doubled() to return a scalar (a 0-d or one-element array), but it "
+            "returned shape (2, 3); use ad.vjp for non-scalar outputs",
+        ),
+    ],
+    ids=["int-argument", "integer-array", "non-scalar-output"],
+)
+def test_grad_refusals_name_the_argument_or_the_output_shape(
+    make: Any, args: tuple[Any, ...], message: str
+) -> None:
+    with pytest.raises(ad.DifferentiationError) as info:
+        make()(*args)
+    assert info.value.message == message
+    assert str(info.value) == f"error: {message}"
+
+
+# ---- no state is lost after an error ------------------------------------------------------------
+# Each error at call time, then a good call on the same scripted function or gradient: it works,
+# and the cache holds the good call's compiled code only (a failed specialisation is not kept).
+
+GOOD = (np.ones((2, 3)), np.full((2, 3), 2.0))
+
+BAD_CALLS: list[tuple[str, tuple[Any, ...], dict[str, Any], type[Exception]]] = [
+    ("too-few", (np.ones(3),), {}, ad.ArgumentError),
+    ("too-many", (np.ones(3),) * 3, {}, ad.ArgumentError),
+    ("unknown-keyword", (np.ones(3),), {"z": np.ones(3)}, ad.ArgumentError),
+    ("string", (np.ones(3), "text"), {}, ad.ArgumentError),
+    ("none", (None, np.ones(3)), {}, ad.ArgumentError),
+    ("ragged", ([[1.0, 2.0], [3.0]], np.ones(3)), {}, ad.ArgumentError),
+    ("shape-mismatch", (np.ones(3), np.ones(4)), {}, ShapeError),
+]
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs", "kind"),
+    [case[1:] for case in BAD_CALLS],
+    ids=[case[0] for case in BAD_CALLS],
+)
+def test_a_scripted_function_works_after_an_error(
+    args: tuple[Any, ...], kwargs: dict[str, Any], kind: type[Exception]
+) -> None:
+    scripted = ad.script(mean_of_product)
+    with pytest.raises(kind):
+        scripted(*args, **kwargs)
+    assert not scripted.cache
+    assert scripted(*GOOD) == 2.0
+    assert len(scripted.cache) == 1
+    with pytest.raises(kind):
+        scripted(*args, **kwargs)
+    assert len(scripted.cache) == 1
+    assert scripted(*GOOD) == 2.0
+
+
+@pytest.mark.parametrize(
+    ("args", "kwargs", "kind"),
+    [case[1:] for case in BAD_CALLS],
+    ids=[case[0] for case in BAD_CALLS],
+)
+def test_a_gradient_works_after_an_error(
+    args: tuple[Any, ...], kwargs: dict[str, Any], kind: type[Exception]
+) -> None:
+    gradient = ad.grad(mean_of_product)
+    with pytest.raises(kind):
+        gradient(*args, **kwargs)
+    assert not gradient.cache
+    np.testing.assert_allclose(gradient(*GOOD), GOOD[1] / 6)
+    assert len(gradient.cache) == 1
+    with pytest.raises(kind):
+        gradient(*args, **kwargs)
+    assert len(gradient.cache) == 1
+    np.testing.assert_allclose(gradient(*GOOD), GOOD[1] / 6)
+
+
+def test_a_gradient_works_after_refusing_an_integer_argument() -> None:
+    gradient = ad.grad(scaled_power, argnums=(0, 1))
+    with pytest.raises(ad.DifferentiationError):
+        gradient(np.ones(3), 2)
+    assert not gradient.cache
+    with pytest.raises(ad.DifferentiationError):
+        ad.grad(scaled_power)(np.arange(3), 2)
+    first = ad.grad(scaled_power)
+    np.testing.assert_allclose(first(np.full(3, 2.0), 2), np.full(3, 4.0))
+
+
+def test_a_gradient_works_after_a_non_scalar_output() -> None:
+    gradient = ad.grad(doubled)
+    with pytest.raises(ad.DifferentiationError):
+        gradient(np.ones(3))
+    # What compiled for shape (3,) is a correct gradient; the refusal is of its output.
+    assert gradient(np.ones(1)) == 2.0
+    np.testing.assert_allclose(gradient(np.float64(3.0)), 2.0)
+
+
+def test_a_scripted_function_works_after_a_kernel_failure() -> None:
+    scripted = ad.script(pick_row)
+    with pytest.raises(InterpreterError):
+        scripted(np.ones((2, 3)), 5)
+    np.testing.assert_array_equal(scripted(np.ones((2, 3)), 1), np.full(3, 2.0))
+    gradient = ad.grad(pick_row_sum)
+    with pytest.raises(InterpreterError):
+        gradient(np.ones((2, 3)), 5)
+    expected = np.zeros((2, 3))
+    expected[1] = 2.0
+    np.testing.assert_array_equal(gradient(np.ones((2, 3)), 1), expected)
+
+
+def pick_row_sum(x, k: int):
+    return np.sum(x[k] * 2.0)
+
+
+def test_scripting_again_after_a_script_error_in_a_helper() -> None:
+    # The helper's failure is not remembered for a caller whose call compiles.
+    with pytest.raises(ad.ScriptError):
+        ad.script(calls_refused_helper)
+    np.testing.assert_array_equal(ad.script(calls_good_helper)(np.ones(2)), np.full(2, 3.0))
+    with pytest.raises(ad.ScriptError):
+        ad.script(calls_refused_helper)
+
+
+def refused_helper(x):
+    return [v for v in x]
+
+
+def good_helper(x):
+    return x * 3.0
+
+
+def calls_refused_helper(x):
+    return refused_helper(x) + good_helper(x)
+
+
+def calls_good_helper(x):
+    return good_helper(x)

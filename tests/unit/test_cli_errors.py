@@ -1,0 +1,133 @@
+"""The command line's error catalogue, run as a user runs it (a subprocess): each bad input
+exits with status 1 and prints one located message to standard error, nothing to standard
+output, and no Python traceback."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import autodiff  # noqa: F401  (registers the passes it defines: differentiate, lambda-lift)
+from passes.registry import PASSES
+
+MODEL = """\
+import numpy as np
+
+
+def refused(x):
+    f = lambda v: v * 2.0
+    return f(x)
+
+
+def broadcasts(x, y):
+    z = x * 2.0
+    return np.sum(z + y)
+
+
+def power(x, n: int):
+    return np.sum(x**n)
+"""
+
+
+def run(*args: str, stdin: str | None = None, cwd: Path | None = None) -> str:
+    """Standard error of ``python -m autodiff ARGS``, which must fail cleanly."""
+    done = subprocess.run(
+        [sys.executable, "-m", "autodiff", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        check=False,
+    )
+    assert done.returncode == 1, done.stderr
+    assert done.stdout == ""
+    assert "Traceback" not in done.stderr
+    assert done.stderr.count("error:") == 1
+    return done.stderr
+
+
+@pytest.fixture
+def model(tmp_path: Path) -> Path:
+    path = tmp_path / "model.py"
+    path.write_text(MODEL)
+    return path
+
+
+def test_malformed_ir_names_line_and_column(tmp_path: Path) -> None:
+    path = tmp_path / "bad.ir"
+    path.write_text("graph(%x : Tensor):\n  %y : Tensor = aten::neg(%x\n  return (%y)\n")
+    err = run("opt", str(path), "-p", "cse")
+    first, source, caret = err.splitlines()
+    assert first.startswith(f"{path}:2:")
+    col = int(first.split(":")[2])
+    assert ": error: " in first
+    assert source == "      %y : Tensor = aten::neg(%x"
+    assert caret == " " * (4 + col - 1) + "^"
+
+
+def test_malformed_ir_on_standard_input() -> None:
+    err = run("opt", "-", stdin="graph(%x : Tensor):\n  return (%z)\n")
+    assert err.splitlines()[0] == "<stdin>:2:11: error: undefined value '%z'"
+
+
+def test_unknown_pass_lists_the_known_ones(tmp_path: Path) -> None:
+    path = tmp_path / "ok.ir"
+    path.write_text("graph(%x : Tensor):\n  return (%x)\n")
+    err = run("opt", str(path), "-p", "cse,no-such-pass")
+    assert err == f"error: unknown pass 'no-such-pass'; known passes: {', '.join(sorted(PASSES))}\n"
+
+
+def test_script_error_in_dump_is_located(model: Path) -> None:
+    err = run("dump", f"{model}:refused")
+    assert err == (
+        f"{model}:5:9: error: lambda is not supported\n"
+        "        f = lambda v: v * 2.0\n"
+        "            ^^^^^^^^^^^^^^^^^\n"
+    )
+
+
+def test_python_syntax_error_in_dump_is_located(tmp_path: Path) -> None:
+    path = tmp_path / "broken.py"
+    path.write_text("import numpy as np\n\n\ndef f(x):\n    return (x]\n")
+    err = run("dump", f"{path}:f")
+    first, source, caret = err.splitlines()
+    assert first.startswith(f"{path}:5:")
+    assert first.endswith(
+        ": error: cannot import " + str(path) + ": closing parenthesis ']' "
+        "does not match opening parenthesis '('"
+    )
+    assert source == "        return (x]"
+    assert caret == "                 ^"
+
+
+def test_shape_mismatch_in_dump_names_the_line_and_both_shapes(model: Path) -> None:
+    err = run(
+        "dump", f"{model}:broadcasts", "--stage", "typed", "--arg", "x=f64[3]", "--arg", "y=f64[4]"
+    )
+    lines = err.splitlines()
+    assert lines[0] == (
+        f"{model}:11:19: error: operands could not be broadcast together with shapes (3,) (4,)"
+    )
+    assert lines[-2:] == ["        return np.sum(z + y)", "                      ^^^^^"]
+
+
+def test_differentiating_an_integer_argument_in_dump(model: Path) -> None:
+    err = run(
+        "dump", f"{model}:power", "--stage", "df", "--arg", "x=f64[3]", "--arg", "n=2", "--wrt", "n"
+    )
+    assert err == (
+        "error: cannot differentiate power() with respect to argument 'n' of type int: only "
+        "floating-point arrays and Python floats have gradients\n"
+    )
+
+
+def test_bad_argument_type_in_dump(model: Path) -> None:
+    err = run("dump", f"{model}:power", "--stage", "typed", "--arg", "x=f64[3", "--arg", "n=2")
+    assert err.startswith("error: cannot read the type 'f64[3': ")
+
+
+def test_missing_function_in_dump(model: Path) -> None:
+    assert run("dump", f"{model}:nothere") == f"error: {model} has no function 'nothere'\n"
