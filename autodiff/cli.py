@@ -387,14 +387,17 @@ def import_file(path: str) -> Any:
 
 
 def _located_syntax_error(path: str, error: SyntaxError) -> CommandError:
-    """Python's syntax error in the file to import, located with its line and caret."""
+    """Python's syntax error in the file to import (or in a file it imports), located with its
+    line and caret."""
     message = f"cannot import {path}: {error.msg}"
-    if error.lineno is None:
+    culprit = path if error.filename is None else error.filename
+    if error.lineno is None or not Path(culprit).is_file():
         return CommandError(message)
-    text = Path(path).read_text(encoding="utf-8", errors="replace")
+    text = Path(culprit).read_text(encoding="utf-8", errors="replace")
     line, col = error.lineno, max(error.offset or 1, 1)
     end_col = error.end_offset if error.end_lineno == line and error.end_offset else col + 1
-    where = SourceRange(Source(text, path), line, col, line, max(end_col, col + 1))
+    shown = path if Path(culprit).resolve() == Path(path).resolve() else culprit
+    where = SourceRange(Source(text, shown), line, col, line, max(end_col, col + 1))
     return CommandError(message, where)
 
 

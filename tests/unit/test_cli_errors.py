@@ -103,6 +103,17 @@ def test_python_syntax_error_in_dump_is_located(tmp_path: Path) -> None:
     assert caret == "                 ^"
 
 
+def test_python_syntax_error_in_an_imported_neighbour_is_located_there(tmp_path: Path) -> None:
+    (tmp_path / "helper.py").write_text("def g(x):\n    return x +\n")
+    path = tmp_path / "main.py"
+    path.write_text("import helper\n\n\ndef f(x):\n    return x\n")
+    err = run("dump", f"{path}:f")
+    first, source, _ = err.splitlines()
+    assert first.startswith(f"{tmp_path / 'helper.py'}:2:")
+    assert first.endswith(f": error: cannot import {path}: invalid syntax")
+    assert source == "        return x +"
+
+
 def test_shape_mismatch_in_dump_names_the_line_and_both_shapes(model: Path) -> None:
     err = run(
         "dump", f"{model}:broadcasts", "--stage", "typed", "--arg", "x=f64[3]", "--arg", "y=f64[4]"
