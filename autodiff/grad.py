@@ -45,7 +45,10 @@ def _as_script(fn: Callable[..., Any]) -> ScriptFunction:
 
 
 def _argnum_tuple(argnums: Argnums) -> tuple[int, ...]:
-    return (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    found = tuple(argnums) if isinstance(argnums, tuple | list) else (argnums,)
+    if not all(isinstance(i, int) and not isinstance(i, bool) for i in found):
+        raise DifferentiationError(f"argnums must be an int or a tuple of ints, got {argnums!r}")
+    return found
 
 
 @dataclass(frozen=True, slots=True)

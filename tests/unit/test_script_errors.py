@@ -540,3 +540,10 @@ def calls_refused_helper(x):
 
 def calls_good_helper(x):
     return good_helper(x)
+
+
+@pytest.mark.parametrize("argnums", ["x", None, 0.5, (0, "y"), True])
+def test_argnums_that_are_no_ints_are_refused(argnums: Any) -> None:
+    with pytest.raises(ad.DifferentiationError) as info:
+        ad.grad(doubled, argnums=argnums)(np.ones(()))
+    assert info.value.message == f"argnums must be an int or a tuple of ints, got {argnums!r}"
