@@ -8,7 +8,9 @@
 # Note [Use lists]
 # A Value's `uses` has one Use(user, index) per operand slot that reads it, so `aten::add(%x, %x)`
 # gives %x two uses. Only the verbs in this module touch `Node.inputs` and `Value.uses`, and they
-# always change both together.
+# always change both together. `Uses` keeps them in the order they were added behind a list's
+# interface, in an ordered dict, so that dropping or retargeting one is constant time however
+# many there are (issue #8: an argument read by every line of a 5,000-line function).
 
 # Note [Sentinel nodes]
 # Each Block owns two sentinel nodes, as TorchScript's does: `param_node` (prim::Param), whose
@@ -19,7 +21,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, KeysView, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -40,6 +42,93 @@ class Use:
     index: int
 
 
+class Uses:
+    """A value's uses in the order they were added, with a list's interface over an ordered
+    dict, so that dropping one is constant time wherever it is: a value read by thousands of
+    nodes (an argument of a long function) would make a list's search quadratic in their number.
+    A use listed twice (only a broken graph has one, for the verifier to find) counts twice.
+    See Note [Use lists]."""
+
+    __slots__ = ("_counts", "_length")
+
+    def __init__(self, uses: Iterable[Use] = ()) -> None:
+        self._counts: dict[Use, int] = {}
+        self._length = 0
+        for use in uses:
+            self.append(use)
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __bool__(self) -> bool:
+        return self._length > 0
+
+    def __iter__(self) -> Iterator[Use]:
+        return iter(self._as_list())  # a snapshot: callers may change the uses as they go
+
+    def __getitem__(self, position: int) -> Use:
+        return self._as_list()[position]
+
+    def __contains__(self, use: object) -> bool:
+        return use in self._counts
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Uses | list):
+            return self._as_list() == list(other)
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return repr(self._as_list())
+
+    def _as_list(self) -> list[Use]:
+        if len(self._counts) == self._length:
+            return list(self._counts)
+        return [use for use, count in self._counts.items() for _ in range(count)]
+
+    def distinct(self) -> KeysView[Use]:
+        """The uses, each once (a live view: it follows later changes)."""
+        return self._counts.keys()
+
+    def append(self, use: Use) -> None:
+        self._counts[use] = self._counts.get(use, 0) + 1
+        self._length += 1
+
+    def remove(self, use: Use) -> None:
+        count = self._counts.get(use)
+        if count is None:
+            raise ValueError(f"{use} is not a use of this value")
+        if count == 1:
+            del self._counts[use]
+        else:
+            self._counts[use] = count - 1
+        self._length -= 1
+
+    def pop(self) -> Use:
+        use = next(reversed(self._counts))
+        self.remove(use)
+        return use
+
+    def clear(self) -> None:
+        self._counts.clear()
+        self._length = 0
+
+    def replace(self, old: Use, new: Use) -> None:
+        """Put ``new`` where ``old`` is, keeping the order."""
+        if old not in self._counts:
+            raise ValueError(f"{old} is not a use of this value")
+        if next(reversed(self._counts)) == old:
+            self.remove(old)
+            self.append(new)
+            return
+        counts: dict[Use, int] = {}
+        for use, count in self._counts.items():
+            key = new if use == old else use
+            counts[key] = counts.get(key, 0) + count
+        self._counts = counts
+
+
 class Value:
     """An SSA value: output ``index`` of ``node``. A block parameter is an output of its
     block's param node."""
@@ -51,7 +140,7 @@ class Value:
         self.index = index
         self.ty = ty
         self.name_hint: str | None = None  # from source variable names; printer makes it unique
-        self.uses: list[Use] = []  # See Note [Use lists]
+        self.uses = Uses()  # See Note [Use lists]
 
     def __repr__(self) -> str:
         return f"<Value %{self.name_hint or '?'} : {self.ty} of {self.node.kind}>"
@@ -84,14 +173,14 @@ class Value:
 
     def replace_all_uses_after_node_with(self, node: Node, new: Value) -> None:
         """Like `replace_all_uses_with`, but only for users that come after ``node``."""
-        kept: list[Use] = []
+        kept = Uses()
         for use in self.uses:
             if node.is_before(use.user):
                 use.user.inputs[use.index] = new
                 new.uses.append(use)
             else:
                 kept.append(use)
-        self.uses[:] = kept
+        self.uses = kept
 
 
 class Node:
@@ -166,7 +255,7 @@ class Node:
 
     def insert_input(self, index: int, value: Value) -> Value:
         """Insert an operand at ``index``, shifting later operands right."""
-        for i in range(index, len(self.inputs)):
+        for i in reversed(range(index, len(self.inputs))):  # from the end: no slot taken twice
             self._retarget_use(self.inputs[i], i, i + 1)
         self.inputs.insert(index, value)
         value.uses.append(Use(self, index))
@@ -216,8 +305,7 @@ class Node:
         self.inputs.clear()
 
     def _retarget_use(self, value: Value, old_index: int, new_index: int) -> None:
-        uses = value.uses
-        uses[uses.index(Use(self, old_index))] = Use(self, new_index)
+        value.uses.replace(Use(self, old_index), Use(self, new_index))
 
     # -- blocks ----------------------------------------------------------------------------
 

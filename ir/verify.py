@@ -14,6 +14,8 @@ It checks, in one walk over the graph (linear in its size):
 
 from __future__ import annotations
 
+from collections.abc import Set
+
 from ir.errors import VerifyError
 from ir.graph import PARAM, RETURN, Block, Graph, Node, Use, Value
 from ir.ops import OPS
@@ -61,7 +63,7 @@ class _Verifier:
         self.defined: set[Value] = set()
         self.out_of_scope: set[Value] = set()
         self.live_nodes: set[Node] = set()
-        self.use_sets: dict[Value, set[Use]] = {}
+        self.use_sets: dict[Value, Set[Use]] = {}
 
     def run(self) -> None:
         graph = self.graph
@@ -133,7 +135,7 @@ class _Verifier:
                 raise node_error(node, f"output {index} does not record its node and index")
             if value in self.defined or value in self.out_of_scope:
                 raise node_error(node, f"{describe(value)} is defined twice")
-            uses = set(value.uses)
+            uses = value.uses.distinct()
             if len(uses) != len(value.uses):
                 raise node_error(node, f"{describe(value)} lists the same use twice")
             for use in uses:
