@@ -280,7 +280,13 @@ class _Functionalizer:
         inner = [env.child() for _ in node.blocks]
         for block, block_env in zip(node.blocks, inner, strict=True):
             self.block(block, block_env)
-        written = {base for block_env in inner for base in block_env.versions}
+        # A base made inside a branch has no version outside it to carry.
+        written = {
+            base
+            for block_env in inner
+            for base in block_env.versions
+            if not any(_within(base.node, block) for block in node.blocks)
+        }
         for base in [b for b in written if any(e.current(b) is not env.current(b) for e in inner)]:
             for block, block_env in zip(node.blocks, inner, strict=True):
                 block.register_output(block_env.current(base))
