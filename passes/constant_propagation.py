@@ -187,6 +187,8 @@ class _Folder:
         """The attribute value and type of a constant for ``result``, or None when it does not
         fit ``declared`` or is too large."""
         if isinstance(declared, TensorType):
+            if isinstance(result, np.generic):  # a NumPy scalar would come back a 0-d array
+                return None
             array = np.array(result)
             if array.dtype.hasobject or array.size > self.max_elements:
                 return None
