@@ -1,0 +1,236 @@
+"""The properties every generated program must have, each a function that raises
+AssertionError (or the compiler's own error) when the program breaks it.
+
+- ``scripted``: ``ad.script(f)`` gives the plain function's results (type, dtype, shape,
+  values) and leaves the arguments as the plain function does.
+- ``passes``: every registered graph pass, alone, and the default pipelines, keep the
+  interpreter's results; the verifier accepts every graph they produce. Forward passes run on
+  the typed, functionalised graph; every pass runs on the gradient-stage graph (with its
+  ``prim::Reverse`` block) too, compared through `lambda_lift` and the runtime.
+- ``roundtrip``: print → parse → print is the identity for the graphs of every stage.
+- ``gradients``: ``ad.grad`` of ``loss`` (``np.sum(f(...))``) w.r.t. every float argument
+  matches central finite differences of the plain ``loss``.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+import autodiff as ad
+from autodiff.lambda_lift import lambda_lift
+from autodiff.pipeline import FORWARD_CLEANUP, REVERSE_OPTIMISATION, differentiate_typed
+from autodiff.runtime import CompiledGradient
+from autodiff.script import SPECIALISE_PIPELINE
+from autodiff.specialize import argument_type
+from ir.graph import Graph
+from ir.interpreter import run_graph
+from ir.printer import print_graph
+from ir.verify import verify
+from passes.registry import PASSES, PipelineStep, run_passes
+from passes.shape_propagation import specialise
+from tests.helpers import check_roundtrip
+from tests.property.programs import Program, load_program
+
+# Finite differences: step, relative error allowed, and the floor (a fraction of the largest
+# numeric gradient) below which an element is compared absolutely.
+EPS = 1e-6
+RTOL = 1e-5
+FLOOR = 1e-3
+# Passes reorder no arithmetic, but constant folding may evaluate in another precision path.
+PASS_RTOL = 1e-10
+
+
+def fresh(args: Sequence[Any]) -> list[Any]:
+    return [copy.deepcopy(a) for a in args]
+
+
+def assert_same(actual: Any, expected: Any, where: str, *, exact_types: bool = True) -> None:
+    """``actual`` equals ``expected``: for arrays and NumPy scalars the same dtype, shape and
+    values (to ``PASS_RTOL``); with ``exact_types`` the same Python type too."""
+    if exact_types:
+        assert type(actual) is type(expected), f"{where}: {type(actual)} != {type(expected)}"
+    if isinstance(expected, tuple | list):
+        assert len(actual) == len(expected), f"{where}: lengths differ"
+        for i, (a, e) in enumerate(zip(actual, expected, strict=True)):
+            assert_same(a, e, f"{where}[{i}]", exact_types=exact_types)
+        return
+    a, e = np.asarray(actual), np.asarray(expected)
+    assert a.dtype == e.dtype, f"{where}: dtype {a.dtype} != {e.dtype}"
+    assert a.shape == e.shape, f"{where}: shape {a.shape} != {e.shape}"
+    np.testing.assert_allclose(a, e, rtol=PASS_RTOL, atol=1e-12, err_msg=where)
+
+
+# ---- scripted == plain ---------------------------------------------------------------------------
+
+
+def check_scripted(program: Program) -> None:
+    module = load_program(program)
+    plain_args, script_args = fresh(program.arguments()), fresh(program.arguments())
+    expected = module.f(*plain_args)
+    actual = ad.script(module.f)(*script_args)
+    assert_same(actual, expected, "result")
+    for (name, _), a, e in zip(program.args, script_args, plain_args, strict=True):
+        assert_same(a, e, f"argument {name} after the call")
+
+
+# ---- passes ------------------------------------------------------------------------------------
+
+
+def graph_passes() -> list[str]:
+    return sorted(name for name, registered in PASSES.items() if not registered.on_module)
+
+
+def _run_checked(graph: Graph, args: Sequence[Any], expected: Any, where: str) -> None:
+    """Run ``graph`` on copies of ``args``: results and arguments as ``expected`` says."""
+    verify(graph)
+    given = fresh(args)
+    results = run_graph(graph, *given)
+    outputs, arguments = expected
+    assert_same(results, outputs, f"{where}: results", exact_types=False)
+    assert_same(given, arguments, f"{where}: arguments after the run", exact_types=False)
+
+
+def _after(graph: Graph, pipeline: Sequence[PipelineStep]) -> Graph:
+    result = graph.copy()
+    run_passes(result, list(pipeline))
+    return result
+
+
+def typed_graphs(program: Program) -> tuple[Graph, Graph, Graph]:
+    """The parsed graph, it specialised to the program's arguments, and that functionalised."""
+    module = load_program(program)
+    parsed = ad.script(module.f).graph
+    types = [
+        argument_type("f", name, value)
+        for (name, _), value in zip(program.args, program.arguments(), strict=True)
+    ]
+    specialised = specialise(parsed, types)
+    return parsed, specialised, _after(specialised, [("functionalize", {})])
+
+
+def check_passes(program: Program) -> None:
+    module = load_program(program)
+    args = program.arguments()
+    plain = fresh(args)
+    expected = ([module.f(*plain)], plain)
+    _, specialised, base = typed_graphs(program)
+    _run_checked(specialised, args, expected, "specialised graph")
+    _run_checked(base, args, expected, "after functionalize")
+    for name in graph_passes():
+        _run_checked(_after(base, [(name, {})]), args, expected, f"after {name}")
+    _run_checked(_after(specialised, SPECIALISE_PIPELINE), args, expected, "SPECIALISE_PIPELINE")
+    forward = _after(base, [(name, {}) for name in FORWARD_CLEANUP])
+    _run_checked(forward, args, expected, "FORWARD_CLEANUP")
+    check_gradient_passes(program, forward)
+
+
+# lower-tuples runs before differentiation only: after it, a gradient-stage graph whose loop
+# carries a tuple fails in f at a prim::TupleUnpack of None.
+GRADIENT_STAGE_PASSES = [name for name in graph_passes() if name != "lower-tuples"]
+
+
+def _gradient_of(graph: Graph, args: Sequence[Any], vjp: Any) -> list[Any]:
+    """Outputs of ``f`` and gradients from ``df`` of a gradient-stage graph."""
+    compiled = CompiledGradient(lambda_lift(graph.copy()))
+    outputs, saved = compiled.forward(fresh(args))
+    return [*outputs, *compiled.backward(saved, [vjp] * len(outputs))]
+
+
+def check_gradient_passes(program: Program, typed: Graph) -> None:
+    """Every pass, and REVERSE_OPTIMISATION, on the gradient stage keeps ``f`` and ``df``."""
+    args = program.arguments()
+    stages = differentiate_typed(typed, program.float_positions())
+    gradient = stages.gradient
+    for graph in (stages.grad, stages.optimized, gradient.f, gradient.df):
+        verify(graph)
+    (output,) = typed.outputs
+    shape = getattr(output.ty, "shape", None) or ()
+    vjp = np.random.default_rng(program.seed).uniform(0.5, 1.5, shape)
+    if not shape:
+        vjp = np.float64(vjp) if isinstance(vjp, np.ndarray) else vjp
+    expected = _gradient_of(stages.grad, args, vjp)
+    for name, graph in [
+        *((name, _after(stages.grad, [(name, {})])) for name in GRADIENT_STAGE_PASSES),
+        ("REVERSE_OPTIMISATION", _after(stages.grad, [(n, {}) for n in REVERSE_OPTIMISATION])),
+    ]:
+        try:
+            actual = _gradient_of(graph, args, vjp)
+        except Exception as error:
+            error.add_note(f"running the gradient stage after {name}")
+            raise
+        assert_same(actual, expected, f"gradient stage after {name}", exact_types=False)
+
+
+# ---- print -> parse -> print ---------------------------------------------------------------------
+
+
+def check_roundtrips(program: Program) -> None:
+    """The parsed, typed and functionalised graphs, the forward cleanup's result, and the
+    gradient stages: grad, optimized, f and df."""
+    parsed, specialised, base = typed_graphs(program)
+    forward = _after(base, [(name, {}) for name in FORWARD_CLEANUP])
+    stages = differentiate_typed(forward, program.float_positions())
+    gradient = stages.gradient
+    graphs = (parsed, specialised, base, forward, stages.grad, stages.optimized)
+    for graph in (*graphs, gradient.f, gradient.df):
+        check_roundtrip(print_graph(graph))
+
+
+# ---- gradients against finite differences ------------------------------------------------------
+
+
+def finite_differences(fn: Callable[..., Any], args: Sequence[Any], position: int) -> Any:
+    base = np.array(args[position], dtype=np.float64)
+    grad = np.zeros(base.shape)
+    for index in np.ndindex(base.shape):
+        ends = []
+        for sign in (1.0, -1.0):
+            bumped = base.copy()
+            bumped[index] += sign * EPS
+            values = fresh(args)
+            values[position] = float(bumped) if isinstance(args[position], float) else bumped
+            ends.append(float(fn(*values)))
+        grad[index] = (ends[0] - ends[1]) / (2 * EPS)
+    return grad
+
+
+def assert_close_to_numeric(actual: Any, numeric: Any, where: str) -> None:
+    actual = np.asarray(actual, dtype=np.float64)
+    assert actual.shape == numeric.shape, f"{where}: shape {actual.shape} != {numeric.shape}"
+    scale = float(np.max(np.abs(numeric), initial=0.0))
+    denominator = np.maximum(np.abs(numeric), FLOOR * max(scale, 1.0))
+    error = np.abs(actual - numeric) / denominator
+    worst = np.unravel_index(np.argmax(error), error.shape) if error.size else ()
+    assert error.size == 0 or error.max() <= RTOL, (
+        f"{where}: relative error {error.max():.2e} at {worst}: "
+        f"analytic {actual[worst]!r}, finite differences {numeric[worst]!r}"
+    )
+
+
+def check_gradients(program: Program) -> None:
+    module = load_program(program)
+    args = program.arguments()
+    positions = program.float_positions()
+    value, grads = ad.value_and_grad(module.loss, argnums=positions)(*fresh(args))
+    np.testing.assert_allclose(value, module.loss(*fresh(args)), rtol=1e-10, atol=1e-12)
+    for position, grad in zip(positions, grads, strict=True):
+        name = program.args[position][0]
+        numeric = finite_differences(module.loss, args, position)
+        assert_close_to_numeric(grad, numeric, f"gradient w.r.t. {name}")
+
+
+PROPERTIES: dict[str, Callable[[Program], None]] = {
+    "scripted": check_scripted,
+    "passes": check_passes,
+    "roundtrip": check_roundtrips,
+    "gradients": check_gradients,
+}
+
+
+def check_all(program: Program) -> None:
+    for check in PROPERTIES.values():
+        check(program)

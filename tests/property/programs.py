@@ -1,0 +1,590 @@
+"""Random well-typed NumPy programs, as source text, for the property tests.
+
+A `Program` is the source of a module that defines ``f`` (the generated function) and ``loss``
+(``np.sum`` of ``f``, for gradients), the arguments' specs and the seed their values are drawn
+from. `programs()` is the hypothesis strategy: straight-line code and ``if`` (on data or on an
+int argument), ``for … in range`` and counted ``while`` loops, elementwise operators and
+functions with broadcasting, reductions, matmul, slicing and indexing reads, and writes into
+fresh arrays (``y[i] = …``, ``y[:, j] += …``), over small float64 arrays of fixed shapes.
+
+Values stay finite and gradients well conditioned by construction: every expression carries a
+bound on its magnitude; ``exp`` only sees small values, ``log`` and ``sqrt`` only ``1 + x*x``,
+divisors are ``2 + cos(…)``, and an expression whose bound passes `WRAP_ABOVE` is wrapped in
+``np.tanh``. No operator is non-smooth where random inputs can land (no abs, max, sort).
+"""
+
+from __future__ import annotations
+
+import linecache
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from itertools import count
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+from hypothesis import strategies as st
+
+Shape = tuple[int, ...]
+ArgSpec = Shape | str  # an array's shape, "float", or "int=N"
+
+# Shapes an expression may have. Two different sizes, so a transposition bug cannot hide.
+SHAPES: tuple[Shape, ...] = (
+    (),
+    (3,),
+    (4,),
+    (3, 4),
+    (4, 3),
+    (3, 3),
+    (4, 4),
+    (3, 1),
+    (1, 4),
+    (4, 1),
+    (1, 3),
+)
+EXTRA_ARGUMENT_SHAPES: tuple[Shape, ...] = ((3, 4), (4,), (3,), (4, 3), (3, 1), (1, 4))
+WRAP_ABOVE = 20.0
+MAX_DEPTH = 3
+
+HEADER = '"""{doc}"""\n\nimport numpy as np\n\n'
+
+
+@dataclass(frozen=True)
+class Program:
+    """A generated module's source, its arguments and the seed of their values."""
+
+    body: str  # the source of ``f`` and ``loss``
+    args: tuple[tuple[str, ArgSpec], ...]
+    seed: int
+
+    def source(self, doc: str = "A generated program.", metadata: str = "") -> str:
+        """A module that defines ``f``, ``loss``, ``ARGS`` and ``SEED`` (after ``metadata``, a
+        few assignments): what a regression file holds."""
+        args = ", ".join(f"({name!r}, {spec!r})" for name, spec in self.args)
+        return (
+            HEADER.format(doc=doc)
+            + metadata
+            + f"ARGS = ({args},)\nSEED = {self.seed}\n\n\n"
+            + self.body
+        )
+
+    @staticmethod
+    def from_source(source: str) -> Program:
+        """The program a regression file (what `source` wrote) holds."""
+        namespace: dict[str, Any] = {}
+        exec(compile(source, "<regression>", "exec"), namespace)
+        body = source.split(f"SEED = {namespace['SEED']}\n", 1)[1].lstrip("\n")
+        return Program(body, tuple(namespace["ARGS"]), namespace["SEED"])
+
+    def arguments(self) -> tuple[Any, ...]:
+        """Fresh argument values: arrays and floats uniform in [-1, 1] from ``seed``."""
+        rng = np.random.default_rng(self.seed)
+        values: list[Any] = []
+        for _, spec in self.args:
+            if spec == "float":
+                values.append(float(rng.uniform(-1, 1)))
+            elif isinstance(spec, str):
+                values.append(int(spec.split("=")[1]))
+            else:
+                values.append(rng.uniform(-1, 1, spec))
+        return tuple(values)
+
+    def float_positions(self) -> tuple[int, ...]:
+        return tuple(i for i, (_, spec) in enumerate(self.args) if not _is_int(spec))
+
+
+def _is_int(spec: ArgSpec) -> bool:
+    return isinstance(spec, str) and spec.startswith("int")
+
+
+_modules = count()
+
+
+def load(source: str, name: str | None = None) -> ModuleType:
+    """Execute ``source`` as a module whose functions `ad.script` can find the source of."""
+    filename = name or f"<generated-program-{next(_modules)}>"
+    # inspect.getsource reads it from linecache; a None mtime keeps checkcache from evicting it.
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    module = ModuleType(re.sub(r"\W", "_", filename))
+    module.__file__ = filename
+    exec(compile(source, filename, "exec"), module.__dict__)
+    return module
+
+
+def load_program(program: Program) -> ModuleType:
+    return load(program.source())
+
+
+# ---- the generator ------------------------------------------------------------------------------
+
+
+@dataclass
+class Expr:
+    text: str
+    shape: Shape
+    bound: float
+    fresh: bool = True  # a new array, not a view of (or the same array as) a variable
+    view_of: str | None = None  # the variable a view or alias reads
+
+
+@dataclass
+class Variable:
+    name: str
+    shape: Shape
+    bound: float
+    local: bool  # assigned in the function
+    writable: bool = True  # not picked by an if or a loop (functionalize refuses those writes)
+
+
+@dataclass
+class _Generator:
+    draw: Callable[[st.SearchStrategy[Any]], Any]
+    scopes: list[list[Variable]] = field(default_factory=lambda: [[]])
+    lines: list[str] = field(default_factory=list)
+    indent: int = 1
+    names: count = field(default_factory=lambda: count(1))
+    ints: list[tuple[str, int]] = field(default_factory=list)  # int names and their upper bound
+    loop_indices: list[tuple[str, int]] = field(default_factory=list)  # name, trip count
+    known_bugs: bool = False  # generate what tests/regressions/ records as known bugs
+
+    # -- helpers --
+
+    def choose(self, options: Any) -> Any:
+        return self.draw(st.sampled_from(list(options)))
+
+    def flag(self) -> bool:
+        return bool(self.draw(st.booleans()))
+
+    def emit(self, line: str) -> None:
+        self.lines.append("    " * self.indent + line)
+
+    def variables(self) -> list[Variable]:
+        found: dict[str, Variable] = {}
+        for scope in self.scopes:
+            for variable in scope:
+                found[variable.name] = variable
+        return list(found.values())
+
+    def define(self, name: str, expr: Expr, local: bool = True, writable: bool = True) -> None:
+        if not expr.fresh:
+            source = {v.name: v for v in self.variables()}.get(expr.view_of or "")
+            writable = writable and (source is None or source.writable)
+        self.scopes[-1].append(Variable(name, expr.shape, expr.bound, local, writable))
+
+    def fresh(self, prefix: str = "t") -> str:
+        return f"{prefix}{next(self.names)}"
+
+    # -- expressions --
+
+    def expr(self, shape: Shape, depth: int) -> Expr:
+        if depth <= 0 or self.draw(st.integers(0, 3)) == 0:
+            result = self.leaf(shape)
+        else:
+            kinds = ["unary", "binary", "binary"]
+            if len(shape) == 2:
+                kinds.append("transpose")
+            if self.reduction_sources(shape):
+                kinds.append("reduce")
+            if self.matmul_sources(shape):
+                kinds.append("matmul")
+            kind = self.choose(kinds)
+            result = getattr(self, kind)(shape, depth - 1)
+        if result.bound > WRAP_ABOVE:
+            return Expr(f"np.tanh({result.text})", shape, 1.0)
+        return result
+
+    def unary(self, shape: Shape, depth: int) -> Expr:
+        e = self.expr(shape, depth)
+        op = self.choose(
+            ["tanh", "sin", "cos", "neg", "exp", "sqrt1p", "log1p", "square", "method"]
+        )
+        if op in ("tanh", "sin", "cos"):
+            return Expr(f"np.{op}({e.text})", shape, 1.0)
+        if op == "neg":
+            return Expr(f"(-{e.text})", shape, e.bound)
+        if op == "exp":
+            if e.bound > 3:
+                return Expr(f"np.exp(np.tanh({e.text}))", shape, math.e)
+            return Expr(f"np.exp({e.text})", shape, math.exp(e.bound))
+        if op == "sqrt1p":
+            return Expr(f"np.sqrt(1.0 + {e.text} * {e.text})", shape, math.sqrt(1 + e.bound**2))
+        if op == "log1p":
+            return Expr(f"np.log(1.0 + {e.text} ** 2)", shape, math.log1p(e.bound**2))
+        if op == "square":
+            return Expr(f"({e.text} ** 2)", shape, e.bound**2)
+        if len(shape) >= 1 and shape[-1] > 1 and self.flag():
+            return Expr(f"np.cumsum({e.text}, axis=-1)", shape, e.bound * shape[-1])
+        return Expr(f"(2.0 * {e.text})", shape, 2 * e.bound)
+
+    def broadcast_sources(self, shape: Shape) -> list[Shape]:
+        """Shapes that broadcast to ``shape`` against ``shape`` itself."""
+        sources = {shape, ()}
+        for start in range(len(shape)):
+            sources.add(shape[start:])
+        if len(shape) == 2:
+            sources.add((shape[0], 1))
+            sources.add((1, shape[1]))
+        return sorted(s for s in sources if s in SHAPES or s == ())
+
+    def binary(self, shape: Shape, depth: int) -> Expr:
+        sources = self.broadcast_sources(shape)
+        left_shape = self.choose(sources)
+        right_shape = self.choose(sources)
+        if np.broadcast_shapes(left_shape, right_shape) != shape:
+            right_shape = shape
+        op = self.choose(["+", "-", "*", "/", "+"])
+        if op != "/" and left_shape == () and right_shape == () and self.flag():
+            left = Expr(self.constant(), (), 2.0)
+        else:
+            left = self.expr(left_shape, depth)
+        right = self.expr(right_shape, depth)
+        if left.shape == right.shape == () and op != "/" and not self.known_bugs:
+            # Either may be a Python float, and gradients of b + b are refused (004.py).
+            left = Expr(f"np.tanh({left.text})", (), 1.0)
+        if op == "/":
+            return Expr(f"({left.text} / (2.0 + np.cos({right.text})))", shape, left.bound)
+        if op == "*":
+            return Expr(f"({left.text} * {right.text})", shape, left.bound * right.bound)
+        return Expr(f"({left.text} {op} {right.text})", shape, left.bound + right.bound)
+
+    def transpose(self, shape: Shape, depth: int) -> Expr:
+        e = self.expr(shape[::-1], depth)
+        return Expr(f"{e.text}.T", shape, e.bound, e.fresh, e.view_of)
+
+    def reduction_sources(self, shape: Shape) -> list[tuple[Shape, str]]:
+        """(operand shape, axis argument text) pairs that reduce to ``shape``."""
+        found: list[tuple[Shape, str]] = []
+        if shape == ():
+            return [(s, "") for s in SHAPES if s != ()]
+        if len(shape) == 1:
+            for other in (3, 4):
+                found.append(((shape[0], other), ", axis=1"))
+                found.append(((other, shape[0]), ", axis=0"))
+        elif shape[1] == 1:
+            found = [((shape[0], 4), ", axis=1, keepdims=True")]
+        elif shape[0] == 1:
+            found = [((3, shape[1]), ", axis=0, keepdims=True")]
+        return [(s, axis) for s, axis in found if s in SHAPES]
+
+    def reduce(self, shape: Shape, depth: int) -> Expr:
+        source, axis = self.choose(self.reduction_sources(shape))
+        e = self.expr(source, depth)
+        op = self.choose(["sum", "mean", "sum_method", "mean_method"])
+        size = math.prod(source) // max(math.prod(shape), 1)
+        bound = e.bound * size if op.startswith("sum") else e.bound
+        if op.endswith("_method"):
+            return Expr(f"{e.text}.{op[:-7]}({axis.lstrip(', ')})", shape, bound)
+        return Expr(f"np.{op}({e.text}{axis})", shape, bound)
+
+    def matmul_sources(self, shape: Shape) -> list[tuple[Shape, Shape]]:
+        found: list[tuple[Shape, Shape]] = []
+        for k in (3, 4):
+            if shape == ():
+                found.append(((k,), (k,)))
+            elif len(shape) == 1:
+                found.append(((shape[0], k), (k,)))
+                found.append(((k,), (k, shape[0])))
+            elif 1 not in shape:
+                found.append(((shape[0], k), (k, shape[1])))
+        return found
+
+    def matmul(self, shape: Shape, depth: int) -> Expr:
+        left_shape, right_shape = self.choose(self.matmul_sources(shape))
+        left = self.expr(left_shape, depth)
+        right = self.expr(right_shape, depth)
+        k = left_shape[-1]
+        return Expr(f"({left.text} @ {right.text})", shape, left.bound * right.bound * k)
+
+    def constant(self) -> str:
+        return self.choose(["0.5", "1.5", "2.0", "-0.75", "0.25"])
+
+    def index(self, size: int) -> str:
+        """An index below ``size``: a constant, or a loop index or int argument that fits."""
+        bounds = [*self.loop_indices, *((name, value + 1) for name, value in self.ints)]
+        names = [name for name, bound in bounds if bound <= size]
+        if names and self.flag():
+            return str(self.choose(names))
+        return str(self.draw(st.integers(-size, size - 1)))
+
+    def leaf(self, shape: Shape) -> Expr:
+        exact = [v for v in self.variables() if v.shape == shape]
+        options: list[Callable[[], Expr]] = [
+            lambda v=v: Expr(v.name, v.shape, v.bound, False, v.name) for v in exact
+        ]
+        if shape == ():
+            options.append(lambda: Expr(self.constant(), (), 2.0))
+        for v in self.variables():
+            options.extend(self.reads(v, shape))
+        if not options:
+            options.append(lambda: self.fallback(shape))
+        return options[self.draw(st.integers(0, len(options) - 1))]()
+
+    def reads(self, v: Variable, shape: Shape) -> list[Callable[[], Expr]]:
+        """Subscript reads of ``v`` that have ``shape``."""
+        reads: list[Callable[[], Expr]] = []
+        if len(v.shape) == 2:
+            rows, cols = v.shape
+            if shape == (cols,):
+                reads.append(
+                    lambda: Expr(f"{v.name}[{self.index(rows)}]", shape, v.bound, False, v.name)
+                )
+            if shape == (rows,):
+                reads.append(
+                    lambda: Expr(f"{v.name}[:, {self.index(cols)}]", shape, v.bound, False, v.name)
+                )
+            if shape == ():
+                reads.append(
+                    lambda: Expr(
+                        f"{v.name}[{self.index(rows)}, {self.index(cols)}]", shape, v.bound
+                    )
+                )
+            if len(shape) == 2 and shape[1] == cols and shape[0] < rows:
+                start = self.draw(st.integers(0, rows - shape[0]))
+                reads.append(
+                    lambda: Expr(
+                        f"{v.name}[{start}:{start + shape[0]}]", shape, v.bound, False, v.name
+                    )
+                )
+            if len(shape) == 2 and shape[0] == rows and shape[1] < cols:
+                start = self.draw(st.integers(0, cols - shape[1]))
+                reads.append(
+                    lambda: Expr(
+                        f"{v.name}[:, {start}:{start + shape[1]}]", shape, v.bound, False, v.name
+                    )
+                )
+        if len(v.shape) == 1:
+            (size,) = v.shape
+            if shape == ():
+                reads.append(
+                    lambda: Expr(f"{v.name}[{self.index(size)}]", shape, v.bound, False, v.name)
+                )
+            if len(shape) == 1 and shape[0] < size:
+                start = size - shape[0]
+                reads.append(lambda: Expr(f"{v.name}[{start}:]", shape, v.bound, False, v.name))
+        return reads
+
+    def fallback(self, shape: Shape) -> Expr:
+        """An expression of ``shape`` built from ``a``, the (3, 4) argument every program has."""
+        texts = {
+            (): "a[0, 0]",
+            (3,): "a[:, 0]",
+            (4,): "a[0]",
+            (3, 4): "a",
+            (4, 3): "a.T",
+            (3, 3): "a[:, :3]",
+            (4, 4): "np.tanh(a.T @ a)",
+            (3, 1): "a[:, 1:2]",
+            (1, 4): "a[1:2]",
+            (4, 1): "a.T[:, 2:3]",
+            (1, 3): "a.T[0:1]",
+        }
+        return Expr(texts[shape], shape, 1.0, shape == (4, 4), "a")
+
+    # -- statements --
+
+    def statement(self, depth: int) -> None:
+        kinds = ["assign", "assign", "if", "for", "while", "write", "augassign"]
+        if depth <= 0:
+            kinds = ["assign", "write", "augassign"]
+        if self.loop_indices and not self.known_bugs:  # tests/regressions/008.py
+            kinds = [kind for kind in kinds if kind not in ("write", "augassign")]
+        kind = self.choose(kinds)
+        getattr(self, f"{kind}_statement")(depth)
+
+    def assign_statement(self, depth: int) -> None:
+        shape = self.choose(SHAPES)
+        e = self.expr(shape, MAX_DEPTH)
+        name = self.fresh()
+        self.emit(f"{name} = {e.text}")
+        self.define(name, e)
+
+    def locals_of(self) -> list[Variable]:
+        """Local arrays that may be written to."""
+        return [v for v in self.variables() if v.local and v.writable and v.shape != ()]
+
+    def augassign_statement(self, depth: int) -> None:
+        candidates = self.locals_of()
+        if not candidates:
+            self.assign_statement(depth)
+            return
+        v = self.choose(candidates)
+        e = self.expr(v.shape, MAX_DEPTH - 1)
+        op = self.choose(["+=", "-=", "*="])
+        self.emit(f"{v.name} {op} {e.text}")
+        bound = v.bound * e.bound if op == "*=" else v.bound + e.bound
+        if bound > WRAP_ABOVE:
+            self.emit(f"{v.name} = np.tanh({v.name})")
+            bound = 1.0
+        self.rebind(v.name, v.shape, bound)
+
+    def rebind(self, name: str, shape: Shape, bound: float, writable: bool = True) -> None:
+        self.scopes[-1].append(Variable(name, shape, bound, True, writable))
+
+    def write_statement(self, depth: int) -> None:
+        shape = self.choose([s for s in SHAPES if len(s) == 2])
+        base = self.expr(shape, 1)
+        name = self.fresh("y")
+        copy = ".copy()" if self.flag() else " * 1.0"
+        self.emit(f"{name} = {base.text}{copy}")
+        self.define(name, Expr(name, shape, base.bound))
+        rows, cols = shape
+        form = self.choose(["row", "col", "item", "rows"])
+        if form == "row":
+            target, value_shape = f"{name}[{self.index(rows)}]", (cols,)
+        elif form == "col":
+            target, value_shape = f"{name}[:, {self.index(cols)}]", (rows,)
+        elif form == "item":
+            target, value_shape = f"{name}[{self.index(rows)}, {self.index(cols)}]", ()
+        else:
+            target, value_shape = f"{name}[0:{rows - 1}]", (rows - 1, cols)
+            if value_shape not in SHAPES:
+                target, value_shape = f"{name}[{self.index(rows)}]", (cols,)
+        value = self.expr(value_shape, 2)
+        op = self.choose(["=", "=", "+=", "*="])
+        self.emit(f"{target} {op} {value.text}")
+        bound = {"=": max(base.bound, value.bound), "+=": base.bound + value.bound}.get(
+            op, base.bound * max(value.bound, 1.0)
+        )
+        self.rebind(name, shape, bound)
+
+    def block(self, depth: int, statements: int) -> None:
+        self.indent += 1
+        self.scopes.append([])
+        for _ in range(statements):
+            self.statement(depth - 1)
+
+    def end_block(self) -> list[Variable]:
+        self.indent -= 1
+        return self.scopes.pop()
+
+    def condition(self) -> str:
+        options = ["data", "data"]
+        if self.ints:
+            options.append("int")
+        if self.choose(options) == "int":
+            name, bound = self.choose(self.ints)
+            return f"{name} > {self.draw(st.integers(0, bound))}"
+        e = self.expr(self.choose(SHAPES), 2)
+        threshold = self.choose(["0.0", "0.5", "-0.25"])
+        if e.shape == ():
+            return f"{e.text} > {threshold}"
+        return f"np.sum({e.text}) < {threshold}"
+
+    def if_statement(self, depth: int) -> None:
+        shape = self.choose(SHAPES)
+        name = self.fresh("v")
+        self.emit(f"if {self.condition()}:")
+        bounds = []
+        for branch in range(2):
+            if branch == 1:
+                self.emit("else:")
+            self.block(depth, self.draw(st.integers(0, 1)))
+            e = self.expr(shape, MAX_DEPTH - 1)
+            self.emit(f"{name} = {e.text}")
+            bounds.append(e.bound)
+            self.end_block()
+        self.define(name, Expr(name, shape, max(bounds)), writable=False)
+
+    def carried(self, statement: str) -> Variable:
+        """A variable for a loop to carry: a local, or a new one assigned before the loop."""
+        candidates = self.carried_candidates()
+        if candidates and self.flag():
+            return self.choose(candidates)
+        shape = self.choose(SHAPES)
+        e = self.expr(shape, 2)
+        name = self.fresh("acc")
+        self.emit(f"{name} = {e.text}")
+        self.define(name, e)
+        return self.variables()[-1]
+
+    def carried_candidates(self) -> list[Variable]:
+        return [v for v in self.variables() if v.local and v.shape != ()]
+
+    def trip_count(self) -> tuple[str, int]:
+        if self.ints and self.flag():
+            return self.choose(self.ints)
+        trips = self.draw(st.integers(0, 3))
+        return str(trips), trips
+
+    def loop_body(self, depth: int, acc: Variable) -> None:
+        self.block(depth, self.draw(st.integers(0, 1)))
+        e = self.expr(acc.shape, MAX_DEPTH - 1)
+        form = self.choose(["mix", "tanh"])
+        if form == "mix":
+            self.emit(f"{acc.name} = 0.5 * {acc.name} + 0.5 * {e.text}")
+        else:
+            self.emit(f"{acc.name} = np.tanh({acc.name} + {e.text})")
+        self.end_block()
+        bound = max(acc.bound, e.bound) if form == "mix" else max(acc.bound, 1.0)
+        self.rebind(acc.name, acc.shape, bound, writable=False)
+
+    def for_statement(self, depth: int) -> None:
+        acc = self.carried("for")
+        trips, bound = self.trip_count()
+        index = self.fresh("i")
+        self.emit(f"for {index} in range({trips}):")
+        self.loop_indices.append((index, bound))
+        self.loop_body(depth, acc)
+        self.loop_indices.pop()
+
+    def while_statement(self, depth: int) -> None:
+        acc = self.carried("while")
+        trips, bound = self.trip_count()
+        counter = self.fresh("k")
+        self.emit(f"{counter} = 0")
+        self.emit(f"while {counter} < {trips}:")
+        self.indent += 1
+        self.emit(f"{counter} = {counter} + 1")
+        self.indent -= 1
+        self.loop_indices.append((counter, bound + 1))
+        self.loop_body(depth, acc)
+        self.loop_indices.pop()
+
+
+@st.composite
+def programs(draw: Callable[[st.SearchStrategy[Any]], Any], known_bugs: bool = False) -> Program:
+    """A `Program`: a function ``f`` of ``a`` (a (3, 4) array) and up to three more array or
+    float arguments, and maybe an int ``n``, with up to four statements before its return.
+    Programs of the kinds tests/regressions/ records as known bugs are left out, unless
+    ``known_bugs``."""
+    args: list[tuple[str, ArgSpec]] = [("a", (3, 4))]
+    for name in ("b", "c", "d")[: draw(st.integers(0, 3))]:
+        spec: ArgSpec = (
+            "float"
+            if draw(st.integers(0, 5)) == 0
+            else draw(st.sampled_from(EXTRA_ARGUMENT_SHAPES))
+        )
+        args.append((name, spec))
+    if draw(st.booleans()):
+        args.append(("n", f"int={draw(st.integers(0, 3))}"))
+    generator = _Generator(draw, known_bugs=known_bugs)
+    # Writes through a view or alias of an argument give wrong gradients (001.py, 002.py).
+    writable = known_bugs
+    for name, spec in args:
+        if spec == "float":
+            generator.define(name, Expr(name, (), 1.0), local=False, writable=writable)
+        elif isinstance(spec, str):
+            generator.ints.append((name, int(spec.split("=")[1])))
+        else:
+            generator.define(name, Expr(name, spec, 1.0), local=False, writable=writable)
+    for _ in range(draw(st.integers(0, 4))):
+        generator.statement(depth=2)
+    # The result's shape is mostly a local's, so that the statements are not all dead.
+    local_shapes = [v.shape for v in generator.locals_of()]
+    shapes = local_shapes if local_shapes and draw(st.integers(0, 2)) else list(SHAPES)
+    result = generator.expr(draw(st.sampled_from(shapes)), MAX_DEPTH)
+    generator.emit(f"return {result.text}")
+    names = ", ".join(name for name, _ in args)
+    # Unannotated parameters given Python floats compute NumPy scalars (tests/regressions/001.py).
+    parameters = ", ".join(f"{name}: float" if spec == "float" else name for name, spec in args)
+    # np.sum of a Python float is refused (tests/regressions/002.py).
+    total = f"f({names})" if result.shape == () else f"np.sum(f({names}))"
+    body = (
+        f"def f({parameters}):\n"
+        + "\n".join(generator.lines)
+        + f"\n\n\ndef loss({parameters}):\n    return {total}\n"
+    )
+    seed = draw(st.integers(0, 2**16))
+    return Program(body, tuple(args), seed)

@@ -1,0 +1,48 @@
+"""The fuzz command's bookkeeping: a failure is saved as a program the regression test replays,
+and its key makes the next run reject that failure rather than shrink it again."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.property.checks import PROPERTIES
+from tests.property.fuzz import error_key, fuzz_batch, known_keys, save_regression
+from tests.property.programs import Program, load_program
+
+PROGRAM = Program(
+    "def f(a, n):\n    return np.tanh(a)\n\n\ndef loss(a, n):\n    return np.sum(f(a, n))\n",
+    (("a", (3, 4)), ("n", "int=2")),
+    7,
+)
+
+
+def test_a_saved_failure_is_a_program_with_its_property_and_key(tmp_path: Path) -> None:
+    error = AssertionError("gradient w.r.t. a: relative error 2.00e+00 at (1, 2)")
+    first = save_regression(PROGRAM, "gradients", error, tmp_path)
+    second = save_regression(PROGRAM, "scripted", ValueError("x"), tmp_path)
+    assert [first.name, second.name] == ["001.py", "002.py"]
+    text = first.read_text()
+    assert "PROPERTY = 'gradients'" in text
+    assert "XFAIL = None" in text
+    assert Program.from_source(text) == PROGRAM
+    assert known_keys(tmp_path) == {error_key(error), error_key(ValueError("x"))}
+    assert load_program(Program.from_source(text)).f(*PROGRAM.arguments()).shape == (3, 4)
+
+
+def test_error_keys_ignore_locations_names_and_numbers() -> None:
+    one = ValueError("<generated-program-4>:14:5: error: operand 1: %y4 is used before it")
+    two = ValueError("<generated-program-9>:3:9: error: operand 0: %t1.2 is used before it")
+    assert error_key(one) == error_key(two) == "ValueError: operand N: %_ is used before it"
+
+
+def boom(program: Program) -> None:
+    raise RuntimeError("always fails")
+
+
+def test_a_known_failure_is_rejected_not_returned(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(PROPERTIES, "boom", boom)
+    key = error_key(RuntimeError("always fails"))
+    ran, failure = fuzz_batch(5, seed=0, properties=["boom"], known={key})
+    assert (ran, failure) == (5, None)

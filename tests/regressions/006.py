@@ -1,0 +1,27 @@
+"""Found by tests/property/fuzz.py: property 'passes' fails with
+
+<generated-program-561>:10:12: error: operand 0 must be an array, got a value of type float
+  while specialising %2 : Tensor = aten::sum_to_size(%dout, %self_size)  # <generated-program-561>:10:12
+  while running pass 'differentiate' (the first pass)
+        return (0.5 + b)
+               ^^^^^^^^^
+"""
+
+import numpy as np
+
+PROPERTY = "passes"
+ERROR = "ShapeError: operand N must be an array, got a value of type float"
+XFAIL = "as 004.py: aten::sum_to_size refuses the gradient of a Python float sum"
+ARGS = (
+    ("a", (3, 4)),
+    ("b", "float"),
+)
+SEED = 0
+
+
+def f(a, b: float):
+    return 0.5 + b
+
+
+def loss(a, b: float):
+    return f(a, b)
