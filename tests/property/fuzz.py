@@ -21,6 +21,7 @@ import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import seed as hypothesis_seed
@@ -44,12 +45,22 @@ def error_key(error: BaseException) -> str:
     return f"{type(error).__name__}: {first}"[:160]
 
 
+def metadata(text: str, name: str) -> Any:
+    """The value of the module-level ``name = <literal>`` in a regression file, or None."""
+    for node in ast.parse(text).body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(target, ast.Name) and target.id == name for target in node.targets
+        ):
+            return ast.literal_eval(node.value)
+    return None
+
+
 def known_keys(directory: Path = REGRESSIONS) -> set[str]:
     keys = set()
     for path in sorted(directory.glob("[0-9]*.py")):
-        match = re.search(r"^ERROR = (.*)$", path.read_text(encoding="utf-8"), re.MULTILINE)
-        if match:
-            keys.add(ast.literal_eval(match.group(1)))
+        key = metadata(path.read_text(encoding="utf-8"), "ERROR")
+        if key is not None:
+            keys.add(key)
     return keys
 
 

@@ -577,9 +577,9 @@ def programs(draw: Callable[[st.SearchStrategy[Any]], Any], known_bugs: bool = F
     result = generator.expr(draw(st.sampled_from(shapes)), MAX_DEPTH)
     generator.emit(f"return {result.text}")
     names = ", ".join(name for name, _ in args)
-    # Unannotated parameters given Python floats compute NumPy scalars (tests/regressions/001.py).
+    # Unannotated parameters given Python floats compute NumPy scalars (tests/regressions/011.py).
     parameters = ", ".join(f"{name}: float" if spec == "float" else name for name, spec in args)
-    # np.sum of a Python float is refused (tests/regressions/002.py).
+    # np.sum of a Python float is refused (tests/regressions/012.py).
     total = f"f({names})" if result.shape == () else f"np.sum(f({names}))"
     body = (
         f"def f({parameters}):\n"

@@ -3,23 +3,22 @@ property it once failed holds now, or, for a known bug, fails still (``XFAIL`` n
 
 from __future__ import annotations
 
-import ast
-import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.property.checks import PROPERTIES
+from tests.property.fuzz import metadata as fuzz_metadata
 from tests.property.programs import Program
 
 HERE = Path(__file__).resolve().parent
 
 
 def metadata(text: str, name: str) -> Any:
-    match = re.search(rf"^{name} = (.*)$", text, re.MULTILINE)
-    assert match is not None, f"no {name} line"
-    return ast.literal_eval(match.group(1))
+    value = fuzz_metadata(text, name)
+    assert value is not None or name == "XFAIL", f"no {name} = ... in the file"
+    return value
 
 
 def params() -> list[Any]:

@@ -1,0 +1,22 @@
+"""Found by tests/property/fuzz.py: property 'scripted' fails with
+
+    result: <class 'numpy.float64'> != <class 'float'>
+
+(the generator annotates float parameters since).
+"""
+
+import numpy as np
+
+PROPERTY = "scripted"
+ERROR = "AssertionError: result: <class 'numpy.floatN'> != <class 'float'>"
+XFAIL = "an unannotated parameter given a Python float computes NumPy scalars: b * b is np.float64 where Python gives a float"
+ARGS = (("a", (3, 4)), ("b", "float"))
+SEED = 0
+
+
+def f(a, b):
+    return b * b
+
+
+def loss(a, b):
+    return f(a, b)
