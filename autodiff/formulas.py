@@ -58,6 +58,8 @@ from ir.ops.gradients import (
     list_head,
     list_index_backward,
     matmul_backward,
+    matmul_backward_other,
+    matmul_backward_self,
     norm_backward,
     pad_backward,
     prod_backward,
@@ -188,9 +190,9 @@ def positive(self):
 
 
 def matmul(self, other):
+    # Two helpers, not one pair: DCE drops the gradient of an operand nothing differentiates.
     def backward(dout):
-        grad_self, grad_other = matmul_backward(dout, self, other)
-        return grad_self, grad_other
+        return matmul_backward_self(dout, self, other), matmul_backward_other(dout, self, other)
 
     return self @ other, backward
 
@@ -1411,6 +1413,22 @@ def _matmul_backward(grad, self, other):
         return grad_grad, grad_self, grad_other
 
     return matmul_backward(grad, self, other), backward
+
+
+def _matmul_backward_self(grad, self, other):
+    # Linear in grad and other; self gives only its shape.
+    def backward(dout):
+        return dout @ other, None, matmul_backward_other(grad, dout, other)
+
+    return matmul_backward_self(grad, self, other), backward
+
+
+def _matmul_backward_other(grad, self, other):
+    # Linear in grad and self; other gives only its shape.
+    def backward(dout):
+        return self @ dout, matmul_backward_self(grad, self, dout), None
+
+    return matmul_backward_other(grad, self, other), backward
 
 
 def _dot_backward(grad, self, other):

@@ -1002,6 +1002,34 @@ SAMPLES: dict[str, list[Sample]] = {
             ((2, 3, 4), (4, 5), (2, 3, 5)),
         ]
     ],
+    "aten::_matmul_backward_self": [
+        Sample(
+            f"{a}@{b}",
+            lambda r, a=a, b=b, g=g: (normal(r, *g), normal(r, *a), normal(r, *b)),
+            (0, 2),
+        )
+        for a, b, g in [
+            ((3, 4), (4, 5), (3, 5)),
+            ((4,), (4, 5), (5,)),
+            ((3, 4), (4,), (3,)),
+            ((4,), (4,), ()),
+            ((2, 3, 4), (4, 5), (2, 3, 5)),
+        ]
+    ],
+    "aten::_matmul_backward_other": [
+        Sample(
+            f"{a}@{b}",
+            lambda r, a=a, b=b, g=g: (normal(r, *g), normal(r, *a), normal(r, *b)),
+            (0, 1),
+        )
+        for a, b, g in [
+            ((3, 4), (4, 5), (3, 5)),
+            ((4,), (4, 5), (5,)),
+            ((3, 4), (4,), (3,)),
+            ((4,), (4,), ()),
+            ((2, 3, 4), (4, 5), (2, 3, 5)),
+        ]
+    ],
     "aten::_dot_backward": [
         Sample(
             f"{a}.{b}",

@@ -97,20 +97,38 @@ def _transpose_backward_rule(types: Sequence[Type], consts: Sequence[Any]) -> li
 
 def matmul_backward(grad: Any, a: Any, b: Any) -> tuple[Any, Any]:
     """Gradients of ``a @ b`` w.r.t. both operands, for 1-d, 2-d and batched operands."""
+    return matmul_backward_self(grad, a, b), matmul_backward_other(grad, a, b)
+
+
+def _matmul_operands(grad: Any, a: Any, b: Any) -> tuple[Any, Any, Any, Any, Any]:
+    """The operands as at least 2-d stacks, and the gradient with the dims that 1-d operands
+    dropped from the result put back (b's last one, then a's row)."""
     a, b, grad = np.asarray(a), np.asarray(b), np.asarray(grad)
     a2 = a[None, :] if a.ndim == 1 else a
     b2 = b[:, None] if b.ndim == 1 else b
-    # Put back the dims that 1-d operands dropped from the result: b's last one, then a's row.
     g2 = grad[..., None] if b.ndim == 1 else grad
     if a.ndim == 1:
         g2 = np.expand_dims(g2, -2)
+    return a, b, a2, b2, g2
+
+
+def matmul_backward_self(grad: Any, a: Any, b: Any) -> Any:
+    """The gradient of ``a @ b`` w.r.t. ``a`` alone: a gradient w.r.t. ``b`` that nothing
+    reads is never computed (DCE drops this half's twin, `matmul_backward_other`)."""
+    a, b, _, b2, g2 = _matmul_operands(grad, a, b)
     grad_a = np.matmul(g2, np.swapaxes(b2, -1, -2))
-    grad_b = np.matmul(np.swapaxes(a2, -1, -2), g2)
     if a.ndim == 1:
         grad_a = np.squeeze(grad_a, -2)
+    return _sum_to(grad_a, a.shape)
+
+
+def matmul_backward_other(grad: Any, a: Any, b: Any) -> Any:
+    """The gradient of ``a @ b`` w.r.t. ``b`` alone."""
+    a, b, a2, _, g2 = _matmul_operands(grad, a, b)
+    grad_b = np.matmul(np.swapaxes(a2, -1, -2), g2)
     if b.ndim == 1:
         grad_b = np.squeeze(grad_b, -1)
-    return _sum_to(grad_a, a.shape), _sum_to(grad_b, b.shape)
+    return _sum_to(grad_b, b.shape)
 
 
 def dot_backward(grad: Any, a: Any, b: Any) -> tuple[Any, Any]:
@@ -451,6 +469,14 @@ register_op(
     "aten::_matmul_backward(Tensor grad, Tensor self, Tensor other) -> Any",
     shape=_two_operand_types,
 )(matmul_backward)
+register_op(
+    "aten::_matmul_backward_self(Tensor grad, Tensor self, Tensor other) -> Tensor",
+    shape=_like_tensor_operand(1),
+)(matmul_backward_self)
+register_op(
+    "aten::_matmul_backward_other(Tensor grad, Tensor self, Tensor other) -> Tensor",
+    shape=_like_tensor_operand(2),
+)(matmul_backward_other)
 register_op(
     "aten::_dot_backward(Tensor grad, Any self, Any other) -> Any",
     shape=_dot_backward_rule,

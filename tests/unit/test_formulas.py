@@ -99,6 +99,8 @@ DIFFERENTIABLE_HELPERS = {
     "aten::_unreduce",
     "aten::_transpose_backward",
     "aten::_matmul_backward",
+    "aten::_matmul_backward_self",
+    "aten::_matmul_backward_other",
     "aten::_dot_backward",
     "aten::_select_backward",
     "aten::_slice_backward",

@@ -159,6 +159,8 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("aten::_transpose_backward", (A.T, None), lambda g, axes: A),
     ("aten::_transpose_backward", (CUBE.transpose(2, 0, 1), (2, 0, 1)), lambda g, axes: CUBE),
     ("aten::_matmul_backward", (A @ V, A, V), lambda g, a, b: (np.outer(g, b), a.T @ g)),
+    ("aten::_matmul_backward_self", (A @ V, A, V), lambda g, a, b: np.outer(g, b)),
+    ("aten::_matmul_backward_other", (A @ V, A, V), lambda g, a, b: a.T @ g),
     ("aten::_dot_backward", (A @ V, A, V), lambda g, a, b: (np.outer(g, b), a.T @ g)),
     (
         "aten::_dot_backward",

@@ -41,7 +41,7 @@ def branch(x):
 # LOOP:             %t : int = prim::sub(%{{.+}}, %j)
 # LOOP:             %h : Double(3) = aten::select(%h_tape, %{{.+}}, %t)
 # LOOP:             %h.1 : Double(3) = aten::select(%h_tape.1, %{{.+}}, %t)
-# LOOP:             aten::_matmul_backward(%{{.+}}, %h.1, %w)
+# LOOP:             aten::_matmul_backward_other(%{{.+}}, %h.1, %w)
 # LOOP:             %dw.3 : Double(3, 3) = aten::add(%dw.1, %dw.2)
 # LOOP-NEXT:        -> (%{{.+}}, %dh{{.*}}, %dw.3)
 # LOOP-NOT:     prim::GradOf
