@@ -15,7 +15,8 @@ tuple, in the order of ``df_output_vjps``, as TorchScript's does.
 # A function that writes to an argument ends with ``prim::WriteBack`` (Note [Functionalisation]
 # in `passes.functionalize`): ``f`` leaves the final contents in the caller's array. The
 # gradient is w.r.t. the values passed in, so when ``df`` reads such an argument it reads a copy
-# ``f`` made before overwriting it, captured as a temporary.
+# ``f`` made before overwriting it, captured as a temporary; so does it for a captured view of
+# such an argument (``a[:, 1]`` shares the argument's memory), copied where it is computed.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from autodiff.errors import DifferentiationError
 from autodiff.gradient import Gradient
 from ir.graph import Graph, Node, Value
 from ir.types import TupleType
-from passes.functionalize import WRITE_BACK
+from passes.functionalize import SCATTERS, WRITE_BACK
 from passes.lift_constants import is_within, reverse_nodes
 from passes.registry import Module, register_module_pass
 
@@ -76,6 +77,8 @@ def lambda_lift(graph: Graph) -> Gradient:
         if value in written_back:
             # See Note [Arguments written to]: df gets a copy made before f overwrites it.
             captured_outputs.append(graph.register_output(_copy_at_start(graph, value, reverse)))
+        elif value not in input_index and _viewed_array(value) in written_back:
+            captured_outputs.append(graph.register_output(_copy_after(graph, value, reverse)))
         elif value in input_index:
             captured_inputs.append(input_index[value])
         elif value in output_index:
@@ -131,6 +134,25 @@ def _copy_at_start(graph: Graph, value: Value, reverse: Node) -> Value:
     """A copy of graph input ``value`` made when ``f`` starts, read by the reverse block in
     its place."""
     with graph.inserting_before(graph.block.param_node.next):
+        copy = graph.insert("aten::copy", (value,), (value.ty,)).output
+    copy.name_hint = value.name_hint
+    for use in list(value.uses):
+        if is_within(use.user, reverse):
+            use.user.replace_input(use.index, copy)
+    return copy
+
+
+def _viewed_array(value: Value) -> Value:
+    """The array whose memory ``value`` may share through view operators."""
+    while value.node.kind in SCATTERS:
+        value = value.node.inputs[0]
+    return value
+
+
+def _copy_after(graph: Graph, value: Value, reverse: Node) -> Value:
+    """A copy of ``value`` made where it is computed, read by the reverse block in its place:
+    ``value`` is a view of an argument that ``f`` overwrites at its end."""
+    with graph.inserting_after(value.node):
         copy = graph.insert("aten::copy", (value,), (value.ty,)).output
     copy.name_hint = value.name_hint
     for use in list(value.uses):

@@ -293,6 +293,14 @@ def argument_scaled_in_a_loop(x, w, n: int):
     return np.sum(x * w)
 
 
+@program(M34, V4, wrt=(0, 1))
+def argument_view_read_before_the_write(x, w):
+    # sin's gradient reads the row x[0] as passed: a view of x, which f overwrites at its end.
+    s = np.sum(np.sin(x[0]) * w)
+    x += 1.0
+    return s + np.sum(x * x)
+
+
 @program(V5, IDX, V4, wrt=(0, 2))
 def argument_add_at(x, idx, v):
     np.add.at(x, idx, v)

@@ -7,7 +7,7 @@ import numpy as np
 
 PROPERTY = "gradients"
 ERROR = "AssertionError: gradient w.r.t. a: relative error N at (np.intN(N), np.intN(N)): analytic np.floatN(N), finite differences np.floatN(-N)"
-XFAIL = "writes through a transposed view of an argument (t1 = a.T; t1 *= t1) give wrong gradients of the argument"
+XFAIL = None
 ARGS = (("a", (3, 4)),)
 SEED = 0
 
