@@ -271,6 +271,23 @@ class _Functionalizer:
         node.output.replace_all_uses_with(written)
         node.destroy()
 
+    def written_from_outside(self, body: Block) -> list[Value]:
+        """The bases defined outside ``body`` that writes inside it (nested blocks included)
+        write, in order of first write. A write's target is followed through the views and
+        writes of the graph as emitted, then through what this pass knows of the values it
+        already rewrote (an earlier write's result is a version of its base)."""
+        found: dict[Value, None] = {}
+        pending = [body]
+        while pending:
+            block = pending.pop()
+            for node in block.nodes():
+                pending.extend(node.blocks)
+                if node.kind in WRITES and isinstance(node.inputs[0].ty, TensorType):
+                    base = self.alias(_root(node.inputs[0])).base
+                    if not _within(base.node, body):
+                        found.setdefault(base, None)
+        return list(found)
+
     def new_version(self, base: Value, version: Value, env: _Env) -> None:
         env.versions[base] = version
         self.base_of_version[version] = base
@@ -294,7 +311,7 @@ class _Functionalizer:
 
     def loop(self, node: Node, env: _Env) -> None:
         body = node.blocks[0]
-        written = _written_from_outside(body)
+        written = self.written_from_outside(body)
         body_env = env.child()
         for base in written:
             node.add_input(env.current(base))
@@ -328,22 +345,6 @@ def _root(value: Value) -> Value:
     while value.node.kind in WRITES or value.node.kind in SCATTERS:
         value = value.node.inputs[0]
     return value
-
-
-def _written_from_outside(body: Block) -> list[Value]:
-    """The bases defined outside ``body`` that writes inside it (nested blocks included) write,
-    in order of first write."""
-    found: dict[Value, None] = {}
-    pending = [body]
-    while pending:
-        block = pending.pop()
-        for node in block.nodes():
-            pending.extend(node.blocks)
-            if node.kind in WRITES and isinstance(node.inputs[0].ty, TensorType):
-                base = _root(node.inputs[0])
-                if not _within(base.node, body):
-                    found.setdefault(base, None)
-    return list(found)
 
 
 def _within(node: Node, block: Block) -> bool:
@@ -441,9 +442,9 @@ def _uncarry_same_array(node: Node) -> None:
     body = node.blocks[0]
     for position in range(len(node.outputs) - 1, -1, -1):
         param, result = body.inputs[1 + position], body.outputs[1 + position]
-        if not isinstance(param.ty, TensorType) or result.node.kind not in WRITES:
+        if not isinstance(param.ty, TensorType) or _same_array(result) is not param:
             continue
-        if _same_array(result) is not param:
+        if result is not param and result.node.kind not in WRITES:
             continue
         initial = node.inputs[2 + position]
         param.replace_all_uses_with(initial)

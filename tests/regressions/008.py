@@ -13,7 +13,7 @@ import numpy as np
 
 PROPERTY = "scripted"
 ERROR = "IRError: cannot tell which array this writes to: '_' comes out of an if or a loop that may give different arrays; write to the array itself, or copy it first (x"
-XFAIL = "functionalize refuses an in-place write inside an if inside a loop, to an array made before the loop"
+XFAIL = None
 ARGS = (("a", (3, 4)), ("c", (3, 4)))
 SEED = 0
 
