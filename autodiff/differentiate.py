@@ -48,7 +48,7 @@ from functools import partial
 
 from autodiff.derivatives import Formula, formula_for
 from autodiff.errors import DifferentiationError
-from ir.graph import Block, Graph, Node, Value
+from ir.graph import Block, Graph, Node, Value, in_block
 from ir.ops import NOT_CONSTANT, OPS
 from ir.types import (
     ANY,
@@ -579,13 +579,7 @@ class _Inlined:
 
 def _defined_within(value: Value, block: Block) -> bool:
     """Whether ``value`` is a parameter or node output of ``block`` or of a block nested in it."""
-    owner: Block | None = value.owning_block
-    while owner is not None:
-        if owner is block:
-            return True
-        node = owner.owning_node
-        owner = node.owning_block if node is not None else None
-    return False
+    return in_block(value.node, block)
 
 
 def _forward_reads(reverse: Block, forward: Block) -> list[Value]:
@@ -617,11 +611,7 @@ def _forward_reads(reverse: Block, forward: Block) -> list[Value]:
 
 def _replace_uses_within(value: Value, replacement: Value, block: Block) -> None:
     for use in list(value.uses):
-        owner: Block | None = use.user.owning_block
-        while owner is not None and owner is not block:
-            node = owner.owning_node
-            owner = node.owning_block if node is not None else None
-        if owner is block:
+        if in_block(use.user, block):
             use.user.replace_input(use.index, replacement)
 
 

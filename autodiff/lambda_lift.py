@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from autodiff.errors import DifferentiationError
 from autodiff.gradient import Gradient
-from ir.graph import Graph, Node, Value
+from ir.graph import PARAM, Graph, Node, Value
 from ir.types import TupleType
 from passes.functionalize import SCATTERS, WRITE_BACK
 from passes.lift_constants import is_within, reverse_nodes
@@ -74,11 +74,9 @@ def lambda_lift(graph: Graph) -> Gradient:
     captured_outputs: list[int] = []
     written_back = {node.inputs[0] for node in graph.nodes() if node.kind == WRITE_BACK}
     for value in captures:
-        if value in written_back:
+        if _viewed_array(value) in written_back:
             # See Note [Arguments written to]: df gets a copy made before f overwrites it.
-            captured_outputs.append(graph.register_output(_copy_at_start(graph, value, reverse)))
-        elif value not in input_index and _viewed_array(value) in written_back:
-            captured_outputs.append(graph.register_output(_copy_after(graph, value, reverse)))
+            captured_outputs.append(graph.register_output(_copy_for_reverse(graph, value, reverse)))
         elif value in input_index:
             captured_inputs.append(input_index[value])
         elif value in output_index:
@@ -130,18 +128,6 @@ def lambda_lift(graph: Graph) -> Gradient:
     )
 
 
-def _copy_at_start(graph: Graph, value: Value, reverse: Node) -> Value:
-    """A copy of graph input ``value`` made when ``f`` starts, read by the reverse block in
-    its place."""
-    with graph.inserting_before(graph.block.param_node.next):
-        copy = graph.insert("aten::copy", (value,), (value.ty,)).output
-    copy.name_hint = value.name_hint
-    for use in list(value.uses):
-        if is_within(use.user, reverse):
-            use.user.replace_input(use.index, copy)
-    return copy
-
-
 def _viewed_array(value: Value) -> Value:
     """The array whose memory ``value`` may share through view operators."""
     while value.node.kind in SCATTERS:
@@ -149,10 +135,12 @@ def _viewed_array(value: Value) -> Value:
     return value
 
 
-def _copy_after(graph: Graph, value: Value, reverse: Node) -> Value:
-    """A copy of ``value`` made where it is computed, read by the reverse block in its place:
-    ``value`` is a view of an argument that ``f`` overwrites at its end."""
-    with graph.inserting_after(value.node):
+def _copy_for_reverse(graph: Graph, value: Value, reverse: Node) -> Value:
+    """A copy of ``value``, made where it is computed (when ``f`` starts, for an input), that
+    the reverse block reads in its place: ``value`` is an argument ``f`` overwrites at its
+    end, or a view of one."""
+    where = graph.block.param_node if value.node.kind == PARAM else value.node
+    with graph.inserting_after(where):
         copy = graph.insert("aten::copy", (value,), (value.ty,)).output
     copy.name_hint = value.name_hint
     for use in list(value.uses):

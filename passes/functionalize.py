@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ir.errors import IRError
-from ir.graph import PARAM, Block, Graph, Node, Value
+from ir.graph import PARAM, Block, Graph, Node, Value, in_block
 from ir.types import ANY, INT, TensorType, TupleType
 from passes.constant_propagation import constant_value, is_constant
 from passes.registry import register_pass
@@ -284,7 +284,7 @@ class _Functionalizer:
                 pending.extend(node.blocks)
                 if node.kind in WRITES and isinstance(node.inputs[0].ty, TensorType):
                     base = self.alias(_root(node.inputs[0])).base
-                    if not _within(base.node, body):
+                    if not in_block(base.node, body):
                         found.setdefault(base, None)
         return list(found)
 
@@ -302,7 +302,7 @@ class _Functionalizer:
             base
             for block_env in inner
             for base in block_env.versions
-            if not any(_within(base.node, block) for block in node.blocks)
+            if not any(in_block(base.node, block) for block in node.blocks)
         }
         for base in [b for b in written if any(e.current(b) is not env.current(b) for e in inner)]:
             for block, block_env in zip(node.blocks, inner, strict=True):
@@ -347,16 +347,6 @@ def _root(value: Value) -> Value:
     return value
 
 
-def _within(node: Node, block: Block) -> bool:
-    owner: Block | None = node.owning_block
-    while owner is not None:
-        if owner is block:
-            return True
-        parent = owner.owning_node
-        owner = parent.owning_block if parent is not None else None
-    return False
-
-
 def _check_one_array(base: Value, write: Node) -> None:
     """Refuse a write whose target is an If output or loop-carried value that may be one of
     several arrays: the base to update depends on what ran."""
@@ -395,7 +385,7 @@ def _shares_memory(value: Value, block: Block | None) -> bool:
     root = _root(value)
     if root is not value:
         return True
-    if block is not None and not _within(value.node, block) and value.node.kind != PARAM:
+    if block is not None and not in_block(value.node, block) and value.node.kind != PARAM:
         return True
     return value.node.kind == PARAM
 
@@ -426,7 +416,7 @@ def _merge_same_array_outputs(node: Node) -> None:
         if len(arrays) != 1:
             continue
         (array,) = arrays
-        if any(_within(array.node, block) for block in node.blocks):
+        if any(in_block(array.node, block) for block in node.blocks):
             continue
         if not isinstance(array.ty, TensorType):
             continue
