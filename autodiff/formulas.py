@@ -57,7 +57,6 @@ from ir.ops.gradients import (
     join_backward,
     list_head,
     list_index_backward,
-    matmul_backward,
     matmul_backward_other,
     matmul_backward_self,
     norm_backward,
@@ -1402,17 +1401,6 @@ def _transpose_backward(grad, axes):
         return np.transpose(dout, axes), None
 
     return transpose_backward(grad, axes), backward
-
-
-def _matmul_backward(grad, self, other):
-    def backward(dout):
-        dout_self, dout_other = dout
-        grad_grad = dout_self @ other + self @ dout_other
-        grad_self, _ = matmul_backward(grad, self, dout_other)
-        _, grad_other = matmul_backward(grad, dout_self, other)
-        return grad_grad, grad_self, grad_other
-
-    return matmul_backward(grad, self, other), backward
 
 
 def _matmul_backward_self(grad, self, other):

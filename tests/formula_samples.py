@@ -988,20 +988,6 @@ SAMPLES: dict[str, list[Sample]] = {
         Sample(f"axes={axes}", lambda r, axes=axes: (normal(r, 2, 3, 4), axes))
         for axes in [None, (1, 0, 2), (2, 0, 1)]
     ],
-    "aten::_matmul_backward": [
-        Sample(
-            f"{a}@{b}",
-            lambda r, a=a, b=b, g=g: (normal(r, *g), normal(r, *a), normal(r, *b)),
-            (0, 1, 2),
-        )
-        for a, b, g in [
-            ((3, 4), (4, 5), (3, 5)),
-            ((4,), (4, 5), (5,)),
-            ((3, 4), (4,), (3,)),
-            ((4,), (4,), ()),
-            ((2, 3, 4), (4, 5), (2, 3, 5)),
-        ]
-    ],
     "aten::_matmul_backward_self": [
         Sample(
             f"{a}@{b}",

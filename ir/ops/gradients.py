@@ -95,11 +95,6 @@ def _transpose_backward_rule(types: Sequence[Type], consts: Sequence[Any]) -> li
     return tensor(grad.dtype, (None,) * len(grad.shape))
 
 
-def matmul_backward(grad: Any, a: Any, b: Any) -> tuple[Any, Any]:
-    """Gradients of ``a @ b`` w.r.t. both operands, for 1-d, 2-d and batched operands."""
-    return matmul_backward_self(grad, a, b), matmul_backward_other(grad, a, b)
-
-
 def _matmul_operands(grad: Any, a: Any, b: Any) -> tuple[Any, Any, Any, Any, Any]:
     """The operands as at least 2-d stacks, and the gradient with the dims that 1-d operands
     dropped from the result put back (b's last one, then a's row)."""
@@ -239,15 +234,6 @@ def _sum_to(grad: Any, shape: tuple[int, ...]) -> Any:
         lead + i for i, d in enumerate(shape) if d == 1 and grad.shape[lead + i] != 1
     )
     return np.sum(grad, axis=axes, keepdims=True).reshape(shape)
-
-
-def _two_operand_types(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
-    grad = as_tensor(types[0])
-    result: list[Type] = []
-    for ty in types[1:3]:
-        shape = ty.shape if isinstance(ty, TensorType) else ()
-        result.append(TensorType(grad.dtype, shape))
-    return [TupleType(tuple(result))]
 
 
 def _dot_backward_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
@@ -465,10 +451,6 @@ register_op(
 register_op(
     "aten::_transpose_backward(Tensor grad, Any axes) -> Tensor", shape=_transpose_backward_rule
 )(transpose_backward)
-register_op(
-    "aten::_matmul_backward(Tensor grad, Tensor self, Tensor other) -> Any",
-    shape=_two_operand_types,
-)(matmul_backward)
 register_op(
     "aten::_matmul_backward_self(Tensor grad, Tensor self, Tensor other) -> Tensor",
     shape=_like_tensor_operand(1),

@@ -4,7 +4,8 @@ and `gradcheck` agrees. A few functions are checked against torch as well, when 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import copy
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -44,8 +45,11 @@ def widened(value: Any) -> Any:
     return value
 
 
-def finite_differences(fn: Callable[..., Any], args: tuple[Any, ...], position: int) -> Any:
-    """d fn / d args[position] by central differences, computed in float64."""
+def finite_differences(
+    fn: Callable[..., Any], args: Sequence[Any], position: int, eps: float = EPS
+) -> Any:
+    """d fn / d args[position] by central differences, computed in float64. Every evaluation
+    gets its own copies of the arguments, since a function may write to them."""
     wide = [widened(a) for a in args]
     base = np.array(wide[position], dtype=np.float64)
     grad = np.zeros(base.shape)
@@ -53,11 +57,11 @@ def finite_differences(fn: Callable[..., Any], args: tuple[Any, ...], position: 
         ends = []
         for sign in (1.0, -1.0):
             bumped = base.copy()
-            bumped[index] += sign * EPS
-            values = list(wide)
+            bumped[index] += sign * eps
+            values = [copy.deepcopy(v) for v in wide]
             values[position] = float(bumped) if isinstance(args[position], float) else bumped
             ends.append(float(fn(*values)))
-        grad[index] = (ends[0] - ends[1]) / (2 * EPS)
+        grad[index] = (ends[0] - ends[1]) / (2 * eps)
     return grad
 
 

@@ -20,7 +20,7 @@ import autodiff as ad
 from autodiff.pipeline import typed_graph
 from autodiff.specialize import argument_type
 from passes.functionalize import WRITES
-from tests.gradients.test_gradient_corpus import assert_close_to_numeric
+from tests.gradients.test_gradient_corpus import assert_close_to_numeric, finite_differences
 
 EPS = 1e-6
 IDX = np.array([0, 2, 2, 4])  # a repeated index: NumPy's last write wins, np.add.at adds both
@@ -342,7 +342,7 @@ def test_gradients_match_finite_differences(case: Program) -> None:
     for after, plain_after in zip(compiled_args, plain_args, strict=True):
         np.testing.assert_allclose(after, plain_after, rtol=1e-12, atol=1e-12)
     for position, grad in zip(case.wrt, grads, strict=True):
-        numeric = finite_differences(case.fn, case.args, position)
+        numeric = finite_differences(case.fn, case.args, position, EPS)
         assert_close_to_numeric(grad, numeric, 1e-6, f"argument {position}")
 
 
@@ -353,20 +353,3 @@ def test_the_typed_graph_has_no_in_place_operator_left(case: Program) -> None:
     types = [argument_type(case.fn.__name__, str(i), a) for i, a in enumerate(case.args)]
     typed = typed_graph(parsed, types)
     assert not {node.kind for node in typed.all_nodes()} & set(WRITES)
-
-
-def finite_differences(fn: Callable[..., Any], args: tuple[Any, ...], position: int) -> Any:
-    """Central differences of the plain function on fresh copies of the arguments each time,
-    since it writes to them."""
-    base = np.array(args[position], dtype=np.float64)
-    numeric = np.zeros(base.shape)
-    for index in np.ndindex(base.shape):
-        ends = []
-        for sign in (1.0, -1.0):
-            values = fresh(args)
-            moved = base.copy()
-            moved[index] += sign * EPS
-            values[position] = moved
-            ends.append(float(fn(*values)))
-        numeric[index] = (ends[0] - ends[1]) / (2 * EPS)
-    return numeric

@@ -32,6 +32,7 @@ from ir.printer import print_graph
 from ir.verify import verify
 from passes.registry import PASSES, PipelineStep, run_passes
 from passes.shape_propagation import specialise
+from tests.gradients.test_gradient_corpus import finite_differences
 from tests.helpers import check_roundtrip
 from tests.property.programs import Program, load_program
 
@@ -183,21 +184,6 @@ def check_roundtrips(program: Program) -> None:
 # ---- gradients against finite differences ------------------------------------------------------
 
 
-def finite_differences(fn: Callable[..., Any], args: Sequence[Any], position: int) -> Any:
-    base = np.array(args[position], dtype=np.float64)
-    grad = np.zeros(base.shape)
-    for index in np.ndindex(base.shape):
-        ends = []
-        for sign in (1.0, -1.0):
-            bumped = base.copy()
-            bumped[index] += sign * EPS
-            values = fresh(args)
-            values[position] = float(bumped) if isinstance(args[position], float) else bumped
-            ends.append(float(fn(*values)))
-        grad[index] = (ends[0] - ends[1]) / (2 * EPS)
-    return grad
-
-
 def assert_close_to_numeric(actual: Any, numeric: Any, where: str) -> None:
     actual = np.asarray(actual, dtype=np.float64)
     assert actual.shape == numeric.shape, f"{where}: shape {actual.shape} != {numeric.shape}"
@@ -219,7 +205,7 @@ def check_gradients(program: Program) -> None:
     np.testing.assert_allclose(value, module.loss(*fresh(args)), rtol=1e-10, atol=1e-12)
     for position, grad in zip(positions, grads, strict=True):
         name = program.args[position][0]
-        numeric = finite_differences(module.loss, args, position)
+        numeric = finite_differences(module.loss, args, position, EPS)
         assert_close_to_numeric(grad, numeric, f"gradient w.r.t. {name}")
 
 

@@ -98,7 +98,6 @@ def test_every_differentiable_op_has_a_formula() -> None:
 DIFFERENTIABLE_HELPERS = {
     "aten::_unreduce",
     "aten::_transpose_backward",
-    "aten::_matmul_backward",
     "aten::_matmul_backward_self",
     "aten::_matmul_backward_other",
     "aten::_dot_backward",

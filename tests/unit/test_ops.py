@@ -158,7 +158,6 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("aten::_unreduce", (np.float64(2.0), (3, 4), None, False), lambda *_: np.full((3, 4), 2.0)),
     ("aten::_transpose_backward", (A.T, None), lambda g, axes: A),
     ("aten::_transpose_backward", (CUBE.transpose(2, 0, 1), (2, 0, 1)), lambda g, axes: CUBE),
-    ("aten::_matmul_backward", (A @ V, A, V), lambda g, a, b: (np.outer(g, b), a.T @ g)),
     ("aten::_matmul_backward_self", (A @ V, A, V), lambda g, a, b: np.outer(g, b)),
     ("aten::_matmul_backward_other", (A @ V, A, V), lambda g, a, b: a.T @ g),
     ("aten::_dot_backward", (A @ V, A, V), lambda g, a, b: (np.outer(g, b), a.T @ g)),
@@ -167,7 +166,8 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
         (V * 2.0, V, 2.0),
         lambda g, a, b: (g * 2.0, np.asarray(np.sum(g * a))),
     ),
-    ("aten::_matmul_backward", (np.float64(2.0), V, V), lambda g, a, b: (2.0 * V, 2.0 * V)),
+    ("aten::_matmul_backward_self", (np.float64(2.0), V, V), lambda g, a, b: 2.0 * V),
+    ("aten::_matmul_backward_other", (np.float64(2.0), V, V), lambda g, a, b: 2.0 * V),
     (
         "aten::_dot_backward",
         (np.ones((2, 3, 5, 2)), CUBE, np.ones((5, 4, 2))),
