@@ -17,6 +17,11 @@ tuple, in the order of ``df_output_vjps``, as TorchScript's does.
 # gradient is w.r.t. the values passed in, so when ``df`` reads such an argument it reads a copy
 # ``f`` made before overwriting it, captured as a temporary; so does it for a captured view of
 # such an argument (``a[:, 1]`` shares the argument's memory), copied where it is computed.
+# A value an If or a loop gives out may be such a view too (``s = a[1] if c else t``, or a view
+# a loop carries): it is copied after that node when any branch's result, or a loop's initial
+# or carried value, may be one. A loop tape of varying length is a list its pushes append to
+# (Note [Loop tapes] in `autodiff.differentiate`): a pushed view of such an argument is copied
+# as it is pushed.
 """
 
 from __future__ import annotations
@@ -73,8 +78,10 @@ def lambda_lift(graph: Graph) -> Gradient:
     captured_inputs: list[int] = []
     captured_outputs: list[int] = []
     written_back = {node.inputs[0] for node in graph.nodes() if node.kind == WRITE_BACK}
+    if written_back:
+        _copy_pushed_views(graph, written_back)
     for value in captures:
-        if _viewed_array(value) in written_back:
+        if _may_share_memory(value, written_back):
             # See Note [Arguments written to]: df gets a copy made before f overwrites it.
             captured_outputs.append(graph.register_output(_copy_for_reverse(graph, value, reverse)))
         elif value in input_index:
@@ -128,11 +135,49 @@ def lambda_lift(graph: Graph) -> Gradient:
     )
 
 
-def _viewed_array(value: Value) -> Value:
-    """The array whose memory ``value`` may share through view operators."""
-    while value.node.kind in SCATTERS:
-        value = value.node.inputs[0]
-    return value
+def _may_share_memory(value: Value, arrays: set[Value]) -> bool:
+    """Whether ``value`` may be one of ``arrays`` or a view of one: through view operators, and
+    the values an If or a loop may give out (each branch's result; a loop's initial value and
+    what its body carries on)."""
+    seen: set[Value] = set()
+    pending = [value]
+    while pending:
+        value = pending.pop()
+        if value in arrays:
+            return True
+        if value in seen:
+            continue
+        seen.add(value)
+        node = value.node
+        if node.kind in SCATTERS:
+            pending.append(node.inputs[0])
+        elif node.kind == "prim::If":
+            pending.extend(block.outputs[value.index] for block in node.blocks)
+        elif node.kind == "prim::Loop":
+            pending.extend(_loop_sources(node, value.index))
+        elif node.kind == PARAM and value.index > 0:
+            loop = node.owning_block.owning_node if node.owning_block else None
+            if loop is not None and loop.kind == "prim::Loop":
+                pending.extend(_loop_sources(loop, value.index - 1))
+    return False
+
+
+def _copy_pushed_views(graph: Graph, arrays: set[Value]) -> None:
+    """Push a copy instead of a value a tape list would keep that may share memory with one of
+    ``arrays`` (see Note [Arguments written to]): only the reverse block reads tapes."""
+    pushes = [node for node in graph.all_nodes() if node.kind == "prim::TapePush"]
+    for push in pushes:
+        value = push.inputs[1]
+        if _may_share_memory(value, arrays):
+            with graph.inserting_before(push):
+                copy = graph.insert("aten::copy", (value,), (value.ty,)).output
+            push.replace_input(1, copy)
+
+
+def _loop_sources(loop: Node, carried: int) -> list[Value]:
+    """What a prim::Loop's carried value number ``carried`` may be: its initial value or what
+    the body returns for it."""
+    return [loop.inputs[2 + carried], loop.blocks[0].outputs[1 + carried]]
 
 
 def _copy_for_reverse(graph: Graph, value: Value, reverse: Node) -> Value:
