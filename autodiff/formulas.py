@@ -92,7 +92,7 @@ from ir.ops.products import (
 from ir.ops.scatter import select_scatter as select_scatter_kernel
 from ir.ops.scatter import slice_scatter as slice_scatter_kernel
 from ir.ops.scatter import written
-from ir.ops.shape_ops import size_if_not_equal, sum_to_size
+from ir.ops.shape_ops import number_to_array, size_if_not_equal, sum_to_size
 from ir.ops.sorting import permute, unpermute
 from ir.ops.tapes import tape_push
 from ir.ops.taps import run_hooks
@@ -762,6 +762,13 @@ def copy(self):
         return dout
 
     return self.copy(), backward
+
+
+def asarray(self):
+    def backward(dout):
+        return dout
+
+    return number_to_array(self), backward
 
 
 # ---- arrangement: moving axes, stacking and splitting, repeating, padding, flipping -----------

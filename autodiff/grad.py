@@ -119,7 +119,7 @@ class _Differentiated:
                 self.scripted.check_declared(name, parameter.ty, ty)
             for index in wrt:
                 self.check_differentiable(names, index, types)
-            typed = typed_graph(self.scripted.graph, types)
+            typed = typed_graph(self.scripted.parsed_for(types), types)
             sites = tap_sites(typed) if taps else {}
             check_names(self.qualname, sites, sorted(taps))
             gradient = differentiate_typed(typed, wrt, taps).gradient

@@ -8,6 +8,16 @@ by the executor `ir.codegen.executable` picks, with the plain function's observa
 # SPECIALISE_PIPELINE, and compiles it with `ir.codegen.executable`. Only a compilation that
 # succeeded is stored, so a call that fails with a shape error leaves nothing behind for the
 # next call to trip on.
+
+# Note [Python numbers for unannotated parameters]
+# An unannotated parameter is a Tensor in ``graph``, so ``b * b`` there is ``aten::mul``, which
+# gives a NumPy scalar. Given a Python number, the plain function computes with Python's rules
+# (``b * b`` is a float), so the function is compiled again with that parameter typed as the
+# number's type, as a called function is (Note [Specialised callees] in `frontend.compile`),
+# and that graph is the one specialised: a float parameter does Python arithmetic and becomes
+# a 0-d array only where a NumPy function takes it (Note [Python numbers as arrays] in
+# `frontend.calls`). Gradients flow as for an annotated ``float``. The signature key already
+# tells a Python number from an array, so each kind has its own executable.
 """
 
 from __future__ import annotations
@@ -15,6 +25,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Sequence
+from types import FunctionType
 from typing import Any
 
 from autodiff.specialize import (
@@ -67,6 +78,7 @@ class ScriptFunction:
             run_module_passes(module, [("inline", {"entry_only": True})])
             self.graph = next(iter(module.values()))
         self.cache: dict[SignatureKey, Runnable] = {}
+        self.parsed: dict[tuple[Type, ...], Graph] = {}
         # A gradient's __dict__ (its own cache) stays its own.
         functools.update_wrapper(self, fn, updated=() if graph_of is not None else ("__dict__",))
 
@@ -104,13 +116,32 @@ class ScriptFunction:
         for name, declared, ty in zip(names, self.graph.inputs, types, strict=True):
             self.check_declared(name, declared.ty, ty)
         try:
-            typed = specialise(self.graph, list(types))
+            typed = specialise(self.parsed_for(types), list(types))
         except ShapeError as error:
             arguments = ", ".join(f"{n}: {t}" for n, t in zip(names, types, strict=True))
             error.add_note_line(f"in {self.qualname}({arguments})")
             raise
         run_passes(typed, SPECIALISE_PIPELINE)
         return typed
+
+    def parsed_for(self, types: Sequence[Type]) -> Graph:
+        """The parsed graph to specialise to ``types``: ``graph``, or where an unannotated
+        parameter gets a Python number, the function compiled with that parameter typed so
+        (Note [Python numbers for unannotated parameters])."""
+        numbers = tuple(
+            ty if ty in _SCALAR_TYPES and declared.ty == TensorType() else TensorType()
+            for declared, ty in zip(self.graph.inputs, types, strict=True)
+        )
+        if all(ty == TensorType() for ty in numbers) or not isinstance(self.fn, FunctionType):
+            return self.graph
+        graph = self.parsed.get(numbers)
+        if graph is None:
+            module = compile_function(self.fn, argument_types=numbers)
+            run_module_passes(module, [("inline", {"entry_only": True})])
+            graph = next(iter(module.values()))
+            graph.name = self.graph.name
+            self.parsed[numbers] = graph
+        return graph
 
     def runtime_values(self, args: Sequence[Any], kwargs: dict[str, Any]) -> list[Any]:
         """The arguments bound to the parameters in order, as the interpreter receives them."""

@@ -5,6 +5,17 @@ What a call means is decided at compile time from the object the callee expressi
 (`frontend.resolve`). List literals passed straight to a NumPy function become tuples
 (``np.stack([a, b])`` is ``aten::stack(prim::TupleConstruct(a, b))``): the shape rules of
 concatenate and stack know each element's shape only for a tuple, and NumPy treats both alike.
+
+Note [Python numbers as arrays]
+A NumPy function converts what it is given with ``np.asarray``: ``np.sum(2.0)`` sums a 0-d
+float64 array and returns ``np.float64(2.0)``. Where an operator's schema wants a ``Tensor`` and
+the argument is a Python number (an ``int``, ``float`` or ``bool`` parameter, or arithmetic on
+them), the call gets ``aten::asarray`` of the number, which makes that 0-d array and passes a
+gradient straight through (TorchScript's ``prim::NumToTensor``). The receiver of a method is
+never converted: ``(2.0).sum()`` fails in Python too. ``np.array`` and ``np.asarray`` of a list
+or tuple literal stack its items, each converted so (``np.array([1.0, x, 2.0 * y])`` is
+``np.stack`` of three arrays of one shape, nested literals stacked first); ``np.asarray(x)`` of
+an array is ``x`` itself, an alias as in NumPy, where ``np.array(x)`` is a copy.
 """
 
 from __future__ import annotations
@@ -38,7 +49,18 @@ from frontend.resolve import (
 from ir.graph import Graph, Value
 from ir.ops import OPS, Argument
 from ir.source import SourceRange
-from ir.types import ANY, FLOAT, INT, NONE, STR, ListType, TensorType, TupleType, Type
+from ir.types import (
+    ANY,
+    FLOAT,
+    INT,
+    NONE,
+    STR,
+    TENSOR,
+    ListType,
+    TensorType,
+    TupleType,
+    Type,
+)
 
 # Compiles a called Python function for the given arguments: -> (module key, result type).
 CallHook = Callable[[Callable[..., Any], Sequence[Value], SourceRange], tuple[str, Type]]
@@ -78,6 +100,10 @@ class CallEmitter(ExpressionEmitter):
             return self.emit_builtin(builtin, expr)
         if lookup(_ADD_AT, obj) is not None:
             return self.emit_add_at(expr)
+        if obj is np.array or obj is np.asarray:
+            converted = self.emit_array(obj is np.array, expr)
+            if converted is not None:
+                return converted
         spelling = lookup(NUMPY_FUNCTIONS, obj)
         if spelling is not None:
             return self.emit_op(spelling, expr, None)
@@ -123,6 +149,8 @@ class CallEmitter(ExpressionEmitter):
                 value = self.make_tuple(positional[int(source.key or 0) :], call.range)
             else:
                 value = self.default(argument, call.range)
+            if source.kind != "receiver" and is_scalar(value.ty) and argument.ty == TENSOR:
+                value = self.apply("aten::asarray", [value], r)  # Note [Python numbers as arrays]
             self.check_operand(spelling, argument, value, r)
             inputs.append(value)
         return self.apply(spelling.op, inputs, call.range)
@@ -158,6 +186,58 @@ class CallEmitter(ExpressionEmitter):
                 if keyword.name == at:
                     return keyword.range
         return call.range
+
+    # ---- np.array and np.asarray ------------------------------------------------------------
+
+    def emit_array(self, copies: bool, call: syntax.Call) -> Value | None:
+        """``np.array(items)``/``np.asarray(items)`` of a list or tuple literal, and
+        ``np.asarray(x)`` of anything; None for ``np.array(x)`` of a value, the copy that the
+        table's ``aten::copy`` spells (Note [Python numbers as arrays])."""
+        name = "np.array" if copies else "np.asarray"
+        first = call.args[0] if call.args else None
+        literal = isinstance(first, syntax.List | syntax.Tuple)
+        if copies and not literal:
+            return None
+        if first is None or len(call.args) > 1 or call.keywords:
+            at = call.args[1].range if len(call.args) > 1 else call.range
+            raise ScriptError(f"{name}() takes only the array-like here: no dtype or options", at)
+        if isinstance(first, syntax.List | syntax.Tuple):
+            return self.stacked_items(first)
+        value = self.emit_expr(first)
+        if is_scalar(value.ty):
+            return self.apply("aten::asarray", [value], call.range)
+        if not value.ty.is_subtype_of(TENSOR):
+            raise ScriptError(
+                f"{name}() of a value of type {value.ty} is not supported", first.range
+            )
+        return value
+
+    def stacked_items(self, literal: syntax.List | syntax.Tuple) -> Value:
+        """The array NumPy builds from a list or tuple literal: its items (literals stacked
+        first, Python numbers as 0-d arrays) stacked along a new first axis."""
+        if not literal.elts:
+            raise ScriptError(
+                "np.array of an empty list is not supported: its shape and dtype are unknown",
+                literal.range,
+            )
+        items: list[Value] = []
+        for elt in literal.elts:
+            if isinstance(elt, syntax.List | syntax.Tuple):
+                items.append(self.stacked_items(elt))
+                continue
+            value = self.emit_expr(elt)
+            if is_scalar(value.ty):
+                value = self.apply("aten::asarray", [value], elt.range)
+            elif not value.ty.is_subtype_of(TENSOR):
+                raise ScriptError(
+                    f"an item of an array literal must be an array or a number, not {value.ty}",
+                    elt.range,
+                )
+            items.append(value)
+        axis = self.constant(0, INT, literal.range)
+        return self.apply(
+            "aten::stack", [self.make_tuple(items, literal.range), axis], literal.range
+        )
 
     # ---- methods and attributes of values ---------------------------------------------------
 

@@ -851,6 +851,10 @@ SAMPLES: dict[str, list[Sample]] = {
         Sample("float", lambda r: (float(normal(r)[()]), "h")),
     ],
     "aten::_tap_hooked": [Sample("matrix", lambda r: (normal(r, 3, 4), "h"))],
+    "aten::asarray": [
+        Sample("float", lambda r: (float(r.standard_normal()),)),
+        Sample("0-d", lambda r: (normal(r),)),
+    ],
     "aten::copy": [
         Sample("matrix", lambda r: (normal(r, 3, 4),)),
         Sample("float32", lambda r: (normal(r, 2, 3).astype(np.float32),)),

@@ -1,5 +1,10 @@
 """Operators on shapes: reshape, transpose, squeeze, expand_dims, ravel, broadcast_to,
-sum_to_size, concatenate, stack, astype, and the shape queries shape, ndim, size.
+sum_to_size, concatenate, stack, astype, asarray, and the shape queries shape, ndim, size.
+
+``aten::asarray(Any self) -> Tensor`` is ``np.asarray`` of a Python number: the 0-d array
+NumPy makes of it before a function that wants an array sees it (Note [Python numbers as
+arrays] in `frontend.calls`). The frontend never emits it for an array, which ``np.asarray``
+would return as it is.
 
 ``aten::shape(Tensor self) -> Any`` is NumPy's ``x.shape``: a tuple of ints at run time, typed
 ``(int, int, …)`` when the rank is known and ``int[]`` when it is not, so ``x.shape[0]`` (a
@@ -27,7 +32,19 @@ from ir.ops.shape_rules import (
     num_elements,
     tensor,
 )
-from ir.types import ANY, BOOL, FLOAT, INT, NONE, NOTHING, ListType, TensorType, TupleType, Type
+from ir.types import (
+    ANY,
+    BOOL,
+    FLOAT,
+    INT,
+    NONE,
+    NOTHING,
+    SCALAR,
+    ListType,
+    TensorType,
+    TupleType,
+    Type,
+)
 
 
 def axis_argument(axis: Any) -> Any:
@@ -150,9 +167,16 @@ def sum_to_size(x: Any, shape: Any) -> Any:
 
 
 def _sum_to_size_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
-    x = as_tensor(types[0])
+    if types[0] in (INT, FLOAT, BOOL, SCALAR):
+        # The gradient of a Python number (``b + b`` with ``b: float``): nothing to undo, the
+        # kernel returns it as it is, unless it is asked to grow.
+        target = None if types[1] is NONE else int_sequence(types[1], consts[1])
+        if target:
+            raise ShapeError(f"cannot sum an array of shape () to shape {format_shape(target)}")
+        return [types[0]]
     if types[1] is NONE or consts[1] is None:
-        return [x.with_requires_grad(None)]
+        return [as_tensor(types[0]).with_requires_grad(None)]
+    x = as_tensor(types[0])
     target = int_sequence(types[1], consts[1])
     if target is not None and x.shape is not None:
         tail = x.shape[len(x.shape) - len(target) :]
@@ -259,6 +283,23 @@ def astype(x: Any, dtype: str) -> Any:
     return x.astype(dtype)
 
 
+# The dtype np.asarray gives a Python number: Python's int, float and bool are NumPy's int64,
+# float64 and bool (a ``Scalar`` may be any of them).
+_NUMBER_DTYPES = {INT: "int64", FLOAT: "float64", BOOL: "bool"}
+
+
+def _asarray_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    if types[0] in _NUMBER_DTYPES or types[0] is SCALAR:
+        return tensor(_NUMBER_DTYPES.get(types[0]), ())
+    x = as_tensor(types[0])
+    return tensor(x.dtype, x.shape)
+
+
+def number_to_array(x: Any) -> np.ndarray:
+    """``np.asarray`` of a Python number: a 0-d array."""
+    return np.asarray(x)
+
+
 def _shape_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
     x = as_tensor(types[0])
     return [ListType(INT) if x.shape is None else TupleType((INT,) * len(x.shape))]
@@ -336,7 +377,7 @@ register_op("aten::ravel(Tensor self) -> Tensor", shape=_ravel_rule)(np.ravel)
 register_op("aten::broadcast_to(Tensor self, Any shape) -> Tensor", shape=_broadcast_to_rule)(
     np.broadcast_to
 )
-register_op("aten::sum_to_size(Tensor self, Any shape) -> Tensor", shape=_sum_to_size_rule)(
+register_op("aten::sum_to_size(Any self, Any shape) -> Tensor", shape=_sum_to_size_rule)(
     sum_to_size
 )
 register_op("aten::concatenate(Any tensors, int? axis=0) -> Tensor", shape=_concatenate_rule)(
@@ -344,6 +385,7 @@ register_op("aten::concatenate(Any tensors, int? axis=0) -> Tensor", shape=_conc
 )
 register_op("aten::stack(Any tensors, int axis=0) -> Tensor", shape=_stack_rule)(np.stack)
 register_op("aten::astype(Tensor self, str dtype) -> Tensor", shape=_astype_rule)(astype)
+register_op("aten::asarray(Any self) -> Tensor", shape=_asarray_rule)(number_to_array)
 register_op(
     "aten::shape(Tensor self) -> Any",
     shape=_shape_rule,

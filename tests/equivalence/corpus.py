@@ -744,3 +744,31 @@ def expand_and_squeeze(x):
 def float32_softmax(x):
     e = np.exp(x - np.max(x, axis=-1, keepdims=True))
     return e / e.sum(axis=-1, keepdims=True)
+
+
+@case(vec_and_float)
+def array_of_a_list_of_numbers_and_arrays(x, s: float):
+    # np.array of a list stacks its items, numbers as 0-d arrays; nested lists stack first.
+    row = np.array([1.0, s, 2.0 * s])
+    grid = np.array([[x, 2.0 * x], [x * x, np.sin(x)]])
+    return np.sum(row) * grid + np.array((x, x + s))[1]
+
+
+@case(vec)
+def asarray_is_an_alias_of_an_array(x):
+    y = np.asarray(x)
+    y[0] = 5.0
+    z = np.array(x)
+    z[1] = -1.0
+    return x + y + z + np.asarray(2.5)
+
+
+@case(two_floats)
+def unannotated_python_floats_compute_in_python(a, b):
+    # a and b are Python floats: a * b is a float, np.sum(a) a NumPy float64.
+    return a * b + a, np.sum(a) + np.mean(b)
+
+
+@case(one_int)
+def unannotated_python_int(n):
+    return n * 2 + 1, np.sum(n), np.zeros(n + 1)

@@ -718,3 +718,24 @@ def fftn_ifftn_complex_chain(x):
 @case(float32_arrays((8,)))
 def float32_rfft_power(x):
     return np.sum(np.abs(np.fft.rfft(x, 6, norm="forward")) ** 2)
+
+
+# ---- arrays from lists, Python floats where NumPy wants arrays ---------------------------------
+
+
+def _vector_and_two_floats(rng: np.random.Generator) -> tuple[Any, ...]:
+    return normal(rng, 3), float(rng.uniform(0.5, 1.5)), float(rng.uniform(0.5, 1.5))
+
+
+@case(_vector_and_two_floats)
+def array_of_a_list(x, s: float, t):
+    # t is unannotated: a Python float all the same (Note [Python numbers for unannotated
+    # parameters] in autodiff.script).
+    v = np.array([1.0, s, 2.0 * t])
+    m = np.array([[x, x * s], [np.sin(x), np.asarray(x) * t]])
+    return np.sum(v * np.cos(v)) + np.sum(m**2 * np.arange(12).reshape((2, 2, 3)))
+
+
+@case(_vector_and_two_floats)
+def numpy_reductions_of_python_floats(x, s: float, t):
+    return np.sum(s) * np.mean(t * t) + np.max(s + t) + np.sum(x * np.prod(s)) + s + s * t

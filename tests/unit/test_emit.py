@@ -589,9 +589,9 @@ ERRORS = [
     ),
     ("def f(x):\n    return np * x\n", "np *", "module 'numpy' cannot be used as a value"),
     (
-        "def f(x, n: int):\n    return np.sum(n)\n",
-        "n)",
-        "argument 'a' of numpy.sum must be Tensor, not int",
+        "def f(x, n: int):\n    return np.sum(x.shape)\n",
+        "x.shape)",
+        "argument 'a' of numpy.sum must be Tensor, not int[]",
     ),
     (
         "def f(x, t: float):\n    return x[t]\n",

@@ -150,6 +150,9 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("aten::sum_to_size", (A, (4,)), lambda a, s: a.sum(axis=0)),
     ("aten::sum_to_size", (CUBE, (3, 1)), lambda a, s: a.sum(axis=(0, 2))[:, None]),
     ("aten::sum_to_size", (A, None), lambda a, s: a),
+    # The gradient of a Python number (``b + b`` with ``b: float``) is summed to no size.
+    ("aten::sum_to_size", (2.5, None), lambda a, s: a),
+    ("aten::sum_to_size", (2.5, ()), lambda a, s: a),
     ("aten::_size_if_not_equal", (V, A), lambda a, b: (4,)),
     ("aten::_size_if_not_equal", (A, A), lambda a, b: None),
     ("aten::_size_if_not_equal", (2.0, A), lambda a, b: ()),
@@ -516,6 +519,7 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
         lambda *_: np.array([[20.0, 40.0], [30.0, 10.0]]),
     ),
     ("aten::astype", (A, "float32"), lambda a, dtype: a.astype(np.float32)),
+    ("aten::asarray", (2.5,), np.asarray),
     ("aten::shape", (CUBE,), lambda a: a.shape),
     ("aten::ndim", (CUBE,), lambda a: a.ndim),
     ("aten::size", (CUBE,), lambda a: a.size),
