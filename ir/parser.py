@@ -1,4 +1,6 @@
 """IR text parser: reads back exactly what `ir.printer` prints (grammar in ``ir/ir.lark``).
+A node keeps the location its comment gives (``# model.py:4:8``), or else its own line of the
+IR text, which errors point at and the printer does not write back.
 
 Kinds are plain ``ns::name`` strings, so the parser needs no operator table. Names follow Note
 [Print-time names]: ``%x`` and ``%x.3`` give the hint ``x``, ``%3`` gives no hint. Every graph
@@ -136,6 +138,7 @@ class _Reader:
         self.source = source
         self.scope: dict[str, Value] = {}
         self.definitions: dict[str, Token] = {}
+        self.lines: list[str] | None = None  # the text's lines, split on first need
 
     # -- locations and syntax errors -------------------------------------------------------
 
@@ -249,9 +252,21 @@ class _Reader:
             for typed in _trees(outputs.children):
                 name, ty = _pair(typed)
                 self._define(node.add_output(self.read_type(ty)), name)
-        if isinstance(comment, Token):
-            node.source_range = _source_comment(str(comment))
+        located = _source_comment(str(comment)) if isinstance(comment, Token) else None
+        node.source_range = located or self._node_line(tree, comment)
         return node
+
+    def _node_line(self, tree: _ParseTree, comment: object) -> SourceRange:
+        """The node's statement in the IR text, up to its comment: the range errors about a
+        node without a location comment point at (Note on ``in_ir_text`` in `ir.source`)."""
+        start = self.range_of(tree)
+        if self.lines is None:
+            self.lines = self.source.text.splitlines()
+        text = self.lines[start.line - 1] if start.line <= len(self.lines) else ""
+        if isinstance(comment, Token) and comment.line == start.line and comment.column:
+            text = text[: comment.column - 1]
+        end = max(len(text.rstrip()) + 1, start.col + 1)
+        return SourceRange(self.source, start.line, start.col, start.line, end, in_ir_text=True)
 
     def _define_params(self, block: Block, params: _ParseTree | None) -> None:
         if params is None:

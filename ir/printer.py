@@ -144,7 +144,7 @@ def _node_line(node: Node, namer: Namer) -> str:
         attrs = "[" + ", ".join(f"{k}={format_attr(v)}" for k, v in node.attrs.items()) + "]"
     call = f"{node.kind}{attrs}({_names(node.inputs, namer)})"
     line = f"{outputs} = {call}" if outputs else call
-    if node.source_range is not None:
+    if node.source_range is not None and not node.source_range.in_ir_text:
         line += f"  # {node.source_range}"
     return line
 

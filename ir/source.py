@@ -35,6 +35,11 @@ class SourceRange:
     differentiation gives every node of a GradOf the forward node's range tagged so, and passes
     that copy a node's range carry the tag along, even once the GradOf is unwrapped. It is not
     part of equality, hashing or the printed location.
+
+    ``in_ir_text`` marks a range of IR text: `ir.parser` gives one to every node that has no
+    location comment, the node's line, so that verifier and shape errors about a graph read from
+    an ``.ir`` file point at that line. The printer writes no comment for it (the text it points
+    into is the printer's own output), so print → parse → print stays the identity.
     """
 
     source: Source
@@ -43,6 +48,7 @@ class SourceRange:
     end_line: int
     end_col: int
     gradient_of: str | None = field(default=None, compare=False)
+    in_ir_text: bool = field(default=False, compare=False)
 
     @staticmethod
     def location(filename: str, line: int, col: int) -> SourceRange:

@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 
 from ir.errors import AutodiffError, VerifyError
 from ir.graph import Graph
+from ir.source import Source, SourceRange
 from ir.verify import verify as verify_graph
 
 Module = dict[str, Graph]
@@ -130,6 +131,7 @@ def known_passes() -> str:
 # -- pipeline text ---------------------------------------------------------------------------
 
 _STEP = re.compile(r"\s*([A-Za-z0-9_-]+)\s*(?:\{([^{}]*)\})?\s*(?:,|$)")
+_NAME = re.compile(r"\s*([A-Za-z0-9_-]*)\s*")
 _OPTION = re.compile(r'([A-Za-z0-9_-]+)(?:=("(?:[^"\\]|\\.)*"|[^\s,"]+))?[\s,]*')
 
 
@@ -138,11 +140,11 @@ def parse_pipeline(text: str) -> list[PipelineStep]:
     ("constant-propagation", {"max_elements": 64})]``; option keys become parameter names."""
     steps: list[PipelineStep] = []
     position = 0
-    text = text.strip()
+    text = text.rstrip()  # leading spaces stay, so that a column counts from the text given
     while position < len(text):
         match = _STEP.match(text, position)
         if match is None or match.end() == position:
-            raise PipelineError(f"malformed pass pipeline {text!r} at character {position + 1}")
+            raise _malformed(text, position)
         name, body = match.group(1), match.group(2)
         registered = PASSES.get(name)
         if registered is None:
@@ -150,6 +152,32 @@ def parse_pipeline(text: str) -> list[PipelineStep]:
         steps.append((name, _parse_options(registered, body or "")))
         position = match.end()
     return steps
+
+
+def _malformed(text: str, position: int) -> PipelineError:
+    """The syntax error in the pipeline ``text`` whose step starting at ``position`` does not
+    parse, at the character where it goes wrong: ``dce;cse`` at the ``;`` (column 4)."""
+    name = _NAME.match(text, position)
+    assert name is not None  # it matches the empty string
+    at = name.end()
+    char = text[at : at + 1]
+    if not name.group(1):
+        problem = f"expected a pass name, found {char!r}"
+    elif char == "{":
+        close = text.find("}", at)
+        nested = text.find("{", at + 1)
+        if close < 0:
+            problem = f"the options of pass {name.group(1)!r} have no closing '}}'"
+        elif 0 <= nested < close:
+            at, problem = nested, f"'{{' inside the options of pass {name.group(1)!r}"
+        else:
+            at = close + 1 + len(text[close + 1 :]) - len(text[close + 1 :].lstrip())
+            problem = f"expected ',' after the options of pass {name.group(1)!r}, found "
+            problem += repr(text[at : at + 1])
+    else:
+        problem = f"expected ',' or '{{' after pass {name.group(1)!r}, found {char!r}"
+    where = SourceRange(Source(text, "<pass pipeline>"), 1, at + 1, 1, at + 2)
+    return PipelineError(f"malformed pass pipeline: {problem}", where)
 
 
 def _parse_options(registered: RegisteredPass, body: str) -> dict[str, Any]:

@@ -80,6 +80,76 @@ def test_unknown_pass_lists_the_known_ones(tmp_path: Path) -> None:
     assert err == f"error: unknown pass 'no-such-pass'; known passes: {', '.join(sorted(PASSES))}\n"
 
 
+def test_verifier_error_on_ir_text_points_at_the_node_line(tmp_path: Path) -> None:
+    path = tmp_path / "bad.ir"
+    statement = "%z : Double(3) = aten::copy(%n)"
+    path.write_text(
+        "graph @f(%x : Double(3), %n : int):\n"
+        "  %y : Double(3) = aten::tanh(%x)\n"
+        f"  {statement}  # a remark, not a location\n"
+        "  return (%z)\n"
+    )
+    err = run("opt", str(path), "-p", "cse")
+    lines = err.splitlines()
+    assert lines[0] == (
+        f"{path}:3:3: error: operand 0 (self) of aten::copy has type int, expected Tensor"
+    )
+    assert lines[-2:] == [
+        f"      {statement}  # a remark, not a location",
+        f"      {'^' * len(statement)}",
+    ]
+
+
+def test_shape_error_on_ir_text_points_at_the_node_line(tmp_path: Path) -> None:
+    path = tmp_path / "bad.ir"
+    path.write_text(
+        "graph @f(%x : Double(3), %y : Double(4)):\n"
+        "  %z : Tensor = aten::add(%x, %y)\n"
+        "  return (%z)\n"
+    )
+    err = run("opt", str(path), "-p", "propagate-shapes")
+    lines = err.splitlines()
+    assert lines[0] == (
+        f"{path}:2:3: error: operands could not be broadcast together with shapes (3,) (4,)"
+    )
+    assert lines[-1] == "      " + "^" * len("%z : Tensor = aten::add(%x, %y)")
+
+
+def test_a_node_with_a_location_comment_keeps_that_location(tmp_path: Path) -> None:
+    path = tmp_path / "bad.ir"
+    path.write_text(
+        "graph @f(%x : Double(3), %y : Double(4)):\n"
+        "  %z : Tensor = aten::add(%x, %y)  # model.py:7:12\n"
+        "  return (%z)\n"
+    )
+    err = run("opt", str(path), "-p", "propagate-shapes")
+    assert err.startswith("model.py:7:12: error: operands could not be broadcast together")
+
+
+@pytest.mark.parametrize(
+    ("pipeline", "column", "problem"),
+    [
+        ("dce,,cse", 5, "expected a pass name, found ','"),
+        ("dce;cse", 4, "expected ',' or '{' after pass 'dce', found ';'"),
+        (" dce ; cse", 6, "expected ',' or '{' after pass 'dce', found ';'"),
+        ("cse{max-size=3", 4, "the options of pass 'cse' have no closing '}'"),
+        ("dce{a{b}}", 6, "'{' inside the options of pass 'dce'"),
+        ("dce{} cse", 7, "expected ',' after the options of pass 'dce', found 'c'"),
+    ],
+)
+def test_malformed_pipeline_names_the_column(
+    tmp_path: Path, pipeline: str, column: int, problem: str
+) -> None:
+    path = tmp_path / "ok.ir"
+    path.write_text("graph(%x : Tensor):\n  return (%x)\n")
+    err = run("opt", str(path), "-p", pipeline)
+    assert err.splitlines() == [
+        f"<pass pipeline>:1:{column}: error: malformed pass pipeline: {problem}",
+        f"    {pipeline}",
+        f"    {' ' * (column - 1)}^",
+    ]
+
+
 def test_script_error_in_dump_is_located(model: Path) -> None:
     err = run("dump", f"{model}:refused")
     assert err == (

@@ -271,11 +271,27 @@ def test_several_attributes_keep_their_order() -> None:
 def test_trailing_comment_is_the_node_source_range(
     comment: str, location: SourceRange | None
 ) -> None:
-    g = parse_graph(
-        f"graph(%x : Tensor):\n  %y : Tensor = aten::neg(%x)  {comment}\n  return (%y)\n"
-    )
+    text = f"graph(%x : Tensor):\n  %y : Tensor = aten::neg(%x)  {comment}\n  return (%y)\n"
+    g = parse_graph(text, "f.ir")
 
-    assert next(g.nodes()).source_range == location
+    found = next(g.nodes()).source_range
+    if location is not None:
+        assert found == location
+    else:  # no location: the node's own line of the IR text
+        assert found is not None
+        assert found.in_ir_text
+        assert (str(found), found.end_col) == ("f.ir:2:3", 30)
+
+
+def test_a_node_without_a_location_comment_points_at_its_ir_line() -> None:
+    text = "graph(%x : Tensor):\n  %y : Tensor = aten::neg(%x)\n  return (%y)\n"
+    g = parse_graph(text, "f.ir")
+
+    found = next(g.nodes()).source_range
+    assert found is not None
+    statement = "%y : Tensor = aten::neg(%x)"
+    assert found.highlight() == f"      {statement}\n      {'^' * len(statement)}"
+    assert print_graph(g) == text  # the printer writes no comment for it
 
 
 def test_comment_lines_are_ignored_everywhere() -> None:
