@@ -36,6 +36,17 @@ Python compiles). Both take ``(*args)`` and return a list with one item per grap
 #   node's result takes the name of a value of the same hint that the node reads for the last
 #   time (``y = sin(y)``), which drops the old value as a ``del`` after the node would; other
 #   values get a ``del``. Fewer statements make Python's compile of a long chain faster.
+# - Typed calls (Note [Typed calls] in `ir.typed_calls`): where the node's types prove it gives
+#   the kernel's result bit for bit, a node is spelled more cheaply than ``kernel(args)``. A
+#   Python number next to float64 tensors is a bound 0-d float64 array (``_c``); sum, mean,
+#   max, min and prod of an ndarray call the ufunc's ``reduce``; sum_to_size and _unreduce are
+#   written out when their shapes are constants.
+# - Memory plan: an elementwise ufunc whose result has at least `INPLACE_MIN_SIZE` elements
+#   writes it into an operand that dies at the node (``y = aten_tanh(b, out=b)``) when that
+#   operand is private to the block: computed here by a call returning a new array, read only
+#   by ufuncs and reductions of the same block, of the result's dtype and shape. Arguments,
+#   constants, views, values held by lists, tuples or tapes, values read in a nested block,
+#   and returned values are never written to. The liveness above decides "dies at the node".
 # - Errors: every line that runs a node is recorded. When the function raises, the traceback's
 #   line in the generated frame names the node, and the error is reported as the interpreter
 #   reports it (`node_error`): no try block per node, so the fast path pays nothing for it.
@@ -68,6 +79,7 @@ from ir.graph import Block, Graph, Node, Value
 from ir.interpreter import Executable, Observer, node_error, run_graph
 from ir.ops import AUTOGRAD_ZERO, OPS, OpDef, prim
 from ir.printer import print_node
+from ir.typed_calls import TypedCalls
 
 __all__ = [
     "EXECUTOR_VARIABLE",
@@ -275,6 +287,7 @@ class _Emitter:
         self.expr: dict[Value, str] = {}  # how the code spells each value
         self.loop_depth = 0
         self.azero = self.bind(AUTOGRAD_ZERO, "_AZ")
+        self.calls = TypedCalls(ops, self.bind)
 
     # -- names -----------------------------------------------------------------------------
 
@@ -409,14 +422,23 @@ class _Emitter:
     def kernel(self, node: Node, op: OpDef, indent: int, frees: list[Value]) -> list[Value]:
         """Emit a node that calls its kernel (or its inline form); returns the frees left."""
         args = [self.expr[v] for v in node.inputs]
+        buffer = self.calls.buffer(node, frees)  # See Note [Typed calls] in ir.typed_calls
         frees = self.reuse_names(node, frees)
         inline = _INLINE.get(node.kind)
         if inline is not None and inline is op.kernel and node.outputs:
             self.inline(node, args, indent)
             return frees
+        outs = [self.expr[v] for v in node.outputs]
+        typed = self.calls.call(node, op, args, buffer)
+        if typed is not None:
+            self.emit(indent, f"{outs[0]} = {typed.expr}", node)
+            if typed.then is not None:
+                self.emit(indent, typed.then.format(out=outs[0]), node)
+            if typed.fresh:
+                self.calls.fresh.add(node.output)
+            return frees
         name = self.bind(op.kernel, node.kind.replace("::", "_"))
         call = f"{name}({', '.join(args)})"
-        outs = [self.expr[v] for v in node.outputs]
         if len(outs) == 1 and op.num_outputs == 1:
             self.emit(indent, f"{outs[0]} = {call}", node)
         elif outs:
