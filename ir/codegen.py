@@ -39,8 +39,9 @@ Python compiles). Both take ``(*args)`` and return a list with one item per grap
 # - Typed calls (Note [Typed calls] in `ir.typed_calls`): where the node's types prove it gives
 #   the kernel's result bit for bit, a node is spelled more cheaply than ``kernel(args)``. A
 #   Python number next to float64 tensors is a bound 0-d float64 array (``_c``); sum, mean,
-#   max, min and prod of an ndarray call the ufunc's ``reduce``; sum_to_size and _unreduce are
-#   written out when their shapes are constants.
+#   max, min and prod of an ndarray call the ufunc's ``reduce``; sum_to_size, _unreduce and
+#   the matmul gradients are written out when their shapes are known; select, slice and
+#   transpose are subscripts; prim:: arithmetic and comparisons are Python operators.
 # - Memory plan: an elementwise ufunc whose result has at least `INPLACE_MIN_SIZE` elements
 #   writes it into an operand that dies at the node (``y = aten_tanh(b, out=b)``) when that
 #   operand is private to the block: computed here by a call returning a new array, read only

@@ -21,7 +21,11 @@ the same result: Python numbers as 0-d float64 array constants, reductions as th
 #   array result), the count being known from the shape.
 # - Gradient helpers. ``sum_to_size`` to the operand's own shape is the operand itself, and
 #   otherwise a sum over the axes that the shapes name; ``_unreduce`` that inserts no axis is
-#   ``np.broadcast_to``.
+#   ``np.broadcast_to``; the gradient of a product of two matrices is the kernel's one matmul
+#   (``matmul(g, b.T)``), without its Python-level reshaping of 1-d operands.
+# - Views and Python operators. select, slice and transpose with constant axes are the
+#   subscript or ``.T`` the kernel would apply (``x[:, i]``, ``x[1:]``), and a prim:: operator
+#   whose kernel is Python's own (``operator.sub``) is written as the operator (``49 - j``).
 # - Memory plan. An elementwise ufunc writes its result into an operand (``out=``) when that
 #   operand dies at the node and nothing else can see its memory: it was computed in this
 #   graph, in this block, by a call that returns a new array (a ufunc or a reduction spelled
@@ -36,6 +40,7 @@ the same result: Python numbers as 0-d float64 array constants, reductions as th
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeGuard
@@ -45,7 +50,7 @@ import numpy as np
 from ir.graph import Node, Value
 from ir.ops import OpDef
 from ir.ops.shape_rules import normalize_axes
-from ir.types import TensorType
+from ir.types import INT, NONE, TensorType
 
 __all__ = ["INPLACE_MIN_SIZE", "Call", "TypedCalls"]
 
@@ -149,6 +154,19 @@ class TypedCalls:
             return self._sum_to_size(node, args)
         if node.kind == "aten::_unreduce":
             return self._unreduce(node, args)
+        if node.kind in _MATMUL_BACKWARD:
+            return self._matmul_backward(node, args)
+        if node.kind in _SUBSCRIPTS:
+            return _subscript(node, args)
+        if node.kind in ("aten::transpose", "aten::_transpose_backward"):
+            # np.transpose(x) of an ndarray is x.T
+            is_t = _is_array(node.inputs[0].ty) and _constant(node.inputs[1]) is None
+            return Call(f"{args[0]}.T") if is_t else None
+        operator_spelling = (
+            _PYTHON_OPERATORS.get(op.kernel) if node.kind.startswith("prim::") else None
+        )
+        if operator_spelling is not None and len(args) == operator_spelling.count("{}"):
+            return Call(operator_spelling.format(*(_operand(a) for a in args)))
         op_kernel = op.kernel
         if _is_ufunc(op_kernel) and op_kernel.signature is not None and len(node.outputs) == 1:
             # np.matmul: called as it is, and known to return a new array
@@ -239,6 +257,21 @@ class TypedCalls:
         # keepdims, then the kernel's reshape: a 0-d target stays a 0-d array
         return Call(f"{reduce}({args[0]}, {axes!r}, None, None, True).reshape({target!r})")
 
+    def _matmul_backward(self, node: Node, args: list[str]) -> Call | None:
+        """The gradient of a product of two matrices w.r.t. one: the kernel's one matmul, with
+        the other operand transposed (``swapaxes(b, -1, -2)`` of a matrix is ``b.T``), when the
+        shapes say the kernel's sum back to the operand's shape does nothing."""
+        grad, a, b = (v.ty for v in node.inputs)
+        if not (_is_matrix(grad) and _is_matrix(a) and _is_matrix(b)):
+            return None
+        (n, m), (n_a, k), (k_b, m_b) = (_dims(t) for t in (grad, a, b))
+        if (n, m, k) != (n_a, m_b, k_b):
+            return None
+        matmul = self.bind(np.matmul, "aten_matmul")
+        if node.kind == "aten::_matmul_backward_self":
+            return Call(f"{matmul}({args[0]}, {args[2]}.T)", fresh=True)
+        return Call(f"{matmul}({args[1]}.T, {args[0]})", fresh=True)
+
     def _unreduce(self, node: Node, args: list[str]) -> Call | None:
         axis, keepdims = (_constant(v) for v in node.inputs[2:4])
         if node.inputs[1].node.kind != "prim::Constant":
@@ -250,6 +283,58 @@ class TypedCalls:
 
 
 _NOT_CONSTANT = object()
+
+_MATMUL_BACKWARD = frozenset(["aten::_matmul_backward_self", "aten::_matmul_backward_other"])
+_SUBSCRIPTS = frozenset(["aten::select", "aten::slice"])
+# prim:: kernels that are Python's own operators, written as the operator.
+_PYTHON_OPERATORS: dict[Any, str] = {
+    operator.add: "{} + {}",
+    operator.sub: "{} - {}",
+    operator.mul: "{} * {}",
+    operator.truediv: "{} / {}",
+    operator.floordiv: "{} // {}",
+    operator.mod: "{} % {}",
+    operator.pow: "{} ** {}",
+    operator.eq: "{} == {}",
+    operator.ne: "{} != {}",
+    operator.lt: "{} < {}",
+    operator.le: "{} <= {}",
+    operator.gt: "{} > {}",
+    operator.ge: "{} >= {}",
+    operator.neg: "-{}",
+    operator.not_: "not {}",
+}
+
+
+def _operand(spelled: str) -> str:
+    """An operand of an operator: names and literals as they are, a negative literal
+    bracketed (``-1 ** 2`` is not ``(-1) ** 2``)."""
+    return f"({spelled})" if spelled.startswith("-") else spelled
+
+
+def _subscript(node: Node, args: list[str]) -> Call | None:
+    """``aten::select(x, axis, i)`` as ``x[:, i]`` and ``aten::slice(x, axis, a, b, c)`` as
+    ``x[:, a:b:c]``: the index tuple the kernels build, for a constant axis counted from the
+    front and int (or None) operands."""
+    axis = _constant(node.inputs[1])
+    if type(axis) is not int or axis < 0 or not _is_array(node.inputs[0].ty):
+        return None
+    if not all(v.ty in (INT, NONE) for v in node.inputs[2:]):
+        return None
+    if node.kind == "aten::select":
+        item = args[2]
+    else:
+        start, stop, step = ("" if a == "None" else a for a in args[2:5])
+        item = f"{start}:{stop}:{step}" if step else f"{start}:{stop}"
+    return Call(f"{args[0]}[{':, ' * axis}{item}]")
+
+
+def _dims(ty: TensorType) -> tuple[int | None, ...]:
+    return ty.shape or ()
+
+
+def _is_matrix(ty: Any) -> TypeGuard[TensorType]:
+    return isinstance(ty, TensorType) and ty.is_complete and len(ty.shape or ()) == 2
 
 
 def _constant(value: Value) -> Any:

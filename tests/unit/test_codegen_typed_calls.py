@@ -298,3 +298,35 @@ def test_layout_sensitive_ufuncs_write_into_one_dimensional_buffers_only(
     source = check(text, x, y)
     assert ("out=a" in line_of(source, "b")) == reused
     assert "out=c" in line_of(source, "d")  # a product is the same bits in any layout
+
+
+def test_matrix_product_gradients_views_and_python_operators_are_written_out() -> None:
+    text = """graph @f(%g : Double(4, 3), %a : Double(4, 5), %b : Double(5, 3), %i : int):
+  %zero : int = prim::Constant[value=0]()
+  %one : int = prim::Constant[value=1]()
+  %minus : int = prim::Constant[value=-1]()
+  %two : int = prim::Constant[value=2]()
+  %none : NoneType = prim::Constant[value=None]()
+  %da : Double(4, 5) = aten::_matmul_backward_self(%g, %a, %b)
+  %db : Double(5, 3) = aten::_matmul_backward_other(%g, %a, %b)
+  %row : Double(5) = aten::select(%a, %zero, %i)
+  %column : Double(4) = aten::select(%a, %one, %i)
+  %tail : Double(3, 5) = aten::slice(%a, %zero, %one, %none, %none)
+  %every : Double(4, 3) = aten::slice(%a, %one, %none, %minus, %two)
+  %t : Double(5, 4) = aten::transpose(%a, %none)
+  %j : int = prim::sub(%i, %minus)
+  %k : int = prim::pow(%minus, %two)
+  return (%da, %db, %row, %column, %tail, %every, %t, %j, %k)
+"""
+    rng = np.random.default_rng(7)
+    g, a, b = rng.standard_normal((4, 3)), rng.standard_normal((4, 5)), rng.standard_normal((5, 3))
+    source = check(text, g, a, b, 2)
+    assert "da = aten_matmul(g, b.T)" in source
+    assert "db = aten_matmul(a.T, g)" in source
+    assert "row = a[i]" in source
+    assert "column = a[:, i]" in source
+    assert "tail = a[1:]" in source
+    assert "every = a[:, :-1:2]" in source
+    assert "t = a.T" in source
+    assert "j = i - (-1)" in source
+    assert "k = (-1) ** 2" in source
