@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from passes import (
+    accumulate_slices,
     autograd_zero,
     constant_propagation,
     cse,
@@ -16,6 +17,8 @@ from passes import (
     lower_tuples,
     requires_grad,
     shape_propagation,
+    simplify_arithmetic,
+    sink_unreduce,
     stack_tapes,
 )
 from passes.registry import (
@@ -35,6 +38,7 @@ __all__ = [
     "Module",
     "PassError",
     "PipelineError",
+    "accumulate_slices",
     "autograd_zero",
     "constant_propagation",
     "cse",
@@ -53,5 +57,7 @@ __all__ = [
     "run_module_passes",
     "run_passes",
     "shape_propagation",
+    "simplify_arithmetic",
+    "sink_unreduce",
     "stack_tapes",
 ]

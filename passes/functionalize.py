@@ -31,7 +31,11 @@ the array it writes, and every view read after a write is derived again from the
 #   every node (and the gradient) sees the values passed in.
 #
 # A write whose target may be one array or another, depending on which branch ran (``z = y if c
-# else x; z[0] = 1``), is refused: which base to update is not known at compile time.
+# else x; z[0] = 1``), is refused: which base to update is not known at compile time. So is a
+# read, in a loop, of a loop-carried value that starts as a view of an array the loop writes
+# (``acc = y.T`` before the loop, ``y[0] = 1`` in it, then ``acc`` read): in the first iteration
+# it is that view and sees the write, in the next ones it is whatever the last iteration bound
+# it to.
 """
 
 from __future__ import annotations
@@ -175,6 +179,9 @@ class _Functionalizer:
         self.aliases: dict[Value, _Alias] = {}
         self.base_of_version: dict[Value, Value] = {}
         self.version_of: dict[Value, Value] = {}  # the base version a view was computed from
+        # A loop-carried parameter whose first value is a view of a base the loop writes: that
+        # base, and its version when the body starts.
+        self.first_view: dict[Value, tuple[Value, Value]] = {}
 
     def alias(self, value: Value) -> _Alias:
         found = self.aliases.get(value)
@@ -230,6 +237,8 @@ class _Functionalizer:
 
     def read_fresh(self, node: Node, env: _Env) -> None:
         for index, value in enumerate(list(node.inputs)):
+            if value in self.first_view:
+                _check_first_view(value, *self.first_view[value], env.current, node)
             current = self.fresh(value, env, node)
             if current is not value:
                 node.replace_input(index, current)
@@ -313,9 +322,14 @@ class _Functionalizer:
         body = node.blocks[0]
         written = self.written_from_outside(body)
         body_env = env.child()
+        carried = list(zip(node.inputs[2:], body.inputs[1:], strict=True))
         for base in written:
             node.add_input(env.current(base))
             self.new_version(base, body.add_input(base.ty, base.name_hint), body_env)
+        for initial, param in carried:
+            base = self.alias(initial).base
+            if base in written and isinstance(param.ty, TensorType):
+                self.first_view[param] = (base, body_env.current(base))
         self.block(body, body_env)
         for base in written:
             body.register_output(body_env.current(base))
@@ -357,6 +371,23 @@ def _check_one_array(base: Value, write: Node) -> None:
             "copy it first (x.copy())",
             write.source_range,
         )
+
+
+def _check_first_view(
+    param: Value, base: Value, entry: Value, current: Callable[[Value], Value], read: Node
+) -> None:
+    """Refuse ``read`` of ``param``, a loop-carried value that starts as a view of ``base``,
+    once the loop has written ``base`` (its version is no longer ``entry``)."""
+    if current(base) is entry:
+        return
+    name = param.name_hint or "it"
+    raise IRError(
+        f"cannot tell what '{name}' holds here: the loop carries it, and its first value "
+        f"shares memory with '{base.name_hint or 'an array'}', which the loop has written "
+        f"since (the next iterations' are other arrays); copy it before the loop "
+        f"({name} = {name}.copy())",
+        read.source_range,
+    )
 
 
 def _may_be_several(value: Value) -> bool:
@@ -420,8 +451,8 @@ def _merge_same_array_outputs(node: Node) -> None:
             continue
         if not isinstance(array.ty, TensorType):
             continue
-        if not any(b.outputs[index].node.kind in WRITES for b in node.blocks):
-            continue
+        # Every branch gives the one array, written or not (a loop in a branch that wrote it
+        # has been uncarried, and gives back the array itself).
         node.outputs[index].replace_all_uses_with(array)
         for block in node.blocks:
             block.erase_output(index)

@@ -262,6 +262,26 @@ def slice_backward(
     return result
 
 
+def scatter_slices(grads: Any, shape: Any, keys: Any) -> Any:
+    """Zeros of ``shape`` with each of ``grads`` added into its place: a key ``(axis, start,
+    stop, step)`` names a slice along ``axis``, ``(axis, index)`` one index. The sum of the
+    `slice_backward` and `select_backward` of each, with one array allocated instead of one
+    per gradient (Note [Accumulating slices] in `passes.accumulate_slices`)."""
+    result = np.zeros(shape, np.result_type(*grads))
+    for grad, (axis, *place) in zip(grads, keys, strict=True):
+        item = slice(*place) if len(place) == 3 else place[0]
+        result[_along(axis, item)] += grad
+    return result
+
+
+def _scatter_slices_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    grads = types[0]
+    elems = grads.elems if isinstance(grads, TupleType) else ()
+    dtypes = [ty.dtype for ty in elems if isinstance(ty, TensorType) and ty.dtype is not None]
+    dtype = np.result_type(*dtypes).name if dtypes and len(dtypes) == len(elems) else None
+    return tensor(dtype, int_sequence(types[1], consts[1]))
+
+
 def index_tuple(x: Any, indices: Any) -> Any:
     """``aten::index`` with its index operands packed in one tuple, so a derivative formula
     (which has no ``*args``) can name them."""
@@ -487,6 +507,11 @@ register_op(
     " -> Tensor",
     shape=_shaped_by_operand(1),
 )(slice_backward)
+register_op(
+    "aten::_scatter_slices(Any grads, Any shape, Any keys) -> Tensor",
+    shape=_scatter_slices_rule,
+    differentiable=False,
+)(scatter_slices)
 register_op("aten::_index_tuple(Tensor self, Any indices) -> Tensor", shape=_index_tuple_rule)(
     index_tuple
 )

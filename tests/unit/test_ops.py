@@ -198,6 +198,15 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
         lambda g, s, a, b, e, st: A * (np.arange(4) >= 1) * (np.arange(4) < 3),
     ),
     (
+        "aten::_scatter_slices",
+        ((A[:, 1:], A[:, :-1], V), (3, 4), ((1, 1, None, None), (1, None, -1, None), (0, 2))),
+        lambda *_: (
+            np.pad(A[:, 1:], ((0, 0), (1, 0)))
+            + np.pad(A[:, :-1], ((0, 0), (0, 1)))
+            + np.eye(3)[:, 2:3] * V
+        ),
+    ),
+    (
         "aten::_index_backward",
         (np.ones(3), (4,), (np.array([0, 0, 2]),)),
         lambda *_: np.array([2.0, 0.0, 1.0, 0.0]),

@@ -1,0 +1,273 @@
+"""Arithmetic peepholes that change no bit of any result: powers with the exponents 1 and 2, and
+negations and power-of-two scalings moved onto the scalar side of a product.
+
+# Note [Exact arithmetic rewrites]
+# Derivative formulas are written for every case, so a specialised program is full of work a
+# hand-written one would not do: ``x ** 2``'s backward is ``dout * 2 * x ** (2 - 1)``, ``a - b``'s
+# negates the whole gradient before the next product scales it. Each rewrite here gives the
+# same bits as what it replaces (IEEE 754, round to nearest):
+#
+#   pow(x, 1) -> x                            x ** 1 is x (when the result keeps x's type)
+#   pow(x, 2) -> square(x)                    both are the correctly rounded x * x
+#   neg(mul(a, s)) -> mul(a, neg(s))          negation only flips a sign
+#   mul(neg(a), s) -> mul(a, neg(s))
+#   mul(mul(a, s), c) -> mul(a, mul(s, c))    s or c a power of two: scaling by it is exact
+#   op(neg(a), b) -> neg(op(a, b))            op a product, quotient or sum_to_size: rounding is
+#                                             symmetric, so the negation moves past it and
+#                                             negates the smaller result of a sum_to_size
+#   add(x, neg(y)) -> sub(x, y), sub(x, neg(y)) -> add(x, y), neg(neg(x)) -> x
+#
+# where ``s`` is a scalar (a Python number or a 0-d array), so the negation and the scaling
+# move from an array to one number. A power-of-two scaling is exact unless the product leaves
+# the range of normal numbers (an overflow or a subnormal result), where the two orders may
+# round differently. Only floating and complex arrays are rewritten.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ir.graph import Graph, Node, Value
+from ir.ops import NOT_CONSTANT
+from ir.types import FLOAT, INT, TensorType, type_of_value
+from passes.constant_propagation import constant_value, is_constant
+from passes.registry import register_pass
+from passes.rewriting import PYTHON_SCALARS, insert_typed, known_shape, static_value
+
+
+@register_pass("simplify-arithmetic")
+def simplify_arithmetic(graph: Graph) -> bool:
+    """Rewrite powers by 1 and 2, and move negations and power-of-two scalings of arrays onto
+    the scalar operand of a product. Returns True if changed. See Note [Exact arithmetic
+    rewrites].
+
+    Given:   %p : Double(9) = aten::pow(%x, %two)                         (%two = 2)
+             %n : Double(9) = aten::neg(%m)    %m = aten::mul(%s, %d)     (%s : Double())
+    Execute: simplify_arithmetic(graph)
+    Result:  %p : Double(9) = aten::square(%x)
+             %n = aten::mul(%d, %ns)           %ns : Double() = aten::neg(%s)
+    """
+    changed = False
+    for _ in range(_MAX_SWEEPS):
+        swept = False
+        for node in list(graph.all_nodes()):
+            if node.owning_block is None or not _floating(node):
+                continue
+            if node.kind == "aten::pow":
+                swept |= _power(graph, node)
+            elif node.kind == "aten::neg":
+                swept |= _negated_product(graph, node) or _double_negation(node)
+            elif node.kind == "aten::mul":
+                swept |= _scaled_product(graph, node) or _delayed_negation(graph, node)
+            elif node.kind in _CARRIERS:
+                swept |= _delayed_negation(graph, node)
+        changed |= swept
+        if not swept:
+            break
+    return changed
+
+
+# A sweep in program order carries a negation down a whole chain; a few more catch what an
+# earlier rewrite exposed.
+_MAX_SWEEPS = 4
+# Operators a negation of an operand can move through or end in (Note [Exact arithmetic
+# rewrites]).
+_CARRIERS = ("aten::mul", "aten::div", "aten::sum_to_size", "aten::add", "aten::sub")
+
+
+def _delayed_negation(graph: Graph, node: Node) -> bool:
+    """An operand negated for this node alone: the negation moves after it, where a reduction
+    makes it cheaper, or into it (``x + -y`` is ``x - y``)."""
+    for position, operand in enumerate(node.inputs):
+        negation = operand.node
+        if negation.kind != "aten::neg" or len(operand.uses) != 1:
+            continue
+        if node.kind == "aten::sum_to_size" and position != 0:
+            continue
+        if operand.ty != negation.inputs[0].ty:
+            continue
+        moved = node.kind not in ("aten::add", "aten::sub")
+        if moved and _size(operand) < _size(node.output):
+            continue  # a negated scalar is where the negation costs least
+        if node.kind == "aten::sub" and position == 0:
+            continue
+        plain = negation.inputs[0]
+        with graph.inserting_before(node):
+            if node.kind in ("aten::add", "aten::sub"):
+                other = node.inputs[1 - position]
+                kind = "aten::sub" if node.kind == "aten::add" else "aten::add"
+                result = insert_typed(graph, kind, [other, plain], node)
+            else:
+                inputs = list(node.inputs)
+                inputs[position] = plain
+                inner = insert_typed(graph, node.kind, inputs, node)
+                result = insert_typed(graph, "aten::neg", [inner], negation)
+        return _replace(node, result)
+    return False
+
+
+def _size(value: Value) -> int:
+    shape = known_shape(value.ty)
+    return -1 if shape is None else math.prod(shape)
+
+
+def _double_negation(node: Node) -> bool:
+    inner = node.inputs[0].node
+    if inner.kind != "aten::neg" or inner.inputs[0].ty != node.output.ty:
+        return False
+    node.output.replace_all_uses_with(inner.inputs[0])
+    _destroy_dead(node)
+    return True
+
+
+def _floating(node: Node) -> bool:
+    ty = node.outputs[0].ty if len(node.outputs) == 1 else None
+    return (
+        isinstance(ty, TensorType)
+        and ty.dtype is not None
+        and np.dtype(ty.dtype).kind in "fc"
+        and known_shape(ty) is not None
+    )
+
+
+def _power(graph: Graph, node: Node) -> bool:
+    base, exponent = node.inputs
+    value = static_value(exponent)
+    if value is NOT_CONSTANT or np.ndim(value) != 0 or base.ty != node.output.ty:
+        return False
+    if value == 1:
+        node.output.replace_all_uses_with(base)
+        node.destroy()
+        return True
+    if value == 2:
+        with graph.inserting_before(node):
+            square = insert_typed(graph, "aten::square", [base], node)
+        if square.ty != node.output.ty:
+            square.node.destroy()
+            return False
+        square.name_hint = node.output.name_hint
+        node.output.replace_all_uses_with(square)
+        node.destroy()
+        return True
+    return False
+
+
+def _scalar_operand(node: Node) -> int | None:
+    """The position of an operand of binary ``node`` that is one number (a Python number or a
+    0-d array), when the other is not; None otherwise."""
+    for position, operand in enumerate(node.inputs):
+        if _is_scalar(operand) and not _is_scalar(node.inputs[1 - position]):
+            return position
+    return None
+
+
+def _is_scalar(value: Value) -> bool:
+    return value.ty in PYTHON_SCALARS or known_shape(value.ty) == ()
+
+
+def _negated_product(graph: Graph, node: Node) -> bool:
+    """neg(mul(a, s)) -> mul(a, neg(s))."""
+    product = node.inputs[0].node
+    if product.kind != "aten::mul" or product.output.ty != node.output.ty:
+        return False
+    position = _scalar_operand(product)
+    if position is None:
+        return False
+    with graph.inserting_before(node):
+        negated = _negate(graph, product.inputs[position], node)
+        if negated is None:
+            return False
+        result = insert_typed(graph, "aten::mul", [product.inputs[1 - position], negated], product)
+    return _replace(node, result)
+
+
+def _scaled_product(graph: Graph, node: Node) -> bool:
+    """mul(neg(a), s) -> mul(a, neg(s)); mul(mul(a, s), c) -> mul(a, mul(s, c)) when s or c is
+    a power of two."""
+    position = _scalar_operand(node)
+    if position is None:
+        return False
+    scalar, operand = node.inputs[position], node.inputs[1 - position]
+    inner = operand.node
+    if inner.kind == "aten::neg" and inner.output.ty == node.output.ty:
+        with graph.inserting_before(node):
+            negated = _negate(graph, scalar, node)
+            if negated is None:
+                return False
+            result = insert_typed(graph, "aten::mul", [inner.inputs[0], negated], node)
+        return _replace(node, result)
+    if inner.kind != "aten::mul" or inner.output.ty != node.output.ty:
+        return False
+    inner_position = _scalar_operand(inner)
+    if inner_position is None:
+        return False
+    inner_scalar = inner.inputs[inner_position]
+    if not (_power_of_two(scalar) or _power_of_two(inner_scalar)):
+        return False
+    with graph.inserting_before(node):
+        if all(v.ty in PYTHON_SCALARS and is_constant(v) for v in (inner_scalar, scalar)):
+            number = constant_value(inner_scalar) * constant_value(scalar)
+            scale = graph.insert_constant(number, type_of_value(number), node.source_range)
+        else:
+            scale = insert_typed(graph, "aten::mul", [inner_scalar, scalar], node)
+        result = insert_typed(graph, "aten::mul", [inner.inputs[1 - inner_position], scale], node)
+    if not _is_scalar(scale):
+        _discard(result, scale)
+        return False
+    return _replace(node, result)
+
+
+def _power_of_two(value: Value) -> bool:
+    if not is_constant(value) or value.ty not in (INT, FLOAT):
+        return False
+    number = constant_value(value)
+    if isinstance(number, bool) or number == 0 or not math.isfinite(number):
+        return False
+    mantissa, _ = math.frexp(abs(float(number)))
+    return mantissa == 0.5
+
+
+def _negate(graph: Graph, value: Value, like: Node) -> Value | None:
+    """``-value`` for a scalar: a constant when ``value`` is one, else an ``aten::neg``."""
+    if value.ty in PYTHON_SCALARS:
+        if not is_constant(value) or value.ty not in (INT, FLOAT):
+            return None
+        negated = -constant_value(value)
+        return graph.insert_constant(negated, type_of_value(negated), like.source_range)
+    return insert_typed(graph, "aten::neg", [value], like)
+
+
+def _replace(node: Node, result: Value) -> bool:
+    if result.ty != node.output.ty:
+        _discard(result)
+        return False
+    result.name_hint = node.output.name_hint
+    node.output.replace_all_uses_with(result)
+    _destroy_dead(node)
+    return True
+
+
+def _discard(*values: Value) -> None:
+    """Destroy the nodes a failed rewrite inserted (those of ``values`` nothing reads, and the
+    operands only they read)."""
+    for value in values:
+        node = value.node
+        if node.owning_block is None or value.uses:
+            continue
+        operands = [v for v in node.inputs if v.node.kind in _INSERTED]
+        node.destroy()
+        _discard(*operands)
+
+
+_INSERTED = ("aten::neg", "aten::mul", "prim::Constant")
+
+
+def _destroy_dead(node: Node) -> None:
+    """Destroy ``node`` and the producers of its operands that only it read."""
+    operands = [v.node for v in node.inputs]
+    node.destroy()
+    for operand in operands:
+        if operand.kind in ("aten::neg", "aten::mul") and not operand.output.uses:
+            operand.destroy()
