@@ -580,7 +580,8 @@ def mean(self, axis, keepdims):
     scale = np.size(out) / np.size(self)
 
     def backward(dout):
-        return unreduce(dout, shape, axis, keepdims) * scale, None, None
+        # Scaled before it is spread: one multiplication per reduced element, same bits.
+        return unreduce(dout * scale, shape, axis, keepdims), None, None
 
     return out, backward
 
@@ -598,9 +599,11 @@ def max_(self, axis, keepdims):
     dtype = dtype_of(out)
 
     def backward(dout):
+        # Ties share dout evenly. Dividing by the count before spreading gives the same bits
+        # as dividing the spread product (hits are 0 or 1), at the reduced size.
         hits = self == unreduce(out, shape, axis, keepdims)
-        count = np.sum(hits, axis=axis, keepdims=True).astype(dtype)
-        return hits * unreduce(dout, shape, axis, keepdims) / count, None, None
+        count = np.sum(hits, axis=axis, keepdims=keepdims).astype(dtype)
+        return hits * unreduce(dout / count, shape, axis, keepdims), None, None
 
     return out, backward
 
@@ -611,9 +614,11 @@ def min_(self, axis, keepdims):
     dtype = dtype_of(out)
 
     def backward(dout):
+        # Ties share dout evenly. Dividing by the count before spreading gives the same bits
+        # as dividing the spread product (hits are 0 or 1), at the reduced size.
         hits = self == unreduce(out, shape, axis, keepdims)
-        count = np.sum(hits, axis=axis, keepdims=True).astype(dtype)
-        return hits * unreduce(dout, shape, axis, keepdims) / count, None, None
+        count = np.sum(hits, axis=axis, keepdims=keepdims).astype(dtype)
+        return hits * unreduce(dout / count, shape, axis, keepdims), None, None
 
     return out, backward
 

@@ -139,3 +139,34 @@ def test_scatter_slices_promotes_as_the_sum_did() -> None:
     assert got.dtype == np.float64
     np.testing.assert_array_equal(got, [1.0, 2.0, 1.0])
 
+
+# ---- formulas: the same bits with less work ---------------------------------------------------
+
+
+def row_max(x, y):
+    return np.sum(np.max(x, axis=1) * y)
+
+
+def row_mean(x, y):
+    return np.sum(np.mean(x, axis=1, keepdims=True) * y)
+
+
+def test_max_gradient_splits_ties_with_the_old_bits() -> None:
+    x = np.array([[1.0, 3.0, 3.0], [2.0, -1.0, 0.5], [4.0, 4.0, 4.0], [0.0, 0.3, 0.1]])
+    y = np.array([0.7, -1.3, 2.9, 0.1])
+    (_, (dx, _)), gradient = _compiled(row_max, (x, y), (0, 1))
+    hits = x == x.max(axis=1, keepdims=True)
+    old = hits * np.broadcast_to(y[:, None], x.shape) / hits.sum(axis=1, keepdims=True)
+    np.testing.assert_array_equal(dx, old)
+    # The division by the count of ties is done per row, not per element.
+    divisions = [n for n in gradient.df.all_nodes() if n.kind == "aten::div"]
+    assert [n.output.ty.shape for n in divisions] == [(4,)]
+
+
+def test_mean_gradient_is_scaled_before_it_is_spread() -> None:
+    rng = np.random.default_rng(3)
+    x, y = rng.standard_normal((3, 7)), rng.standard_normal((3, 1))
+    (_, (dx, _)), gradient = _compiled(row_mean, (x, y), (0, 1))
+    np.testing.assert_array_equal(dx, np.broadcast_to(y, x.shape) * (1 / 7))
+    products = [n for n in gradient.df.all_nodes() if n.kind == "aten::mul"]
+    assert all(n.output.ty.shape != (3, 7) for n in products)
