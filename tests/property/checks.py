@@ -10,21 +10,28 @@ AssertionError (or the compiler's own error) when the program breaks it.
 - ``roundtrip``: print → parse → print is the identity for the graphs of every stage.
 - ``gradients``: ``ad.grad`` of ``loss`` (``np.sum(f(...))``) w.r.t. every float argument
   matches central finite differences of the plain ``loss``.
+
+The properties of one program share its compilation (`compiled`): the module, the scripted
+function and the graphs of every stage are built once, and each check copies a graph before it
+runs anything that mutates one.
 """
 
 from __future__ import annotations
 
 import copy
+import functools
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 import autodiff as ad
 from autodiff.lambda_lift import lambda_lift
-from autodiff.pipeline import FORWARD_CLEANUP, REVERSE_OPTIMISATION, differentiate_typed
+from autodiff.pipeline import FORWARD_CLEANUP, REVERSE_OPTIMISATION, Stages, differentiate_typed
 from autodiff.runtime import CompiledGradient
-from autodiff.script import SPECIALISE_PIPELINE
+from autodiff.script import SPECIALISE_PIPELINE, ScriptFunction
 from autodiff.specialize import argument_type
 from ir.graph import Graph
 from ir.interpreter import run_graph
@@ -65,14 +72,54 @@ def assert_same(actual: Any, expected: Any, where: str, *, exact_types: bool = T
     np.testing.assert_allclose(a, e, rtol=PASS_RTOL, atol=1e-12, err_msg=where)
 
 
+# ---- one program's compilation, shared by the properties ------------------------------------
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """A program's module and ``ad.script(f)``, and ``f``'s graph at every stage: parsed,
+    specialised to the program's arguments, functionalised, after FORWARD_CLEANUP, and
+    differentiated w.r.t. its float arguments."""
+
+    module: ModuleType
+    scripted: ScriptFunction
+    parsed: Graph
+    specialised: Graph
+    base: Graph
+    forward: Graph
+    float_positions: tuple[int, ...]
+
+    @functools.cached_property
+    def stages(self) -> Stages:
+        return differentiate_typed(self.forward, self.float_positions, keep_stages=True)
+
+
+@functools.lru_cache(maxsize=2)
+def compiled(program: Program) -> Compiled:
+    """`Compiled` for ``program``, built once for all its properties (a failure is not kept:
+    the next property that asks raises it again)."""
+    module = load_program(program)
+    scripted = ad.script(module.f)
+    types = [
+        argument_type("f", name, value)
+        for (name, _), value in zip(program.args, program.arguments(), strict=True)
+    ]
+    specialised = specialise(scripted.graph, types)
+    base = _after(specialised, [("functionalize", {})])
+    forward = _after(base, [(name, {}) for name in FORWARD_CLEANUP])
+    return Compiled(
+        module, scripted, scripted.graph, specialised, base, forward, program.float_positions()
+    )
+
+
 # ---- scripted == plain ---------------------------------------------------------------------------
 
 
 def check_scripted(program: Program) -> None:
-    module = load_program(program)
+    module = compiled(program).module
     plain_args, script_args = fresh(program.arguments()), fresh(program.arguments())
     expected = module.f(*plain_args)
-    actual = ad.script(module.f)(*script_args)
+    actual = compiled(program).scripted(*script_args)
     assert_same(actual, expected, "result")
     for (name, _), a, e in zip(program.args, script_args, plain_args, strict=True):
         assert_same(a, e, f"argument {name} after the call")
@@ -101,32 +148,19 @@ def _after(graph: Graph, pipeline: Sequence[PipelineStep]) -> Graph:
     return result
 
 
-def typed_graphs(program: Program) -> tuple[Graph, Graph, Graph]:
-    """The parsed graph, it specialised to the program's arguments, and that functionalised."""
-    module = load_program(program)
-    parsed = ad.script(module.f).graph
-    types = [
-        argument_type("f", name, value)
-        for (name, _), value in zip(program.args, program.arguments(), strict=True)
-    ]
-    specialised = specialise(parsed, types)
-    return parsed, specialised, _after(specialised, [("functionalize", {})])
-
-
 def check_passes(program: Program) -> None:
-    module = load_program(program)
+    shared = compiled(program)
     args = program.arguments()
     plain = fresh(args)
-    expected = ([module.f(*plain)], plain)
-    _, specialised, base = typed_graphs(program)
+    expected = ([shared.module.f(*plain)], plain)
+    specialised, base = shared.specialised, shared.base
     _run_checked(specialised, args, expected, "specialised graph")
     _run_checked(base, args, expected, "after functionalize")
     for name in graph_passes():
         _run_checked(_after(base, [(name, {})]), args, expected, f"after {name}")
     _run_checked(_after(specialised, SPECIALISE_PIPELINE), args, expected, "SPECIALISE_PIPELINE")
-    forward = _after(base, [(name, {}) for name in FORWARD_CLEANUP])
-    _run_checked(forward, args, expected, "FORWARD_CLEANUP")
-    check_gradient_passes(program, forward)
+    _run_checked(shared.forward, args, expected, "FORWARD_CLEANUP")
+    check_gradient_passes(program, shared.forward, shared.stages)
 
 
 # lower-tuples runs before differentiation only: after it, a gradient-stage graph whose loop
@@ -141,10 +175,10 @@ def _gradient_of(graph: Graph, args: Sequence[Any], vjp: Any) -> list[Any]:
     return [*outputs, *compiled.backward(saved, [vjp] * len(outputs))]
 
 
-def check_gradient_passes(program: Program, typed: Graph) -> None:
-    """Every pass, and REVERSE_OPTIMISATION, on the gradient stage keeps ``f`` and ``df``."""
+def check_gradient_passes(program: Program, typed: Graph, stages: Stages) -> None:
+    """Every pass, and REVERSE_OPTIMISATION, on the gradient stage (``stages``, of the graph
+    ``typed``) keeps ``f`` and ``df``."""
     args = program.arguments()
-    stages = differentiate_typed(typed, program.float_positions())
     gradient = stages.gradient
     for graph in (stages.grad, stages.optimized, gradient.f, gradient.df):
         verify(graph)
@@ -172,11 +206,11 @@ def check_gradient_passes(program: Program, typed: Graph) -> None:
 def check_roundtrips(program: Program) -> None:
     """The parsed, typed and functionalised graphs, the forward cleanup's result, and the
     gradient stages: grad, optimized, f and df."""
-    parsed, specialised, base = typed_graphs(program)
-    forward = _after(base, [(name, {}) for name in FORWARD_CLEANUP])
-    stages = differentiate_typed(forward, program.float_positions())
+    shared = compiled(program)
+    stages = shared.stages
     gradient = stages.gradient
-    graphs = (parsed, specialised, base, forward, stages.grad, stages.optimized)
+    graphs = (shared.parsed, shared.specialised, shared.base, shared.forward)
+    graphs += (stages.grad, stages.optimized)
     for graph in (*graphs, gradient.f, gradient.df):
         check_roundtrip(print_graph(graph))
 
@@ -198,7 +232,7 @@ def assert_close_to_numeric(actual: Any, numeric: Any, where: str) -> None:
 
 
 def check_gradients(program: Program) -> None:
-    module = load_program(program)
+    module = compiled(program).module
     args = program.arguments()
     positions = program.float_positions()
     value, grads = ad.value_and_grad(module.loss, argnums=positions)(*fresh(args))

@@ -1,13 +1,17 @@
 """Fuzz the compiler with generated programs; save each failure, shrunk, under tests/regressions/.
 
-    python -m tests.property.fuzz --examples 10000            # all properties, random seed
+    python -m tests.property.fuzz --examples 10000 --jobs 2   # all properties, random seed
     python -m tests.property.fuzz --examples 500 --seed 7 --properties passes,gradients
 
-Each batch runs hypothesis on `programs()` until a property fails; hypothesis then shrinks the
-program, and the smallest failing one is written to ``tests/regressions/NNN.py`` (with the
-property, the error and ``XFAIL = None``: set a reason there to record a known bug). A failure
-that matches one already saved is rejected rather than shrunk again, and the run goes on with
-the next seed until ``--examples`` programs have passed or been rejected.
+Each batch runs hypothesis on `programs()` from one seed until a property fails; hypothesis
+then shrinks the program (keeping the property and the error's `error_key`), and the smallest
+failing one is written to ``tests/regressions/NNN.py`` (with the property, the error and
+``XFAIL = None``: set a reason there to record a known bug). A failure that matches a known bug
+(an ``XFAIL`` file's key, or one this run found already) is rejected rather than shrunk again,
+and the run goes on with the next seed until ``--examples`` programs have passed or been
+rejected. ``--jobs N`` runs N batches of `BATCH` programs at once, in processes; the run prints
+its first seed, so it can be repeated (batch by batch; which batch a failure cuts short, and so
+which seeds follow, depends on timing with several jobs).
 """
 
 from __future__ import annotations
@@ -17,8 +21,10 @@ import ast
 import random
 import re
 import sys
+import time
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,6 +37,7 @@ from tests.property.checks import PROPERTIES
 from tests.property.programs import Program, programs
 
 REGRESSIONS = Path(__file__).resolve().parent.parent / "regressions"
+BATCH = 100  # programs per batch when batches run in processes (--jobs)
 
 
 def error_key(error: BaseException) -> str:
@@ -40,7 +47,7 @@ def error_key(error: BaseException) -> str:
     first = lines[0] if lines else ""
     first = re.sub(r"^\S*:\d+:\d+: (error: )?", "", first)
     first = re.sub(r"%[\w.]+", "%_", first)
-    first = re.sub(r"\d+(\.\d+)?(e[-+]?\d+)?", "N", first)
+    first = re.sub(r"-?\d+(\.\d+)?(e[-+]?\d+)?", "N", first)
     first = re.sub(r"'\w+'", "'_'", first)
     return f"{type(error).__name__}: {first}"[:160]
 
@@ -56,43 +63,55 @@ def metadata(text: str, name: str) -> Any:
 
 
 def known_keys(directory: Path = REGRESSIONS) -> set[str]:
+    """The keys of the known bugs saved in ``directory``: those with an ``XFAIL`` reason. A
+    fixed one's key is not among them, so that a failure like it is reported again."""
     keys = set()
     for path in sorted(directory.glob("[0-9]*.py")):
-        key = metadata(path.read_text(encoding="utf-8"), "ERROR")
-        if key is not None:
+        text = path.read_text(encoding="utf-8")
+        key = metadata(text, "ERROR")
+        if key is not None and metadata(text, "XFAIL"):
             keys.add(key)
     return keys
 
 
-def save_regression(
-    program: Program, prop: str, error: BaseException, directory: Path = REGRESSIONS
-) -> Path:
-    """Write ``program`` to the next free ``NNN.py`` in ``directory``; returns its path."""
+@dataclass(frozen=True)
+class Failure:
+    """A program that fails a property, with what a report and a regression file need (plain
+    strings, so that a worker process can send it back)."""
+
+    program: Program
+    prop: str
+    key: str  # error_key of the error
+    message: str
+    trace: str
+
+    @staticmethod
+    def of(program: Program, prop: str, error: BaseException) -> Failure:
+        trace = "".join(traceback.format_exception(error, limit=-3))
+        return Failure(program, prop, error_key(error), str(error), trace)
+
+
+def save_regression(failure: Failure, directory: Path = REGRESSIONS) -> Path:
+    """Write the failing program to the next free ``NNN.py`` in ``directory``; returns its
+    path."""
     directory.mkdir(parents=True, exist_ok=True)
     numbers = [int(p.stem) for p in directory.glob("[0-9]*.py") if p.stem.isdigit()]
     path = directory / f"{max(numbers, default=0) + 1:03d}.py"
-    message = "\n".join(f"    {line}" for line in str(error).strip().splitlines()[:8])
-    doc = f"Found by tests/property/fuzz.py: property {prop!r} fails with\n\n{message}\n"
-    metadata = f"PROPERTY = {prop!r}\nERROR = {error_key(error)!r}\nXFAIL = None\n"
-    path.write_text(program.source(doc, metadata), encoding="utf-8")
+    lines = failure.message.strip().splitlines()[:8]
+    message = "\n".join(f"    {line}".rstrip() for line in lines)
+    doc = f"Found by tests/property/fuzz.py: property {failure.prop!r} fails with\n\n{message}\n"
+    metadata = f"PROPERTY = {failure.prop!r}\nERROR = {failure.key!r}\nXFAIL = None\n"
+    path.write_text(failure.program.source(doc, metadata), encoding="utf-8")
     return path
 
 
-@dataclass
-class Failure:
-    program: Program
-    prop: str
-    error: BaseException
-
-
 def fuzz_batch(
-    examples: int, seed: int, properties: Sequence[str], known: set[str], known_bugs: bool = False
+    examples: int, seed: int, properties: Sequence[str], known: set[str]
 ) -> tuple[int, Failure | None]:
     """Run up to ``examples`` programs from ``seed``; the count that passed or were rejected
     as known failures, and the shrunk failure if one was found."""
     ran = 0
-    failing = False
-    last: Failure | None = None
+    last: tuple[Program, str, BaseException] | None = None
 
     @settings(
         max_examples=examples,
@@ -103,26 +122,34 @@ def fuzz_batch(
         suppress_health_check=list(HealthCheck),
     )
     @hypothesis_seed(seed)
-    @given(programs(known_bugs=known_bugs))
+    @given(programs())
     def run(program: Program) -> None:
-        nonlocal ran, failing, last
-        if ran >= examples and not failing:
+        nonlocal ran, last
+        if last is not None:
+            # Shrinking: a smaller program only counts if it fails the same property the same
+            # way, which is faster than running them all and keeps the shrink on one bug.
+            prop, key = last[1], error_key(last[2])
+            try:
+                PROPERTIES[prop](program)
+            except Exception as error:
+                if error_key(error) == key:
+                    last = (program, prop, error)
+                    raise
+            return
+        if ran >= examples:
             return  # rejected examples do not count for hypothesis; they do here
         for prop in properties:
             try:
                 PROPERTIES[prop](program)
             except Exception as error:
+                ran += 1
                 if error_key(error) in known:
-                    if not failing:
-                        ran += 1
                     reject()
-                failing = True
-                last = Failure(program, prop, error)
+                last = (program, prop, error)
                 raise
-        if not failing:
-            ran += 1
-            if ran % 100 == 0:
-                print(f"seed {seed}: {ran} programs", flush=True)
+        ran += 1
+        if ran % 100 == 0:
+            print(f"seed {seed}: {ran} programs", flush=True)
 
     try:
         run()
@@ -131,8 +158,46 @@ def fuzz_batch(
     except Exception:
         if last is None:
             raise
-        return ran, last
+        return ran, Failure.of(*last)
     return ran, None
+
+
+def fuzz(
+    examples: int, seed: int, properties: Sequence[str], known: set[str], jobs: int = 1
+) -> Iterator[tuple[int, int, Failure | None]]:
+    """Run batches from ``seed`` on, the next seed for each, until ``examples`` programs have
+    passed or been rejected; yields each batch's seed, count and failure as it ends. With
+    ``jobs`` > 1 that many batches of at most `BATCH` programs run at once, in processes; a
+    failure's key is added to ``known`` for the batches that start after it is reported."""
+    if jobs <= 1:
+        total = 0
+        while total < examples:
+            ran, failure = fuzz_batch(examples - total, seed, properties, known)
+            total += ran
+            yield seed, ran, failure
+            if failure is not None:
+                known.add(failure.key)
+            seed += 1
+        return
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        done, assigned = 0, 0  # programs run, and programs in batches running
+        running: dict[Future[tuple[int, Failure | None]], tuple[int, int]] = {}
+        while done < examples:
+            while len(running) < jobs and done + assigned < examples:
+                size = min(BATCH, examples - done - assigned)
+                batch = pool.submit(fuzz_batch, size, seed, properties, set(known))
+                running[batch] = (seed, size)
+                seed += 1
+                assigned += size
+            finished, _ = wait(running, return_when=FIRST_COMPLETED)
+            for batch in finished:
+                batch_seed, size = running.pop(batch)
+                ran, failure = batch.result()
+                assigned -= size
+                done += ran
+                if failure is not None:
+                    known.add(failure.key)
+                yield batch_seed, ran, failure
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -144,40 +209,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=",".join(PROPERTIES),
         help="comma-separated, of: " + ", ".join(PROPERTIES),
     )
-    parser.add_argument(
-        "--known-bugs",
-        action="store_true",
-        help="also generate the kinds of program "
-        "tests/regressions/ records as known bugs (writes through arguments)",
-    )
     parser.add_argument("--no-save", action="store_true", help="report failures, save nothing")
+    parser.add_argument(
+        "--jobs", type=int, default=1, help=f"batches of {BATCH} programs to run at once"
+    )
     options = parser.parse_args(argv)
     properties = [p for p in options.properties.split(",") if p]
     for prop in properties:
         if prop not in PROPERTIES:
             parser.error(f"unknown property {prop!r}; known: {', '.join(PROPERTIES)}")
     seed = options.seed if options.seed is not None else random.randrange(2**32)
-    known = known_keys()
+    print(f"first seed {seed}, {options.jobs} job(s)", flush=True)
+    start = time.monotonic()
     total, failures = 0, 0
-    while total < options.examples:
-        ran, failure = fuzz_batch(
-            options.examples - total, seed, properties, known, options.known_bugs
-        )
+    for batch_seed, ran, failure in fuzz(
+        options.examples, seed, properties, known_keys(), options.jobs
+    ):
         total += ran
-        print(f"seed {seed}: {ran} programs, {total} in all", flush=True)
-        seed += 1
+        print(f"seed {batch_seed}: {ran} programs, {total} in all", flush=True)
         if failure is None:
             continue
         failures += 1
-        key = error_key(failure.error)
-        known.add(key)
-        where = "not saved"
-        if not options.no_save:
-            where = str(save_regression(failure.program, failure.prop, failure.error))
-        print(f"FAILURE ({failure.prop}) {key}\n  -> {where}", flush=True)
-        traceback.print_exception(failure.error, limit=-3, file=sys.stdout)
-        print(failure.program.body, flush=True)
-    print(f"{total} programs, {failures} new failures")
+        where = "not saved" if options.no_save else str(save_regression(failure))
+        print(f"FAILURE ({failure.prop}) {failure.key}\n  -> {where}", flush=True)
+        print(failure.trace, failure.program.body, sep="", flush=True)
+    minutes = (time.monotonic() - start) / 60
+    print(f"{total} programs, {failures} new failures, {minutes:.1f} minutes")
     return 1 if failures else 0
 
 

@@ -4,8 +4,14 @@ A `Program` is the source of a module that defines ``f`` (the generated function
 (``np.sum`` of ``f``, for gradients), the arguments' specs and the seed their values are drawn
 from. `programs()` is the hypothesis strategy: straight-line code and ``if`` (on data or on an
 int argument), ``for … in range`` and counted ``while`` loops, elementwise operators and
-functions with broadcasting, reductions, matmul, slicing and indexing reads, and writes into
-fresh arrays (``y[i] = …``, ``y[:, j] += …``), over small float64 arrays of fixed shapes.
+functions with broadcasting, reductions, matmul, slicing and indexing reads, and writes
+(``y[i] = …``, ``y[:, j] += …``, ``y *= …``) into fresh arrays, into arguments and into views of
+either, in straight-line code, in branches and in loops (``out[i] = …`` in a ``for``), over
+small float64 arrays of fixed shapes.
+
+Writes stay within what the compiler supports (`passes.functionalize`, Note
+[Functionalisation]): a write never targets a name an ``if`` or a loop may bind to one array or
+another (`Variable.writable`), no two arguments are one array, and every array is float64.
 
 Values stay finite and gradients well conditioned by construction: every expression carries a
 bound on its magnitude; ``exp`` only sees small values, ``log`` and ``sqrt`` only ``1 + x*x``,
@@ -19,7 +25,7 @@ import linecache
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import count
 from types import ModuleType
 from typing import Any
@@ -130,12 +136,24 @@ class Expr:
 
 
 @dataclass
+class Array:
+    """One array the program holds, shared by every variable that is it or a view of it: a
+    write through any of them raises the bound all of them read."""
+
+    bound: float
+
+
+@dataclass
 class Variable:
     name: str
     shape: Shape
-    bound: float
+    array: Array
     local: bool  # assigned in the function
     writable: bool = True  # not picked by an if or a loop (functionalize refuses those writes)
+
+    @property
+    def bound(self) -> float:
+        return self.array.bound
 
 
 @dataclass
@@ -147,7 +165,8 @@ class _Generator:
     names: count = field(default_factory=lambda: count(1))
     ints: list[tuple[str, int]] = field(default_factory=list)  # int names and their upper bound
     loop_indices: list[tuple[str, int]] = field(default_factory=list)  # name, trip count
-    known_bugs: bool = False  # generate what tests/regressions/ records as known bugs
+    loop_scopes: list[int] = field(default_factory=list)  # where each enclosing loop's body starts
+    frozen: list[Array] = field(default_factory=list)  # what enclosing loops' carried values were
 
     # -- helpers --
 
@@ -167,11 +186,22 @@ class _Generator:
                 found[variable.name] = variable
         return list(found.values())
 
+    def lookup(self, name: str) -> Variable | None:
+        for scope in reversed(self.scopes):
+            for variable in reversed(scope):
+                if variable.name == name:
+                    return variable
+        return None
+
     def define(self, name: str, expr: Expr, local: bool = True, writable: bool = True) -> None:
-        if not expr.fresh:
-            source = {v.name: v for v in self.variables()}.get(expr.view_of or "")
-            writable = writable and (source is None or source.writable)
-        self.scopes[-1].append(Variable(name, expr.shape, expr.bound, local, writable))
+        """Bind ``name`` to ``expr``'s value: the array it views, or a new one."""
+        source = None if expr.fresh else self.lookup(expr.view_of or "")
+        if source is None:
+            array = Array(expr.bound)
+        else:
+            array = source.array
+            writable = writable and source.writable
+        self.scopes[-1].append(Variable(name, expr.shape, array, local, writable))
 
     def fresh(self, prefix: str = "t") -> str:
         return f"{prefix}{next(self.names)}"
@@ -240,7 +270,7 @@ class _Generator:
         else:
             left = self.expr(left_shape, depth)
         right = self.expr(right_shape, depth)
-        if left.shape == right.shape == () and op != "/" and not self.known_bugs:
+        if left.shape == right.shape == () and op != "/":
             # Either may be a Python float, and gradients of b + b are refused (004.py).
             left = Expr(f"np.tanh({left.text})", (), 1.0)
         if op == "/":
@@ -380,16 +410,16 @@ class _Generator:
             (4, 1): "a.T[:, 2:3]",
             (1, 3): "a.T[0:1]",
         }
-        return Expr(texts[shape], shape, 1.0, shape == (4, 4), "a")
+        a = self.lookup("a")
+        bound = 1.0 if shape == (4, 4) or a is None else a.bound
+        return Expr(texts[shape], shape, bound, shape == (4, 4), "a")
 
     # -- statements --
 
     def statement(self, depth: int) -> None:
-        kinds = ["assign", "assign", "if", "for", "while", "write", "augassign"]
+        kinds = ["assign", "assign", "if", "for", "while", "write", "write", "augassign"]
         if depth <= 0:
             kinds = ["assign", "write", "augassign"]
-        if self.loop_indices and not self.known_bugs:  # tests/regressions/008.py
-            kinds = [kind for kind in kinds if kind not in ("write", "augassign")]
         kind = self.choose(kinds)
         getattr(self, f"{kind}_statement")(depth)
 
@@ -401,53 +431,106 @@ class _Generator:
         self.define(name, e)
 
     def locals_of(self) -> list[Variable]:
-        """Local arrays that may be written to."""
-        return [v for v in self.variables() if v.local and v.writable and v.shape != ()]
+        """Arrays assigned in the function."""
+        return [v for v in self.variables() if v.local and v.shape != ()]
 
-    def augassign_statement(self, depth: int) -> None:
-        candidates = self.locals_of()
-        if not candidates:
-            self.assign_statement(depth)
-            return
-        v = self.choose(candidates)
-        e = self.expr(v.shape, MAX_DEPTH - 1)
-        op = self.choose(["+=", "-=", "*="])
-        self.emit(f"{v.name} {op} {e.text}")
-        bound = v.bound * e.bound if op == "*=" else v.bound + e.bound
-        if bound > WRAP_ABOVE:
-            self.emit(f"{v.name} = np.tanh({v.name})")
-            bound = 1.0
-        self.rebind(v.name, v.shape, bound)
+    # -- writes --
 
-    def rebind(self, name: str, shape: Shape, bound: float, writable: bool = True) -> None:
-        self.scopes[-1].append(Variable(name, shape, bound, True, writable))
+    def targets(self) -> list[Variable]:
+        """Arrays a write may go into: locals, arguments and views of either, but no name an if
+        or a loop may have bound to one array or another, and not, in a loop, the array the
+        variable it carries started as (what that variable holds after such a write depends on
+        the iteration: functionalize refuses to read it, tests/regressions/016.py)."""
+        return [
+            v
+            for v in self.variables()
+            if v.writable and v.shape != () and not any(v.array is a for a in self.frozen)
+        ]
+
+    def trips(self) -> int:
+        """How many times a statement here may run: the enclosing loops' trip counts' product."""
+        return math.prod(max(bound, 1) for _, bound in self.loop_indices)
+
+    def new_array(self) -> Variable:
+        """A fresh local array to write into, assigned here."""
+        shape = self.choose([s for s in SHAPES if s != ()])
+        name = self.fresh("y")
+        if self.draw(st.integers(0, 3)) == 0:
+            self.emit(f"{name} = np.zeros({shape})")
+            self.define(name, Expr(name, shape, 0.0))
+        else:
+            base = self.expr(shape, 1)
+            copy = ".copy()" if self.flag() else " * 1.0"
+            self.emit(f"{name} = {base.text}{copy}")
+            self.define(name, Expr(name, shape, base.bound))
+        variable = self.lookup(name)
+        assert variable is not None
+        return variable
+
+    def subscript(self, v: Variable) -> tuple[str, Shape]:
+        """A subscripted target in ``v`` and the shape it selects."""
+        if len(v.shape) == 1:
+            (size,) = v.shape
+            form = self.choose(["item", "item", "tail", "all"])
+            if form == "item":
+                return f"{v.name}[{self.index(size)}]", ()
+            if form == "tail":
+                k = self.choose([k for k in (3, 4) if k <= size])
+                return f"{v.name}[{size - k}:]", (k,)
+            return f"{v.name}[:]", v.shape
+        rows, cols = v.shape
+        forms = ["row", "col", "item", "all", "transposed"]
+        row_blocks = [k for k in range(1, rows) if (k, cols) in SHAPES]
+        col_blocks = [k for k in range(1, cols) if (rows, k) in SHAPES]
+        forms += ["rows"] * bool(row_blocks) + ["cols"] * bool(col_blocks)
+        form = self.choose(forms)
+        if form == "row":
+            return f"{v.name}[{self.index(rows)}]", (cols,)
+        if form == "col":
+            return f"{v.name}[:, {self.index(cols)}]", (rows,)
+        if form == "item":
+            return f"{v.name}[{self.index(rows)}, {self.index(cols)}]", ()
+        if form == "transposed":
+            return f"{v.name}.T[{self.index(cols)}]", (rows,)
+        if form == "rows":
+            k = self.choose(row_blocks)
+            start = self.draw(st.integers(0, rows - k))
+            return f"{v.name}[{start}:{start + k}]", (k, cols)
+        if form == "cols":
+            k = self.choose(col_blocks)
+            start = self.draw(st.integers(0, cols - k))
+            return f"{v.name}[:, {start}:{start + k}]", (rows, k)
+        return f"{v.name}[{self.choose([':', '...'])}]", v.shape
+
+    def write(self, target: str, v: Variable, shape: Shape, ops: list[str]) -> None:
+        """Emit ``target op value`` for ``target`` in ``v``, a value that broadcasts to
+        ``shape``, and raise the bound of ``v``'s array.
+
+        In a loop the value is bounded by 1 whatever it reads: the write runs again on what it
+        wrote, so a bound computed from the first iteration's would not hold."""
+        value = self.expr(self.choose(self.broadcast_sources(shape)), 2)
+        op = self.choose(ops)
+        if self.loop_indices or _bound_after(op, v.bound, value.bound, 1) > WRAP_ABOVE:
+            function = self.choose(["tanh", "sin", "cos"])
+            value = Expr(f"np.{function}({value.text})", value.shape, 1.0)
+        self.emit(f"{target} {op} {value.text}")
+        v.array.bound = max(v.bound, _bound_after(op, v.bound, value.bound, self.trips()))
 
     def write_statement(self, depth: int) -> None:
-        shape = self.choose([s for s in SHAPES if len(s) == 2])
-        base = self.expr(shape, 1)
-        name = self.fresh("y")
-        copy = ".copy()" if self.flag() else " * 1.0"
-        self.emit(f"{name} = {base.text}{copy}")
-        self.define(name, Expr(name, shape, base.bound))
-        rows, cols = shape
-        form = self.choose(["row", "col", "item", "rows"])
-        if form == "row":
-            target, value_shape = f"{name}[{self.index(rows)}]", (cols,)
-        elif form == "col":
-            target, value_shape = f"{name}[:, {self.index(cols)}]", (rows,)
-        elif form == "item":
-            target, value_shape = f"{name}[{self.index(rows)}, {self.index(cols)}]", ()
-        else:
-            target, value_shape = f"{name}[0:{rows - 1}]", (rows - 1, cols)
-            if value_shape not in SHAPES:
-                target, value_shape = f"{name}[{self.index(rows)}]", (cols,)
-        value = self.expr(value_shape, 2)
-        op = self.choose(["=", "=", "+=", "*="])
-        self.emit(f"{target} {op} {value.text}")
-        bound = {"=": max(base.bound, value.bound), "+=": base.bound + value.bound}.get(
-            op, base.bound * max(value.bound, 1.0)
-        )
-        self.rebind(name, shape, bound)
+        targets = self.targets()
+        v = self.choose(targets) if targets and self.flag() else self.new_array()
+        target, shape = self.subscript(v)
+        self.write(target, v, shape, ["=", "=", "+=", "-=", "*="])
+
+    def augassign_statement(self, depth: int) -> None:
+        targets = self.targets()
+        if not targets:
+            self.assign_statement(depth)
+            return
+        v = self.choose(targets)
+        self.write(v.name, v, v.shape, ["+=", "-=", "*="])
+
+    # -- control flow --
 
     def block(self, depth: int, statements: int) -> None:
         self.indent += 1
@@ -477,6 +560,7 @@ class _Generator:
         name = self.fresh("v")
         self.emit(f"if {self.condition()}:")
         bounds = []
+        rebound: dict[str, Variable] = {}
         for branch in range(2):
             if branch == 1:
                 self.emit("else:")
@@ -484,10 +568,22 @@ class _Generator:
             e = self.expr(shape, MAX_DEPTH - 1)
             self.emit(f"{name} = {e.text}")
             bounds.append(e.bound)
-            self.end_block()
+            for variable in self.end_block():
+                outer = self.lookup(variable.name)
+                if outer is not None and variable.array is not outer.array:
+                    rebound[variable.name] = variable  # a loop in the branch rebound it
         self.define(name, Expr(name, shape, max(bounds)), writable=False)
+        for variable in rebound.values():
+            outer = self.lookup(variable.name)
+            assert outer is not None
+            bound = max(variable.bound, outer.bound)
+            self.rebind(variable.name, variable.shape, bound, writable=False)
 
-    def carried(self, statement: str) -> Variable:
+    def rebind(self, name: str, shape: Shape, bound: float, writable: bool) -> None:
+        """Bind the local ``name`` to a new array."""
+        self.scopes[-1].append(Variable(name, shape, Array(bound), True, writable))
+
+    def carried(self) -> Variable:
         """A variable for a loop to carry: a local, or a new one assigned before the loop."""
         candidates = self.carried_candidates()
         if candidates and self.flag():
@@ -500,7 +596,12 @@ class _Generator:
         return self.variables()[-1]
 
     def carried_candidates(self) -> list[Variable]:
-        return [v for v in self.variables() if v.local and v.shape != ()]
+        """Locals a loop here may rebind. In a loop, only those this iteration assigned: one
+        assigned before it would be one array or another where its body starts again, and a
+        write there could not tell which."""
+        start = self.loop_scopes[-1] if self.loop_scopes else 0
+        before = {v.name for scope in self.scopes[:start] for v in scope}
+        return [v for v in self.locals_of() if v.name not in before]
 
     def trip_count(self) -> tuple[str, int]:
         if self.ints and self.flag():
@@ -508,29 +609,53 @@ class _Generator:
         trips = self.draw(st.integers(0, 3))
         return str(trips), trips
 
-    def loop_body(self, depth: int, acc: Variable) -> None:
+    def loop_kind(self) -> tuple[Variable, bool]:
+        """What a loop about to start computes, assigned before its header if new: a variable
+        it carries (rebinding it each iteration), True; or an array it writes into
+        (``out[i] = …``), False."""
+        if self.flag():
+            return self.carried(), True
+        targets = self.targets()
+        return (self.choose(targets) if targets and self.flag() else self.new_array()), False
+
+    def loop_body(self, depth: int, index: str, bound: int, kind: tuple[Variable, bool]) -> None:
+        """The body after the loop's header: a few statements, then the update of the carried
+        variable or the write into the array ``kind`` names."""
+        v, carried = kind
+        if carried:
+            # Inside the loop v is the array it was or the last iteration's: not writable.
+            self.scopes[-1].append(replace(v, writable=False))
+            self.frozen.append(v.array)
+        self.loop_indices.append((index, bound))
+        self.loop_scopes.append(len(self.scopes))
         self.block(depth, self.draw(st.integers(0, 1)))
-        e = self.expr(acc.shape, MAX_DEPTH - 1)
-        form = self.choose(["mix", "tanh"])
-        if form == "mix":
-            self.emit(f"{acc.name} = 0.5 * {acc.name} + 0.5 * {e.text}")
+        if carried:
+            e = self.expr(v.shape, MAX_DEPTH - 1)
+            if self.flag():
+                self.emit(f"{v.name} = 0.5 * {v.name} + 0.5 * {e.text}")
+                bound_after = max(v.bound, e.bound)
+            else:
+                self.emit(f"{v.name} = np.tanh({v.name} + {e.text})")
+                bound_after = max(v.bound, 1.0)
         else:
-            self.emit(f"{acc.name} = np.tanh({acc.name} + {e.text})")
+            target, shape = self.subscript(v)
+            self.write(target, v, shape, ["=", "+=", "-=", "*="])
         self.end_block()
-        bound = max(acc.bound, e.bound) if form == "mix" else max(acc.bound, 1.0)
-        self.rebind(acc.name, acc.shape, bound, writable=False)
+        self.loop_scopes.pop()
+        self.loop_indices.pop()
+        if carried:
+            self.frozen.pop()
+            self.rebind(v.name, v.shape, bound_after, writable=False)
 
     def for_statement(self, depth: int) -> None:
-        acc = self.carried("for")
+        kind = self.loop_kind()
         trips, bound = self.trip_count()
         index = self.fresh("i")
         self.emit(f"for {index} in range({trips}):")
-        self.loop_indices.append((index, bound))
-        self.loop_body(depth, acc)
-        self.loop_indices.pop()
+        self.loop_body(depth, index, bound, kind)
 
     def while_statement(self, depth: int) -> None:
-        acc = self.carried("while")
+        kind = self.loop_kind()
         trips, bound = self.trip_count()
         counter = self.fresh("k")
         self.emit(f"{counter} = 0")
@@ -538,17 +663,23 @@ class _Generator:
         self.indent += 1
         self.emit(f"{counter} = {counter} + 1")
         self.indent -= 1
-        self.loop_indices.append((counter, bound + 1))
-        self.loop_body(depth, acc)
-        self.loop_indices.pop()
+        self.loop_body(depth, counter, bound + 1, kind)
+
+
+def _bound_after(op: str, bound: float, value: float, times: int) -> float:
+    """A bound on an array after ``op`` with a value bounded by ``value`` ran ``times`` times."""
+    if op == "=":
+        return max(bound, value)
+    if op == "*=":
+        return bound * max(value, 1.0) ** times
+    return bound + value * times
 
 
 @st.composite
-def programs(draw: Callable[[st.SearchStrategy[Any]], Any], known_bugs: bool = False) -> Program:
+def programs(draw: Callable[[st.SearchStrategy[Any]], Any]) -> Program:
     """A `Program`: a function ``f`` of ``a`` (a (3, 4) array) and up to three more array or
     float arguments, and maybe an int ``n``, with up to four statements before its return.
-    Programs of the kinds tests/regressions/ records as known bugs are left out, unless
-    ``known_bugs``."""
+    Programs of the kinds tests/regressions/ records as known bugs (``XFAIL``) are left out."""
     args: list[tuple[str, ArgSpec]] = [("a", (3, 4))]
     for name in ("b", "c", "d")[: draw(st.integers(0, 3))]:
         spec: ArgSpec = (
@@ -559,16 +690,14 @@ def programs(draw: Callable[[st.SearchStrategy[Any]], Any], known_bugs: bool = F
         args.append((name, spec))
     if draw(st.booleans()):
         args.append(("n", f"int={draw(st.integers(0, 3))}"))
-    generator = _Generator(draw, known_bugs=known_bugs)
-    # Writes through a view or alias of an argument give wrong gradients (001.py, 002.py).
-    writable = known_bugs
+    generator = _Generator(draw)
     for name, spec in args:
         if spec == "float":
-            generator.define(name, Expr(name, (), 1.0), local=False, writable=writable)
+            generator.define(name, Expr(name, (), 1.0), local=False)
         elif isinstance(spec, str):
             generator.ints.append((name, int(spec.split("=")[1])))
         else:
-            generator.define(name, Expr(name, spec, 1.0), local=False, writable=writable)
+            generator.define(name, Expr(name, spec, 1.0), local=False)
     for _ in range(draw(st.integers(0, 4))):
         generator.statement(depth=2)
     # The result's shape is mostly a local's, so that the statements are not all dead.
