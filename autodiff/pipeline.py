@@ -39,6 +39,7 @@ REVERSE_OPTIMISATION = (
     "constant-propagation",
     "fold-sizes",
     "stack-tapes",
+    "share-carried-tapes",
     "specialize-autograd-zero",
     "sink-unreduce",
     "simplify-arithmetic",

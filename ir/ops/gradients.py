@@ -282,6 +282,13 @@ def _scatter_slices_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[T
     return tensor(dtype, int_sequence(types[1], consts[1]))
 
 
+def previous_row(tape: Any, first: Any, index: int) -> Any:
+    """Row ``index - 1`` of ``tape``, ``first`` for index 0: what a loop-carried value was in
+    iteration ``index``, read from the tape of the value it is carried from (Note [Shared
+    carried tapes] in `passes.share_carried_tapes`)."""
+    return first if index == 0 else tape[index - 1]
+
+
 def index_tuple(x: Any, indices: Any) -> Any:
     """``aten::index`` with its index operands packed in one tuple, so a derivative formula
     (which has no ``*args``) can name them."""
@@ -512,6 +519,11 @@ register_op(
     shape=_scatter_slices_rule,
     differentiable=False,
 )(scatter_slices)
+register_op(
+    "aten::_previous_row(Tensor tape, Tensor first, int index) -> Tensor",
+    shape=_like_tensor_operand(1),
+    differentiable=False,
+)(previous_row)
 register_op("aten::_index_tuple(Tensor self, Any indices) -> Tensor", shape=_index_tuple_rule)(
     index_tuple
 )

@@ -170,3 +170,19 @@ def test_mean_gradient_is_scaled_before_it_is_spread() -> None:
     np.testing.assert_array_equal(dx, np.broadcast_to(y, x.shape) * (1 / 7))
     products = [n for n in gradient.df.all_nodes() if n.kind == "aten::mul"]
     assert all(n.output.ty.shape != (3, 7) for n in products)
+
+
+# ---- loop tapes ---------------------------------------------------------------------------------
+
+
+def test_rnn_keeps_one_tape_of_states() -> None:
+    workload = BY_NAME["rnn"]
+    (value, grads), gradient = _compiled(
+        workload.function, workload.inputs(tiny=True), workload.argnums
+    )
+    assert _kinds(gradient.f)["prim::TapeArray"] == 1
+    assert _kinds(gradient.df)["aten::_previous_row"] == 1
+    reference_value, reference_grads = workload.reference(*workload.inputs(tiny=True))
+    np.testing.assert_allclose(value, reference_value, rtol=1e-12)
+    for got, expected in zip(grads, reference_grads, strict=True):
+        np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-14)

@@ -206,6 +206,8 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
             + np.eye(3)[:, 2:3] * V
         ),
     ),
+    ("aten::_previous_row", (CUBE, A, 0), lambda t, first, i: first),
+    ("aten::_previous_row", (CUBE, A, 2), lambda t, first, i: t[1]),
     (
         "aten::_index_backward",
         (np.ones(3), (4,), (np.array([0, 0, 2]),)),

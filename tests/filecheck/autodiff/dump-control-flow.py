@@ -29,19 +29,20 @@ def branch(x):
 # TAPE-LABEL: graph @f(%h : Double(3), %w : Double(3, 3), %n : int):
 # TAPE:         %[[N:n[.0-9]*]] : int = prim::int(%n)
 # TAPE:         %[[ARRAY:.+]] : Double(*, 3) = prim::TapeArray(%[[N]],
-# TAPE:         prim::Loop(%[[N]], %{{.+}}, %h, %[[ARRAY]],
-# TAPE-NEXT:      block0(%t : int, %h{{[.0-9]*}} : Double(3), %h_tape{{.*}} : Double(*, 3),
+# TAPE:         prim::Loop(%[[N]], %{{.+}}, %h, %[[ARRAY]])
+# TAPE-NEXT:      block0(%t : int, %h{{[.0-9]*}} : Double(3), %h_tape{{.*}} : Double(*, 3)):
 # TAPE:             prim::TapeWrite(%h_tape{{.*}}, %t, %h
 # TAPE:         return ({{.*}}%h_tape{{.*}})
 
-# df runs the loop backwards: row t = n - 1 - j of each tape, the carried dh, the accumulated dw.
-# LOOP-LABEL: graph @df(%dout : Double(), %w : Double(3, 3), %n : int, %h_tape : Double(*, 3), %h_tape.1 : Double(*, 3)):
+# df runs the loop backwards: row t = n - 1 - j of the tape, the carried dh, the accumulated dw.
+# The h each iteration starts with is the row before (h itself for t = 0): one tape, not two.
+# LOOP-LABEL: graph @df(%dout : Double(), %h : Double(3), %w : Double(3, 3), %n : int, %h_tape : Double(*, 3)):
 # LOOP:         %dh{{.*}} : Double(3), %dw : Double(3, 3) = prim::Loop(%n, %{{.+}}, %dh, %{{.+}})
 # LOOP-NEXT:      block0(%j : int, %dh{{.*}} : Double(3), %dw.1 : Double(3, 3)):
 # LOOP:             %t : int = prim::sub(%{{.+}}, %j)
-# LOOP:             %h : Double(3) = aten::select(%h_tape, %{{.+}}, %t)
-# LOOP:             %h.1 : Double(3) = aten::select(%h_tape.1, %{{.+}}, %t)
-# LOOP:             aten::_matmul_backward_other(%{{.+}}, %h.1, %w)
+# LOOP:             %h.1 : Double(3) = aten::select(%h_tape, %{{.+}}, %t)
+# LOOP:             %h.2 : Double(3) = aten::_previous_row(%h_tape, %h, %t)
+# LOOP:             aten::_matmul_backward_other(%{{.+}}, %h.2, %w)
 # LOOP:             %dw.3 : Double(3, 3) = aten::add(%dw.1, %dw.2)
 # LOOP-NEXT:        -> (%{{.+}}, %dh{{.*}}, %dw.3)
 # LOOP-NOT:     prim::GradOf
