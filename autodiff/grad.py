@@ -8,6 +8,21 @@
 # that succeeded is stored, so an error leaves nothing behind. The names whose taps are
 # retained or hooked are in the key as well: a gradient with none of them has no hook
 # operator in ``df`` (Note [Taps] in `autodiff.taps`), one with some has.
+#
+# A hit should cost little more than running ``f`` and ``df`` (the call overhead column of
+# ``python -m benchmarks``), so what a signature fixes is worked out once, when it is
+# compiled: the zeros that stand in for gradients ``df`` leaves as AUTOGRAD_ZERO
+# (`CompiledGradient.grad_zeros`, from the arguments it was compiled for), each argument's
+# dtype and shape, where each gradient sits among ``df``'s outputs, and ``argnums``, checked.
+# A GradFunction without taps keeps, next to ``cache``, a hit path per signature key
+# (`GradFunction.hits`): a closure that runs ``f``, seeds ``df`` with a copy of ones made once,
+# runs it, and returns the gradients as they come when they already have their argument's
+# dtype and shape: no binding, no `Saved`, no dict per call. A call takes it when its
+# arguments come by position, one per parameter, their key (computed on the arguments as
+# given: Note [Specialisation cache]) is in ``hits``, and no node hook or saved-value hook is
+# on (Note [Instrumented runs]). Every other call goes the general way (`general_call`:
+# binding, `compiled_for`, `CompiledGradient.forward` and ``backward`` with a `Saved`, tap
+# hooks), which raises the errors, and stores a hit path only once it has succeeded.
 """
 
 from __future__ import annotations
@@ -20,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from autodiff import instrument
 from autodiff.errors import DifferentiationError
 from autodiff.gradient import Gradient
 from autodiff.higher_order import gradient_graph
@@ -29,11 +45,12 @@ from autodiff.pipeline import (
     output_tree,
     typed_graph,
 )
-from autodiff.runtime import CompiledGradient, Saved
+from autodiff.runtime import CompiledGradient, Saved, ZeroSpec
 from autodiff.script import ScriptFunction
 from autodiff.specialize import argument_type, signature_key
 from autodiff.taps import Hook, HookRun, check_names, normalise_hooks, repeated_names, tap_sites
 from ir.graph import Graph
+from ir.interpreter import AUTOGRAD_ZERO
 from ir.types import TensorType, Type
 from passes.requires_grad import can_hold_gradient
 
@@ -124,7 +141,7 @@ class _Differentiated:
             check_names(self.qualname, sites, sorted(taps))
             gradient = differentiate_typed(typed, wrt, taps).gradient
             compiled = CompiledFunction(
-                CompiledGradient(gradient), output_tree(typed), repeated_names(sites, taps)
+                CompiledGradient(gradient, values), output_tree(typed), repeated_names(sites, taps)
             )
             self.cache[signature] = compiled
         return compiled
@@ -173,6 +190,35 @@ def _check_scalar(qualname: str, value: Any) -> None:
         raise DifferentiationError(
             f"{needs}, but it returned shape {_shape_of(value)}; use ad.vjp for non-scalar outputs"
         )
+
+
+def _seed_maker(qualname: str, value: Any) -> Callable[[Any], Any]:
+    """``seed(v)``: ones like ``np.asarray(v)``, the vjp that seeds the backward run, checked
+    to be of one element (`_check_scalar`); for a ``v`` of ``value``'s type, dtype and shape, a
+    copy of ones made once."""
+    kind = type(value)
+    copy = np.ones_like(np.asarray(value)).copy
+
+    def other(v: Any) -> Any:
+        _check_scalar(qualname, v)
+        return np.ones_like(np.asarray(v))
+
+    if kind in (float, int, bool):
+
+        def number_seed(v: Any) -> Any:
+            return copy() if type(v) is kind else other(v)
+
+        return number_seed
+    if kind is np.ndarray or issubclass(kind, np.generic):
+        dtype, shape = value.dtype, value.shape
+
+        def array_seed(v: Any) -> Any:
+            if type(v) is kind and v.dtype is dtype and v.shape == shape:
+                return copy()
+            return other(v)
+
+        return array_seed
+    return other
 
 
 def _cast_like(grad: Any, argument: Any) -> Any:
@@ -230,10 +276,23 @@ class GradFunction(_Differentiated):
         self.retain = (retain,) if isinstance(retain, str) else tuple(dict.fromkeys(retain))
         self.hooks = normalise_hooks(hooks)
         self.taps = frozenset(self.retain) | frozenset(self.hooks)
+        self.hits: dict[Hashable, Callable[[Sequence[Any]], Any]] = {}
+        """Per signature key, the hit path of what ``cache`` holds for it; none with taps.
+        See Note [Gradient cache]."""
         # Not updating __dict__: the function may be another GradFunction (``grad(grad(f))``).
         functools.update_wrapper(self, self.scripted.fn, updated=())
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not kwargs and len(args) == self.scripted.positional_arity:
+            hit = self.hits.get(signature_key(args))
+            # Node hooks and saved-value hooks are handled the general way; their lists are
+            # read directly, a truth test each (Note [Instrumented runs]).
+            if hit is not None and not (instrument._NODE_HOOKS or instrument._SAVED_HOOKS):
+                return hit(args)
+        return self.general_call(args, kwargs)
+
+    def general_call(self, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
+        """A call the general way (Note [Gradient cache]); it stores the hit path it can."""
         values = self.scripted.runtime_values(args, kwargs)
         wrt = self.positions(len(values))
         compiled = self.compiled_for(values, wrt, self.taps)
@@ -250,6 +309,9 @@ class GradFunction(_Differentiated):
             retained = run.retained()
         else:
             grads = _gradients(compiled.runtime, saved, seeds, values, wrt)
+            key = signature_key(values)
+            if key not in self.hits:
+                self.hits[key] = self.hit_path(compiled, values, wrt, value)
         grad: Any = grads[0] if isinstance(self.argnums, int) else tuple(grads)
         if self.with_value:
             result: Any = ((value, aux) if self.has_aux else value), grad
@@ -257,6 +319,77 @@ class GradFunction(_Differentiated):
             result = (grad, aux) if self.has_aux else grad
         # With ``retain``: the usual result paired with name -> gradient (Note [Taps]).
         return (result, retained) if self.retain else result
+
+    def hit_path(
+        self, compiled: CompiledFunction, values: Sequence[Any], wrt: tuple[int, ...], value: Any
+    ) -> Callable[[Sequence[Any]], Any]:
+        """What a hit on the signature of ``values`` runs: `general_call` without the generic
+        machinery, for arguments with the kinds, dtypes and shapes of ``values``, given that
+        ``value`` was the function's value for them. See Note [Gradient cache]."""
+        runtime = compiled.runtime
+        gradient = runtime.gradient
+        run_f, run_df = runtime.f.run, runtime.df.run
+        real_outputs = gradient.f_real_outputs
+        vjps = gradient.df_input_vjps
+        only_seed = vjps == (0,)  # one vjp, the seed's: no zeros to make for other outputs
+        captured_inputs = gradient.df_input_captured_inputs
+        captured_outputs = gradient.df_input_captured_outputs
+        tree, has_aux, with_value = compiled.tree, self.has_aux, self.with_value
+        several = not isinstance(self.argnums, int)
+        qualname, result_of = self.qualname, compiled.result  # no reference to self: no cycle
+        seed_for = _seed_maker(qualname, value)
+        slots = {index: slot for slot, index in enumerate(gradient.df_output_vjps)}
+        zeros = runtime.grad_zeros
+        if zeros is None:
+            zeros = [ZeroSpec.of(values[i]) for i in gradient.df_output_vjps]
+        # Per gradient returned: where df puts it (None: nowhere, it is zero), the zeros that
+        # stand in for AUTOGRAD_ZERO, and the dtype and shape of its argument when an array.
+        plan: list[tuple[int, int | None, ZeroSpec, tuple[Any, Any] | None]] = []
+        for index in wrt:
+            slot = slots.get(index)
+            argument = values[index]
+            like = (argument.dtype, argument.shape) if type(argument) is np.ndarray else None
+            zero = ZeroSpec.of(argument) if slot is None else zeros[slot]  # unused if None
+            plan.append((index, slot, zero, like))
+
+        def hit(args: Sequence[Any]) -> Any:
+            outputs = run_f(list(args))
+            if tree is None and not has_aux:
+                value = outputs[0]
+                aux = None
+            else:
+                value, aux = _split_aux(qualname, has_aux, result_of(outputs))
+            seed = seed_for(value)
+            if only_seed:
+                inputs = [seed]
+            else:
+                inputs = [seed if i == 0 else ZeroSpec.of(outputs[i]).zeros() for i in vjps]
+            inputs += [args[i] for i in captured_inputs]
+            inputs += [outputs[i] for i in captured_outputs]
+            del outputs[real_outputs:], seed  # temporaries live on in ``inputs`` only
+            (raw,) = run_df(inputs)
+            grads = []
+            for index, slot, zero, like in plan:
+                if slot is None:
+                    grad = np.zeros_like(np.asarray(args[index], dtype=float))
+                else:
+                    grad = raw[slot]
+                    if grad is AUTOGRAD_ZERO:
+                        grad = zero.zeros()
+                if not (
+                    like is not None
+                    and type(grad) is np.ndarray
+                    and grad.dtype is like[0]
+                    and grad.shape == like[1]
+                ):
+                    grad = _cast_like(grad, args[index])
+                grads.append(grad)
+            grad_result: Any = tuple(grads) if several else grads[0]
+            if with_value:
+                return ((value, aux) if has_aux else value), grad_result
+            return (grad_result, aux) if has_aux else grad_result
+
+        return hit
 
     def __autodiff_graph__(self, argument_types: Sequence[Type] | None) -> Graph:
         """The graph of this gradient for arguments of these types (None: the parameters'
@@ -291,13 +424,15 @@ class GradFunction(_Differentiated):
 
     def split_aux(self, result: Any) -> tuple[Any, Any]:
         """The value to differentiate and the auxiliary data, from what the function returned."""
-        if not self.has_aux:
-            return result, None
-        if not (isinstance(result, tuple) and len(result) == 2):
-            raise DifferentiationError(
-                f"has_aux=True needs {self.qualname}() to return a pair (value, aux)"
-            )
-        return result[0], result[1]
+        return _split_aux(self.qualname, self.has_aux, result)
+
+
+def _split_aux(qualname: str, has_aux: bool, result: Any) -> tuple[Any, Any]:
+    if not has_aux:
+        return result, None
+    if not (isinstance(result, tuple) and len(result) == 2):
+        raise DifferentiationError(f"has_aux=True needs {qualname}() to return a pair (value, aux)")
+    return result[0], result[1]
 
 
 def grad(

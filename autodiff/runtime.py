@@ -43,6 +43,8 @@ class ZeroSpec:
 
     @staticmethod
     def of(value: Any) -> ZeroSpec:
+        if type(value) is np.ndarray:  # the common case, without np.shape and np.result_type
+            return ZeroSpec(value.shape, value.dtype)
         if isinstance(value, list | tuple):
             elements = tuple(ZeroSpec.of(element) for element in value)
             return ZeroSpec((), None, elements, list if isinstance(value, list) else tuple)
@@ -127,13 +129,22 @@ class CompiledGradient:
 
     >>> outputs, saved = compiled.forward([x, y])        # the function's own outputs
     >>> dx, dy = compiled.backward(saved, [np.ones(())])  # one gradient per df_output_vjps
+
+    ``arguments``, when given, are arguments like those of every run: the same kinds, dtypes
+    and shapes, as arguments with one signature key are (Note [Gradient cache] in
+    `autodiff.grad`). The zeros that stand in for gradients (`grad_zeros`) are then worked
+    out once, here, rather than from the arguments of each run; the arguments are not kept.
     """
 
-    def __init__(self, gradient: Gradient) -> None:
+    def __init__(self, gradient: Gradient, arguments: Sequence[Any] | None = None) -> None:
         self.gradient = gradient
         self.f = executor_for(gradient.f)
         self.df = executor_for(gradient.df)
         self.observed: tuple[Runnable, Runnable] | None = None
+        self.grad_zeros: list[ZeroSpec] | None = None
+        """One spec per entry of df_output_vjps when ``arguments`` fixed them, else None."""
+        if arguments is not None:
+            self.grad_zeros = [ZeroSpec.of(arguments[i]) for i in gradient.df_output_vjps]
 
     def executables(self) -> tuple[Runnable, Runnable]:
         """``f`` and ``df`` as this run needs them: instrumented while anomaly mode or a
@@ -155,7 +166,11 @@ class CompiledGradient:
             captured_inputs=[args[i] for i in grad.df_input_captured_inputs],
             captured_outputs=[outputs[i] for i in grad.df_input_captured_outputs],
             vjp_zeros=[ZeroSpec.of(outputs[i]) for i in grad.df_input_vjps],
-            grad_zeros=[ZeroSpec.of(args[i]) for i in grad.df_output_vjps],
+            grad_zeros=(
+                self.grad_zeros
+                if self.grad_zeros is not None
+                else [ZeroSpec.of(args[i]) for i in grad.df_output_vjps]
+            ),
         )
         del outputs[grad.f_real_outputs :]  # temporaries live on in `saved` only
         hooks = instrument.current_saved_hooks()

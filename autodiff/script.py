@@ -8,6 +8,11 @@ by the executor `ir.codegen.executable` picks, with the plain function's observa
 # SPECIALISE_PIPELINE, and compiles it with `ir.codegen.executable`. Only a compilation that
 # succeeded is stored, so a call that fails with a shape error leaves nothing behind for the
 # next call to trip on.
+#
+# A hit is the common call, so it takes a short way: arguments given by position, one per
+# parameter, are keyed as they come (`signature_key` gives a value that would be converted or
+# rejected a key nothing is stored under), and the executable found runs them with no binding
+# or conversion. Any other call, and every miss, goes the long way, which raises the errors.
 
 # Note [Python numbers for unannotated parameters]
 # An unannotated parameter is a Tensor in ``graph``, so ``b * b`` there is ``aten::mul``, which
@@ -78,6 +83,14 @@ class ScriptFunction:
             run_module_passes(module, [("inline", {"entry_only": True})])
             self.graph = next(iter(module.values()))
         self.cache: dict[SignatureKey, Runnable] = {}
+        # How many arguments a call given by position only may pass for the short way of
+        # Note [Specialisation cache]: one per parameter, when every parameter may be given
+        # by position (else -1: such a call always binds).
+        parameters = self.signature.parameters.values()
+        by_position = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        self.positional_arity = (
+            len(parameters) if all(p.kind in by_position for p in parameters) else -1
+        )
         self.parsed: dict[tuple[Type, ...], Graph] = {}
         # A gradient's __dict__ (its own cache) stays its own.
         functools.update_wrapper(self, fn, updated=() if graph_of is not None else ("__dict__",))
@@ -96,8 +109,14 @@ class ScriptFunction:
         return f"<ScriptFunction {self.qualname}>"
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        values = self.runtime_values(args, kwargs)
-        results = self.executable_for(values)(*values)
+        found = None
+        if not kwargs and len(args) == self.positional_arity:  # Note [Specialisation cache]
+            found = self.cache.get(signature_key(args))
+        if found is not None:
+            results = found.run(list(args))
+        else:
+            values = self.runtime_values(args, kwargs)
+            results = self.executable_for(values).run(values)
         if len(results) == 1:
             return results[0]
         return tuple(results) if results else None

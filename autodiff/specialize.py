@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Hashable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -125,13 +125,25 @@ def argument_type(qualname: str, name: str, value: Any) -> Type:
 
 def signature_key(values: Sequence[Any]) -> SignatureKey:
     """What compiled code depends on, per argument: its kind, and for arrays and NumPy scalars
-    their dtype and shape. The values of Python numbers are left out on purpose."""
+    their dtype and shape. The values of Python numbers are left out on purpose.
+
+    An array is keyed by ``(dtype, shape)``, anything else by its type (a NumPy scalar's type
+    names its dtype); one loop with the array case inline, since every call of a compiled
+    function computes it (Note [Gradient cache] in `autodiff.grad`). It takes values
+    of any kind: a value `runtime_value` would convert or reject gets a key no compilation was
+    stored under (its type: list, tuple, str, ...), so a hit on raw call arguments means they
+    are runtime values already."""
     key: list[Hashable] = []
-    for value in values:
-        if isinstance(value, np.ndarray):
-            key.append(("array", value.dtype.name, value.shape))
-        elif isinstance(value, np.generic):
-            key.append(("scalar", value.dtype.name))
-        else:
-            key.append(type(value).__name__)
+    append = key.append
+    for v in values:  # a loop: a comprehension is a function call more in Python 3.11
+        append((v.dtype, v.shape) if type(v) is _NDARRAY else _other_key(v))
     return tuple(key)
+
+
+_NDARRAY = np.ndarray
+
+
+def _other_key(value: Any) -> Hashable:
+    if isinstance(value, np.ndarray):  # a subclass: keyed as the array it is
+        return (value.dtype, value.shape)
+    return cast(Hashable, type(value))

@@ -112,20 +112,31 @@ def interleaved_medians(calls: Sequence[Callable[[], Any]], settings: Settings) 
 
 
 def graphs_only(ours: Any, inputs: Sequence[Any]) -> Callable[[], Any] | None:
-    """One run of the compiled ``f`` then ``df`` for these inputs, as a call of ``ours`` runs
-    them but without binding arguments, looking up the cache or shaping the gradients; None
-    if the compiled code is not laid out as expected (it reaches into `autodiff.grad`)."""
+    """One run of the compiled ``f`` then ``df`` for these inputs, fed as a call of ``ours``
+    feeds them (ones for the value's vjp, then what ``f`` captured) but without binding
+    arguments, looking up the cache, keeping a `Saved` or shaping the gradients: the generated
+    functions and the least glue between them. None if the compiled code is not laid out as
+    expected (it reaches into `autodiff.grad` and `autodiff.runtime`)."""
     try:
         (compiled,) = ours.cache.values()
         runtime = compiled.runtime
-        forward, backward = runtime.forward, runtime.backward
+        run_f, run_df, gradient = runtime.f.run, runtime.df.run, runtime.gradient
+        vjps = gradient.df_input_vjps
+        captured_inputs = gradient.df_input_captured_inputs
+        captured_outputs = gradient.df_input_captured_outputs
+        real_outputs = gradient.f_real_outputs
     except (AttributeError, ValueError):
         return None
     values = list(inputs)
+    one = np.ones_like(np.asarray(run_f(list(values))[0]))  # the seed, copied per run
 
     def call() -> Any:
-        outputs, saved = forward(values)
-        return backward(saved, [np.ones_like(outputs[0])])
+        outputs = run_f(list(values))
+        df_inputs = [one.copy() if i == 0 else np.zeros_like(outputs[i]) for i in vjps]
+        df_inputs += [values[i] for i in captured_inputs]
+        df_inputs += [outputs[i] for i in captured_outputs]
+        del outputs[real_outputs:]
+        return run_df(df_inputs)
 
     return call
 

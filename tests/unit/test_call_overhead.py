@@ -1,0 +1,357 @@
+"""What keeps a cache hit cheap (issue #8): a hit of ``grad``/``value_and_grad`` or of a plain
+scripted call binds nothing, specialises nothing, keeps no `Saved` and works out no zeros; it
+gives what the general way gives, and everything that needs the general way (hooks, taps,
+keywords, arguments to convert or refuse) still takes it. No timing here: calls are counted.
+See Note [Gradient cache] in `autodiff.grad` and Note [Specialisation cache] in
+`autodiff.script`."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import autodiff as ad
+from autodiff.runtime import CompiledGradient, ZeroSpec
+from autodiff.script import ScriptFunction
+from autodiff.specialize import ArgumentError, signature_key
+from benchmarks.run import graphs_only
+from benchmarks.workloads import BY_NAME
+from ir.interpreter import AUTOGRAD_ZERO
+
+grad_module = importlib.import_module("autodiff.grad")  # `autodiff.grad` is also the function
+script_module = importlib.import_module("autodiff.script")
+
+RNG = np.random.default_rng(0)
+X = RNG.standard_normal((3, 4))
+Y = RNG.standard_normal(4)
+
+
+def loss(x, y):
+    return np.sum(np.tanh(x * y) * x)
+
+
+def loss_with_aux(x, y):
+    z = x * y
+    return np.sum(z * z), z
+
+
+def step(x, lr: float):
+    return np.sum((x - lr * x) ** 2) * lr
+
+
+def power(x, n: int):
+    return np.sum(x**n)
+
+
+def ignores_y(x, y):
+    return np.sum(x * x)
+
+
+def scaled(x, s):
+    return np.sum(np.sin(x)) * s
+
+
+def sqrt_sum(x):
+    return np.sum(np.sqrt(x))
+
+
+def elementwise(x, y):
+    return np.tanh(x) * y
+
+
+def tapped(w, x, b):
+    h = ad.tap(np.tanh(x @ w), "h")
+    return np.sum(h**2 * b + np.sin(h))
+
+
+class Counter:
+    """Counts the calls of the functions it wraps, by name."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.monkeypatch = monkeypatch
+        self.calls: dict[str, int] = {}
+
+    def wrap(self, owner: Any, name: str, *, static: bool = False) -> None:
+        original = getattr(owner, name)
+        self.calls[name] = 0
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            self.calls[name] += 1
+            return original(*args, **kwargs)
+
+        self.monkeypatch.setattr(owner, name, staticmethod(counted) if static else counted)
+
+    def snapshot(self) -> dict[str, int]:
+        return dict(self.calls)
+
+
+def counting_compiler(monkeypatch: pytest.MonkeyPatch) -> Counter:
+    counter = Counter(monkeypatch)
+    counter.wrap(grad_module, "typed_graph")
+    counter.wrap(grad_module, "differentiate_typed")
+    counter.wrap(grad_module, "argument_type")
+    counter.wrap(ScriptFunction, "runtime_values")
+    counter.wrap(CompiledGradient, "forward")
+    counter.wrap(CompiledGradient, "backward")
+    counter.wrap(ZeroSpec, "of", static=True)
+    return counter
+
+
+# ---- what a hit does not do ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("make", [ad.grad, ad.value_and_grad])
+def test_a_hit_specialises_binds_and_saves_nothing(
+    monkeypatch: pytest.MonkeyPatch, make: Callable[..., Any]
+) -> None:
+    counter = counting_compiler(monkeypatch)
+    dloss = make(loss, argnums=(0, 1))
+    dloss(X, Y)
+    assert counter.calls["typed_graph"] == counter.calls["differentiate_typed"] == 1
+    assert len(dloss.cache) == len(dloss.hits) == 1
+    after_first = counter.snapshot()
+    for scale in (1.0, 2.0, 3.0):
+        dloss(X * scale, Y)
+    assert counter.snapshot() == after_first
+
+
+def test_zero_specs_are_worked_out_once_per_compiled_signature(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    counter = counting_compiler(monkeypatch)
+    dloss = ad.value_and_grad(loss, argnums=(0, 1))
+    dloss(X, Y)
+    (compiled,) = dloss.cache.values()
+    assert compiled.runtime.grad_zeros == [ZeroSpec(X.shape, X.dtype), ZeroSpec(Y.shape, Y.dtype)]
+    made = counter.calls["of"]
+    for _ in range(3):
+        dloss(X, Y)
+    assert counter.calls["of"] == made
+    dloss(X[:2], Y)  # a new signature: its own specs, once
+    assert len(dloss.cache) == 2
+    assert counter.calls["of"] > made
+
+
+def test_a_plain_scripted_hit_binds_and_specialises_nothing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    counter = Counter(monkeypatch)
+    counter.wrap(script_module, "bind_arguments")
+    counter.wrap(ScriptFunction, "executable_for")
+    scripted = ad.script(elementwise)
+    first = scripted(X, Y)
+    after_first = counter.snapshot()
+    again = scripted(X, Y)
+    assert counter.snapshot() == after_first
+    np.testing.assert_array_equal(first, again)
+    # Keywords and lists go the general way, to the same executable.
+    np.testing.assert_array_equal(scripted(X, y=Y), first)
+    np.testing.assert_array_equal(scripted(X, list(Y)), first)
+    assert counter.calls["bind_arguments"] == after_first["bind_arguments"] + 2
+    assert len(scripted.cache) == 1
+
+
+# ---- a hit gives what the general way gives -----------------------------------------------------
+
+
+def same(hit: Any, general: Any) -> None:
+    """Equal results, nested alike, of the same types, dtypes and shapes."""
+    assert type(hit) is type(general)
+    if isinstance(general, tuple):
+        assert len(hit) == len(general)
+        for h, g in zip(hit, general, strict=True):
+            same(h, g)
+    elif isinstance(general, np.ndarray | np.generic):
+        assert hit.dtype == general.dtype
+        assert hit.shape == general.shape
+        np.testing.assert_array_equal(hit, general)
+    else:
+        assert hit == general
+
+
+CASES: list[tuple[str, Callable[..., Any], dict[str, Any], dict[str, Any]]] = [
+    ("two arrays", loss, {"argnums": (0, 1)}, {"x": X, "y": Y}),
+    ("float32", loss, {"argnums": (0, 1)}, {"x": X.astype(np.float32), "y": Y.astype(np.float32)}),
+    ("one argnum", loss, {"argnums": 1}, {"x": X, "y": Y}),
+    ("negative argnum", loss, {"argnums": -1}, {"x": X, "y": Y}),
+    ("Python float", step, {"argnums": (0, 1)}, {"x": Y, "lr": 0.25}),
+    ("NumPy scalar", scaled, {"argnums": (0, 1)}, {"x": Y, "s": np.float64(1.5)}),
+    ("0-d array", scaled, {"argnums": (0, 1)}, {"x": Y, "s": np.array(1.5)}),
+    ("int argument", power, {}, {"x": Y, "n": 3}),
+    ("no gradient reaches y", ignores_y, {"argnums": (0, 1)}, {"x": X, "y": Y}),
+    ("has_aux", loss_with_aux, {"argnums": (0, 1), "has_aux": True}, {"x": X, "y": Y}),
+]
+
+
+@pytest.mark.parametrize("make", [ad.grad, ad.value_and_grad])
+@pytest.mark.parametrize(
+    ("fn", "options", "arguments"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
+)
+def test_a_hit_gives_what_the_general_way_gives(
+    make: Callable[..., Any],
+    fn: Callable[..., Any],
+    options: dict[str, Any],
+    arguments: dict[str, Any],
+) -> None:
+    gradient_fn = make(fn, **options)
+    general = gradient_fn(**arguments)  # keywords: the general way, which stores the hit path
+    assert len(gradient_fn.hits) == 1
+    hit = gradient_fn(*arguments.values())
+    same(hit, general)
+    same(gradient_fn(*arguments.values()), general)
+
+
+def test_a_gradient_left_as_autograd_zero_is_zeros_shaped_like_its_argument(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # df leaves a gradient as AUTOGRAD_ZERO only when its type was too vague to materialise
+    # (Note [Missing vjps] in `autodiff.runtime`), which a signature's complete types never
+    # are; a df that says so for y stands in for that case.
+    class ZeroForY:
+        def __init__(self, df: Any) -> None:
+            self.df = df
+
+        def run(self, inputs: list[Any]) -> list[Any]:
+            (gradients,) = self.df.run(inputs)
+            return [(gradients[0], AUTOGRAD_ZERO)]
+
+    original = CompiledGradient.__init__
+
+    def init(self: CompiledGradient, *args: Any, **kwargs: Any) -> None:
+        original(self, *args, **kwargs)
+        self.df = ZeroForY(self.df)  # type: ignore[assignment]
+
+    monkeypatch.setattr(CompiledGradient, "__init__", init)
+    y = Y.astype(np.float32)
+    dloss = ad.grad(loss, argnums=(0, 1))
+    general = dloss(x=X, y=y)
+    hit = dloss(X, y)
+    assert dloss.hits
+    same(hit, general)
+    np.testing.assert_array_equal(hit[1], np.zeros(4, np.float32))
+
+
+def test_int_values_are_not_fixed_by_the_hit_path() -> None:
+    dpower = ad.grad(power)
+    np.testing.assert_allclose(dpower(Y, 2), 2 * Y, rtol=1e-12)
+    np.testing.assert_allclose(dpower(Y, 3), 3 * Y**2, rtol=1e-12)
+    assert len(dpower.hits) == 1
+
+
+def test_a_hit_returns_fresh_gradients() -> None:
+    dloss = ad.grad(loss, argnums=(0, 1))
+    first = dloss(X, Y)
+    second = dloss(X, Y)
+    third = dloss(X, Y)
+    for a, b in zip(second, third, strict=True):
+        assert not np.shares_memory(a, b)
+    for a, b in zip(first, third, strict=True):
+        np.testing.assert_array_equal(a, b)
+
+
+# ---- what still goes the general way ------------------------------------------------------------
+
+
+def test_saved_value_hooks_still_see_every_saved_array_of_a_cached_signature() -> None:
+    dloss = ad.grad(loss, argnums=(0, 1))
+    expected = dloss(X, Y)
+    assert dloss.hits
+    packed: list[int] = []
+
+    def pack(array: np.ndarray) -> np.ndarray:
+        packed.append(array.size)
+        return array.copy()
+
+    with ad.saved_value_hooks(pack, lambda array: array):
+        inside = dloss(X, Y)
+    assert packed
+    same(inside, expected)
+
+
+def test_anomaly_mode_and_the_profiler_still_see_a_cached_signature() -> None:
+    dsqrt = ad.grad(sqrt_sum)
+    dsqrt(np.ones(3))
+    assert dsqrt.hits
+    with (
+        pytest.raises(ad.AnomalyError, match="inf"),
+        ad.detect_anomaly(),
+        np.errstate(divide="ignore"),
+    ):
+        dsqrt(np.array([0.0, 1.0, 2.0]))
+    with ad.profiler() as prof:
+        dsqrt(np.ones(3))
+    assert prof.entries()
+
+
+def test_taps_go_the_general_way_every_call() -> None:
+    seen: list[np.ndarray] = []
+    dtapped = ad.grad(tapped, retain="h", hooks={"h": seen.append})
+    first, retained = dtapped(Y, X, Y[:3])
+    second, again = dtapped(Y, X, Y[:3])
+    assert dtapped.hits == {}
+    assert len(seen) == 2
+    np.testing.assert_array_equal(first, second)
+    np.testing.assert_array_equal(retained["h"], again["h"])
+
+
+def test_argument_errors_are_raised_after_a_hit_path_is_stored() -> None:
+    dloss = ad.value_and_grad(loss, argnums=(0, 1))
+    dloss(X, Y)
+    with pytest.raises(ArgumentError, match="takes 2 positional arguments but 3 were given"):
+        dloss(X, Y, Y)
+    with pytest.raises(ArgumentError, match="missing 1 required positional argument: 'y'"):
+        dloss(X)
+    with pytest.raises(ArgumentError, match="argument 'y' of loss"):
+        dloss(X, "four")
+    with pytest.raises(ArgumentError, match="unexpected keyword argument 'z'"):
+        dloss(X, Y, z=1)
+    # A list converts to the array the hit path was built for.
+    same(dloss(X, list(Y)), dloss(X, Y))
+    assert len(dloss.cache) == len(dloss.hits) == 1
+
+
+def test_argnums_out_of_range_raise_at_every_call_and_store_nothing() -> None:
+    dloss = ad.grad(loss, argnums=2)
+    for _ in range(2):
+        with pytest.raises(ad.DifferentiationError, match="argnums 2 is out of range"):
+            dloss(X, Y)
+    assert dloss.cache == {}
+    assert dloss.hits == {}
+
+
+def test_a_failed_call_stores_no_hit_path() -> None:
+    dsum = ad.grad(elementwise)  # not scalar-valued
+    for _ in range(2):
+        with pytest.raises(ad.DifferentiationError, match="to return a scalar"):
+            dsum(X, Y)
+    assert dsum.hits == {}
+
+
+# ---- signature keys and the benchmark's graphs-only call ----------------------------------------
+
+
+def test_signature_keys_of_values_the_general_way_converts_are_stored_under_none() -> None:
+    key = signature_key([Y, 1.0])
+    assert signature_key([list(Y), 1.0]) != key
+    assert signature_key([tuple(Y), 1.0]) != key
+    assert signature_key([Y, np.float64(1.0)]) != key
+    assert signature_key([Y, 1]) != key
+    assert signature_key([Y.astype(np.float32), 1.0]) != key
+    assert signature_key([Y.reshape(1, 4), 1.0]) != key
+    assert signature_key([Y.view(np.matrix), 1.0]) == signature_key([Y.reshape(1, 4), 1.0])
+
+
+def test_graphs_only_runs_the_graphs_a_hit_runs() -> None:
+    workload = BY_NAME["logistic"]
+    inputs = workload.inputs(tiny=True)
+    ours = ad.value_and_grad(workload.function, argnums=workload.argnums)
+    _, grads = ours(*inputs)
+    graphs = graphs_only(ours, inputs)
+    assert graphs is not None
+    (raw,) = graphs()
+    for got, expected in zip(raw, grads, strict=True):
+        np.testing.assert_allclose(np.asarray(got).reshape(np.shape(expected)), expected)
