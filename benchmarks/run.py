@@ -52,6 +52,7 @@ class Row:
     first_call_s: float
     graphs_us: float | None  # f then df run directly, without the call's own work
     others_us: dict[str, float | None]
+    floor_us: float | None = None  # the kernels any implementation calls: Note [Kernel floor]
 
     @property
     def ratio(self) -> float:
@@ -162,6 +163,9 @@ def measure(workload: Workload, settings: Settings, notes: list[str]) -> Row:
     graphs = graphs_only(ours, inputs)
     if graphs is not None:
         calls.append(graphs)
+    floor = workload.floor
+    if floor is not None:
+        calls.append(lambda: floor(*inputs))
     prepared: dict[str, Callable[[], Any]] = {}
     for system in settings.systems:
         try:
@@ -183,6 +187,7 @@ def measure(workload: Workload, settings: Settings, notes: list[str]) -> Row:
         first_call_s=first_call_s,
         graphs_us=medians[2] if graphs is not None else None,
         others_us=others_us,
+        floor_us=medians[len(calls) - 1] if floor is not None else None,
     )
 
 
@@ -320,6 +325,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(format_table(rows, systems))
         for row in rows:
             print(f"  {row.workload.name}: {row.workload.description}")
+        for row in rows:
+            if row.floor_us is not None:
+                print(
+                    f"  {row.workload.name}: the NumPy kernels any implementation calls "
+                    f"(Note [Kernel floor]) take {_microseconds(row.floor_us)} µs, "
+                    f"{row.floor_us / row.reference_us:.2f} of numpy"
+                )
     if "compile" in selected:
         max_n = args.max_n or (1_000 if args.quick else 5_000)
         times = {}

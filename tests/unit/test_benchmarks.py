@@ -4,6 +4,7 @@ timings are asserted."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import numpy as np
@@ -48,3 +49,20 @@ def test_command_prints_the_table(capsys: pytest.CaptureFixture[str]) -> None:
     assert "| rosenbrock |" in out
     assert "| 100 |" in out
     assert "| 1,000 |" not in out
+
+
+def test_the_kernel_floor_is_printed(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A workload with a kernel floor (Note [Kernel floor]) gets a line saying what share of
+    the reference NumPy's own kernels take; here at its tiny size, to be quick."""
+    floored = [workload for workload in WORKLOADS if workload.floor is not None]
+    assert [workload.name for workload in floored] == ["chain-large"]
+    tiny = tuple(dataclasses.replace(w, sizes=w.tiny) for w in WORKLOADS)
+    monkeypatch.setattr(run, "WORKLOADS", tiny)
+    argv = ["--quick", "--rounds", "1", "--only", "chain-small", "--only", "chain-large"]
+    assert run.main([*argv, "--no-others"]) == 0
+    lines = [line for line in capsys.readouterr().out.splitlines() if "Kernel floor" in line]
+    assert len(lines) == 1
+    assert lines[0].strip().startswith("chain-large:")
+    assert lines[0].endswith(" of numpy")
