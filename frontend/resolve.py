@@ -244,7 +244,8 @@ OTHER_FUNCTIONS: dict[str, tuple[str, str]] = {
     "argpartition": ("aten::argpartition", "a:self kth axis !kind !order"),
     "astype": ("aten::astype", "x:self dtype / * !copy !device"),
     "copy": ("aten::copy", "a:self !order !subok"),
-    # np.array copies by default; array-likes other than arrays (a list literal) are refused.
+    # np.array of an array copies it; of a list or tuple literal it stacks the items, as does
+    # np.asarray (`CallEmitter.emit_array`, Note [Python numbers as arrays] in frontend.calls).
     "array": ("aten::copy", "object:self !dtype * !copy !order !subok !ndmin !like"),
     "real": ("aten::real", "val:self"),
     "imag": ("aten::imag", "val:self"),

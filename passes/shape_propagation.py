@@ -20,8 +20,11 @@ from ir.ops.prim import join_all
 from ir.printer import print_node
 from ir.types import (
     BOOL,
+    FLOAT,
     INT,
     NOTHING,
+    SCALAR,
+    TENSOR,
     ListType,
     NamedType,
     TensorType,
@@ -30,6 +33,14 @@ from ir.types import (
     join_types,
 )
 from passes.registry import register_pass
+
+# Note [Numbers that turn up where arrays are expected]
+# The frontend converts a Python number passed to a NumPy function with ``aten::asarray``
+# (Note [Python numbers as arrays] in `frontend.calls`), but only where it knows the value is a
+# number. A value it typed Tensor may turn out a number here: an unannotated parameter of a
+# graph specialised directly to a float, or a callee's result inlined. NumPy converts it all
+# the same, so specialisation inserts the ``aten::asarray`` the frontend would have, rather
+# than refusing a program the plain function runs.
 
 # A loop's carried types reach a fixed point in a few rounds (each round can only forget
 # facts); past this many, carried tensors are widened to their dtype alone.
@@ -123,12 +134,33 @@ class _Propagator:
         op = OPS.get(kind)
         if op is None or op.shape is None:
             return
+        self.numbers_as_arrays(node)
         types = [v.ty for v in node.inputs]
         consts = [self.known.get(v, NOT_CONSTANT) for v in node.inputs]
         out_types = op.shape(types, consts)
         for out, ty in zip(node.outputs, out_types, strict=True):
             self.set_type(out, _keep_requires_grad(out.ty, ty))
         self.fold(node, consts)
+
+    def numbers_as_arrays(self, node: Node) -> None:
+        """Convert a Python number that reaches a ``Tensor`` operand (Note [Numbers that turn
+        up where arrays are expected])."""
+        arguments = OPS[node.kind].schema.arguments
+        for index, value in enumerate(node.inputs):
+            if not arguments:
+                return
+            if type(value.ty) is not NamedType or value.ty not in (INT, FLOAT, BOOL, SCALAR):
+                continue
+            if arguments[min(index, len(arguments) - 1)].ty != TENSOR:
+                continue
+            graph = node.graph
+            with graph.inserting_before(node):
+                converted = graph.insert(
+                    "aten::asarray", [value], [TENSOR], source_range=node.source_range
+                )
+            self.node(converted)
+            node.replace_input(index, converted.output)
+            self.changed = True
 
     def fold_structural(self, node: Node, make: type) -> None:
         items = [self.known.get(v, NOT_CONSTANT) for v in node.inputs]

@@ -14,6 +14,11 @@ import pytest
 import autodiff as ad
 from frontend import ScriptError, emit_function
 from frontend.parse import parse_source
+from ir.interpreter import run_graph
+from ir.printer import print_graph
+from ir.types import FLOAT, TensorType
+from ir.verify import verify
+from passes.shape_propagation import specialise
 
 
 def same(actual: Any, expected: Any) -> None:
@@ -153,3 +158,14 @@ def test_array_literals_outside_the_subset_are_refused(body: str, message: str) 
     with pytest.raises(ScriptError, match=re.escape(message)) as info:
         emit_function(fdef, {"np": np})
     assert str(info.value.source_range).startswith("<test>:2:")
+
+
+def test_specialising_the_declared_graph_to_a_float_converts_it_where_arrays_are_wanted() -> None:
+    def total(a, b):
+        return np.sum(b) + np.mean(a)
+
+    parsed = ad.script(total).graph  # b is a Tensor here: aten::sum(%b, ...)
+    typed = specialise(parsed, [TensorType("float64", (3,)), FLOAT])
+    verify(typed)
+    assert "aten::asarray(%b)" in print_graph(typed)
+    same(run_graph(typed, np.ones(3), 2.5)[0], total(np.ones(3), 2.5))
