@@ -199,7 +199,8 @@ class CallEmitter(ExpressionEmitter):
         if copies and not literal:
             return None
         if first is None or len(call.args) > 1 or call.keywords:
-            at = call.args[1].range if len(call.args) > 1 else call.range
+            extra = [*call.args[1:], *call.keywords]
+            at = extra[0].range if extra else call.range
             raise ScriptError(f"{name}() takes only the array-like here: no dtype or options", at)
         if isinstance(first, syntax.List | syntax.Tuple):
             return self.stacked_items(first)

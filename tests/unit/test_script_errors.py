@@ -154,6 +154,18 @@ def annotates_subscript(x):
     return x
 
 
+def arrays_an_empty_list(x):
+    return np.array([]) + x
+
+
+def arrays_with_a_dtype(x):
+    return np.array([x, x], dtype=np.float32)
+
+
+def arrays_a_shape(x):
+    return np.array([x, x.shape])
+
+
 @pytest.mark.parametrize(
     ("fn", "message", "marker", "within"),
     [
@@ -208,6 +220,24 @@ def annotates_subscript(x):
             "numpy.sum() got an unexpected keyword argument 'axes'",
             "axes",
             None,
+        ),
+        (
+            arrays_an_empty_list,
+            "np.array of an empty list is not supported: its shape and dtype are unknown",
+            "[])",
+            None,
+        ),
+        (
+            arrays_with_a_dtype,
+            "np.array() takes only the array-like here: no dtype or options",
+            "dtype",
+            "dtype=np.float32",
+        ),
+        (
+            arrays_a_shape,
+            "an item of an array literal must be an array or a number, not int[]",
+            "x.shape",
+            "np.array([x, x.shape])",
         ),
     ],
     ids=lambda item: item.__name__ if callable(item) else None,
