@@ -19,7 +19,7 @@
 
 from __future__ import annotations
 
-from ir.graph import Block, Graph, Node, Value
+from ir.graph import Block, Graph, Node, Value, in_block
 from ir.types import TensorType
 from passes.constant_propagation import constant_value, is_constant
 from passes.registry import register_pass
@@ -86,6 +86,8 @@ def _share_one(graph: Graph, loop: Node) -> bool:
         reads = list(loop.outputs[dropped].uses)
         if not all(_row_select(use.user, use.index) for use in reads):
             continue
+        if not all(in_block(use.user, initial.node.owning_block) for use in reads):
+            continue  # an inner loop's start, which its enclosing loop's reverse cannot see
         tape = loop.outputs[kept]
         for use in reads:
             select = use.user

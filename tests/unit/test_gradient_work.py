@@ -81,6 +81,15 @@ CASES = [
     (ends_and_middle, lambda rng: (rng.standard_normal(9),), 0),
     (scaled_mean, lambda rng: (rng.standard_normal((4, 5)), rng.standard_normal((3, 4))), (0, 1)),
     (columns, lambda rng: (rng.standard_normal((4, 6)),), 0),
+    (
+        scaled_mean,
+        lambda rng: (
+            rng.standard_normal((4, 5)).astype(np.float32),
+            rng.standard_normal((3, 4)).astype(np.float32),
+        ),
+        (0, 1),
+    ),
+    (columns, lambda rng: (rng.standard_normal((4, 6)).astype(np.float32),), 0),
 ]
 
 
