@@ -16,12 +16,14 @@
 #     %c = aten::_scatter_slices(%grads, %shape, %keys)
 #
 # and a further addition of one more slice's gradient joins the same node. The buffer starts at
-# zero and takes each gradient with ``+=`` in the order of the additions, so every element is
-# the same sum, in the same order, as before: ``(0 + g1) + g2`` where the two slices overlap,
-# ``g1 + 0`` where only one covers it. Only an addition with one single slice's gradient on at
-# least one side is rewritten: adding two sums of several slices each would add up overlapping
-# elements in another order. Each slice's gradient must be read by the addition alone (else the
-# full array is needed anyway), and the addition must keep the slices' dtype and shape.
+# zero, takes the first gradient as written and each later one with ``+=``, in the order of the
+# additions, so every element is the same sum, in the same order, as before: ``g1 + g2`` where
+# the two slices overlap, ``g1`` where only one covers it. (Only the sign of a zero can differ:
+# the full arrays added +0.0 to a -0.0 that the buffer keeps.) Only an addition with one single
+# slice's gradient on at least one side is rewritten: adding two sums of several slices each
+# would add up overlapping elements in another order. Each slice's gradient must be read by the
+# addition alone (else the full array is needed anyway), and the addition must keep the slices'
+# dtype and shape.
 """
 
 from __future__ import annotations

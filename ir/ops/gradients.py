@@ -268,9 +268,13 @@ def scatter_slices(grads: Any, shape: Any, keys: Any) -> Any:
     `slice_backward` and `select_backward` of each, with one array allocated instead of one
     per gradient (Note [Accumulating slices] in `passes.accumulate_slices`)."""
     result = np.zeros(shape, np.result_type(*grads))
-    for grad, (axis, *place) in zip(grads, keys, strict=True):
+    for position, (grad, (axis, *place)) in enumerate(zip(grads, keys, strict=True)):
         item = slice(*place) if len(place) == 3 else place[0]
-        result[_along(axis, item)] += grad
+        key = _along(axis, item)
+        if position == 0:
+            result[key] = grad  # written, not added to the zeros: a -0.0 stays -0.0
+        else:
+            result[key] += grad
     return result
 
 
