@@ -8,7 +8,8 @@ can climb out of several nested loops in one run:
 1. a node directly in the loop's body (never one inside a prim::If branch, a nested loop's body
    or any other nested block: those run conditionally or are handled as their own loop);
 2. whose operator is pure (an impure node such as prim::CallFunction, or an unknown operator,
-   stays) and which has no blocks of its own;
+   stays), not `fresh` (Note [Fresh objects stay in the loop]) and which has no blocks of its
+   own;
 3. whose operands are all defined outside the body, counting the outputs of nodes hoisted
    before it, so a chain ``%t = aten::transpose(%W)``, ``%u = aten::exp(%t)`` moves whole. The
    counter and the carried values are body parameters, so nothing reading them moves.
@@ -29,6 +30,14 @@ stay inside whichever such block holds the loop.
 # of them ahead changes at most which error is reported first, never whether one is. Otherwise
 # it stays in the loop, where it only runs when the original program would have run it.
 # NumPy floating-point warnings (log of a negative number) are not errors here and do not count.
+
+# Note [Fresh objects stay in the loop]
+# A `fresh` operator (prim::TapeList, prim::TapeArray: Note in `ir.ops.registry`) reads
+# nothing, so it looks invariant, but each call makes a new object that later nodes fill in
+# place. In a differentiated outer loop, the tape of an inner loop is created in the outer
+# body, filled by the inner loop and pushed, as one row, on the outer loop's tape: hoisted, it
+# would be one list that every outer iteration appends to, and every row of the outer tape the
+# same list, so the reverse would read the last iteration's values for all of them.
 """
 
 from __future__ import annotations
@@ -116,7 +125,7 @@ def _hoist_out_of(loop: Node) -> bool:
 
 def _is_invariant(node: Node, body: Block) -> bool:
     op = OPS.get(node.kind)
-    if op is None or not op.pure or node.blocks:
+    if op is None or not op.pure or op.fresh or node.blocks:
         return False
     # A block-free node of the body reads only values visible there: the body's own (its
     # parameters, its top-level nodes' outputs) or an enclosing block's. Hoisted nodes no
