@@ -35,7 +35,8 @@ the array it writes, and every view read after a write is derived again from the
 # read, in a loop, of a loop-carried value that starts as a view of an array the loop writes
 # (``acc = y.T`` before the loop, ``y[0] = 1`` in it, then ``acc`` read): in the first iteration
 # it is that view and sees the write, in the next ones it is whatever the last iteration bound
-# it to.
+# it to. Likewise a read of what an If or a loop gave out that may be an array defined before
+# it or a view of one (``v = x[0] if c else y``), once that array has been written.
 """
 
 from __future__ import annotations
@@ -182,6 +183,9 @@ class _Functionalizer:
         # A loop-carried parameter whose first value is a view of a base the loop writes: that
         # base, and its version when the body starts.
         self.first_view: dict[Value, tuple[Value, Value]] = {}
+        # An If or loop output that may be a base defined before it or a view of one: those
+        # bases, each with its version when the node ran.
+        self.maybe_view: dict[Value, list[tuple[Value, Value]]] = {}
 
     def alias(self, value: Value) -> _Alias:
         found = self.aliases.get(value)
@@ -239,6 +243,8 @@ class _Functionalizer:
         for index, value in enumerate(list(node.inputs)):
             if value in self.first_view:
                 _check_first_view(value, *self.first_view[value], env.current, node)
+            for base, version in self.maybe_view.get(value, ()):
+                _check_maybe_view(value, base, version, env.current, node)
             current = self.fresh(value, env, node)
             if current is not value:
                 node.replace_input(index, current)
@@ -306,6 +312,7 @@ class _Functionalizer:
         inner = [env.child() for _ in node.blocks]
         for block, block_env in zip(node.blocks, inner, strict=True):
             self.block(block, block_env)
+        given = list(enumerate(node.outputs))
         # A base made inside a branch has no version outside it to carry.
         written = {
             base
@@ -317,6 +324,8 @@ class _Functionalizer:
             for block, block_env in zip(node.blocks, inner, strict=True):
                 block.register_output(block_env.current(base))
             self.new_version(base, node.add_output(base.ty, base.name_hint), env)
+        for index, output in given:
+            self.note_maybe_view(output, [block.outputs[index] for block in node.blocks], env)
 
     def loop(self, node: Node, env: _Env) -> None:
         body = node.blocks[0]
@@ -331,9 +340,24 @@ class _Functionalizer:
             if base in written and isinstance(param.ty, TensorType):
                 self.first_view[param] = (base, body_env.current(base))
         self.block(body, body_env)
+        given = list(enumerate(node.outputs))
         for base in written:
             body.register_output(body_env.current(base))
             self.new_version(base, node.add_output(base.ty, base.name_hint), env)
+        for position, output in given:
+            sources = [node.inputs[2 + position], body.outputs[1 + position]]
+            self.note_maybe_view(output, sources, env)
+
+    def note_maybe_view(self, output: Value, sources: list[Value], env: _Env) -> None:
+        """Record the bases from before ``output``'s node that ``output`` may be, or be a view
+        of, being one of ``sources`` (with their versions after the node)."""
+        if not isinstance(output.ty, TensorType):
+            return
+        node = output.node
+        bases = {self.alias(s).base for s in sources if isinstance(s.ty, TensorType)}
+        outside = [b for b in bases if not any(in_block(b.node, inner) for inner in node.blocks)]
+        if outside:
+            self.maybe_view[output] = [(base, env.current(base)) for base in outside]
 
 
 def _contiguous(chain: tuple[Node, ...]) -> bool:
@@ -386,6 +410,22 @@ def _check_first_view(
         f"shares memory with '{base.name_hint or 'an array'}', which the loop has written "
         f"since (the next iterations' are other arrays); copy it before the loop "
         f"({name} = {name}.copy())",
+        read.source_range,
+    )
+
+
+def _check_maybe_view(
+    value: Value, base: Value, version: Value, current: Callable[[Value], Value], read: Node
+) -> None:
+    """Refuse ``read`` of ``value``, which an If or a loop gave out and may be ``base`` or a
+    view of it, once ``base`` has been written (its version is no longer ``version``)."""
+    if current(base) is version:
+        return
+    name = value.name_hint or "it"
+    raise IRError(
+        f"cannot tell what '{name}' holds here: it comes out of an if or a loop that may give "
+        f"'{base.name_hint or 'an array'}' or a view of it, which has been written since; "
+        f"copy it where it is assigned (x.copy())",
         read.source_range,
     )
 

@@ -45,7 +45,7 @@ def error_key(error: BaseException) -> str:
     message, without locations, value names and numbers."""
     lines = str(error).strip().splitlines()
     first = lines[0] if lines else ""
-    first = re.sub(r"^\S*:\d+:\d+: (error: )?", "", first)
+    first = re.sub(r"^(\S*:\d+:\d+: )?(error: )?", "", first)
     first = re.sub(r"%[\w.]+", "%_", first)
     first = re.sub(r"-?\d+(\.\d+)?(e[-+]?\d+)?", "N", first)
     first = re.sub(r"'\w+'", "'_'", first)

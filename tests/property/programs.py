@@ -166,7 +166,9 @@ class _Generator:
     ints: list[tuple[str, int]] = field(default_factory=list)  # int names and their upper bound
     loop_indices: list[tuple[str, int]] = field(default_factory=list)  # name, trip count
     loop_scopes: list[int] = field(default_factory=list)  # where each enclosing loop's body starts
-    frozen: list[Array] = field(default_factory=list)  # what enclosing loops' carried values were
+    # Arrays an if or a loop may have given out (a branch's view, a carried value's first one):
+    # writing one would change what that output holds in a way functionalize refuses to tell.
+    pinned: list[Array] = field(default_factory=list)
 
     # -- helpers --
 
@@ -438,13 +440,13 @@ class _Generator:
 
     def targets(self) -> list[Variable]:
         """Arrays a write may go into: locals, arguments and views of either, but no name an if
-        or a loop may have bound to one array or another, and not, in a loop, the array the
-        variable it carries started as (what that variable holds after such a write depends on
-        the iteration: functionalize refuses to read it, tests/regressions/016.py)."""
+        or a loop may have bound to one array or another, and no array an if or a loop may
+        have given out, or a view of: what that output holds after such a write depends on
+        what ran, and functionalize refuses to read it (tests/regressions/016.py, 017.py)."""
         return [
             v
             for v in self.variables()
-            if v.writable and v.shape != () and not any(v.array is a for a in self.frozen)
+            if v.writable and v.shape != () and not any(v.array is a for a in self.pinned)
         ]
 
     def trips(self) -> int:
@@ -568,10 +570,14 @@ class _Generator:
             e = self.expr(shape, MAX_DEPTH - 1)
             self.emit(f"{name} = {e.text}")
             bounds.append(e.bound)
+            source = None if e.fresh else self.lookup(e.view_of or "")
+            if source is not None:
+                self.pinned.append(source.array)
             for variable in self.end_block():
                 outer = self.lookup(variable.name)
                 if outer is not None and variable.array is not outer.array:
                     rebound[variable.name] = variable  # a loop in the branch rebound it
+                    self.pinned.append(outer.array)
         self.define(name, Expr(name, shape, max(bounds)), writable=False)
         for variable in rebound.values():
             outer = self.lookup(variable.name)
@@ -625,7 +631,7 @@ class _Generator:
         if carried:
             # Inside the loop v is the array it was or the last iteration's: not writable.
             self.scopes[-1].append(replace(v, writable=False))
-            self.frozen.append(v.array)
+            self.pinned.append(v.array)
         self.loop_indices.append((index, bound))
         self.loop_scopes.append(len(self.scopes))
         self.block(depth, self.draw(st.integers(0, 1)))
@@ -644,7 +650,6 @@ class _Generator:
         self.loop_scopes.pop()
         self.loop_indices.pop()
         if carried:
-            self.frozen.pop()
             self.rebind(v.name, v.shape, bound_after, writable=False)
 
     def for_statement(self, depth: int) -> None:
