@@ -101,6 +101,9 @@ class ReverseDetails:
     grad_map: dict[Value, Value] = field(default_factory=dict)
     df_input_vjps: list[int] = field(default_factory=list)
     df_output_vjps: list[int] = field(default_factory=list)
+    routed: bool = False
+    """Whether forward values were routed out of branches or loop bodies after the graph's
+    types were last propagated (then they need propagating again)."""
 
     @property
     def reverse_block(self) -> Block:
@@ -181,6 +184,7 @@ def add_reverse(graph: Graph, wrt: list[Value]) -> ReverseDetails:
     propagate_shapes(graph)
     for route in routes:
         route()
+    details.routed = bool(routes)
     return details
 
 
@@ -547,8 +551,16 @@ class _ReverseBuilder:
         values: dict[Value, Value] = dict(zip(formula.forward.inputs, inputs, strict=True))
         cloned: set[Value] = set()
         copies: list[Node] = []
+        count = len(node.outputs)
+        recomputations = _recomputations(formula, count)
         with self.graph.inserting_after(node):
             for inner in formula.forward.nodes():
+                if inner in recomputations:
+                    # Its copy would stand in for ``node``'s outputs and be destroyed below, so
+                    # the outputs are used directly (issue #8: a node fewer per operation).
+                    for out in inner.outputs:
+                        values[out] = node.outputs[formula.forward.outputs.index(out)]
+                    continue
                 copy = self.graph.create_clone(inner, values.__getitem__)
                 copy.source_range = node.source_range
                 self.graph.insert_node(copy)
@@ -556,7 +568,6 @@ class _ReverseBuilder:
                 cloned.update(copy.outputs)
                 copies.append(copy)
         results = [values[v] for v in formula.forward.outputs]
-        count = len(node.outputs)
         standing_in: dict[Value, Value] = {}
         for original, recomputed in zip(node.outputs, results[:count], strict=True):
             if recomputed in cloned:
@@ -568,6 +579,27 @@ class _ReverseBuilder:
             if not copy.has_uses() and not copy.blocks and saved_set.isdisjoint(copy.outputs):
                 copy.destroy()
         return _Inlined(inputs, list(node.outputs), saved)
+
+
+_RECOMPUTATIONS: dict[tuple[Formula, int], frozenset[Node]] = {}
+
+
+def _recomputations(formula: Formula, count: int) -> frozenset[Node]:
+    """The nodes of ``formula``'s forward that only recompute the results its first ``count``
+    outputs are, each once: `_ReverseBuilder.inline_forward` would clone each, make the
+    differentiated node's outputs stand in for it, and destroy it."""
+    key = (formula, count)
+    found = _RECOMPUTATIONS.get(key)
+    if found is None:
+        results = formula.forward.outputs[:count]
+        once = set(results) if len(set(results)) == len(results) else set()
+        found = frozenset(
+            inner
+            for inner in formula.forward.nodes()
+            if inner.outputs and not inner.blocks and all(out in once for out in inner.outputs)
+        )
+        _RECOMPUTATIONS[key] = found
+    return found
 
 
 @dataclass

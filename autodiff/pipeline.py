@@ -3,6 +3,17 @@
     parsed ─specialise─▶ typed ─add_reverse─▶ grad ─optimise─▶ optimized ─lambda-lift─▶ f, df
 
 Every stage is a graph that `autodiff dump --stage` can print.
+
+# Note [Compile-time cost]
+# Compiling must stay linear in the function's size and cheap per operation (issue #8: a
+# 5,000-line function in well under 3 s). Three choices keep it so. The passes verify once per
+# pipeline rather than after every pass (Note [Verify between passes] in `passes.registry`; the
+# tests verify after every pass). The intermediate stages are copied only when someone will
+# print them (``keep_stages``): the gradient compiled for a call optimises and lifts one graph
+# in place. And each stage runs with Python's cycle collector paused (`gc_paused`): a graph is
+# a web of reference cycles of ten or so small objects per node, and a collector left on scans
+# every live one again and again as the heap grows, a third of the time for a long function;
+# paused, what the compile dropped is collected once, later.
 """
 
 from __future__ import annotations
@@ -15,6 +26,7 @@ from autodiff.gradient import Gradient
 from autodiff.lambda_lift import lambda_lift
 from autodiff.taps import prepare_taps
 from ir.graph import Graph, Value
+from ir.parser import gc_paused
 from ir.types import Type
 from passes.registry import run_passes
 from passes.shape_propagation import propagate_shapes, specialise
@@ -58,43 +70,68 @@ a tuple with one tree per element for a tuple."""
 
 @dataclass(frozen=True, slots=True)
 class Stages:
-    """Each stage's graph (copies: later stages never mutate earlier ones) and the result."""
+    """Each stage's graph (copies: later stages never mutate earlier ones) and the result.
+    ``grad`` and ``optimized`` are there when the stages were kept (``keep_stages``)."""
 
     typed: Graph
-    grad: Graph
-    optimized: Graph
     gradient: Gradient
+    kept: tuple[Graph, Graph] | None = None  # grad, optimized
+
+    @property
+    def grad(self) -> Graph:
+        """The typed graph with its reverse program (GradOf blocks)."""
+        return self._kept()[0]
+
+    @property
+    def optimized(self) -> Graph:
+        """The grad stage after the reverse optimisations."""
+        return self._kept()[1]
+
+    def _kept(self) -> tuple[Graph, Graph]:
+        if self.kept is None:
+            raise ValueError("the grad and optimized stages were not kept: pass keep_stages=True")
+        return self.kept
 
 
 def typed_graph(graph: Graph, input_types: Sequence[Type]) -> Graph:
     """``graph`` specialised to ``input_types`` and cleaned up (the ``typed`` stage)."""
-    typed = specialise(graph, input_types)
-    run_passes(typed, [(name, {}) for name in ("functionalize", *FORWARD_CLEANUP)])
+    with gc_paused():  # Note [Compile-time cost]
+        typed = specialise(graph, input_types)
+        run_passes(typed, [(name, {}) for name in ("functionalize", *FORWARD_CLEANUP)])
     return typed
 
 
 def compile_gradient(graph: Graph, input_types: Sequence[Type], wrt: Sequence[int]) -> Stages:
-    """Specialise, differentiate w.r.t. the inputs at positions ``wrt``, optimise, lift."""
-    return differentiate_typed(typed_graph(graph, input_types), wrt)
+    """Specialise, differentiate w.r.t. the inputs at positions ``wrt``, optimise, lift;
+    every stage is kept."""
+    return differentiate_typed(typed_graph(graph, input_types), wrt, keep_stages=True)
 
 
 def differentiate_typed(
-    typed: Graph, wrt: Sequence[int], taps: frozenset[str] = frozenset()
+    typed: Graph,
+    wrt: Sequence[int],
+    taps: frozenset[str] = frozenset(),
+    *,
+    keep_stages: bool = False,
 ) -> Stages:
     """Differentiate a typed graph w.r.t. its inputs at positions ``wrt``, optimise, lift.
     A function that returns tuples gets one output per element, each with its own vjp
     (`flatten_outputs`). The ``taps`` named there have their gradients handed to hooks as
-    ``df`` runs; other taps are dropped (Note [Taps] in `autodiff.taps`)."""
-    grad = typed.copy()
-    flatten_outputs(grad)
-    prepare_taps(grad, taps)
-    add_reverse(grad, [grad.inputs[i] for i in wrt])
-    propagate_shapes(grad)
-    optimized = grad.copy()
-    run_passes(optimized, [(name, {}) for name in REVERSE_OPTIMISATION])
-    gradient = lambda_lift(optimized.copy())
-    _name_gradients(gradient)
-    return Stages(typed, grad, optimized, gradient)
+    ``df`` runs; other taps are dropped (Note [Taps] in `autodiff.taps`). ``typed`` is not
+    changed; the ``grad`` and ``optimized`` stages are copied for the result only when
+    ``keep_stages`` (Note [Compile-time cost])."""
+    with gc_paused():
+        grad = typed.copy()
+        flatten_outputs(grad)
+        prepare_taps(grad, taps)
+        if add_reverse(grad, [grad.inputs[i] for i in wrt]).routed:
+            propagate_shapes(grad)  # add_reverse propagated them before routing
+        optimized = grad.copy() if keep_stages else grad
+        run_passes(optimized, [(name, {}) for name in REVERSE_OPTIMISATION])
+        kept = (grad, optimized) if keep_stages else None
+        gradient = lambda_lift(optimized.copy() if keep_stages else optimized)
+        _name_gradients(gradient)
+    return Stages(typed, gradient, kept)
 
 
 def _name_gradients(gradient: Gradient) -> None:

@@ -36,6 +36,7 @@ from frontend.emit import annotation_type, emit_function
 from frontend.errors import ScriptError
 from frontend.parse import parse_source
 from ir.graph import Graph, Value
+from ir.parser import gc_paused
 from ir.source import SourceRange
 from ir.types import ANY, TENSOR, ListType, OptionalType, TensorType, TupleType, Type
 
@@ -122,6 +123,11 @@ def compile_function(
             f"cannot script {fn!r}: only functions defined with 'def' in Python source can be "
             "scripted"
         )
+    with gc_paused():  # Note [Compile-time cost] in autodiff.pipeline
+        return _module(fn, argument_types)
+
+
+def _module(fn: FunctionType, argument_types: Sequence[Type] | None) -> dict[str, Graph]:
     signature = None
     if argument_types is not None:
         signature = _entry(fn, None).specialise(argument_types)
@@ -234,6 +240,8 @@ def _decorator_lines(lines: list[str]) -> int:
     """How many lines of decorators precede the ``def``. Decorators run in Python, not in the
     compiled code, so they are skipped rather than held to the scripted subset (a decorator
     may well take a lambda). Python's own parser finds where the ``def`` starts."""
+    if not lines or not lines[0].lstrip().startswith("@"):
+        return 0  # the source inspect finds starts at the first decorator, if any
     try:
         tree = ast.parse(textwrap.dedent("".join(lines)))
     except SyntaxError:  # our parser reports it, with its location

@@ -19,6 +19,7 @@ from lark.exceptions import UnexpectedInput, UnexpectedToken
 
 from frontend import syntax
 from frontend.errors import ScriptError
+from frontend.lalr import FastParser
 from frontend.lexer import Indenter, SubsetLexer, TextError
 from ir.parser import gc_paused
 from ir.source import Source, SourceRange
@@ -83,10 +84,10 @@ def _common_indent(lines: Sequence[str]) -> str:
 
 
 @cache
-def _parser() -> Lark:
+def _parser() -> FastParser:
     """The LALR parser, built on first use (it takes most of a second) and kept."""
     grammar = Path(__file__).with_name("grammar.lark").read_text(encoding="utf-8")
-    return Lark(
+    lark = Lark(
         grammar,
         parser="lalr",
         lexer=SubsetLexer,
@@ -94,6 +95,7 @@ def _parser() -> Lark:
         start="module",
         maybe_placeholders=True,
     )
+    return FastParser(lark, "module")  # See Note [Our own LALR loop]
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, KeysView, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import Any
+from itertools import chain
+from typing import Any, NamedTuple
 
 from ir.errors import IRError
 from ir.source import SourceRange
@@ -34,12 +34,13 @@ PARAM = "prim::Param"
 RETURN = "prim::Return"
 
 
-@dataclass(frozen=True, slots=True)
-class Use:
-    """One operand slot that reads a Value: ``user.inputs[index]``."""
+class Use(NamedTuple):
+    """One operand slot that reads a Value: ``user.inputs[index]``. A named tuple rather than
+    a frozen dataclass: every operand of every node has one, and a tuple is made, hashed and
+    compared in C (issue #8)."""
 
     user: Node
-    index: int
+    index: int  # type: ignore[assignment]  # shadows tuple.index, which nothing calls
 
 
 class Uses:
@@ -54,8 +55,9 @@ class Uses:
     def __init__(self, uses: Iterable[Use] = ()) -> None:
         self._counts: dict[Use, int] = {}
         self._length = 0
-        for use in uses:
-            self.append(use)
+        if uses:
+            for use in uses:
+                self.append(use)
 
     def __len__(self) -> int:
         return self._length
@@ -92,7 +94,11 @@ class Uses:
         return self._counts.keys()
 
     def append(self, use: Use) -> None:
-        self._counts[use] = self._counts.get(use, 0) + 1
+        counts = self._counts
+        if use in counts:
+            counts[use] += 1
+        else:
+            counts[use] = 1
         self._length += 1
 
     def remove(self, use: Use) -> None:
@@ -205,7 +211,8 @@ class Node:
         self.kind = kind
         self.inputs: list[Value] = []
         self.outputs: list[Value] = []
-        self.blocks: list[Block] = []
+        # A tuple, so that the many nodes without blocks share the empty one (issue #8).
+        self.blocks: tuple[Block, ...] = ()
         self.attrs: dict[str, Any] = {}
         self.owning_block: Block | None = None
         # Ring links; a node not in a block points at itself.
@@ -312,12 +319,12 @@ class Node:
     def add_block(self) -> Block:
         """Give this node a new, empty nested block (for prim::If, prim::Loop, prim::GradOf)."""
         block = Block(self.graph, self)
-        self.blocks.append(block)
+        self.blocks = (*self.blocks, block)
         return block
 
     def erase_block(self, index: int) -> None:
         self.blocks[index].destroy()
-        del self.blocks[index]
+        self.blocks = self.blocks[:index] + self.blocks[index + 1 :]
 
     # -- position --------------------------------------------------------------------------
 
@@ -438,6 +445,31 @@ class Node:
                 self._unlink()
             self._link_after(origin)
             raise
+
+    def hoist_block(self, index: int = 0) -> list[Value]:
+        """Move the nodes of this node's block ``index``, in order, to just before this node;
+        return the block's results (it still returns them). The block must have no parameters.
+        The nodes read only values visible here and each other, so the move needs no checks:
+        it costs one relink per node, where copying them would cost a node each.
+
+        Given:   %d = prim::GradOf[name="aten::neg"](%g)
+                   block0(): %n = aten::neg(%g) -> (%n)
+        Execute: (node of %d).hoist_block(0)
+        Result:  %n = aten::neg(%g)
+                 %d = prim::GradOf[name="aten::neg"](%g)
+                   block0(): -> (%n)
+        """
+        block = self.blocks[index]
+        if block.inputs:
+            raise IRError(f"cannot hoist a block of {self.kind} that has parameters", None)
+        if self.owning_block is None:
+            raise IRError(f"cannot hoist a block of {self.kind}, which is not in a block", None)
+        anchor = self.prev
+        for node in list(block.nodes()):
+            node._unlink()
+            node._link_after(anchor)
+            anchor = node
+        return list(block.outputs)
 
     def _check_still_topological(self) -> None:
         # See Note [Topological invariant]
@@ -722,12 +754,19 @@ class Graph:
         """A copy of ``node`` (not in any block) whose inputs are ``value_map`` of the
         original's; nested blocks are copied too. The node may come from another graph."""
         copy = Node(self, node.kind)
-        copy.attrs = dict(node.attrs)
+        if node.attrs:
+            copy.attrs = dict(node.attrs)
         copy.source_range = node.source_range
-        for value in node.inputs:
-            copy.add_input(value_map(value))
-        for out in node.outputs:
-            copy.add_output(out.ty, out.name_hint)
+        inputs = copy.inputs
+        for index, value in enumerate(node.inputs):  # add_input, inlined: clones are many
+            mapped = value_map(value)
+            mapped.uses.append(Use(copy, index))
+            inputs.append(mapped)
+        outputs = copy.outputs
+        for index, out in enumerate(node.outputs):
+            value = Value(copy, index, out.ty)
+            value.name_hint = out.name_hint
+            outputs.append(value)
         if copy_blocks:
             for block in node.blocks:
                 copy.add_block().clone_from(block, value_map)
@@ -770,7 +809,14 @@ def _visible_at(value: Value, user: Node) -> bool:
 
 
 def _walk(block: Block) -> Iterator[Node]:
-    for node in block.nodes():
-        yield node
-        for inner in node.blocks:
-            yield from _walk(inner)
+    # One generator and a stack of the blocks' iterators, not a generator per nested block:
+    # each node is yielded once, however deep (the GradOf of every operation is one deeper).
+    stack: list[Iterator[Node]] = [block.nodes()]
+    while stack:
+        for node in stack[-1]:
+            yield node
+            if node.blocks:
+                stack.append(chain.from_iterable(inner.nodes() for inner in node.blocks))
+                break
+        else:
+            stack.pop()

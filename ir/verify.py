@@ -64,6 +64,9 @@ class _Verifier:
         self.out_of_scope: set[Value] = set()
         self.live_nodes: set[Node] = set()
         self.use_sets: dict[Value, Set[Use]] = {}
+        # Operand types, output and block counts that passed an operator's schema check: the
+        # check depends on nothing else, and a long function repeats a few of them.
+        self.schemas_passed: set[tuple[str | int, ...]] = set()
 
     def run(self) -> None:
         graph = self.graph
@@ -124,35 +127,39 @@ class _Verifier:
         self.check_operands(node)
         self.check_schema(node)
         self.live_nodes.add(node)
-        for inner in node.blocks:
-            self.check_block(inner, node)
-        self.check_structure(node)
+        if node.blocks:
+            for inner in node.blocks:
+                self.check_block(inner, node)
+            self.check_structure(node)
         self.define_outputs(node)
 
     def define_outputs(self, node: Node) -> None:
+        defined, out_of_scope, use_sets = self.defined, self.out_of_scope, self.use_sets
         for index, value in enumerate(node.outputs):
             if value.node is not node or value.index != index:
                 raise node_error(node, f"output {index} does not record its node and index")
-            if value in self.defined or value in self.out_of_scope:
+            if value in defined or value in out_of_scope:
                 raise node_error(node, f"{describe(value)} is defined twice")
-            uses = value.uses.distinct()
-            if len(uses) != len(value.uses):
+            all_uses = value.uses
+            uses = all_uses.distinct()
+            if len(uses) != len(all_uses):
                 raise node_error(node, f"{describe(value)} lists the same use twice")
-            for use in uses:
-                user = use.user
-                if not 0 <= use.index < len(user.inputs) or user.inputs[use.index] is not value:
+            for user, slot in uses:
+                inputs = user.inputs
+                if not 0 <= slot < len(inputs) or inputs[slot] is not value:
                     raise node_error(
                         node,
-                        f"{describe(value)} lists a use by operand {use.index} of {user.kind}, "
+                        f"{describe(value)} lists a use by operand {slot} of {user.kind}, "
                         "which does not read it",
                     )
-            self.use_sets[value] = uses
-            self.defined.add(value)
+            use_sets[value] = uses
+            defined.add(value)
 
     def check_operands(self, node: Node) -> None:
         # See Note [Topological invariant]: `defined` is exactly the set of values in scope.
+        defined, use_sets = self.defined, self.use_sets
         for index, value in enumerate(node.inputs):
-            if value not in self.defined:
+            if value not in defined:
                 if value in self.out_of_scope:
                     problem = "is used outside the block that defines it"
                 elif value.node.graph is not self.graph:
@@ -160,7 +167,7 @@ class _Verifier:
                 else:
                     problem = "is used before its definition"
                 raise node_error(node, f"operand {index}: {describe(value)} {problem}")
-            if Use(node, index) not in self.use_sets[value]:
+            if (node, index) not in use_sets[value]:  # a Use is a tuple: this is Use(node, index)
                 raise node_error(
                     node, f"operand {index}: {describe(value)} has no use entry for this slot"
                 )
@@ -178,6 +185,18 @@ class _Verifier:
     # -- schemas ---------------------------------------------------------------------------
 
     def check_schema(self, node: Node) -> None:
+        # Types are immutable and the graph holds them while it is verified: ids suffice.
+        key: tuple[str | int, ...] = (
+            node.kind,
+            len(node.outputs),
+            len(node.blocks),
+            *[id(v.ty) for v in node.inputs],
+        )
+        if key not in self.schemas_passed:
+            self.check_schema_of(node)
+            self.schemas_passed.add(key)
+
+    def check_schema_of(self, node: Node) -> None:
         op = OPS.get(node.kind)
         if op is None:
             raise node_error(node, f"unknown operator {node.kind}")

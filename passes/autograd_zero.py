@@ -331,25 +331,14 @@ class _Specializer:
         self.changed = True
 
     def unwrap(self, node: Node) -> None:
-        """Put copies of the block's nodes before ``node``; its results replace its outputs."""
+        """Move the block's nodes before ``node``; its results replace its outputs."""
         body = node.blocks[0]
-        copies: dict[Value, Value] = {}
-
-        def lookup(value: Value) -> Value:
-            return copies.get(value, value)
-
-        # Copying, not moving: a checked move costs a walk of the block per operand.
-        for inner in body.nodes():
-            copy = self.graph.create_clone(inner, lookup)
-            copy.insert_before(node)
-            copies.update(zip(inner.outputs, copy.outputs, strict=True))
-        for out, result in zip(node.outputs, body.outputs, strict=True):
-            replacement = lookup(result)
-            self.states[replacement] = self.state(result)
-            if result in copies and out.name_hint:
+        inner = {out for n in body.nodes() for out in n.outputs}
+        for out, result in zip(node.outputs, node.hoist_block(0), strict=True):
+            if result in inner and out.name_hint:
                 # The gradient's name (``dh``, after its primal) over the formula's (grad_self).
-                replacement.name_hint = out.name_hint
-            out.replace_all_uses_with(replacement)
+                result.name_hint = out.name_hint
+            out.replace_all_uses_with(result)
         node.destroy()
         self.changed = True
 

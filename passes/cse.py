@@ -13,7 +13,6 @@ blocks are never merged, and neither are impure nodes or unknown operators.
 from __future__ import annotations
 
 import math
-from collections import ChainMap
 from collections.abc import Hashable
 from typing import Any
 
@@ -22,8 +21,6 @@ import numpy as np
 from ir.graph import Block, Graph, Node
 from ir.ops import OPS
 from passes.registry import register_pass
-
-Scope = ChainMap[Hashable, Node]
 
 
 @register_pass("cse")
@@ -37,15 +34,20 @@ def eliminate_common_subexpressions(graph: Graph) -> bool:
     Result:  %a = aten::mul(%x, %x)
              %c = aten::add(%a, %a)
     """
-    return _visit(graph.block, ChainMap())
+    return _visit(graph.block, {})
 
 
-def _visit(block: Block, scope: Scope) -> bool:
+def _visit(block: Block, scope: dict[Hashable, Node]) -> bool:
+    """CSE over ``block``, whose enclosing blocks' nodes before it are in ``scope``. One dict
+    serves every depth: the keys a block adds are taken out when it ends, and a block never adds
+    a key that is already there (its node is merged instead), so nothing is shadowed. Each node
+    costs one lookup, not one per enclosing block."""
     changed = False
+    added: list[Hashable] = []
     for node in block.nodes():
         if node.blocks:
             for inner in node.blocks:
-                changed |= _visit(inner, scope.new_child())
+                changed |= _visit(inner, scope)
             continue
         op = OPS.get(node.kind)
         if op is None or not op.pure or op.fresh:
@@ -56,11 +58,14 @@ def _visit(block: Block, scope: Scope) -> bool:
         existing = scope.get(key)
         if existing is None:
             scope[key] = node
+            added.append(key)
             continue
         for old, new in zip(node.outputs, existing.outputs, strict=True):
             old.replace_all_uses_with(new)
         node.destroy()
         changed = True
+    for key in added:
+        del scope[key]
     return changed
 
 

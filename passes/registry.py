@@ -8,13 +8,22 @@ pass takes a ``Module`` (an ordered ``dict[str, Graph]``) instead, for passes th
 split graphs.
 
 # Note [Verify between passes]
-# The runner verifies the input and then the graph after every pass, by default, so a broken
-# invariant is blamed on the pass that broke it rather than on a later pass that trips over it.
+# With ``verify=True`` the runner verifies the input and then the graph after every pass, so a
+# broken invariant is blamed on the pass that broke it rather than on a later pass that trips
+# over it. That costs a whole-graph walk per pass, as much as the passes themselves (issue #8:
+# over a third of compiling a 5,000-line function), so ``verify=None``, which the compiler's own
+# pipelines use, follows ``AUTODIFF_VERIFY`` instead: ``end`` (the default) verifies once, after
+# the pipeline's last pass, so nothing broken leaves a pipeline; ``each`` verifies the input and
+# after every pass, as ``verify=True`` does; ``off`` skips it. The test suite sets ``each``
+# (tests/conftest.py), so every pass is still checked after every run in tests, and a failure in
+# ``end`` mode says to rerun with ``AUTODIFF_VERIFY=each`` to find the pass. ``autodiff opt``
+# passes ``verify=True``. ``verify=False`` never verifies.
 """
 
 from __future__ import annotations
 
 import inspect
+import os
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -242,10 +251,11 @@ def run_passes(
     graph: Graph,
     pipeline: str | Sequence[PipelineStep],
     *,
-    verify: bool = True,
+    verify: bool | None = None,
     print_after_all: Callable[[str, Graph], None] | None = None,
 ) -> bool:
     """Run the graph passes of ``pipeline`` on ``graph`` in order; True if any changed it.
+    ``verify``: True after every pass, False never, None as ``AUTODIFF_VERIFY`` says.
     See Note [Verify between passes]."""
     steps = parse_pipeline(pipeline) if isinstance(pipeline, str) else list(pipeline)
     for name, _ in steps:
@@ -263,7 +273,7 @@ def run_module_passes(
     module: Module,
     pipeline: str | Sequence[PipelineStep],
     *,
-    verify: bool = True,
+    verify: bool | None = None,
     print_after_all: Callable[[str, Module], None] | None = None,
 ) -> bool:
     """Run ``pipeline`` on every graph of ``module`` (a graph pass runs on each graph in turn,
@@ -295,14 +305,32 @@ def _lookup(name: str) -> RegisteredPass:
     return registered
 
 
+VERIFY_VARIABLE = "AUTODIFF_VERIFY"
+"""``end`` (the default), ``each`` or ``off``: when ``verify=None`` pipelines verify.
+See Note [Verify between passes]."""
+VERIFY_MODES = ("each", "end", "off")
+
+
+def verify_mode(verify: bool | None = None) -> str:
+    """``each``, ``end`` or ``off``: ``verify`` if given (True is ``each``, False ``off``), else
+    what ``AUTODIFF_VERIFY`` says. See Note [Verify between passes]."""
+    if verify is not None:
+        return "each" if verify else "off"
+    mode = os.environ.get(VERIFY_VARIABLE, "").strip().lower() or "end"
+    if mode not in VERIFY_MODES:
+        raise PipelineError(f"{VERIFY_VARIABLE}={mode!r} is not one of {', '.join(VERIFY_MODES)}")
+    return mode
+
+
 def _run(
     steps: list[PipelineStep],
     apply: Callable[[RegisteredPass, dict[str, Any]], Any],
     graphs: Iterable[Graph],
-    verify: bool,
+    verify: bool | None,
     after: Callable[[str], None],
 ) -> bool:
-    if verify:
+    mode = verify_mode(verify)
+    if mode == "each":
         _verify_all(graphs, "in the input, before any pass ran")
     changed = False
     ran: list[str] = []
@@ -326,8 +354,14 @@ def _run(
         ran.append(format_step(step))
         changed |= result
         after(name)
-        if verify:
+        if mode == "each":
             _verify_all(graphs, f"after pass {format_step(step)!r} ({_history(ran[:-1])})")
+    if mode == "end" and ran:
+        _verify_all(
+            graphs,
+            f"after the pipeline {', '.join(ran)!r}, verified at its end only; "
+            f"{VERIFY_VARIABLE}=each verifies after every pass, to name the pass that broke it",
+        )
     return changed
 
 

@@ -17,6 +17,7 @@ from ir.errors import AutodiffError, ShapeError
 from ir.graph import Block, Graph, Node, Value
 from ir.ops import NOT_CONSTANT, OPS
 from ir.ops.prim import join_all
+from ir.ops.registry import ShapeRule
 from ir.printer import print_node
 from ir.types import (
     BOOL,
@@ -78,17 +79,24 @@ def propagate_shapes(graph: Graph) -> bool:
 
 
 UNINITIALIZED = "prim::Uninitialized"
+_SCALARS = frozenset({type(None), bool, int, float, str})
 
 
 class _Propagator:
     def __init__(self) -> None:
         self.known: dict[Value, Any] = {}
         self.changed = False
+        # Output types per (operator, operand types, operand values): a long function repeats
+        # the same few operations on the same types (issue #8), and a shape rule depends on
+        # nothing else. Values are keyed with their Python type (1, 1.0 and True are equal).
+        self.rules: dict[tuple[Any, ...], Sequence[Type]] = {}
 
     def set_type(self, value: Value, ty: Type) -> None:
-        if value.ty != ty:
-            value.ty = ty
-            self.changed = True
+        old = value.ty
+        if old is not ty:
+            if old != ty:
+                self.changed = True
+            value.ty = ty  # an equal type too: the next propagation finds the same object
 
     def block(self, block: Block) -> None:
         for node in block.nodes():
@@ -137,10 +145,30 @@ class _Propagator:
         self.numbers_as_arrays(node)
         types = [v.ty for v in node.inputs]
         consts = [self.known.get(v, NOT_CONSTANT) for v in node.inputs]
-        out_types = op.shape(types, consts)
+        out_types = self.rule(kind, op.shape, types, consts)
         for out, ty in zip(node.outputs, out_types, strict=True):
             self.set_type(out, _keep_requires_grad(out.ty, ty))
         self.fold(node, consts)
+
+    def rule(
+        self,
+        kind: str,
+        shape: ShapeRule,
+        types: list[Type],
+        consts: list[Any],
+    ) -> Sequence[Type]:
+        """``shape(types, consts)``, remembered when the known values are plain Python scalars
+        (a tuple (2, 3) equals (2.0, 3.0), which a shape rule may refuse)."""
+        if not all(c is NOT_CONSTANT or type(c) in _SCALARS for c in consts):
+            return shape(types, consts)
+        try:
+            key = (kind, *types, *[(type(c), c) for c in consts])
+            found = self.rules.get(key)
+        except TypeError:  # an unhashable type
+            return shape(types, consts)
+        if found is None:
+            found = self.rules[key] = tuple(shape(types, consts))
+        return found
 
     def numbers_as_arrays(self, node: Node) -> None:
         """Convert a Python number that reaches a ``Tensor`` operand (Note [Numbers that turn
@@ -241,7 +269,12 @@ class _Propagator:
 
 
 def _keep_requires_grad(old: Type, new: Type) -> Type:
-    if isinstance(old, TensorType) and isinstance(new, TensorType) and new.requires_grad is None:
+    if (
+        isinstance(old, TensorType)
+        and old.requires_grad is not None
+        and isinstance(new, TensorType)
+        and new.requires_grad is None
+    ):
         return new.with_requires_grad(old.requires_grad)
     return new
 

@@ -23,6 +23,10 @@ ROOT = Path(__file__).resolve().parent.parent
 FILECHECK_DIR = ROOT / "tests" / "filecheck"
 RUN_LINE = re.compile(r"^\s*#\s*RUN:\s?(.*?)\s*$")
 
+# The suite verifies the graph after every pass the compiler runs, where production verifies once
+# per pipeline (Note [Verify between passes] in passes/registry.py); RUN lines inherit it.
+os.environ.setdefault("AUTODIFF_VERIFY", "each")
+
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     if FILECHECK_DIR not in file_path.parents:

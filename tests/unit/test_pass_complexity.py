@@ -19,7 +19,12 @@ import pytest
 import autodiff as ad
 from autodiff.differentiate import add_reverse
 from autodiff.lambda_lift import lambda_lift
-from autodiff.pipeline import REVERSE_OPTIMISATION, flatten_outputs, typed_graph
+from autodiff.pipeline import (
+    REVERSE_OPTIMISATION,
+    differentiate_typed,
+    flatten_outputs,
+    typed_graph,
+)
 from ir.graph import Graph
 from ir.parser import parse_graph
 from ir.printer import print_graph
@@ -145,7 +150,18 @@ def test_each_pass_is_linear(name: str, stage: str, control: bool) -> None:
 
 @pytest.mark.parametrize("control", [False, True], ids=["straight", "control"])
 @pytest.mark.parametrize(
-    "step", ["add_reverse", "lambda_lift", "verify", "print", "parse", "specialise", "script"]
+    "step",
+    [
+        "add_reverse",
+        "lambda_lift",
+        "verify",
+        "print",
+        "parse",
+        "specialise",
+        "script",
+        "differentiate_typed",
+        "first_gradient",
+    ],
 )
 def test_each_compile_step_is_linear(step: str, control: bool) -> None:
     def work(statements: int, control: bool) -> Callable[[], object]:
@@ -167,7 +183,12 @@ def test_each_compile_step_is_linear(step: str, control: bool) -> None:
             return lambda: parse_graph(text)
         if step == "specialise":
             return lambda: specialise(graphs["parsed"], INPUT_TYPES)
+        if step == "differentiate_typed":
+            return lambda: differentiate_typed(graphs["typed"], [0])
         f = function(statements, control)
+        if step == "first_gradient":  # source to gradient: frontend, pipeline and codegen
+            x = np.linspace(-1.0, 1.0, 4)
+            return lambda: ad.grad(f)(x, x, 3)
         return lambda: ad.script(f)
 
     assert_linear(work, control)
