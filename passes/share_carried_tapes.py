@@ -86,7 +86,8 @@ def _share_one(graph: Graph, loop: Node) -> bool:
         reads = list(loop.outputs[dropped].uses)
         if not all(_row_select(use.user, use.index) for use in reads):
             continue
-        if not all(in_block(use.user, initial.node.owning_block) for use in reads):
+        home = initial.node.owning_block
+        if home is None or not all(in_block(use.user, home) for use in reads):
             continue  # an inner loop's start, which its enclosing loop's reverse cannot see
         tape = loop.outputs[kept]
         for use in reads:
