@@ -34,6 +34,7 @@ from ir.types import (
     DTYPE_TO_NAME,
     NAME_TO_DTYPE,
     NAMED_TYPES,
+    RANK_ZERO,
     ListType,
     OptionalType,
     TensorType,
@@ -322,13 +323,20 @@ class _Reader:
         return dtype
 
     def _tensor_type(self, token: Token) -> TensorType:
-        """``Name(d0, d1, ..., requires_grad=b)``, where each dim is a size or ``*``."""
+        """``Name(d0, d1, ..., requires_grad=b)``, where each dim is a size or ``*``, or
+        ``Name(rank=0, requires_grad=b)``."""
         name, _, rest = str(token).partition("(")
         dtype = self._dtype(token, name)
         items = [item.strip() for item in rest[:-1].split(",")] if rest[:-1].strip() else []
         requires_grad: bool | None = None
         if items and items[-1].replace(" ", "") in ("requires_grad=0", "requires_grad=1"):
             requires_grad = items.pop().endswith("1")
+        # See Note [Rank 0 with attributes]: `Float(requires_grad=1)` has an unknown rank,
+        # `Float(rank=0, requires_grad=1)` rank 0.
+        if [item.replace(" ", "") for item in items] == [RANK_ZERO]:
+            return TensorType(dtype, (), requires_grad)
+        if not items and requires_grad is not None:
+            return TensorType(dtype, None, requires_grad)
         dims: list[int | None] = []
         for item in items:
             if item == "*":
@@ -337,10 +345,6 @@ class _Reader:
                 dims.append(int(item))
             else:
                 raise self.error(f"bad dimension '{item}' in {token}", token)
-        # `Float(requires_grad=1)` could be a 0-d tensor or one of unknown rank: the printer
-        # writes both alike. Reading it as "rank unknown" never claims more than is known.
-        if not items and requires_grad is not None:
-            return TensorType(dtype, None, requires_grad)
         return TensorType(dtype, tuple(dims), requires_grad)
 
     # -- attribute values ------------------------------------------------------------------

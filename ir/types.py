@@ -7,9 +7,22 @@ Printed forms (and what the IR parser reads back)::
     Double(*, 4, requires_grad=1)
     Tensor(3)                   shape known, dtype unknown
     Long()                      a 0-d int64 tensor
+    Double(requires_grad=1)     rank unknown, requires_grad known
+    Double(rank=0, requires_grad=1)
+                                a 0-d tensor with requires_grad known (Note [Rank 0 with
+                                attributes])
     int  float  bool  str  NoneType  Scalar  Any
     int[]  Tensor[]  int?  (Tensor, int)
     Nothing[]                   an empty list: its element type is not known yet
+
+# Note [Rank 0 with attributes]
+# A tensor type lists its dims, then its attributes, between one pair of brackets, and a type
+# of unknown rank lists no dims: ``Double`` alone, or ``Double(requires_grad=1)`` with an
+# attribute. A 0-d tensor lists no dims either: ``Double()`` alone is unambiguous, but with an
+# attribute it would print as the unknown rank does. So a 0-d tensor with attributes says its
+# rank first, ``Double(rank=0, requires_grad=1)``; ``rank=0`` is written nowhere else, and the
+# older spelling keeps its meaning (rank unknown), so every text printed before still reads
+# back as it did.
 """
 
 from __future__ import annotations
@@ -33,6 +46,8 @@ DTYPE_TO_NAME: dict[str, str] = {
     "bool": "Bool",
 }
 NAME_TO_DTYPE: dict[str, str] = {name: dtype for dtype, name in DTYPE_TO_NAME.items()}
+# What a 0-d tensor type with attributes lists in place of dims (Note [Rank 0 with attributes]).
+RANK_ZERO = "rank=0"
 
 
 class Type:
@@ -110,6 +125,8 @@ class TensorType(Type):
         name = "Tensor" if self.dtype is None else DTYPE_TO_NAME[self.dtype]
         parts = [] if self.shape is None else ["*" if d is None else str(d) for d in self.shape]
         if self.requires_grad is not None:
+            if self.shape == ():
+                parts.append(RANK_ZERO)  # See Note [Rank 0 with attributes]
             parts.append(f"requires_grad={int(self.requires_grad)}")
         if self.shape is None and not parts:
             return name

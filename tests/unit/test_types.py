@@ -26,6 +26,7 @@ from ir.types import (
     TupleType,
     Type,
 )
+from tests.helpers import check_roundtrip
 
 PRINTED: list[tuple[str, Type]] = [
     ("Tensor", TENSOR),
@@ -36,6 +37,8 @@ PRINTED: list[tuple[str, Type]] = [
     ("Long()", TensorType("int64", ())),
     ("Bool(0, requires_grad=0)", TensorType("bool", (0,), False)),
     ("Tensor(requires_grad=1)", TensorType(None, None, True)),
+    ("Double(rank=0, requires_grad=1)", TensorType("float64", (), True)),
+    ("Tensor(rank=0, requires_grad=0)", TensorType(None, (), False)),
     ("ComplexFloat(2)", TensorType("complex64", (2,))),
     ("int", INT),
     ("float", FLOAT),
@@ -71,10 +74,8 @@ tensor_types = st.builds(
     shape=st.none() | st.lists(st.none() | st.integers(0, 1000), max_size=4).map(tuple),
     requires_grad=st.none() | st.booleans(),
 )
-# See test_zero_dim_tensor_with_requires_grad_reads_back_as_rank_unknown.
-unambiguous_tensor_types = tensor_types.filter(lambda t: t.shape != () or t.requires_grad is None)
 types = st.recursive(
-    unambiguous_tensor_types | st.sampled_from(sorted(NAMED_TYPES.values(), key=str)),
+    tensor_types | st.sampled_from(sorted(NAMED_TYPES.values(), key=str)),
     lambda inner: (
         st.builds(ListType, inner)
         | st.builds(OptionalType, inner)
@@ -90,15 +91,31 @@ def test_every_printed_type_parses_back_equal(ty: Type) -> None:
     assert parse_type(str(ty)) == ty
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Float(requires_grad=1) is printed both for shape () and for an unknown shape; "
-    "the parser reads the safer one, rank unknown",
-)
-def test_zero_dim_tensor_with_requires_grad_reads_back_as_rank_unknown() -> None:
-    ty = TensorType("float32", (), True)
+def test_zero_dim_and_unknown_rank_with_requires_grad_print_apart() -> None:
+    # Note [Rank 0 with attributes]: without `rank=0` both would print Float(requires_grad=1).
+    zero_dim, unknown_rank = TensorType("float32", (), True), TensorType("float32", None, True)
 
-    assert parse_type(str(ty)) == ty
+    assert str(zero_dim) != str(unknown_rank)
+    assert parse_type(str(zero_dim)) == zero_dim
+    assert parse_type(str(unknown_rank)) == unknown_rank
+
+
+def test_zero_dim_type_with_requires_grad_round_trips_in_a_graph() -> None:
+    text = (
+        "graph @loss(%x : Double(3, requires_grad=1)):\n"
+        "  %none : NoneType = prim::Constant[value=None]()\n"
+        "  %keep : bool = prim::Constant[value=False]()\n"
+        "  %s : Double(rank=0, requires_grad=1) = aten::sum(%x, %none, %keep)\n"
+        "  return (%s)\n"
+    )
+    graph = check_roundtrip(text)
+
+    assert graph.outputs[0].ty == TensorType("float64", (), True)
+
+
+def test_rank_zero_spelling_is_read_with_spaces_and_without_attributes() -> None:
+    assert parse_type("Float(rank = 0, requires_grad = 1)") == TensorType("float32", (), True)
+    assert parse_type("Float(rank=0)") == TensorType("float32", ())
 
 
 @pytest.mark.parametrize(
@@ -110,6 +127,8 @@ def test_zero_dim_tensor_with_requires_grad_reads_back_as_rank_unknown() -> None
         ("Float(3, x)", "<string>:1:1: error: bad dimension 'x' in Float(3, x)"),
         ("Float(-1)", "<string>:1:1: error: bad dimension '-1' in Float(-1)"),
         ("Float(requires_grad=2)", "bad dimension 'requires_grad=2'"),
+        ("Float(rank=1, requires_grad=1)", "bad dimension 'rank=1'"),
+        ("Float(3, rank=0, requires_grad=1)", "bad dimension 'rank=0'"),
         ("(int", "<string>:1:5: error: expected"),
         ("int]", "<string>:1:4: error: expected '?', '[' or end of input, found ']'"),
     ],
