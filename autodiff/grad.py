@@ -17,12 +17,15 @@
 # A GradFunction without taps keeps, next to ``cache``, a hit path per signature key
 # (`GradFunction.hits`): a closure that runs ``f``, seeds ``df`` with a copy of ones made once,
 # runs it, and returns the gradients as they come when they already have their argument's
-# dtype and shape: no binding, no `Saved`, no dict per call. A call takes it when its
-# arguments come by position, one per parameter, their key (computed on the arguments as
-# given: Note [Specialisation cache]) is in ``hits``, and no node hook or saved-value hook is
-# on (Note [Instrumented runs]). Every other call goes the general way (`general_call`:
-# binding, `compiled_for`, `CompiledGradient.forward` and ``backward`` with a `Saved`, tap
-# hooks), which raises the errors, and stores a hit path only once it has succeeded.
+# dtype and shape: no binding, no `Saved`, no dict per call. Its ``df`` is the owning one,
+# which may write into f's private temporaries as they die, since the hit path hands them
+# over and keeps no reference (Note [Owned temporaries] in `autodiff.runtime`). A call takes
+# it when its arguments come by position, one per parameter, their key (computed on the
+# arguments as given: Note [Specialisation cache]) is in ``hits``, and no node hook or
+# saved-value hook is on (Note [Instrumented runs]). Every other call goes the general way
+# (`general_call`: binding, `compiled_for`, `CompiledGradient.forward` and ``backward`` with a
+# `Saved`, tap hooks), which raises the errors, and stores a hit path only once it has
+# succeeded.
 """
 
 from __future__ import annotations
@@ -328,7 +331,8 @@ class GradFunction(_Differentiated):
         ``value`` was the function's value for them. See Note [Gradient cache]."""
         runtime = compiled.runtime
         gradient = runtime.gradient
-        run_f, run_df = runtime.f.run, runtime.df.run
+        # df owns f's private temporaries: Note [Owned temporaries] in autodiff.runtime
+        run_f, run_df = runtime.f.run, runtime.owning_df().run
         real_outputs = gradient.f_real_outputs
         vjps = gradient.df_input_vjps
         only_seed = vjps == (0,)  # one vjp, the seed's: no zeros to make for other outputs

@@ -9,6 +9,33 @@ stitched field for field by the Gradient's index lists (TorchScript's Differenti
 # The other way round, a gradient ``df`` returns as AUTOGRAD_ZERO (when its type was not
 # complete enough to materialise at compile time) reaches the caller as a zero array shaped
 # like its input, so callers never see the sentinel.
+
+# Note [Owned temporaries]
+# ``df``'s memory plan writes into values that die (Note [Typed calls] in `ir.typed_calls`),
+# but never into its arguments, since only the caller knows who else holds them. Many of
+# them are ``f``'s temporaries that, on the common path, nobody else holds once ``df``
+# starts: the tanh output ``t`` that ``1 - t * t`` reads, the ``h`` that ``cos(h)`` reads.
+# So a CompiledGradient has two ``df``s: ``df``, which writes into no argument, and
+# `owning_df` (compiled on first use), which may write into the arguments at `owned`, and
+# those are the captured outputs of ``f`` that
+#
+# - `CompiledGraph.private_outputs` of ``f`` lists: new arrays from a fresh call in ``f``'s
+#   top block, read in ``f`` only by ufuncs and reductions (no view of them, no tape or list
+#   holding them), returned once. An argument passed through, a view (``x.T``, ``x[1:]``), a
+#   value that shares memory with another output, a list or a tape is never among them;
+# - are not real outputs of ``f`` (the caller gets those back), and are captured once.
+#
+# Which of ``f``'s outputs are private is read from ``f``'s generated code at compile time,
+# the same facts its memory plan rests on; an interpreted ``f`` owns nothing (nor does the
+# interpreter's ``df`` ever write into a value), so results stay bit-identical to it.
+#
+# The owning ``df`` runs only where nothing but the call holds those values: the hit path of
+# ``grad``/``value_and_grad`` (Note [Gradient cache] in `autodiff.grad`: it hands ``df`` a
+# list it empties on entry, and drops f's temporaries from its own list first), and
+# `CompiledGradient.backward` without ``retain`` (the `Saved` lets go of them), when no
+# saved-value hook packed them (``pack`` may return the very array and keep it) and no node
+# hook watches (instrumented runs are interpreted anyway). A backward with ``retain=True``
+# (``ad.vjp``, which may run it again) takes the non-owning ``df``.
 """
 
 from __future__ import annotations
@@ -22,7 +49,7 @@ import numpy as np
 from autodiff import instrument
 from autodiff.errors import DifferentiationError
 from autodiff.gradient import Gradient
-from ir.codegen import Runnable, executable
+from ir.codegen import CompiledGraph, Runnable, executable
 from ir.graph import Graph
 from ir.interpreter import AUTOGRAD_ZERO, Observer
 
@@ -141,6 +168,9 @@ class CompiledGradient:
         self.f = executor_for(gradient.f)
         self.df = executor_for(gradient.df)
         self.observed: tuple[Runnable, Runnable] | None = None
+        self.owned = owned_inputs(gradient, self.f)
+        """The inputs of ``df`` that ``owning_df`` may write into: Note [Owned temporaries]."""
+        self._owning_df: Runnable | None = None
         self.grad_zeros: list[ZeroSpec] | None = None
         """One spec per entry of df_output_vjps when ``arguments`` fixed them, else None."""
         if arguments is not None:
@@ -157,6 +187,15 @@ class CompiledGradient:
                 executor_for(self.gradient.df, instrument.NodeDispatch("df")),
             )
         return self.observed
+
+    def owning_df(self) -> Runnable:
+        """``df`` for a run that gives it the only references to what ``f`` saved, compiled on
+        first use (``df`` itself when it could own nothing). See Note [Owned temporaries]."""
+        if not self.owned:
+            return self.df
+        if self._owning_df is None:
+            self._owning_df = executable(self.gradient.df, owned=self.owned)
+        return self._owning_df
 
     def forward(self, args: Sequence[Any]) -> tuple[list[Any], Saved]:
         """Run ``f``: its real outputs, and what the backward run needs from this one."""
@@ -190,8 +229,12 @@ class CompiledGradient:
                 f"backward takes one vjp per output of the function ({grad.f_real_outputs}), "
                 f"got {len(vjps)}"
             )
+        # Nothing but this call holds the captured temporaries when saved lets go of them
+        # and no hook packed them (Note [Owned temporaries]).
+        owning = not retain and saved.unpack is None and not instrument.node_hooks_active()
+        run_df = self.owning_df() if owning else self.executables()[1]
         # df empties the list as it starts, so each captured value goes after its last use.
-        (gradients,) = self.executables()[1].run(self._df_inputs(saved, vjps, retain))
+        (gradients,) = run_df.run(self._df_inputs(saved, vjps, retain))
         return [
             zero.zeros() if value is AUTOGRAD_ZERO else value
             for value, zero in zip(gradients, saved.grad_zeros, strict=True)
@@ -205,3 +248,21 @@ class CompiledGradient:
         ]
         inputs.extend(saved.take(retain))
         return inputs
+
+
+def owned_inputs(gradient: Gradient, f: Runnable) -> frozenset[int]:
+    """The positions of ``df``'s inputs that a run may give it to own: the captured outputs
+    of ``f`` that are private temporaries (`CompiledGraph.private_outputs`), not real
+    outputs, each captured once. None when ``f`` is interpreted: the interpreter makes no
+    such promise, and its ``df`` writes into nothing anyway. See Note [Owned temporaries]."""
+    if not isinstance(f, CompiledGraph):
+        return frozenset()
+    start = len(gradient.df_input_vjps) + len(gradient.df_input_captured_inputs)
+    captured = gradient.df_input_captured_outputs
+    return frozenset(
+        start + position
+        for position, index in enumerate(captured)
+        if index >= gradient.f_real_outputs
+        and index in f.private_outputs
+        and captured.count(index) == 1
+    )

@@ -45,9 +45,10 @@ Python compiles). Both take ``(*args)`` and return a list with one item per grap
 # - Memory plan: an elementwise ufunc whose result has at least `INPLACE_MIN_SIZE` elements
 #   writes it into an operand that dies at the node (``y = aten_tanh(b, out=b)``) when that
 #   operand is private to the block: computed here by a call returning a new array, read only
-#   by ufuncs and reductions of the same block, of the result's dtype and shape. Arguments,
-#   constants, views, values held by lists, tuples or tapes, values read in a nested block,
-#   and returned values are never written to. The liveness above decides "dies at the node".
+#   by ufuncs and reductions of the same block, of the result's dtype and shape. Arguments
+#   (unless the caller gives them away: ``owned``), constants, views, values held by lists,
+#   tuples or tapes, values read in a nested block, and returned values are never written
+#   to. The liveness above decides "dies at the node".
 # - Errors: every line that runs a node is recorded. When the function raises, the traceback's
 #   line in the generated frame names the node, and the error is reported as the interpreter
 #   reports it (`node_error`): no try block per node, so the fast path pays nothing for it.
@@ -69,7 +70,7 @@ import operator
 import os
 import re
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from types import CodeType, TracebackType
 from typing import Any, Protocol
 
@@ -121,11 +122,14 @@ def executable(
     *,
     observer: Observer | None = None,
     executor: str | None = None,
+    owned: Collection[int] = (),
 ) -> Runnable:
     """``graph`` compiled for repeated runs, by the executor ``executor`` names (by default the
     one ``AUTODIFF_EXECUTOR`` names, else ``codegen``). An ``observer`` (anomaly mode, the
     profiler: Note [Observers] in `ir.interpreter`) watches each node, which only the
-    interpreter does. This is the one place that chooses."""
+    interpreter does. Generated code may write into the arguments at the positions ``owned``
+    (see `CompiledGraph`); the interpreter never writes into a value. This is the one place
+    that chooses."""
     choice = executor or os.environ.get(EXECUTOR_VARIABLE) or "codegen"
     if observer is not None:
         return Executable(graph, ops, functions, observer=observer)
@@ -137,24 +141,35 @@ def executable(
             "expected 'codegen' or 'interpreter'"
         )
     try:
-        return CompiledGraph(graph, ops, functions)
+        return CompiledGraph(graph, ops, functions, owned=owned)
     except CodegenLimit:
         return Executable(graph, ops, functions)
 
 
 class CompiledGraph:
     """``graph`` as a generated Python function: ``CompiledGraph(g)(x, w) -> [outputs...]``.
-    Like `Executable`, a snapshot of the graph when it was built. See Note [Generated code]."""
+    Like `Executable`, a snapshot of the graph when it was built. See Note [Generated code].
+
+    The arguments at the positions ``owned`` are the caller's to give away: new arrays that
+    nothing else holds once the call starts, which the memory plan may write into when they
+    die, as it does values computed in the graph (Note [Typed calls], ownership). A caller
+    passes them only with that guarantee; by default no argument is ever written to."""
 
     def __init__(
         self,
         graph: Graph,
         ops: Mapping[str, OpDef] = OPS,
         functions: Mapping[str, Graph] | None = None,
+        *,
+        owned: Collection[int] = (),
     ) -> None:
         self.graph = graph
+        self.owned = frozenset(owned)
         emitter = _Emitter(ops, functions or {})
-        emitter.graph(graph)
+        emitter.graph(graph, self.owned)
+        self.private_outputs = emitter.calls.private_outputs(graph)
+        """The positions of outputs that are new arrays only the returned list holds: a
+        caller that drops every other reference may hand them to a graph that owns them."""
         self.source = emitter.source()
         self.arity = len(graph.inputs)
         self.line_nodes = emitter.line_nodes
@@ -336,11 +351,12 @@ class _Emitter:
 
     # -- graph and blocks ------------------------------------------------------------------
 
-    def graph(self, graph: Graph) -> None:
+    def graph(self, graph: Graph, owned: frozenset[int] = frozenset()) -> None:
         name = self.fresh(graph.name or "graph")
         args = self.fresh("_args")
         self.emit(1, f"def {name}({args}):")
         params = [self.define(v) for v in graph.inputs]
+        self.calls.own([v for i, v in enumerate(graph.inputs) if i in owned])
         self.emit(2, f"{_tuple_target(params) if params else '[]'} = {args}")
         self.emit(2, f"{args}.clear()")
         results, _ = self.block(graph.block, 2, frozenset())

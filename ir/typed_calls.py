@@ -35,6 +35,17 @@ the same result: Python numbers as 0-d float64 array constants, reductions as th
 #   computes an exactly overlapping ufunc element by element, so the values are those of a
 #   new array. It pays from about a thousand elements (no allocation, no page faults, a lower
 #   peak); below `INPLACE_MIN_SIZE` a new array costs no more and the code stays plain.
+# - Ownership. The graph's arguments are never written to by default: only the caller knows
+#   whether anyone else holds them. A caller that does know passes the positions of arguments
+#   it gives away (`CompiledGraph(..., owned=...)`), and the plan counts those as values
+#   computed here by a new-array call (`own`): written into when they die at an elementwise
+#   ufunc that every other reader of them is a ufunc or a reduction of the top block, as
+#   above. The other half of the contract is `private_outputs`: the outputs of a graph that
+#   are new arrays held by nothing but the returned list (computed in the top block by a
+#   new-array call, read there only by ufuncs and reductions, so no view, tape or list of
+#   them exists, and returned once). ``f``'s private temporaries, handed to ``df`` by a
+#   caller that keeps no other reference, are what ``df`` owns: Note [Owned temporaries] in
+#   `autodiff.runtime`.
 """
 
 from __future__ import annotations
@@ -47,7 +58,7 @@ from typing import Any, TypeGuard
 
 import numpy as np
 
-from ir.graph import Node, Value
+from ir.graph import Graph, Node, Value
 from ir.ops import OpDef
 from ir.ops.shape_rules import normalize_axes
 from ir.types import INT, NONE, TensorType
@@ -130,13 +141,37 @@ class TypedCalls:
                 return position
         return None
 
-    def _private(self, value: Value) -> bool:
-        """Every reader of ``value`` is a ufunc or a reduction in its own block."""
+    def own(self, values: Sequence[Value]) -> None:
+        """Count the graph inputs ``values`` as new arrays that no one else holds, which the
+        plan may write into like values computed here. See Note [Typed calls], ownership."""
+        self.fresh.update(values)
+
+    def private_outputs(self, graph: Graph) -> frozenset[int]:
+        """The positions of ``graph``'s outputs that are new arrays nothing but the returned
+        list holds once the function returns: computed in the graph's own block by a call
+        that returns a new array, read there by ufuncs and reductions only, returned once.
+        Ask after the graph is spelled. See Note [Typed calls], ownership."""
+        block = graph.block
+        outputs = graph.outputs
+        return frozenset(
+            position
+            for position, value in enumerate(outputs)
+            if value in self.fresh
+            and sum(value is v for v in outputs) == 1
+            and self._private(value, returned=True)
+            and value.node.owning_block is block
+        )
+
+    def _private(self, value: Value, *, returned: bool = False) -> bool:
+        """Every reader of ``value`` is a ufunc or a reduction in its own block (or, when
+        ``returned``, that block's return)."""
         block = value.node.owning_block
         for use in value.uses:
             user = use.user
             if user.owning_block is not block:
                 return False
+            if returned and block is not None and user is block.return_node:
+                continue
             op = self.ops.get(user.kind)
             if user.kind not in _READERS and not (op is not None and _is_ufunc(op.kernel)):
                 return False

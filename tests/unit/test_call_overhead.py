@@ -220,12 +220,18 @@ def test_a_gradient_left_as_autograd_zero_is_zeros_shaped_like_its_argument(
             return [(gradients[0], AUTOGRAD_ZERO)]
 
     original = CompiledGradient.__init__
+    original_owning = CompiledGradient.owning_df
 
     def init(self: CompiledGradient, *args: Any, **kwargs: Any) -> None:
         original(self, *args, **kwargs)
         self.df = ZeroForY(self.df)  # type: ignore[assignment]
 
+    def owning_df(self: CompiledGradient) -> Any:
+        # the df of the hit path and of backward (Note [Owned temporaries])
+        return ZeroForY(original_owning(self))
+
     monkeypatch.setattr(CompiledGradient, "__init__", init)
+    monkeypatch.setattr(CompiledGradient, "owning_df", owning_df)
     y = Y.astype(np.float32)
     dloss = ad.grad(loss, argnums=(0, 1))
     general = dloss(x=X, y=y)
