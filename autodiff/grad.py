@@ -331,8 +331,10 @@ class GradFunction(_Differentiated):
         ``value`` was the function's value for them. See Note [Gradient cache]."""
         runtime = compiled.runtime
         gradient = runtime.gradient
-        # df owns f's private temporaries: Note [Owned temporaries] in autodiff.runtime
-        run_f, run_df = runtime.f.run, runtime.owning_df().run
+        run_f = runtime.f.run
+        # df owns f's private temporaries, compiled on the first hit: Note [Owned
+        # temporaries] in autodiff.runtime
+        run_df: Callable[[list[Any]], list[Any]] | None = None
         real_outputs = gradient.f_real_outputs
         vjps = gradient.df_input_vjps
         only_seed = vjps == (0,)  # one vjp, the seed's: no zeros to make for other outputs
@@ -357,6 +359,7 @@ class GradFunction(_Differentiated):
             plan.append((index, slot, zero, like))
 
         def hit(args: Sequence[Any]) -> Any:
+            nonlocal run_df
             outputs = run_f(list(args))
             if tree is None and not has_aux:
                 value = outputs[0]
@@ -371,6 +374,8 @@ class GradFunction(_Differentiated):
             inputs += [args[i] for i in captured_inputs]
             inputs += [outputs[i] for i in captured_outputs]
             del outputs[real_outputs:], seed  # temporaries live on in ``inputs`` only
+            if run_df is None:
+                run_df = runtime.owning_df().run
             (raw,) = run_df(inputs)
             grads = []
             for index, slot, zero, like in plan:

@@ -35,7 +35,12 @@ stitched field for field by the Gradient's index lists (TorchScript's Differenti
 # `CompiledGradient.backward` without ``retain`` (the `Saved` lets go of them), when no
 # saved-value hook packed them (``pack`` may return the very array and keep it) and no node
 # hook watches (instrumented runs are interpreted anyway). A backward with ``retain=True``
-# (``ad.vjp``, which may run it again) takes the non-owning ``df``.
+# (``ad.vjp``, which may run it again) takes the non-owning ``df``. Compiling ``df`` twice
+# would cost a gradient that runs once a tenth more time to its first result (a 5,000-node
+# chain: 0.2 s of 2 s), so the owning ``df`` is compiled when a second run could use it: the
+# first hit, the second `backward` without ``retain``. Only outputs large enough for the
+# memory plan are private (`INPLACE_MIN_SIZE` in `ir.typed_calls`), so a gradient of small
+# arrays never compiles it at all.
 """
 
 from __future__ import annotations
@@ -171,6 +176,7 @@ class CompiledGradient:
         self.owned = owned_inputs(gradient, self.f)
         """The inputs of ``df`` that ``owning_df`` may write into: Note [Owned temporaries]."""
         self._owning_df: Runnable | None = None
+        self._private_runs = 0  # backward runs that could have taken the owning df
         self.grad_zeros: list[ZeroSpec] | None = None
         """One spec per entry of df_output_vjps when ``arguments`` fixed them, else None."""
         if arguments is not None:
@@ -229,10 +235,16 @@ class CompiledGradient:
                 f"backward takes one vjp per output of the function ({grad.f_real_outputs}), "
                 f"got {len(vjps)}"
             )
+        run_df = self.executables()[1]
         # Nothing but this call holds the captured temporaries when saved lets go of them
-        # and no hook packed them (Note [Owned temporaries]).
-        owning = not retain and saved.unpack is None and not instrument.node_hooks_active()
-        run_df = self.owning_df() if owning else self.executables()[1]
+        # and no hook packed them; from the second such run on, the owning df takes them
+        # (Note [Owned temporaries]).
+        if self.owned and not retain and saved.unpack is None:
+            if not instrument.node_hooks_active() and (
+                self._owning_df is not None or self._private_runs
+            ):
+                run_df = self.owning_df()
+            self._private_runs += 1
         # df empties the list as it starts, so each captured value goes after its last use.
         (gradients,) = run_df.run(self._df_inputs(saved, vjps, retain))
         return [

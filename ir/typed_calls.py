@@ -149,14 +149,16 @@ class TypedCalls:
     def private_outputs(self, graph: Graph) -> frozenset[int]:
         """The positions of ``graph``'s outputs that are new arrays nothing but the returned
         list holds once the function returns: computed in the graph's own block by a call
-        that returns a new array, read there by ufuncs and reductions only, returned once.
-        Ask after the graph is spelled. See Note [Typed calls], ownership."""
+        that returns a new array, read there by ufuncs and reductions only, returned once;
+        only those large enough for the memory plan. Ask after the graph is spelled. See
+        Note [Typed calls], ownership."""
         block = graph.block
         outputs = graph.outputs
         return frozenset(
             position
             for position, value in enumerate(outputs)
             if value in self.fresh
+            and _large_array(value.ty)  # the plan writes into nothing smaller
             and sum(value is v for v in outputs) == 1
             and self._private(value, returned=True)
             and value.node.owning_block is block

@@ -13,6 +13,8 @@ import pytest
 import autodiff as ad
 from autodiff.runtime import CompiledGradient
 from ir.codegen import EXECUTOR_VARIABLE, CompiledGraph
+from ir.interpreter import Executable
+from ir.parser import parse_graph
 from tests.unit.test_codegen import assert_identical
 from tests.unit.test_codegen_typed_calls import N, vector
 
@@ -194,3 +196,63 @@ def test_saved_value_hooks_see_unmodified_values() -> None:
     for array, copy in packed:
         np.testing.assert_array_equal(array, copy)
     assert_identical(got, expected)
+
+
+# -- the two halves of the contract, on IR text ----------------------------------------------
+
+OWNED = f"""graph @df(%a : Double({N}), %b : Double({N})):
+  %c : Double({N}) = aten::mul(%a, %a)
+  %d : Double({N}) = aten::mul(%b, %b)
+  %e : Double({N}) = aten::add(%c, %d)
+  return (%e)
+"""
+
+
+def test_only_owned_arguments_are_written_to() -> None:
+    graph = parse_graph(OWNED)
+    plain = CompiledGraph(graph)
+    owning = CompiledGraph(graph, owned=[1])
+    assert written(plain.source) == {"c"}  # e into c, computed here
+    assert "d = aten_mul(b, b, out=b)" in owning.source
+    assert "a, out=a" not in owning.source
+    a, b = vector(seed=1), vector(seed=2)
+    expected = Executable(graph)(a.copy(), b.copy())
+    assert_identical(owning(a.copy(), b.copy()), expected)
+    assert_identical(plain(a, b), expected)
+    np.testing.assert_array_equal(b, vector(seed=2))  # not owned there: left alone
+
+
+PRIVATE = """graph @f(%x : Double(64, 64), %s : Double(16)):
+  %t : Double(64, 64) = aten::tanh(%x)
+  %u : Double(64, 64) = aten::exp(%x)
+  %v : Double(64, 64) = aten::sin(%x)
+  %w : Double(64, 64) = aten::cos(%x)
+  %none : NoneType = prim::Constant()
+  %wt : Double(64, 64) = aten::transpose(%w, %none)
+  %k : Double(16) = aten::exp(%s)
+  %r : Double(64, 64) = aten::mul(%t, %v)
+  return (%r, %t, %u, %u, %x, %wt, %w, %k)
+"""
+
+
+def test_private_outputs_are_fresh_unshared_large_arrays() -> None:
+    compiled = CompiledGraph(parse_graph(PRIVATE))
+    # r and t: fresh and read only by a ufunc; u: returned twice; x: an argument; wt: a
+    # view, and w has one; k: too small for the memory plan
+    assert compiled.private_outputs == frozenset({0, 1})
+    assert N == 64 * 64
+
+
+def test_the_owning_df_is_compiled_for_the_first_hit_only_when_it_could_own() -> None:
+    fn = ad.value_and_grad(chain)
+    fn(vector())
+    runtime = runtime_of(fn)
+    assert runtime.owned
+    assert runtime._owning_df is None  # a gradient run once compiles one df
+    fn(vector())
+    assert runtime._owning_df is not None
+    small = ad.value_and_grad(chain)
+    small(vector(16))
+    small(vector(16))
+    assert not runtime_of(small).owned
+    assert runtime_of(small).owning_df() is runtime_of(small).df
