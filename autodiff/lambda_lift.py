@@ -30,7 +30,7 @@ from autodiff.errors import DifferentiationError
 from autodiff.gradient import Gradient
 from ir.graph import PARAM, Graph, Node, Value
 from ir.types import TupleType
-from passes.functionalize import SCATTERS, WRITE_BACK
+from passes.functionalize import WRITE_BACK, is_view
 from passes.lift_constants import is_within, reverse_nodes
 from passes.registry import Module, register_module_pass
 
@@ -149,7 +149,7 @@ def _may_share_memory(value: Value, arrays: set[Value]) -> bool:
             continue
         seen.add(value)
         node = value.node
-        if node.kind in SCATTERS:
+        if is_view(node):
             pending.append(node.inputs[0])
         elif node.kind == "prim::If":
             pending.extend(block.outputs[value.index] for block in node.blocks)

@@ -48,7 +48,7 @@ import numpy as np
 
 from ir.errors import IRError
 from ir.graph import PARAM, Block, Graph, Node, Value, in_block
-from ir.types import ANY, INT, TensorType, TupleType
+from ir.types import ANY, INT, NONE, TensorType, TupleType
 from passes.constant_propagation import constant_value, is_constant
 from passes.registry import register_pass
 
@@ -119,6 +119,24 @@ SCATTERS: dict[str, Scatter] = {
 }
 # Views that are views only of contiguous memory (NumPy copies otherwise).
 _NEED_CONTIGUOUS = frozenset({"aten::reshape", "aten::ravel"})
+
+
+def _index_put_back(graph: Graph, view: Node, parent: Value, value: Value) -> Value:
+    _, *items = view.inputs
+    return graph.insert("aten::index_put", (parent, value, *items), (parent.ty,)).output
+
+
+def is_view(node: Node) -> bool:
+    """Whether ``node``'s result is a view of its first operand: a view operator (SCATTERS),
+    or ``aten::index`` with int and None items only, which is basic indexing in NumPy (the
+    frontend emits it for ``x[n]`` while n's type is not yet known to be an int)."""
+    if node.kind in SCATTERS:
+        return True
+    return node.kind == "aten::index" and all(item.ty in (INT, NONE) for item in node.inputs[1:])
+
+
+def _scatter(view: Node) -> Scatter:
+    return _index_put_back if view.kind == "aten::index" else SCATTERS[view.kind]
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,7 +249,7 @@ class _Functionalizer:
             self.read_fresh(node, env)
             if node.kind in WRITES:
                 self.write(node, env)
-            elif node.kind in SCATTERS:
+            elif is_view(node):
                 self.view(node)
             elif node.kind == "prim::If":
                 self.branches(node, env)
@@ -275,7 +293,7 @@ class _Functionalizer:
                 parent = env.current(info.base)
                 if position > 0:
                     parent = self.fresh(info.chain[position - 1].output, env, node)
-                value = SCATTERS[view.kind](self.graph, view, parent, value)
+                value = _scatter(view)(self.graph, view, parent, value)
                 value.node.source_range = node.source_range
         value.name_hint = info.base.name_hint
         self.new_version(info.base, value, env)
@@ -380,7 +398,7 @@ def _contiguous(chain: tuple[Node, ...]) -> bool:
 def _root(value: Value) -> Value:
     """The base a value is a view of, or an in-place write's result of, in the graph as the
     frontend emitted it."""
-    while value.node.kind in WRITES or value.node.kind in SCATTERS:
+    while value.node.kind in WRITES or is_view(value.node):
         value = value.node.inputs[0]
     return value
 
