@@ -26,8 +26,8 @@ stitched field for field by the Gradient's index lists (TorchScript's Differenti
 # - are not real outputs of ``f`` (the caller gets those back), and are captured once.
 #
 # Which of ``f``'s outputs are private is read from ``f``'s generated code at compile time,
-# the same facts its memory plan rests on; an interpreted ``f`` owns nothing (nor does the
-# interpreter's ``df`` ever write into a value), so results stay bit-identical to it.
+# the same facts its memory plan rests on. When ``f`` is interpreted, ``df`` owns nothing
+# (and the interpreter's ``df`` never writes into a value), so results stay bit-identical.
 #
 # The owning ``df`` runs only where nothing but the call holds those values: the hit path of
 # ``grad``/``value_and_grad`` (Note [Gradient cache] in `autodiff.grad`: it hands ``df`` a
