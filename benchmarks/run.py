@@ -121,7 +121,8 @@ def graphs_only(ours: Any, inputs: Sequence[Any]) -> Callable[[], Any] | None:
     try:
         (compiled,) = ours.cache.values()
         runtime = compiled.runtime
-        run_f, run_df, gradient = runtime.f.run, runtime.df.run, runtime.gradient
+        # The df a hit runs: it may write into what f saved (Note [Owned temporaries]).
+        run_f, run_df, gradient = runtime.f.run, runtime.owning_df().run, runtime.gradient
         vjps = gradient.df_input_vjps
         captured_inputs = gradient.df_input_captured_inputs
         captured_outputs = gradient.df_input_captured_outputs
