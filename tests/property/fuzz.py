@@ -4,7 +4,7 @@
     python -m tests.property.fuzz --examples 500 --seed 7 --properties passes,gradients
 
 Each batch runs hypothesis on `programs()` from one seed until a property fails; hypothesis
-then shrinks the program (keeping the property and the error's `error_key`), and the smallest
+then shrinks the program (keeping the property and the error's `detailed_key`), and the smallest
 failing one is written to ``tests/regressions/NNN.py`` (with the property, the error and
 ``XFAIL = None``: set a reason there to record a known bug). A failure that matches a known bug
 (an ``XFAIL`` file's key, or one this run found already) is rejected rather than shrunk again,
@@ -40,16 +40,28 @@ REGRESSIONS = Path(__file__).resolve().parent.parent / "regressions"
 BATCH = 100  # programs per batch when batches run in processes (--jobs)
 
 
+def _normalised(line: str) -> str:
+    line = re.sub(r"^(\S*:\d+:\d+: )?(error: )?", "", line)
+    line = re.sub(r"%[\w.]+", "%_", line)
+    line = re.sub(r"-?\d+(\.\d+)?(e[-+]?\d+)?", "N", line)
+    return re.sub(r"'\w+'", "'_'", line)
+
+
 def error_key(error: BaseException) -> str:
-    """What identifies a failure across programs: the error's type and the first line of its
-    message, without locations, value names and numbers."""
+    """What identifies a failure across programs (a regression file's ``ERROR``): the error's
+    type and the first line of its message, without locations, value names and numbers."""
     lines = str(error).strip().splitlines()
-    first = lines[0] if lines else ""
-    first = re.sub(r"^(\S*:\d+:\d+: )?(error: )?", "", first)
-    first = re.sub(r"%[\w.]+", "%_", first)
-    first = re.sub(r"-?\d+(\.\d+)?(e[-+]?\d+)?", "N", first)
-    first = re.sub(r"'\w+'", "'_'", first)
+    first = _normalised(lines[0]) if lines else ""
     return f"{type(error).__name__}: {first}"[:160]
+
+
+def detailed_key(error: BaseException) -> str:
+    """`error_key` and the message's next line, which says where for some errors (``Not equal
+    to tolerance`` is followed by what was compared): what one run takes for the same failure
+    again, so that it does not hide every mismatch behind the first."""
+    lines = [line for line in str(error).strip().splitlines()[1:] if line.strip()]
+    second = _normalised(lines[0]) if lines else ""
+    return f"{error_key(error)} | {second[:100]}"
 
 
 def metadata(text: str, name: str) -> Any:
@@ -82,13 +94,14 @@ class Failure:
     program: Program
     prop: str
     key: str  # error_key of the error
+    detail: str  # detailed_key of the error
     message: str
     trace: str
 
     @staticmethod
     def of(program: Program, prop: str, error: BaseException) -> Failure:
         trace = "".join(traceback.format_exception(error, limit=-3))
-        return Failure(program, prop, error_key(error), str(error), trace)
+        return Failure(program, prop, error_key(error), detailed_key(error), str(error), trace)
 
 
 def save_regression(failure: Failure, directory: Path = REGRESSIONS) -> Path:
@@ -128,11 +141,11 @@ def fuzz_batch(
         if last is not None:
             # Shrinking: a smaller program only counts if it fails the same property the same
             # way, which is faster than running them all and keeps the shrink on one bug.
-            prop, key = last[1], error_key(last[2])
+            prop, key = last[1], detailed_key(last[2])
             try:
                 PROPERTIES[prop](program)
             except Exception as error:
-                if error_key(error) == key:
+                if detailed_key(error) == key:
                     last = (program, prop, error)
                     raise
             return
@@ -143,7 +156,7 @@ def fuzz_batch(
                 PROPERTIES[prop](program)
             except Exception as error:
                 ran += 1
-                if error_key(error) in known:
+                if error_key(error) in known or detailed_key(error) in known:
                     reject()
                 last = (program, prop, error)
                 raise
@@ -168,7 +181,8 @@ def fuzz(
     """Run batches from ``seed`` on, the next seed for each, until ``examples`` programs have
     passed or been rejected; yields each batch's seed, count and failure as it ends. With
     ``jobs`` > 1 that many batches of at most `BATCH` programs run at once, in processes; a
-    failure's key is added to ``known`` for the batches that start after it is reported."""
+    failure's `detailed_key` is added to ``known`` for the batches that start after it is
+    reported."""
     if jobs <= 1:
         total = 0
         while total < examples:
@@ -176,7 +190,7 @@ def fuzz(
             total += ran
             yield seed, ran, failure
             if failure is not None:
-                known.add(failure.key)
+                known.add(failure.detail)
             seed += 1
         return
     with ProcessPoolExecutor(max_workers=jobs) as pool:
@@ -196,7 +210,7 @@ def fuzz(
                 assigned -= size
                 done += ran
                 if failure is not None:
-                    known.add(failure.key)
+                    known.add(failure.detail)
                 yield batch_seed, ran, failure
 
 

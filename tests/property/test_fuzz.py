@@ -10,6 +10,7 @@ import pytest
 from tests.property.checks import PROPERTIES
 from tests.property.fuzz import (
     Failure,
+    detailed_key,
     error_key,
     fuzz,
     fuzz_batch,
@@ -44,6 +45,14 @@ def test_error_keys_ignore_locations_names_and_numbers() -> None:
     one = ValueError("<generated-program-4>:14:5: error: operand 1: %y4 is used before it")
     two = ValueError("<generated-program-9>:3:9: error: operand 0: %t1.2 is used before it")
     assert error_key(one) == error_key(two) == "ValueError: operand N: %_ is used before it"
+
+
+def test_a_run_tells_mismatches_apart_by_what_was_compared() -> None:
+    one = AssertionError("\nNot equal to tolerance rtol=1e-10\nafter cse: results[0]\nx 1")
+    two = AssertionError("\nNot equal to tolerance rtol=1e-10\nresult\nx 2")
+    assert error_key(one) == error_key(two)
+    assert detailed_key(one) != detailed_key(two)
+    assert detailed_key(one) == detailed_key(AssertionError(str(one).replace("0]", "1]")))
 
 
 def boom(program: Program) -> None:
