@@ -19,7 +19,9 @@
 # runs it, and returns the gradients as they come when they already have their argument's
 # dtype and shape: no binding, no `Saved`, no dict per call. Its ``df`` is the owning one,
 # which may write into f's private temporaries as they die, since the hit path hands them
-# over and keeps no reference (Note [Owned temporaries] in `autodiff.runtime`). A call takes
+# over and keeps no reference (Note [Owned temporaries] in `autodiff.runtime`); for a 0-d
+# loss of the dtype and type it was built for, it runs instead the owning ``df`` with that
+# seed folded in as a constant, and passes no seed (Note [Seeded df] there). A call takes
 # it when its arguments come by position, one per parameter, their key (computed on the
 # arguments as given: Note [Specialisation cache]) is in ``hits``, and no node hook or
 # saved-value hook is on (Note [Instrumented runs]). Every other call goes the general way
@@ -195,33 +197,45 @@ def _check_scalar(qualname: str, value: Any) -> None:
         )
 
 
-def _seed_maker(qualname: str, value: Any) -> Callable[[Any], Any]:
+def _seed_maker(
+    qualname: str, value: Any
+) -> tuple[Callable[[Any], Any], Callable[[Any], bool], np.ndarray[Any, Any]]:
     """``seed(v)``: ones like ``np.asarray(v)``, the vjp that seeds the backward run, checked
-    to be of one element (`_check_scalar`); for a ``v`` of ``value``'s type, dtype and shape, a
-    copy of ones made once."""
+    to be of one element (`_check_scalar`); ``usual(v)``: whether ``v`` has ``value``'s type,
+    dtype and shape, so that ``seed(v)`` is a copy of the third result, ones made once."""
     kind = type(value)
-    copy = np.ones_like(np.asarray(value)).copy
+    ones = np.ones_like(np.asarray(value))
+    copy = ones.copy
 
     def other(v: Any) -> Any:
         _check_scalar(qualname, v)
         return np.ones_like(np.asarray(v))
 
+    def never(v: Any) -> bool:
+        return False
+
     if kind in (float, int, bool):
+
+        def number_usual(v: Any) -> bool:
+            return type(v) is kind
 
         def number_seed(v: Any) -> Any:
             return copy() if type(v) is kind else other(v)
 
-        return number_seed
+        return number_seed, number_usual, ones
     if kind is np.ndarray or issubclass(kind, np.generic):
         dtype, shape = value.dtype, value.shape
+
+        def array_usual(v: Any) -> bool:
+            return type(v) is kind and v.dtype is dtype and v.shape == shape
 
         def array_seed(v: Any) -> Any:
             if type(v) is kind and v.dtype is dtype and v.shape == shape:
                 return copy()
             return other(v)
 
-        return array_seed
-    return other
+        return array_seed, array_usual, ones
+    return other, never, ones
 
 
 def _cast_like(grad: Any, argument: Any) -> Any:
@@ -343,7 +357,11 @@ class GradFunction(_Differentiated):
         tree, has_aux, with_value = compiled.tree, self.has_aux, self.with_value
         several = not isinstance(self.argnums, int)
         qualname, result_of = self.qualname, compiled.result  # no reference to self: no cycle
-        seed_for = _seed_maker(qualname, value)
+        seed_for, usual, ones = _seed_maker(qualname, value)
+        # df with the seed folded in, for a usual value: Note [Seeded df] in autodiff.runtime.
+        # Compiled on the first hit, with the owning df.
+        seeded_at = vjps.index(0) if 0 in vjps and ones.shape == () else None
+        run_seeded: Callable[[list[Any]], list[Any]] | None = None
         slots = {index: slot for slot, index in enumerate(gradient.df_output_vjps)}
         zeros = runtime.grad_zeros
         if zeros is None:
@@ -359,24 +377,38 @@ class GradFunction(_Differentiated):
             plan.append((index, slot, zero, like))
 
         def hit(args: Sequence[Any]) -> Any:
-            nonlocal run_df
+            nonlocal run_df, run_seeded
             outputs = run_f(list(args))
             if tree is None and not has_aux:
                 value = outputs[0]
                 aux = None
             else:
                 value, aux = _split_aux(qualname, has_aux, result_of(outputs))
-            seed = seed_for(value)
-            if only_seed:
-                inputs = [seed]
-            else:
-                inputs = [seed if i == 0 else ZeroSpec.of(outputs[i]).zeros() for i in vjps]
-            inputs += [args[i] for i in captured_inputs]
-            inputs += [outputs[i] for i in captured_outputs]
-            del outputs[real_outputs:], seed  # temporaries live on in ``inputs`` only
             if run_df is None:
                 run_df = runtime.owning_df().run
-            (raw,) = run_df(inputs)
+                if seeded_at is not None:
+                    seeded = runtime.seeded_df(seeded_at, ones)
+                    run_seeded = None if seeded is None else seeded.run
+            if run_seeded is not None and usual(value):
+                # The seed is the seeded df's constant: no vjp input for output 0.
+                if only_seed:
+                    inputs = []
+                else:
+                    inputs = [ZeroSpec.of(outputs[i]).zeros() for i in vjps if i != 0]
+                inputs += [args[i] for i in captured_inputs]
+                inputs += [outputs[i] for i in captured_outputs]
+                del outputs[real_outputs:]  # temporaries live on in ``inputs`` only
+                (raw,) = run_seeded(inputs)
+            else:
+                seed = seed_for(value)
+                if only_seed:
+                    inputs = [seed]
+                else:
+                    inputs = [seed if i == 0 else ZeroSpec.of(outputs[i]).zeros() for i in vjps]
+                inputs += [args[i] for i in captured_inputs]
+                inputs += [outputs[i] for i in captured_outputs]
+                del outputs[real_outputs:], seed  # temporaries live on in ``inputs`` only
+                (raw,) = run_df(inputs)
             grads = []
             for index, slot, zero, like in plan:
                 if slot is None:

@@ -41,6 +41,28 @@ stitched field for field by the Gradient's index lists (TorchScript's Differenti
 # first hit, the second `backward` without ``retain``. Only outputs large enough for the
 # memory plan are private (`INPLACE_MIN_SIZE` in `ir.typed_calls`), so a gradient of small
 # arrays never compiles it at all.
+
+# Note [Seeded df]
+# For ``grad``/``value_and_grad`` of a scalar loss, the vjp of the loss is always the same
+# ones: a 0-d array of the loss's dtype (`_seed_maker` in `autodiff.grad`). ``df`` spends its
+# first nodes on it: rosenbrock's starts with mul(dout, 2), neg, mul(dout, 100.), mul(_, 2),
+# neg, mul(_, 2), each a NumPy call on a 0-d value at about a microsecond, a tenth of the
+# whole gradient. So the hit path (Note [Gradient cache]) runs `CompiledGradient.seeded_df`:
+# a copy of ``df`` whose seed input is a prim::Constant holding a 0-d array exactly like the
+# seed it would have been given (same dtype, same Python type), then constant propagation,
+# CSE and DCE, compiled with the owning memory plan (Note [Owned temporaries]; the owned
+# positions after the seed's move down by one). Constant propagation folds with the kernels
+# that would run, and keeps a NumPy scalar result a NumPy scalar, so each folded constant is
+# the value the node would have made, and the gradients are bit-identical to the general
+# path's; tuples of constants (slice specs) fold as well. The other vjps (of aux or other
+# tuple outputs) stay inputs: they are zeros of shapes only the run knows.
+#
+# It is taken only for a loss value of the type, dtype and shape the hit path was built for
+# (any other value takes the owning ``df`` with a seed of its own), and not built at all for
+# a one-element loss that is not 0-d, or when the folded ``df`` would return a constant array
+# (``loss = x`` for a 0-d ``x`` gives ``dx = dout``): every call would hand out one array.
+# ``vjp``, ``backward``, taps, hooks, anomaly mode and the profiler never take it: they run
+# ``df`` on the vjps they are given. Like the owning ``df``, it is compiled on the first hit.
 """
 
 from __future__ import annotations
@@ -55,8 +77,12 @@ from autodiff import instrument
 from autodiff.errors import DifferentiationError
 from autodiff.gradient import Gradient
 from ir.codegen import CompiledGraph, Runnable, executable
-from ir.graph import Graph
+from ir.graph import Graph, Value
 from ir.interpreter import AUTOGRAD_ZERO, Observer
+from ir.types import TensorType
+from passes.constant_propagation import propagate_constants
+from passes.cse import eliminate_common_subexpressions
+from passes.dce import eliminate_dead_code
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,6 +203,8 @@ class CompiledGradient:
         """The inputs of ``df`` that ``owning_df`` may write into: Note [Owned temporaries]."""
         self._owning_df: Runnable | None = None
         self._private_runs = 0  # backward runs that could have taken the owning df
+        self._seeded_df: Runnable | None = None
+        self._seeded_built = False  # whether seeded_df ran (and _seeded_df is all there is)
         self.grad_zeros: list[ZeroSpec] | None = None
         """One spec per entry of df_output_vjps when ``arguments`` fixed them, else None."""
         if arguments is not None:
@@ -202,6 +230,18 @@ class CompiledGradient:
         if self._owning_df is None:
             self._owning_df = executable(self.gradient.df, owned=self.owned)
         return self._owning_df
+
+    def seeded_df(self, position: int, seed: np.ndarray[Any, Any]) -> Runnable | None:
+        """The owning ``df`` with its input at ``position`` (a vjp) fixed to ``seed``, a 0-d
+        array, and folded; it takes ``df``'s other inputs, in order. Built on first use; None
+        when it cannot stand in for ``df``. See Note [Seeded df]."""
+        if not self._seeded_built:
+            self._seeded_built = True
+            graph = seeded_graph(self.gradient.df, position, seed)
+            if graph is not None:
+                owned = {i - (i > position) for i in self.owned if i != position}
+                self._seeded_df = executable(graph, owned=owned)
+        return self._seeded_df
 
     def forward(self, args: Sequence[Any]) -> tuple[list[Any], Saved]:
         """Run ``f``: its real outputs, and what the backward run needs from this one."""
@@ -278,3 +318,34 @@ def owned_inputs(gradient: Gradient, f: Runnable) -> frozenset[int]:
         and index in f.private_outputs
         and captured.count(index) == 1
     )
+
+
+def seeded_graph(df: Graph, position: int, seed: np.ndarray[Any, Any]) -> Graph | None:
+    """A copy of ``df`` whose input at ``position`` is the constant ``seed``, a 0-d array,
+    with what then depends on constants alone folded (constant propagation, CSE, DCE). None
+    when the copy would return the seed itself, or a constant array folded from it: every
+    run would hand the caller the same array. See Note [Seeded df]."""
+    graph = df.copy()
+    seed = seed.copy()  # the graph's own: the caller's stays out of reach of generated code
+    vjp = graph.inputs[position]
+    with graph.inserting_before(graph.block.param_node.next):
+        constant = graph.insert_constant(seed, TensorType.of(seed))
+    constant.name_hint = vjp.name_hint
+    vjp.replace_all_uses_with(constant)
+    graph.block.erase_input(position)
+    propagate_constants(graph)
+    eliminate_common_subexpressions(graph)
+    eliminate_dead_code(graph)
+    if any(_holds_constant_array(value) for value in graph.outputs):
+        return None
+    return graph
+
+
+def _holds_constant_array(value: Value) -> bool:
+    """Whether ``value`` is, or is a tuple or list built here of, a constant array."""
+    node = value.node
+    if node.kind == "prim::Constant":
+        return isinstance(node.attr("value"), np.ndarray)
+    if node.kind in ("prim::TupleConstruct", "prim::ListConstruct"):
+        return any(_holds_constant_array(element) for element in node.inputs)
+    return False

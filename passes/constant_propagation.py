@@ -8,7 +8,10 @@
   of scalars an ``int[]``-like or ``(int, int)``-like constant. It is left alone when the kernel
   raises (the error belongs to run time, and the node may sit in a branch that never runs), when
   an array result has, or its declared or shape-rule type says it would have, more than
-  ``max-elements`` elements, or when the result does not fit the output's declared type;
+  ``max-elements`` elements, or when the result does not fit the output's declared type. A
+  NumPy scalar (what a ufunc returns for 0-d operands) stays a NumPy scalar, so the folded
+  constant is the very value the node makes at run time, with the same kernel; a
+  prim::TupleConstruct of scalars, None and such tuples (slice specs) becomes a tuple constant;
 - a prim::If on a constant condition: the taken branch is inlined in place of the node;
 - a prim::Loop that runs no iteration (constant trip count <= 0 or constant false initial
   condition): its outputs become its initial carried values;
@@ -27,7 +30,7 @@ import numpy as np
 from ir.errors import ShapeError
 from ir.graph import Graph, Node, Value
 from ir.ops import OPS, OpDef
-from ir.types import BOOL, FLOAT, INT, ListType, TensorType, TupleType, Type
+from ir.types import BOOL, FLOAT, INT, NONE, ListType, TensorType, TupleType, Type
 from passes.registry import register_pass
 
 CONSTANT = "prim::Constant"
@@ -187,8 +190,13 @@ class _Folder:
         """The attribute value and type of a constant for ``result``, or None when it does not
         fit ``declared`` or is too large."""
         if isinstance(declared, TensorType):
-            if isinstance(result, np.generic):  # a NumPy scalar would come back a 0-d array
-                return None
+            if isinstance(result, np.generic):
+                # Kept as it is: np.array would make it a 0-d array, a value of another
+                # Python type than the node's at run time.
+                exact = TensorType.of(result, declared.requires_grad)
+                if result.dtype.hasobject or not exact.refines_to(declared):
+                    return None
+                return result, exact
             array = np.array(result)
             if array.dtype.hasobject or array.size > self.max_elements:
                 return None
@@ -206,7 +214,8 @@ class _Folder:
     def as_sequence_constant(
         self, result: Any, declared: ListType | TupleType
     ) -> tuple[Any, Type] | None:
-        """A list or tuple of Python scalars (``int[]``, ``(int, int)``), as a constant."""
+        """A list or tuple of Python scalars (``int[]``, ``(int, int)``), as a constant; a tuple
+        may also hold None and such tuples (``((int, NoneType), (int, int))``)."""
         if not isinstance(result, list | tuple) or len(result) > self.max_elements:
             return None
         if isinstance(declared, ListType):
@@ -216,14 +225,25 @@ class _Folder:
         else:
             return None
         items: list[Any] = []
+        types: list[Type] = []
         for item, element_type in zip(result, element_types, strict=True):
-            constant = self.as_constant(item, element_type)
-            if constant is None or constant[1] not in SCALAR_TYPES.values():
+            if isinstance(declared, TupleType) and item is None and element_type == NONE:
+                items.append(None)
+                types.append(NONE)
+                continue
+            if isinstance(declared, TupleType) and isinstance(element_type, TupleType):
+                constant = self.as_sequence_constant(item, element_type)
+            else:
+                constant = self.as_constant(item, element_type)
+                if constant is not None and constant[1] not in SCALAR_TYPES.values():
+                    return None
+            if constant is None:
                 return None
             items.append(constant[0])
+            types.append(constant[1])
         if isinstance(declared, ListType):
             return items, declared
-        return tuple(items), TupleType(tuple(SCALAR_TYPES[type(item)] for item in items))
+        return tuple(items), TupleType(tuple(types))
 
 
 def _known_size(ty: Type) -> int:

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import autodiff as ad
-from autodiff.runtime import CompiledGradient, ZeroSpec
+from autodiff.runtime import CompiledGradient, ZeroSpec, seeded_graph
 from autodiff.script import ScriptFunction
 from autodiff.specialize import ArgumentError, signature_key
 from benchmarks.run import graphs_only
@@ -66,6 +66,36 @@ def elementwise(x, y):
 def tapped(w, x, b):
     h = ad.tap(np.tanh(x @ w), "h")
     return np.sum(h**2 * b + np.sin(h))
+
+
+def rosenbrock(x):
+    return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1.0 - x[:-1]) ** 2)
+
+
+def looped(x, n: int):
+    total = np.sum(x * 0.0)
+    for i in range(n):
+        total = total + np.sum(np.sin(x) * x) * (i + 0.5)
+    return -total * 3.0
+
+
+def branched(x, n: int):
+    if n > 1:
+        return -np.sum(x * x) * 2.5
+    return np.sum(np.cos(x)) / 3.0
+
+
+def with_tuple_aux(x, y):
+    z = x * y
+    return np.mean(z * z) * 2.0, (z, np.sum(z))
+
+
+def identity(s):
+    return s
+
+
+def one_element(x):
+    return np.sum(x * x, keepdims=True) * 2.0
 
 
 class Counter:
@@ -184,6 +214,15 @@ CASES: list[tuple[str, Callable[..., Any], dict[str, Any], dict[str, Any]]] = [
     ("int argument", power, {}, {"x": Y, "n": 3}),
     ("no gradient reaches y", ignores_y, {"argnums": (0, 1)}, {"x": X, "y": Y}),
     ("has_aux", loss_with_aux, {"argnums": (0, 1), "has_aux": True}, {"x": X, "y": Y}),
+    # The seeded df (Note [Seeded df] in `autodiff.runtime`): constants folded from the seed.
+    ("slices", rosenbrock, {}, {"x": RNG.standard_normal(50)}),
+    ("slices float32", rosenbrock, {}, {"x": RNG.standard_normal(50).astype(np.float32)}),
+    ("seed read in a loop", looped, {}, {"x": Y, "n": 3}),
+    ("seed read in a branch", branched, {}, {"x": Y, "n": 2}),
+    ("other branch", branched, {}, {"x": Y.astype(np.float32), "n": 0}),
+    ("tuple aux", with_tuple_aux, {"argnums": (0, 1), "has_aux": True}, {"x": X, "y": Y}),
+    ("loss is the argument", identity, {}, {"s": np.array(1.5)}),
+    ("one-element loss", one_element, {}, {"x": Y}),
 ]
 
 
@@ -230,8 +269,16 @@ def test_a_gradient_left_as_autograd_zero_is_zeros_shaped_like_its_argument(
         # the df of the hit path and of backward (Note [Owned temporaries])
         return ZeroForY(original_owning(self))
 
+    original_seeded = CompiledGradient.seeded_df
+
+    def seeded_df(self: CompiledGradient, *args: Any) -> Any:
+        # the df of the hit path for a 0-d loss (Note [Seeded df])
+        seeded = original_seeded(self, *args)
+        return None if seeded is None else ZeroForY(seeded)
+
     monkeypatch.setattr(CompiledGradient, "__init__", init)
     monkeypatch.setattr(CompiledGradient, "owning_df", owning_df)
+    monkeypatch.setattr(CompiledGradient, "seeded_df", seeded_df)
     y = Y.astype(np.float32)
     dloss = ad.grad(loss, argnums=(0, 1))
     general = dloss(x=X, y=y)
@@ -361,3 +408,52 @@ def test_graphs_only_runs_the_graphs_a_hit_runs() -> None:
     (raw,) = graphs()
     for got, expected in zip(raw, grads, strict=True):
         np.testing.assert_allclose(np.asarray(got).reshape(np.shape(expected)), expected)
+
+
+# ---- the seeded df ------------------------------------------------------------------------------
+
+
+def test_a_hit_runs_df_with_the_seed_folded_in(monkeypatch: pytest.MonkeyPatch) -> None:
+    counter = Counter(monkeypatch)
+    counter.wrap(CompiledGradient, "seeded_df")
+    drosen = ad.value_and_grad(rosenbrock)
+    x = RNG.standard_normal(50)
+    general = drosen(x=x)
+    assert counter.calls["seeded_df"] == 0  # compiled on the first hit, not before
+    same(drosen(x), general)
+    same(drosen(x), general)
+    assert counter.calls["seeded_df"] == 1
+    (compiled,) = drosen.cache.values()
+    gradient = compiled.runtime.gradient
+    seeded = seeded_graph(gradient.df, 0, np.ones(()))
+    assert seeded is not None
+    assert len(seeded.inputs) == len(gradient.df.inputs) - 1
+    # The 0-d chain the seed fed and the slice specs are constants now.
+    kinds = [node.kind for node in seeded.all_nodes()]
+    assert "aten::neg" not in kinds
+    assert kinds.count("prim::TupleConstruct") < [
+        node.kind for node in gradient.df.all_nodes()
+    ].count("prim::TupleConstruct")
+
+
+def test_a_loss_of_another_dtype_takes_the_general_seed() -> None:
+    # The hit path was built for a float64 loss; an int argument keeps the signature but here
+    # changes nothing; a float32 x is another signature with its own seeded df.
+    dscaled = ad.grad(scaled, argnums=(0, 1))
+    for s in (np.float64(1.5), np.float64(2.5)):
+        general = dscaled(x=Y, s=s)
+        same(dscaled(Y, s), general)
+    y32 = Y.astype(np.float32)
+    general32 = dscaled(x=y32, s=np.float32(1.5))
+    same(dscaled(y32, np.float32(1.5)), general32)
+
+
+def test_a_seeded_df_that_would_return_its_seed_is_not_built() -> None:
+    didentity = ad.grad(identity)
+    first = didentity(np.array(1.5))
+    second = didentity(np.array(1.5))
+    third = didentity(np.array(1.5))
+    (compiled,) = didentity.cache.values()
+    assert seeded_graph(compiled.runtime.gradient.df, 0, np.ones(())) is None
+    assert not np.shares_memory(second, third)
+    same(second, first)
