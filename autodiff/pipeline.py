@@ -50,6 +50,7 @@ FORWARD_CLEANUP = (
 REVERSE_OPTIMISATION = (
     "constant-propagation",
     "fold-sizes",
+    "constant-propagation",  # again: sizes fold-sizes made constant feed arithmetic (mean's scale)
     "stack-tapes",
     "share-carried-tapes",
     "specialize-autograd-zero",

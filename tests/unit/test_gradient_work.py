@@ -16,6 +16,7 @@ from autodiff import pipeline
 from benchmarks.workloads import BY_NAME
 from ir.graph import Graph
 from ir.ops.gradients import scatter_slices, select_backward, slice_backward
+from ir.types import FLOAT
 
 NEW_PASSES = ("sink-unreduce", "simplify-arithmetic", "accumulate-slices")
 
@@ -195,3 +196,13 @@ def test_rnn_keeps_one_tape_of_states() -> None:
     np.testing.assert_allclose(value, reference_value, rtol=1e-12)
     for got, expected in zip(grads, reference_grads, strict=True):
         np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-14)
+
+
+def test_a_mean_scale_is_a_constant_not_a_capture() -> None:
+    """``np.mean``'s scale ``1 / n`` is known once fold-sizes has made ``n`` a constant; the
+    constant propagation after it folds the division, so ``f`` computes and hands ``df`` no
+    scale, and the seeded ``df`` folds it into the seed (Note [Seeded df])."""
+    workload = BY_NAME["logistic"]
+    _, gradient = _compiled(workload.function, workload.inputs(tiny=True), workload.argnums)
+    assert _kinds(gradient.f)["prim::truediv"] == 0
+    assert FLOAT not in [value.ty for value in gradient.df.inputs]
