@@ -30,8 +30,10 @@ the same result: Python numbers as 0-d float64 array constants, reductions as th
 #   operand dies at the node and nothing else can see its memory: it was computed in this
 #   graph, in this block, by a call that returns a new array (a ufunc or a reduction spelled
 #   here, not a view, an argument, a constant or a loop's carried value), every reader of it
-#   is a ufunc or a reduction of the same block (so no view, list, tuple, tape, branch or loop
-#   holds it, and it is not returned), and it has exactly the result's dtype and shape. NumPy
+#   is a ufunc, a reduction or a product's gradient of the same block (so no list, tuple, tape,
+#   branch or loop holds it, and it is not returned), or a select, slice or transpose whose
+#   own readers are such and have all run before the write (``h.T @ g``: the view is gone by
+#   then), and it has exactly the result's dtype and shape. NumPy
 #   computes an exactly overlapping ufunc element by element, so the values are those of a
 #   new array. It pays from about a thousand elements (no allocation, no page faults, a lower
 #   peak); below `INPLACE_MIN_SIZE` a new array costs no more and the code stays plain.
@@ -137,7 +139,11 @@ class TypedCalls:
                 isinstance(ty, TensorType) and ty.dtype == result.dtype and ty.shape == result.shape
             ):
                 continue
-            if value in self.fresh and any(value is v for v in dying) and self._private(value):
+            if (
+                value in self.fresh
+                and any(value is v for v in dying)
+                and self._private(value, before=node)
+            ):
                 return position
         return None
 
@@ -164,9 +170,10 @@ class TypedCalls:
             and value.node.owning_block is block
         )
 
-    def _private(self, value: Value, *, returned: bool = False) -> bool:
+    def _private(self, value: Value, *, returned: bool = False, before: Node | None = None) -> bool:
         """Every reader of ``value`` is a ufunc or a reduction in its own block (or, when
-        ``returned``, that block's return)."""
+        ``returned``, that block's return), or a view read that way before ``before`` (the
+        node that would write into ``value``), as ``h.T`` in ``h.T @ g`` is."""
         block = value.node.owning_block
         for use in value.uses:
             user = use.user
@@ -174,9 +181,30 @@ class TypedCalls:
                 return False
             if returned and block is not None and user is block.return_node:
                 continue
-            op = self.ops.get(user.kind)
-            if user.kind not in _READERS and not (op is not None and _is_ufunc(op.kernel)):
-                return False
+            if self._only_reads(user):
+                continue
+            if user.kind in _TRANSIENT_VIEWS and self._transient(user, before):
+                continue
+            return False
+        return True
+
+    def _only_reads(self, user: Node) -> bool:
+        """``user`` reads its operands and holds none of them: a ufunc or a reduction."""
+        op = self.ops.get(user.kind)
+        if user.kind in _READERS or user.kind in _MATMUL_BACKWARD:
+            return True  # each returns a new array computed from its operands
+        return op is not None and _is_ufunc(op.kernel)
+
+    def _transient(self, view: Node, before: Node | None) -> bool:
+        """Every reader of what ``view`` gives is a ufunc or a reduction of its block, and
+        runs before ``before`` when given: the view is gone by the time anything writes."""
+        for result in view.outputs:
+            for use in result.uses:
+                reader = use.user
+                if reader.owning_block is not view.owning_block or not self._only_reads(reader):
+                    return False
+                if before is not None and not reader.is_before(before):
+                    return False
         return True
 
     # -- spellings ---------------------------------------------------------------------------
@@ -323,6 +351,8 @@ _NOT_CONSTANT = object()
 
 _MATMUL_BACKWARD = frozenset(["aten::_matmul_backward_self", "aten::_matmul_backward_other"])
 _SUBSCRIPTS = frozenset(["aten::select", "aten::slice"])
+# Views whose readers the memory plan follows (`TypedCalls._transient`).
+_TRANSIENT_VIEWS = frozenset([*_SUBSCRIPTS, "aten::transpose"])
 # prim:: kernels that are Python's own operators, written as the operator.
 _PYTHON_OPERATORS: dict[Any, str] = {
     operator.add: "{} + {}",

@@ -330,3 +330,30 @@ def test_matrix_product_gradients_views_and_python_operators_are_written_out() -
     assert "t = a.T" in source
     assert "j = i - (-1)" in source
     assert "k = (-1) ** 2" in source
+
+
+VIEW_THEN_WRITE = """graph @f(%x : Double(64, 64), %g : Double(64, 64)):
+  %none : NoneType = prim::Constant[value=None]()
+  %a : Double(64, 64) = aten::exp(%x)
+  %t : Double(64, 64) = aten::transpose(%a, %none)
+  {first}
+  {second}
+  return (%m, %b, %d)
+"""
+PRODUCT = "%m : Double(64, 64) = aten::matmul(%t, %g)"
+BACKWARD = "%d : Double(64, 64) = aten::_matmul_backward_other(%g, %a, %x)"
+WRITE = "%b : Double(64, 64) = aten::neg(%a)"
+
+
+def test_a_buffer_read_through_a_view_that_is_gone_is_reused() -> None:
+    """``a.T @ g`` and the product gradient read ``a`` and hold nothing: once they have run,
+    ``a`` may take a result (``h.T`` in an MLP's ``df``)."""
+    text = VIEW_THEN_WRITE.format(first=f"{PRODUCT}\n  {BACKWARD}", second=WRITE)
+    source = check(text, vector(64 * 64).reshape(64, 64), vector(64 * 64, seed=1).reshape(64, 64))
+    assert "aten_neg(a, out=a)" in line_of(source, "b")
+
+
+def test_a_buffer_whose_view_is_read_after_the_write_is_not_reused() -> None:
+    text = VIEW_THEN_WRITE.format(first=f"{BACKWARD}\n  {WRITE}", second=PRODUCT)
+    source = check(text, vector(64 * 64).reshape(64, 64), vector(64 * 64, seed=1).reshape(64, 64))
+    assert "out=" not in line_of(source, "b")
