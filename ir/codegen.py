@@ -78,7 +78,14 @@ import numpy as np
 
 from ir.errors import AutodiffError, InterpreterError
 from ir.graph import Block, Graph, Node, Value
-from ir.interpreter import Executable, Observer, node_error, run_graph
+from ir.interpreter import (
+    Executable,
+    Observer,
+    last_uses,
+    node_error,
+    run_graph,
+    values_read_in_blocks,
+)
 from ir.ops import AUTOGRAD_ZERO, OPS, OpDef, prim
 from ir.printer import print_node
 from ir.typed_calls import TypedCalls
@@ -377,7 +384,7 @@ class _Emitter:
         and the values whose last use is the return, which the caller frees after copying the
         results out."""
         nodes = list(block.nodes())
-        last_use = _last_uses(block, nodes)
+        last_use = last_uses(block, nodes)
         frees: list[list[Value]] = [[] for _ in range(len(nodes) + 2)]  # entry, nodes, exit
         for position, node in enumerate([block.param_node, *nodes]):
             if node.kind in _STATIC_KINDS:
@@ -519,7 +526,7 @@ class _Emitter:
         if outs:
             self.emit(indent, _assignment(outs, [self.expr[v] for v in carried]), node)
         # Carried values the body never reads die before it runs: only `outs` holds them.
-        read_inside = set(_values_read_in_blocks(node))
+        read_inside = set(values_read_in_blocks(node))
         trip_value = node.inputs[0]
         early = [v for v in frees if v in carried and v is not trip_value and v not in read_inside]
         self.free(indent, early)
@@ -576,34 +583,6 @@ class _Emitter:
         )
         target = _tuple_target(outs) if outs else "[]"
         self.emit(indent, f"{target} = {helper}({args})", node, calls=True)
-
-
-def _last_uses(block: Block, nodes: list[Node]) -> dict[Value, int]:
-    """For each value read in ``block``, the position of its last reader: node ``i`` is at
-    ``i + 1``, the block's return at ``len(nodes) + 1`` (as in `ir.interpreter`)."""
-    last: dict[Value, int] = {}
-    for position, node in enumerate(nodes, start=1):
-        for value in node.inputs:
-            last[value] = position
-        if node.blocks:
-            for value in _values_read_in_blocks(node):
-                last[value] = position
-    for value in block.outputs:
-        last[value] = len(nodes) + 1
-    return last
-
-
-def _values_read_in_blocks(node: Node) -> list[Value]:
-    """Every value the nested blocks of ``node`` read (at any depth)."""
-    values: list[Value] = []
-    pending = list(node.blocks)
-    while pending:
-        block = pending.pop()
-        for inner in block.nodes():
-            values.extend(inner.inputs)
-            pending.extend(inner.blocks)
-        values.extend(block.outputs)
-    return values
 
 
 def _compile_error(node: Node, message: str) -> InterpreterError:

@@ -172,7 +172,7 @@ class _Compiler:
 
     def block(self, block: Block) -> BlockPlan:
         nodes = list(block.nodes())
-        last_use = _last_uses(block, nodes)
+        last_use = last_uses(block, nodes)
         frees: list[list[int]] = [[] for _ in range(len(nodes) + 2)]  # entry, each node, exit
         for position, node in enumerate([block.param_node, *nodes]):
             if node.kind in _STATIC_KINDS:
@@ -358,24 +358,30 @@ _STRUCTURAL: dict[str, Callable[[_Compiler, Node, tuple[int, ...]], Step | None]
 }
 
 
-def _last_uses(block: Block, nodes: list[Node]) -> dict[Value, int]:
+def last_uses(block: Block, nodes: list[Node]) -> dict[Value, int]:
     """For each value read in ``block``, the position of its last reader: node ``i`` is at
-    ``i + 1``, the block's return at ``len(nodes) + 1``. See Note [Freeing values]."""
+    ``i + 1``, the block's return at ``len(nodes) + 1``. See Note [Freeing values]; the
+    generated code (`ir.codegen`) frees by the same positions."""
     last: dict[Value, int] = {}
     for position, node in enumerate(nodes, start=1):
-        for value in _values_read(node):
+        for value in node.inputs:
+            last[value] = position
+        for value in values_read_in_blocks(node):
             last[value] = position
     for value in block.outputs:
         last[value] = len(nodes) + 1
     return last
 
 
-def _values_read(node: Node) -> list[Value]:
-    """The operands of ``node`` and every value its nested blocks read."""
-    values = list(node.inputs)
-    for block in node.blocks:
+def values_read_in_blocks(node: Node) -> list[Value]:
+    """Every value the nested blocks of ``node`` read, at any depth (none without blocks)."""
+    values: list[Value] = []
+    pending = list(node.blocks)
+    while pending:
+        block = pending.pop()
         for inner in block.nodes():
-            values.extend(_values_read(inner))
+            values.extend(inner.inputs)
+            pending.extend(inner.blocks)
         values.extend(block.outputs)
     return values
 

@@ -61,6 +61,14 @@ _ONE_AXIS_FFTS = [
 ]
 # (axes, norm) of the transforms over several axes.
 _MANY_AXES_FFTS = [((-2, -1), None), ((0, 2), "ortho"), ((1,), "forward")]
+# (a, b, a @ b) shapes for the two halves of matmul's gradient: matrix, vector, batch
+_MATMUL_SHAPES = [
+    ((3, 4), (4, 5), (3, 5)),
+    ((4,), (4, 5), (5,)),
+    ((3, 4), (4,), (3,)),
+    ((4,), (4,), ()),
+    ((2, 3, 4), (4, 5), (2, 3, 5)),
+]
 
 
 def _ties(rng: Rng) -> tuple[np.ndarray, np.ndarray]:
@@ -998,13 +1006,7 @@ SAMPLES: dict[str, list[Sample]] = {
             lambda r, a=a, b=b, g=g: (normal(r, *g), normal(r, *a), normal(r, *b)),
             (0, 2),
         )
-        for a, b, g in [
-            ((3, 4), (4, 5), (3, 5)),
-            ((4,), (4, 5), (5,)),
-            ((3, 4), (4,), (3,)),
-            ((4,), (4,), ()),
-            ((2, 3, 4), (4, 5), (2, 3, 5)),
-        ]
+        for a, b, g in _MATMUL_SHAPES
     ],
     "aten::_matmul_backward_other": [
         Sample(
@@ -1012,13 +1014,7 @@ SAMPLES: dict[str, list[Sample]] = {
             lambda r, a=a, b=b, g=g: (normal(r, *g), normal(r, *a), normal(r, *b)),
             (0, 1),
         )
-        for a, b, g in [
-            ((3, 4), (4, 5), (3, 5)),
-            ((4,), (4, 5), (5,)),
-            ((3, 4), (4,), (3,)),
-            ((4,), (4,), ()),
-            ((2, 3, 4), (4, 5), (2, 3, 5)),
-        ]
+        for a, b, g in _MATMUL_SHAPES
     ],
     "aten::_dot_backward": [
         Sample(
