@@ -14,7 +14,11 @@ the array it writes, and every view read after a write is derived again from the
 #   leads there; an in-place operator's result is an alias of what it wrote; any other value is
 #   a base of its own, since NumPy returns new arrays. A reshape of a view that is not
 #   contiguous is a copy in NumPy, so it starts a new base (graph inputs are taken to be
-#   C-contiguous).
+#   C-contiguous). Reading one element (``y[i]`` on a 1-D ``y``, ``y[i, j]`` on a 2-D one)
+#   gives a NumPy scalar, a copy: no view.
+# * Numbers. ``s += v`` on a Python number or a NumPy scalar rebinds ``s``; only on an array
+#   does it write: such ``copy_`` nodes are replaced by their source first (Note [Numbers and
+#   0-d arrays] in `passes.number_updates`).
 # * Versions. Walking the graph in order, each base has a current version. A write to an alias
 #   computes the alias's new contents out of place (WRITES), then scatters them up the chain of
 #   views (SCATTERS: ``select_scatter`` for a select, ``slice_scatter`` for a slice, the inverse
@@ -50,6 +54,7 @@ from ir.errors import IRError
 from ir.graph import PARAM, Block, Graph, Node, Value, in_block
 from ir.types import ANY, INT, NONE, TensorType, TupleType
 from passes.constant_propagation import constant_value, is_constant
+from passes.number_updates import rebind_number_updates
 from passes.registry import register_pass
 
 # In-place operator -> the out-of-place operator computing the new contents of its target, with
@@ -129,10 +134,23 @@ def _index_put_back(graph: Graph, view: Node, parent: Value, value: Value) -> Va
 def is_view(node: Node) -> bool:
     """Whether ``node``'s result is a view of its first operand: a view operator (SCATTERS),
     or ``aten::index`` with int and None items only, which is basic indexing in NumPy (the
-    frontend emits it for ``x[n]`` while n's type is not yet known to be an int)."""
+    frontend emits it for ``x[n]`` while n's type is not yet known to be an int). Reading one
+    element (every axis of an array of known rank indexed by an int) gives a NumPy scalar, a
+    copy, not a view."""
+    if _reads_one_element(node):
+        return False
     if node.kind in SCATTERS:
         return True
     return node.kind == "aten::index" and all(item.ty in (INT, NONE) for item in node.inputs[1:])
+
+
+def _reads_one_element(node: Node) -> bool:
+    """``y[i]`` on a 1-D ``y``, ``y[i, j]`` on a 2-D one: an int select or index with a 0-d
+    result (None items add axes, so a 0-d result means every axis got an int)."""
+    if node.kind not in ("aten::select", "aten::index"):
+        return False
+    ty = node.output.ty
+    return isinstance(ty, TensorType) and ty.shape == ()
 
 
 def _scatter(view: Node) -> Scatter:
@@ -167,19 +185,20 @@ def functionalize(graph: Graph) -> bool:
     """Rewrite in-place writes into out-of-place operators and scatters. See Note
     [Functionalisation].
 
-    Given:   graph(%y : Double(3), %v : Double()):
+    Given:   graph(%y : Double(3, 2), %v : Double(2)):
                %i : int = prim::Constant[value=0]()
-               %s : Double() = aten::select(%y, %i, %i)
-               %w : Double() = aten::copy_(%s, %v)
+               %s : Double(2) = aten::select(%y, %i, %i)
+               %w : Double(2) = aten::copy_(%s, %v)
                return (%y)
     Execute: functionalize(graph)
-    Result:  %w : Double() = aten::_written(%s, %v)
-             %y.1 : Double(3) = aten::select_scatter(%y, %w, %i, %i)
+    Result:  %w : Double(2) = aten::_written(%s, %v)
+             %y.1 : Double(3, 2) = aten::select_scatter(%y, %w, %i, %i)
              prim::WriteBack(%y, %y.1)
              return (%y.1)
     """
     if not any(node.kind in WRITES for node in graph.all_nodes()):
         return False
+    rebind_number_updates(graph)  # Note [Numbers and 0-d arrays]
     _pass_through_carried_arrays(graph.block)
     functionalizer = _Functionalizer(graph)
     env = _Env()
