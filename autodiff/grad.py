@@ -52,7 +52,7 @@ from autodiff.pipeline import (
 )
 from autodiff.runtime import CompiledGradient, Saved, ZeroSpec
 from autodiff.script import ScriptFunction
-from autodiff.specialize import argument_type, signature_key
+from autodiff.specialize import argument_type, numpy_scalar_positions, signature_key
 from autodiff.taps import Hook, HookRun, check_names, normalise_hooks, repeated_names, tap_sites
 from ir.graph import Graph
 from ir.interpreter import AUTOGRAD_ZERO
@@ -141,7 +141,8 @@ class _Differentiated:
                 self.scripted.check_declared(name, parameter.ty, ty)
             for index in wrt:
                 self.check_differentiable(names, index, types)
-            typed = typed_graph(self.scripted.parsed_for(types), types)
+            number_inputs = numpy_scalar_positions(values)
+            typed = typed_graph(self.scripted.parsed_for(types), types, number_inputs)
             sites = tap_sites(typed) if taps else {}
             check_names(self.qualname, sites, sorted(taps))
             gradient = differentiate_typed(typed, wrt, taps).gradient

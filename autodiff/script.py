@@ -38,6 +38,7 @@ from autodiff.specialize import (
     SignatureKey,
     argument_type,
     bind_arguments,
+    numpy_scalar_positions,
     runtime_value,
     signature_key,
 )
@@ -60,6 +61,15 @@ SPECIALISE_PIPELINE: tuple[PipelineStep, ...] = (
     ("cse", {}),
     ("dce", {}),
 )
+
+
+def with_number_inputs(pipeline: Sequence[PipelineStep], number_inputs: str) -> list[PipelineStep]:
+    """``pipeline`` with functionalisation told which inputs are NumPy scalars."""
+    return [
+        (name, {**options, "number_inputs": number_inputs} if name == "functionalize" else options)
+        for name, options in pipeline
+    ]
+
 
 _SCALAR_TYPES = (INT, FLOAT, BOOL)
 
@@ -125,8 +135,9 @@ class ScriptFunction:
         """The specialised graph a call with these arguments runs."""
         return self.executable_for(self.runtime_values(args, kwargs)).graph
 
-    def graph_for_types(self, types: Sequence[Type]) -> Graph:
-        """The graph specialised to parameter types given directly (one per parameter)."""
+    def graph_for_types(self, types: Sequence[Type], number_inputs: str = "") -> Graph:
+        """The graph specialised to parameter types given directly (one per parameter); the
+        parameters at ``number_inputs`` are given NumPy scalars (`numpy_scalar_positions`)."""
         names = list(self.signature.parameters)
         if len(types) != len(names):
             raise ArgumentError(
@@ -140,7 +151,7 @@ class ScriptFunction:
             arguments = ", ".join(f"{n}: {t}" for n, t in zip(names, types, strict=True))
             error.add_note_line(f"in {self.qualname}({arguments})")
             raise
-        run_passes(typed, SPECIALISE_PIPELINE)
+        run_passes(typed, with_number_inputs(SPECIALISE_PIPELINE, number_inputs))
         return typed
 
     def parsed_for(self, types: Sequence[Type]) -> Graph:
@@ -178,7 +189,7 @@ class ScriptFunction:
                 argument_type(self.qualname, name, value)
                 for name, value in zip(self.signature.parameters, values, strict=True)
             ]
-            compiled = executable(self.graph_for_types(types))
+            compiled = executable(self.graph_for_types(types, numpy_scalar_positions(values)))
             self.cache[key] = compiled
         return compiled
 

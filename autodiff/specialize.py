@@ -123,6 +123,13 @@ def argument_type(qualname: str, name: str, value: Any) -> Type:
     return FLOAT
 
 
+def numpy_scalar_positions(values: Sequence[Any]) -> str:
+    """The positions of the NumPy scalars among ``values``, as `passes.functionalize` takes
+    them (``"0,2"``): ``s += v`` rebinds one, where it writes into a 0-d array (Note [Numbers
+    and 0-d arrays] in `passes.number_updates`). The signature key tells the two apart."""
+    return ",".join(str(i) for i, value in enumerate(values) if isinstance(value, np.generic))
+
+
 def signature_key(values: Sequence[Any]) -> SignatureKey:
     """What compiled code depends on, per argument: its kind, and for arrays and NumPy scalars
     their dtype and shape. The values of Python numbers are left out on purpose.

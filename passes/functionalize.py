@@ -181,9 +181,10 @@ class _Env:
 
 
 @register_pass("functionalize")
-def functionalize(graph: Graph) -> bool:
+def functionalize(graph: Graph, *, number_inputs: str = "") -> bool:
     """Rewrite in-place writes into out-of-place operators and scatters. See Note
-    [Functionalisation].
+    [Functionalisation]. ``number_inputs``: the positions of the inputs that are NumPy scalars
+    at run time, comma-separated (``"0,2"``); every other tensor input is an array.
 
     Given:   graph(%y : Double(3, 2), %v : Double(2)):
                %i : int = prim::Constant[value=0]()
@@ -198,7 +199,8 @@ def functionalize(graph: Graph) -> bool:
     """
     if not any(node.kind in WRITES for node in graph.all_nodes()):
         return False
-    rebind_number_updates(graph)  # Note [Numbers and 0-d arrays]
+    positions = {int(position) for position in number_inputs.split(",") if position.strip()}
+    rebind_number_updates(graph, positions)  # Note [Numbers and 0-d arrays]
     _pass_through_carried_arrays(graph.block)
     functionalizer = _Functionalizer(graph)
     env = _Env()

@@ -13,9 +13,10 @@
 # * a NumPy scalar or a number (NUMBER): a Python number, the result of an operator or NumPy
 #   function whose result is 0-d (ufuncs, reductions, products, ``y[i]`` reading every axis
 #   with ints: all of them give NumPy scalars), and ``copy_`` into a number (its source);
-# * an array (ARRAY): a tensor of rank 1 or more, a graph input (an argument is taken to be
-#   an array), a constant that is one, the results of MAKES_ARRAY, a view of an array
-#   (``x.reshape(())``, ``x.T``), ``astype`` of one, a write's result;
+# * an array (ARRAY): a tensor of rank 1 or more, a graph input (unless the caller says it is
+#   a NumPy scalar: `autodiff.specialize.numpy_scalar_positions`), a constant that is one,
+#   the results of MAKES_ARRAY, a view of an array (``x.reshape(())``, ``x.T``), ``astype``
+#   of one, a write's result;
 # * EITHER: an If output or a loop-carried value that is one on some paths and the other on
 #   others, an element of a tuple or list that holds both, or a value out of a call.
 #
@@ -27,7 +28,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from enum import IntFlag
 
 import numpy as np
@@ -103,11 +104,13 @@ def _rank(value: Value) -> int | None:
     return None if value.ty.shape is None else len(value.ty.shape)
 
 
-def value_kinds(graph: Graph) -> dict[Value, Kind]:
-    """Each value's Kind, to a fixed point over loops. See Note [Numbers and 0-d arrays]."""
+def value_kinds(graph: Graph, number_inputs: Collection[int] = ()) -> dict[Value, Kind]:
+    """Each value's Kind, to a fixed point over loops; the inputs at ``number_inputs`` are
+    NumPy scalars, the other tensor inputs arrays. See Note [Numbers and 0-d arrays]."""
     kinds: dict[Value, Kind] = {}
-    for value in graph.inputs:
-        kinds[value] = Kind.ARRAY if isinstance(value.ty, TensorType) else Kind.NUMBER
+    for position, value in enumerate(graph.inputs):
+        array = isinstance(value.ty, TensorType) and position not in number_inputs
+        kinds[value] = Kind.ARRAY if array else Kind.NUMBER
     changed = True
     while changed:
         changed = _block_kinds(graph.block, kinds)
@@ -194,11 +197,11 @@ def _join(found: Iterable[Kind]) -> Kind:
     return joined
 
 
-def rebind_number_updates(graph: Graph) -> None:
+def rebind_number_updates(graph: Graph, number_inputs: Collection[int] = ()) -> None:
     """Replace each ``copy_`` into a number by its source (Python rebinds the name); refuse one
-    whose target is a 0-d array on some paths and a number on others. See Note [Numbers and
-    0-d arrays]."""
-    kinds = value_kinds(graph)
+    whose target is a 0-d array on some paths and a number on others. The inputs at
+    ``number_inputs`` are NumPy scalars. See Note [Numbers and 0-d arrays]."""
+    kinds = value_kinds(graph, number_inputs)
     pending = [graph.block]
     while pending:
         block = pending.pop()

@@ -213,3 +213,37 @@ def test_an_update_of_a_number_or_a_zero_d_array_is_refused_where_it_is() -> Non
     with pytest.raises(IRError, match="cannot tell whether 's' is a 0-d array") as info:
         ad.script(number_or_zero_d_array)(X)
     assert "s += 1.0" in str(info.value)
+
+
+def updated_argument(s, x):
+    before = s  # the argument itself: an array sees the update, a NumPy scalar does not
+    for i in range(3):
+        s += np.sum(x[i])
+    return s * 2.0, before
+
+
+@pytest.mark.parametrize(
+    "start", [np.float64(0.5), np.array(0.5), 0.5], ids=["numpy scalar", "0-d array", "float"]
+)
+def test_an_updated_argument_is_rebound_or_written_as_numpy_does(start: Any) -> None:
+    """The same function compiled for a NumPy scalar, a 0-d array and a float argument: the
+    signature tells them apart, and only the 0-d array is written in place."""
+    fresh = start.copy() if isinstance(start, np.ndarray) else start
+    compiled_start = start.copy() if isinstance(start, np.ndarray) else start
+    expected = updated_argument(fresh, X)
+    actual = ad.script(updated_argument)(compiled_start, X)
+    for a, e in zip(actual, expected, strict=True):
+        np.testing.assert_allclose(a, e, rtol=1e-12)
+    np.testing.assert_array_equal(compiled_start, fresh)  # the 0-d array written as NumPy does
+    (d_start, d_x) = ad.vjp(updated_argument, compiled_start, X)[1]((1.0, 1.0))
+
+    def total(value: float, x: np.ndarray) -> float:
+        as_given = np.array(value) if isinstance(start, np.ndarray) else type(start)(value)
+        return float(sum(np.sum(o) for o in updated_argument(as_given, x.copy())))
+
+    eps = 1e-6
+    numeric = (total(0.5 + eps, X) - total(0.5 - eps, X)) / (2 * eps)
+    np.testing.assert_allclose(d_start, numeric, rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(
+        d_x, central_difference(lambda x: total(0.5, x), X), rtol=1e-5, atol=1e-7
+    )
