@@ -23,7 +23,9 @@
 # An If output joins its branches' kinds, a loop-carried value its initial value's and the
 # body's result's (iterated to a fixed point). `rebind_number_updates` then replaces each
 # ``copy_`` into a NUMBER by its source, as Python rebinds, and refuses a ``copy_`` into a 0-d
-# EITHER: whether it updates the array others see or rebinds depends on the path taken.
+# EITHER: whether it updates the array others see or rebinds depends on the path taken. An item
+# assignment into a NUMBER (``s[...] = v``, also a ``copy_``, but not of ``s op v``) is refused
+# too: NumPy raises TypeError there.
 """
 
 from __future__ import annotations
@@ -198,24 +200,25 @@ def _join(found: Iterable[Kind]) -> Kind:
 
 
 def rebind_number_updates(graph: Graph, number_inputs: Collection[int] = ()) -> None:
-    """Replace each ``copy_`` into a number by its source (Python rebinds the name); refuse one
-    whose target is a 0-d array on some paths and a number on others. The inputs at
-    ``number_inputs`` are NumPy scalars. See Note [Numbers and 0-d arrays]."""
+    """Replace each ``copy_`` of ``s op= v`` into a number by its source (Python rebinds the
+    name); refuse an update whose target is a 0-d array on some paths and a number on others,
+    and an item assignment into a number (NumPy raises). The inputs at ``number_inputs`` are
+    NumPy scalars. See Note [Numbers and 0-d arrays]."""
     kinds = value_kinds(graph, number_inputs)
     pending = [graph.block]
     while pending:
         block = pending.pop()
         for node in list(block.nodes()):
             pending.extend(node.blocks)
-            if node.kind != "aten::copy_":
+            if node.kind not in _WRITES:
                 continue
             target, source = node.inputs[0], node.inputs[1]
             rank = _rank(target)
             if rank is None or rank > 0:
                 continue  # an array (a value of unknown rank: as the frontend left it)
             kind = kinds.get(target, Kind.UNKNOWN)
+            name = target.name_hint or "the value"
             if kind == Kind.EITHER and rank == 0:
-                name = target.name_hint or "the value"
                 raise IRError(
                     f"cannot tell whether '{name}' is a 0-d array, which this updates in "
                     "place, or a number, which it rebinds: it is one or the other depending "
@@ -223,6 +226,24 @@ def rebind_number_updates(graph: Graph, number_inputs: Collection[int] = ()) -> 
                     "on every path (np.asarray)",
                     node.source_range,
                 )
-            if kind == Kind.NUMBER or rank == -1:
-                node.output.replace_all_uses_with(source)
-                node.destroy()
+            if kind != Kind.NUMBER and rank != -1:
+                continue
+            if kind == Kind.NUMBER and not _updates(node):
+                raise IRError(
+                    f"'{name}' is a number here (a NumPy scalar: one element read out of an "
+                    "array, or what a NumPy function returned), which does not support item "
+                    f"assignment; write '{name} = ...', or make it an array (np.array({name}))",
+                    node.source_range,
+                )
+            node.output.replace_all_uses_with(source)
+            node.destroy()
+
+
+_WRITES = frozenset({"aten::copy_", "aten::index_put_", "aten::add_at_"})
+
+
+def _updates(write: Node) -> bool:
+    """Whether ``write`` is ``s op= v`` as the frontend emits it, ``copy_(s, s op v)``, rather
+    than an item assignment (``s[...] = v``)."""
+    target, source = write.inputs[0], write.inputs[1]
+    return write.kind == "aten::copy_" and source.node.inputs[:1] == [target]

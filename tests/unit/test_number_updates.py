@@ -247,3 +247,25 @@ def test_an_updated_argument_is_rebound_or_written_as_numpy_does(start: Any) -> 
     np.testing.assert_allclose(
         d_x, central_difference(lambda x: total(0.5, x), X), rtol=1e-5, atol=1e-7
     )
+
+
+def assigns_into_an_element(x):
+    s = x[0]
+    s[...] = 3.0
+    return s
+
+
+def assigns_into_a_sum(x):
+    s = np.sum(x)
+    s[()] = 3.0
+    return s
+
+
+@pytest.mark.parametrize("fn", [assigns_into_an_element, assigns_into_a_sum])
+def test_item_assignment_into_a_numpy_scalar_is_refused_where_it_is(fn: Any) -> None:
+    """NumPy raises TypeError ('numpy.float64' object does not support item assignment)."""
+    with pytest.raises(TypeError):
+        fn(np.arange(3.0))
+    with pytest.raises(IRError, match="'s' is a number here") as info:
+        ad.script(fn)(np.arange(3.0))
+    assert "s[" in str(info.value)
