@@ -75,13 +75,16 @@ class ScriptFunction:
     def __init__(self, fn: Callable[..., Any]) -> None:
         self.fn = fn
         self.signature = inspect.signature(fn)
-        graph_of = getattr(fn, "__autodiff_graph__", None)
-        if graph_of is not None:  # a gradient: Note [Gradient graphs] in autodiff.higher_order
-            self.graph: Graph = graph_of(None)
-        else:
+        # A gradient or a Jacobian (Note [Gradient graphs] in autodiff.higher_order): its graph
+        # is built per argument types (`parsed_for`); the one for the declared types, when asked.
+        self.graph_of: Callable[[Sequence[Type] | None], Graph] | None = getattr(
+            fn, "__autodiff_graph__", None
+        )
+        self._graph: Graph | None = None
+        if self.graph_of is None:
             module = compile_function(fn)
             run_module_passes(module, [("inline", {"entry_only": True})])
-            self.graph = next(iter(module.values()))
+            self._graph = next(iter(module.values()))
         self.cache: dict[SignatureKey, Runnable] = {}
         # How many arguments a call given by position only may pass for the short way of
         # Note [Specialisation cache]: one per parameter, when every parameter may be given
@@ -93,7 +96,16 @@ class ScriptFunction:
         )
         self.parsed: dict[tuple[Type, ...], Graph] = {}
         # A gradient's __dict__ (its own cache) stays its own.
-        functools.update_wrapper(self, fn, updated=() if graph_of is not None else ("__dict__",))
+        functools.update_wrapper(self, fn, updated=() if self.graph_of else ("__dict__",))
+
+    @property
+    def graph(self) -> Graph:
+        """The function as parsed, helpers inlined; for a gradient or a Jacobian, its graph
+        for the declared parameter types."""
+        if self._graph is None:
+            assert self.graph_of is not None
+            self._graph = self.graph_of(None)
+        return self._graph
 
     @property
     def __autodiff_source__(self) -> Callable[..., Any]:
@@ -103,7 +115,14 @@ class ScriptFunction:
 
     @property
     def qualname(self) -> str:
-        return str(getattr(self.fn, "__qualname__", self.graph.name))
+        return str(getattr(self.fn, "__qualname__", None) or self.graph.name)
+
+    def declared_types(self) -> list[Type]:
+        """The parameters' declared types; a gradient's or a Jacobian's checks its own when
+        its graph is built for argument types (`parsed_for`)."""
+        if self.graph_of is not None:
+            return [TensorType() for _ in self.signature.parameters]
+        return [v.ty for v in self.graph.inputs]
 
     def __repr__(self) -> str:
         return f"<ScriptFunction {self.qualname}>"
@@ -132,8 +151,8 @@ class ScriptFunction:
             raise ArgumentError(
                 f"{self.qualname}() takes {len(names)} parameter types, got {len(types)}"
             )
-        for name, declared, ty in zip(names, self.graph.inputs, types, strict=True):
-            self.check_declared(name, declared.ty, ty)
+        for name, declared, ty in zip(names, self.declared_types(), types, strict=True):
+            self.check_declared(name, declared, ty)
         try:
             typed = specialise(self.parsed_for(types), list(types))
         except ShapeError as error:
@@ -146,7 +165,14 @@ class ScriptFunction:
     def parsed_for(self, types: Sequence[Type]) -> Graph:
         """The parsed graph to specialise to ``types``: ``graph``, or where an unannotated
         parameter gets a Python number, the function compiled with that parameter typed so
-        (Note [Python numbers for unannotated parameters])."""
+        (Note [Python numbers for unannotated parameters]); for a gradient or a Jacobian, its
+        graph built for ``types``."""
+        if self.graph_of is not None:
+            key = tuple(types)
+            built = self.parsed.get(key)
+            if built is None:
+                built = self.parsed[key] = self.graph_of(types)
+            return built
         numbers = tuple(
             ty if ty in _SCALAR_TYPES and declared.ty == TensorType() else TensorType()
             for declared, ty in zip(self.graph.inputs, types, strict=True)
