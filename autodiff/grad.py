@@ -44,7 +44,7 @@ import numpy as np
 from autodiff import instrument
 from autodiff.errors import DifferentiationError
 from autodiff.gradient import Gradient
-from autodiff.higher_order import gradient_graph, jacobian_graph
+from autodiff.higher_order import complex_output_message, gradient_graph, jacobian_graph
 from autodiff.pipeline import (
     OutputTree,
     differentiate_typed,
@@ -356,6 +356,12 @@ class GradFunction(_Differentiated):
         outputs, saved = compiled.forward(values)
         value, aux = self.split_aux(compiled.result(outputs))
         _check_scalar(self.qualname, value)
+        if np.iscomplexobj(value):
+            loss = compiled.runtime.gradient.f.outputs[0]
+            raise DifferentiationError(
+                complex_output_message(self.qualname, np.result_type(value).name),
+                loss.node.source_range,
+            )
         seeds: list[Any] = [np.ones_like(np.asarray(value))]
         seeds.extend(None for _ in outputs[1:])
         retained: dict[str, Any] = {}

@@ -31,6 +31,15 @@ from passes.shape_propagation import propagate_shapes
 _REVERSE_NODES = ("prim::GradOf", "prim::AutogradAdd", "prim::AutogradZero")
 
 
+def complex_output_message(name: str, dtype: str) -> str:
+    """Why ``grad`` refuses a complex loss, as JAX and PyTorch do: its derivative is not one
+    gradient (Note [Complex gradients] in `autodiff.formulas` is for real losses)."""
+    return (
+        f"grad requires real-valued outputs, but {name}() returns {dtype}: differentiate "
+        "np.real, np.imag or np.abs of it, or use ad.vjp with a complex cotangent"
+    )
+
+
 def _write_back_last(graph: Graph) -> None:
     """Arguments the function writes to are overwritten after the inlined reverse program,
     which reads them as they were passed (Note [Arguments written to] in
@@ -61,6 +70,10 @@ def gradient_graph(
             f"the gradient of {graph.name}() as a graph needs it to return one scalar array"
         )
     (value,) = result.outputs
+    if isinstance(value.ty, TensorType) and value.ty.dtype and value.ty.dtype.startswith("complex"):
+        raise DifferentiationError(
+            complex_output_message(str(graph.name), value.ty.dtype), value.node.source_range
+        )
     wrt_values = [result.inputs[i] for i in wrt]
     details = add_reverse(result, wrt_values)
     propagate_shapes(result)
