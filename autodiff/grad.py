@@ -35,13 +35,14 @@ from __future__ import annotations
 import copy
 import functools
 import weakref
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from autodiff import instrument
+from autodiff.cache import CompilationCache
 from autodiff.errors import DifferentiationError
 from autodiff.gradient import Gradient
 from autodiff.higher_order import complex_output_message, gradient_graph, jacobian_graph
@@ -156,7 +157,10 @@ class _Differentiated:
 
     def __init__(self, fn: Callable[..., Any]) -> None:
         self.scripted = _as_script(fn)
-        self.cache: dict[tuple[Hashable, ...], CompiledFunction] = {}
+        # Bounded, and counting compilations for the RecompileWarning: Note [Cache bounds]
+        self.cache: CompilationCache[CompiledFunction] = CompilationCache(
+            f"the gradient of {self.scripted.qualname}()", counts=True
+        )
 
     @property
     def qualname(self) -> str:
@@ -168,7 +172,7 @@ class _Differentiated:
         """The compiled gradient for these arguments w.r.t. the parameters ``wrt``, handing
         the gradients of the ``taps`` named to hooks. See Note [Gradient cache]."""
         signature = (signature_key(values), wrt, taps)
-        compiled = self.cache.get(signature)
+        compiled = self.cache.lookup(signature)
         if compiled is None:
             names = list(self.scripted.signature.parameters)
             types = [
@@ -187,7 +191,7 @@ class _Differentiated:
             compiled = CompiledFunction(
                 CompiledGradient(gradient, values), output_tree(typed), repeated_names(sites, taps)
             )
-            self.cache[signature] = compiled
+            self.cache.store(signature, compiled)
         return compiled
 
     def check_differentiable(self, names: list[str], index: int, types: list[Type]) -> None:
@@ -332,18 +336,24 @@ class GradFunction(_Differentiated):
         self.retain = (retain,) if isinstance(retain, str) else tuple(dict.fromkeys(retain))
         self.hooks = normalise_hooks(hooks)
         self.taps = frozenset(self.retain) | frozenset(self.hooks)
-        self.hits: dict[Hashable, Callable[[Sequence[Any]], Any]] = {}
+        self.hits: CompilationCache[Callable[[Sequence[Any]], Any]] = CompilationCache(
+            f"the gradient of {self.qualname}()"
+        )
         """Per signature key, the hit path of what ``cache`` holds for it; none with taps.
-        See Note [Gradient cache]."""
+        See Note [Gradient cache]; bounded as ``cache`` is (Note [Cache bounds])."""
         # Not updating __dict__: the function may be another GradFunction (``grad(grad(f))``).
         functools.update_wrapper(self, self.scripted.fn, updated=())
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if not kwargs and len(args) == self.scripted.positional_arity:
-            hit = self.hits.get(signature_key(args))
+            hits = self.hits
+            key = signature_key(args)
+            hit = hits.get(key)
             # Node hooks and saved-value hooks are handled the general way; their lists are
             # read directly, a truth test each (Note [Instrumented runs]).
             if hit is not None and not (instrument._NODE_HOOKS or instrument._SAVED_HOOKS):
+                if len(hits) > 1:  # most recently used: Note [Cache bounds]
+                    hits.move_to_end(key)
                 return hit(args)
         return self.general_call(args, kwargs)
 
@@ -374,7 +384,7 @@ class GradFunction(_Differentiated):
             grads = _gradients(compiled.runtime, saved, seeds, values, wrt)
             key = signature_key(values)
             if key not in self.hits:
-                self.hits[key] = self.hit_path(compiled, values, wrt, value)
+                self.hits.store(key, self.hit_path(compiled, values, wrt, value))
         grad: Any = grads[0] if isinstance(self.argnums, int) else tuple(grads)
         if self.with_value:
             result: Any = ((value, aux) if self.has_aux else value), grad

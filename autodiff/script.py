@@ -7,7 +7,7 @@ by the executor `ir.codegen.executable` picks, with the plain function's observa
 # cache. A miss specialises the parsed graph to the arguments' types, cleans it up with the
 # SPECIALISE_PIPELINE, and compiles it with `ir.codegen.executable`. Only a compilation that
 # succeeded is stored, so a call that fails with a shape error leaves nothing behind for the
-# next call to trip on.
+# next call to trip on. The cache is a bounded LRU (Note [Cache bounds] in `autodiff.cache`).
 #
 # A hit is the common call, so it takes a short way: arguments given by position, one per
 # parameter, are keyed as they come (`signature_key` gives a value that would be converted or
@@ -33,9 +33,9 @@ from collections.abc import Callable, Sequence
 from types import FunctionType
 from typing import Any
 
+from autodiff.cache import CompilationCache
 from autodiff.specialize import (
     ArgumentError,
-    SignatureKey,
     argument_type,
     bind_arguments,
     runtime_value,
@@ -85,7 +85,8 @@ class ScriptFunction:
             module = compile_function(fn)
             run_module_passes(module, [("inline", {"entry_only": True})])
             self._graph = next(iter(module.values()))
-        self.cache: dict[SignatureKey, Runnable] = {}
+        # Bounded, and counting compilations for the RecompileWarning: Note [Cache bounds]
+        self.cache: CompilationCache[Runnable] = CompilationCache(f"{self.qualname}()", counts=True)
         # How many arguments a call given by position only may pass for the short way of
         # Note [Specialisation cache]: one per parameter, when every parameter may be given
         # by position (else -1: such a call always binds).
@@ -94,7 +95,7 @@ class ScriptFunction:
         self.positional_arity = (
             len(parameters) if all(p.kind in by_position for p in parameters) else -1
         )
-        self.parsed: dict[tuple[Type, ...], Graph] = {}
+        self.parsed: CompilationCache[Graph] = CompilationCache(f"{self.qualname}()")
         # A gradient's __dict__ (its own cache) stays its own.
         functools.update_wrapper(self, fn, updated=() if self.graph_of else ("__dict__",))
 
@@ -130,7 +131,11 @@ class ScriptFunction:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         found = None
         if not kwargs and len(args) == self.positional_arity:  # Note [Specialisation cache]
-            found = self.cache.get(signature_key(args))
+            cache = self.cache
+            key = signature_key(args)
+            found = cache.get(key)
+            if found is not None and len(cache) > 1:  # most recently used: Note [Cache bounds]
+                cache.move_to_end(key)
         if found is not None:
             results = found.run(list(args))
         else:
@@ -169,9 +174,10 @@ class ScriptFunction:
         graph built for ``types``."""
         if self.graph_of is not None:
             key = tuple(types)
-            built = self.parsed.get(key)
+            built = self.parsed.lookup(key)
             if built is None:
-                built = self.parsed[key] = self.graph_of(types)
+                built = self.graph_of(types)
+                self.parsed.store(key, built)
             return built
         numbers = tuple(
             ty if ty in _SCALAR_TYPES and declared.ty == TensorType() else TensorType()
@@ -179,13 +185,13 @@ class ScriptFunction:
         )
         if all(ty == TensorType() for ty in numbers) or not isinstance(self.fn, FunctionType):
             return self.graph
-        graph = self.parsed.get(numbers)
+        graph = self.parsed.lookup(numbers)
         if graph is None:
             module = compile_function(self.fn, argument_types=numbers)
             run_module_passes(module, [("inline", {"entry_only": True})])
             graph = next(iter(module.values()))
             graph.name = self.graph.name
-            self.parsed[numbers] = graph
+            self.parsed.store(numbers, graph)
         return graph
 
     def runtime_values(self, args: Sequence[Any], kwargs: dict[str, Any]) -> list[Any]:
@@ -198,14 +204,14 @@ class ScriptFunction:
 
     def executable_for(self, values: Sequence[Any]) -> Runnable:
         key = signature_key(values)
-        compiled = self.cache.get(key)
+        compiled = self.cache.lookup(key)
         if compiled is None:
             types = [
                 argument_type(self.qualname, name, value)
                 for name, value in zip(self.signature.parameters, values, strict=True)
             ]
             compiled = executable(self.graph_for_types(types))
-            self.cache[key] = compiled
+            self.cache.store(key, compiled)
         return compiled
 
     def check_declared(self, name: str, declared: Type, given: Type) -> None:
