@@ -174,3 +174,29 @@ def test_scripted_code_calling_a_jacobian_is_refused_at_the_call() -> None:
     assert "test_nested_derivatives.py:" in message
     assert "np.sum(sine_jacobian(x))" in message
     assert "^" in message
+
+
+def sine_loop(x):
+    s = x * 1.0
+    for _ in range(2):
+        s = np.sin(s) * x
+    return s
+
+
+def test_third_jacobian_through_a_loop() -> None:
+    second = ad.jacobian(ad.jacobian(sine_loop))
+    third = ad.jacobian(second)(Y)
+    assert third.shape == (2, 2, 2, 2)
+    np.testing.assert_allclose(third, central_jacobian(second, Y), rtol=1e-6, atol=1e-8)
+
+
+def overwrites_its_argument(x):
+    x[0] = 2.0 * x[1]
+    return x * x
+
+
+def test_nested_jacobian_of_a_function_that_writes_its_argument() -> None:
+    first = ad.jacobian(overwrites_its_argument)
+    second = ad.jacobian(first)(np.array([1.0, 2.0]))
+    expected = central_jacobian(lambda z: first(z.copy()), np.array([1.0, 2.0]))
+    np.testing.assert_allclose(second, expected, rtol=1e-6, atol=1e-8)
