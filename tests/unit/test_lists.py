@@ -263,6 +263,31 @@ def test_the_gradient_of_a_list_is_a_list_of_the_same_length() -> None:
     assert grad.df.outputs[0].node.inputs[0].ty == TensorType("float64", (2, 3))
 
 
+def list_of_weight_pairs(W, b, x):
+    # Issue 15, item 7: the elements are tuples, so their zero gradients are tuples of zeros
+    # (aten::_list_index_backward) and two list gradients add tuple by tuple, not by `+`, which
+    # concatenates tuples (aten::_add_lists).
+    params = [(W, b), (W * 2, b)]
+    return np.sum(params[0][0] @ x + params[1][1]) + np.sum(np.tanh(params[1][0] @ x))
+
+
+def test_a_list_of_tuples_built_in_the_function_is_differentiated() -> None:
+    args = (np.array([[0.3, -0.2], [0.5, 0.1]]), np.array([0.4, -0.7]), np.array([0.2, 0.9]))
+    grads = ad.grad(list_of_weight_pairs, argnums=(0, 1, 2))(*args)
+    for position, grad in enumerate(grads):
+        expected = finite_differences(list_of_weight_pairs, args, position)
+        np.testing.assert_allclose(grad, expected, rtol=1e-6, atol=1e-8)
+    assert ad.gradcheck(list_of_weight_pairs, *args).ok
+    hessian = ad.hessian(list_of_weight_pairs, argnums=2)(*args)
+    grad_x = ad.grad(list_of_weight_pairs, argnums=2)
+    eps = 1e-6
+    columns = [
+        (grad_x(*args[:2], args[2] + eps * d) - grad_x(*args[:2], args[2] - eps * d)) / (2 * eps)
+        for d in np.eye(2)
+    ]
+    np.testing.assert_allclose(hessian, np.stack(columns, axis=-1), rtol=1e-6, atol=1e-7)
+
+
 # ---- second derivatives -------------------------------------------------------------------------
 
 
