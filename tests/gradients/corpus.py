@@ -604,6 +604,28 @@ def einsum_chain_and_transpose(a, b, v):
     return np.einsum("ij,jk,k->", a, b, v) + np.sum(np.einsum("ij->ji", a) ** 2)
 
 
+# np.einsum broadcasts a label of length 1 against a longer one (issue 15, item 8): the
+# gradient of such an operand is summed along it.
+@case(arrays((1, 3, 2), (4, 2, 5)))
+def einsum_broadcast_batch(x, w):
+    return np.sum(np.einsum("mnd,mdo->mno", x, w) ** 2)
+
+
+@case(arrays((4, 3, 2), (1, 2, 5)))
+def einsum_broadcast_batch_of_the_second(x, w):
+    return np.sum(np.tanh(np.einsum("mnd,mdo->mno", x, w)))
+
+
+@case(arrays((1, 3), (4, 1), (1,)))
+def einsum_broadcast_each_operand(a, b, c):
+    return np.sum(np.einsum("ij,ij,j->i", a, b, c) ** 2)
+
+
+@case(arrays((1, 2, 3), (4, 1, 2)))
+def einsum_broadcast_summed_labels(x, y):
+    return np.sum(np.einsum("mij,mjk->ik", x, y) ** 2)
+
+
 @case(arrays((2, 3, 4), (3, 4, 2), (3,)))
 def tensordot_inner_outer(a, b, v):
     t = np.tensordot(a, b, axes=([1, 2], [0, 1]))
