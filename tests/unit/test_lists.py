@@ -333,3 +333,64 @@ def test_vjp_of_a_function_that_returns_a_list_takes_a_list_cotangent() -> None:
     np.testing.assert_allclose(out[0], np.sin(x))
     (dx,) = vjp_fn([np.ones(3), np.full(3, 0.5)])
     np.testing.assert_allclose(dx, np.cos(x) + 1.0)
+
+
+# ---- cotangents of results that are sequences (issue 15, item 9) ------------------------------
+
+
+def split_unequally(x):
+    return np.split(x, [1, 3])
+
+
+def array_split_unequally(x):
+    return np.array_split(x, 4)
+
+
+def hsplit_unequally(x):
+    return np.hsplit(x, [1])
+
+
+def vsplit_unequally(x):
+    return np.vsplit(x, [1])
+
+
+def dsplit_unequally(x):
+    return np.dsplit(x, [1, 2])
+
+
+SPLITS = [
+    (split_unequally, (6,), 0),
+    (array_split_unequally, (6,), 0),
+    (hsplit_unequally, (2, 3, 4), 1),
+    (vsplit_unequally, (3, 2), 0),
+    (dsplit_unequally, (2, 2, 4), 2),
+]
+
+
+@pytest.mark.parametrize(("fn", "shape", "axis"), SPLITS, ids=[s[0].__name__ for s in SPLITS])
+@pytest.mark.parametrize("sequence", [list, tuple])
+def test_vjp_of_unequal_pieces_takes_one_cotangent_per_piece(
+    fn: Callable[..., Any], shape: tuple[int, ...], axis: int, sequence: type
+) -> None:
+    # The pieces' cotangents, of different shapes, went through np.shape as one array.
+    x = np.random.default_rng(0).standard_normal(shape)
+    pieces, vjp_fn = ad.vjp(fn, x)
+    for piece, expected in zip(pieces, fn(x), strict=True):
+        np.testing.assert_array_equal(piece, expected)
+    cotangents = [np.full(np.shape(p), float(k + 1)) for k, p in enumerate(pieces)]
+    (dx,) = vjp_fn(sequence(cotangents))
+    np.testing.assert_array_equal(dx, np.concatenate(cotangents, axis=axis))
+    # None stands for the zeros of a piece that is not used.
+    (dx,) = vjp_fn(sequence([None, *cotangents[1:]]))
+    cotangents[0] = np.zeros(np.shape(pieces[0]))
+    np.testing.assert_array_equal(dx, np.concatenate(cotangents, axis=axis))
+
+
+def test_a_malformed_cotangent_of_pieces_is_refused_naming_the_piece() -> None:
+    _, vjp_fn = ad.vjp(split_unequally, np.arange(6.0))
+    with pytest.raises(ad.DifferentiationError, match=r"piece 1 of the result .* shape \(2,\)"):
+        vjp_fn([np.ones(1), np.ones(3), np.ones(3)])
+    with pytest.raises(ad.DifferentiationError, match="must be a list or tuple of 3"):
+        vjp_fn([np.ones(1), np.ones(2)])
+    with pytest.raises(ad.DifferentiationError, match="must be a list or tuple of 3"):
+        vjp_fn(np.ones(6))
