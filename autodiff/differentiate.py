@@ -269,6 +269,18 @@ class _ReverseBuilder:
             return self.graph.insert("aten::zeros_like", (value, none), (value.ty,)).output
         return self.graph.insert("aten::_zeros_like_value", (value,), (value.ty,)).output
 
+    def never_the_sentinel(self, value: Value, grad: Value) -> Value:
+        """``grad`` (the gradient of ``value``) plus zeros like ``value``: what a reverse loop
+        carries to its next iteration, which `specialize-autograd-zero` specialises assuming
+        it is never AUTOGRAD_ZERO. When ``value``'s shape changes from one iteration to the
+        next, a gradient that turns out to be zero (the gradient of a value only a condition
+        reads) cannot be materialised from its type, so it is materialised from ``value``: the
+        AutogradAdd becomes those zeros, or ``grad`` plus them, or stays a run-time check."""
+        zeros = self.zero_for(value)
+        total = self.graph.insert("prim::AutogradAdd", (grad, zeros), (value.ty,))
+        total.output.name_hint = grad.name_hint
+        return total.output
+
     def set_grad(self, value: Value, grad: Value) -> None:
         previous = self.grad_map.get(value)
         if previous is None:
@@ -410,9 +422,11 @@ class _ReverseBuilder:
             reverse_body.register_output(self.graph.insert_constant(True, BOOL))
         for k in carried:
             found = loop_body.grad_map.get(params[k])
-            if found is None:
-                with self.graph.inserting_at_end(reverse_body):
+            with self.graph.inserting_at_end(reverse_body):
+                if found is None:
                     found = loop_body.zero_for(params[k])
+                elif isinstance(params[k].ty, TensorType) and not can_materialise(params[k].ty):
+                    found = loop_body.never_the_sentinel(params[k], found)
             reverse_body.register_output(found)
             reverse_loop.add_output(params[k].ty, _grad_name(params[k]))
         # Accumulators: what the iterations send to values from outside the loop, summed.
