@@ -252,3 +252,37 @@ def test_a_zero_gradient_whose_joined_type_lost_its_dtype_is_materialised(n: int
     rng = np.random.default_rng(n)
     args = (rng.standard_normal(3), rng.standard_normal(3), np.array(0.3), n)
     assert ad.gradcheck(scalar_gradient_lost_its_dtype, *args).ok
+
+
+# ---- sizes read from a carried value whose shape changes (issue 15, item 9b) -------------------
+# Shape propagation kept what it learnt in the loop's first round, while the carried `s` still
+# had its initial shape: the arrays sized by `s.shape` were typed with that shape, and the
+# reverse program, which trusts the types (loop tapes, sums back to an operand's shape), failed
+# in the second iteration.
+
+
+def sized_by_a_growing_value_in_a_while(x, c, n):
+    s = x * c
+    i = 0
+    while i < n:
+        w = np.ones(s.shape[:1]) * c
+        s = np.concatenate([(s + w)[None].reshape(-1), c[None]])
+        i = i + 1
+    return np.sum(s * s)
+
+
+def broadcast_against_a_growing_value(x, c, n):
+    s = x * c
+    for _ in range(n):
+        w = np.ones((s.shape[0], 1)) * c
+        s = np.concatenate([np.sum(s + w, axis=0), c[None]])
+    return np.sum(s * s)
+
+
+@pytest.mark.parametrize(
+    "fn", [sized_by_a_growing_value_in_a_while, broadcast_against_a_growing_value]
+)
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_sizes_of_a_growing_carried_value_are_read_each_iteration(fn: Any, n: int) -> None:
+    x = np.array([0.1, -0.2, 0.3])
+    assert ad.gradcheck(fn, x, np.array(0.3), n).ok
