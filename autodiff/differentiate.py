@@ -136,7 +136,9 @@ def differentiate_graph(graph: Graph) -> bool:
     return bool(details.df_output_vjps)
 
 
-def add_reverse(graph: Graph, wrt: list[Value]) -> ReverseDetails:
+def add_reverse(
+    graph: Graph, wrt: list[Value], *, materialise_zeros: bool = False
+) -> ReverseDetails:
     """Append the reverse program of ``graph`` w.r.t. ``wrt`` (mutates ``graph``).
 
     Given:   graph(%x : Double(3)): %y = aten::tanh(%x); return (%y)
@@ -150,6 +152,11 @@ def add_reverse(graph: Graph, wrt: list[Value]) -> ReverseDetails:
                    -> (%dx.1)
                return (%y)
 
+    With ``materialise_zeros``, the gradient a value gets when nothing sends it one is zeros
+    like it rather than the AUTOGRAD_ZERO sentinel wherever its type is an array type without
+    a shape (a gradient graph built for generic argument types): see Note [Gradients of
+    gradients at generic types] in `autodiff.higher_order`.
+
     See Note [The reverse block].
     """
     needs = values_requiring_grad(graph, wrt)
@@ -157,7 +164,9 @@ def add_reverse(graph: Graph, wrt: list[Value]) -> ReverseDetails:
     graph.block.append_node(reverse_node)
     details = ReverseDetails(reverse_node)
     routes: list[Callable[[], None]] = []
-    builder = _ReverseBuilder(graph, details.reverse_block, needs, graph.block, routes)
+    builder = _ReverseBuilder(
+        graph, details.reverse_block, needs, graph.block, routes, materialise_zeros
+    )
     details.grad_map = builder.grad_map
 
     # 1. One vjp parameter per output that needs a gradient.
@@ -206,17 +215,21 @@ class _ReverseBuilder:
         needs: set[Value],
         forward: Block,
         routes: list[Callable[[], None]],
+        materialise_zeros: bool = False,
     ) -> None:
         self.graph = graph
         self.block = block
         self.needs = needs
         self.forward = forward
+        self.materialise_zeros = materialise_zeros
         self.grad_map: dict[Value, Value] = {}
         # What `add_reverse` does once every reverse is built: Note [Control-flow derivatives].
         self.routes = routes
 
     def nested(self, block: Block, forward: Block) -> _ReverseBuilder:
-        return _ReverseBuilder(self.graph, block, self.needs, forward, self.routes)
+        return _ReverseBuilder(
+            self.graph, block, self.needs, forward, self.routes, self.materialise_zeros
+        )
 
     def differentiate(self, forward_nodes: list[Node]) -> None:
         """The reverse of ``forward_nodes`` (listed before any is differentiated, since
@@ -237,7 +250,10 @@ class _ReverseBuilder:
         grad = self.grad_map.get(value)
         if grad is None:
             with self.graph.inserting_at_end(self.block):
-                grad = self.graph.insert("prim::AutogradZero", (), (value.ty,)).output
+                if self.materialise_zeros and isinstance(value.ty, TensorType):
+                    grad = self.zero_for(value)
+                else:
+                    grad = self.graph.insert("prim::AutogradZero", (), (value.ty,)).output
             self.grad_map[value] = grad
         return grad
 
@@ -252,6 +268,18 @@ class _ReverseBuilder:
             none = self.graph.insert_constant(None, NONE)
             return self.graph.insert("aten::zeros_like", (value, none), (value.ty,)).output
         return self.graph.insert("aten::_zeros_like_value", (value,), (value.ty,)).output
+
+    def never_the_sentinel(self, value: Value, grad: Value) -> Value:
+        """``grad`` (the gradient of ``value``) plus zeros like ``value``: what a reverse loop
+        carries to its next iteration, which `specialize-autograd-zero` specialises assuming
+        it is never AUTOGRAD_ZERO. When ``value``'s shape changes from one iteration to the
+        next, a gradient that turns out to be zero (the gradient of a value only a condition
+        reads) cannot be materialised from its type, so it is materialised from ``value``: the
+        AutogradAdd becomes those zeros, or ``grad`` plus them, or stays a run-time check."""
+        zeros = self.zero_for(value)
+        total = self.graph.insert("prim::AutogradAdd", (grad, zeros), (value.ty,))
+        total.output.name_hint = grad.name_hint
+        return total.output
 
     def set_grad(self, value: Value, grad: Value) -> None:
         previous = self.grad_map.get(value)
@@ -394,9 +422,11 @@ class _ReverseBuilder:
             reverse_body.register_output(self.graph.insert_constant(True, BOOL))
         for k in carried:
             found = loop_body.grad_map.get(params[k])
-            if found is None:
-                with self.graph.inserting_at_end(reverse_body):
+            with self.graph.inserting_at_end(reverse_body):
+                if found is None:
                     found = loop_body.zero_for(params[k])
+                elif isinstance(params[k].ty, TensorType) and not can_materialise(params[k].ty):
+                    found = loop_body.never_the_sentinel(params[k], found)
             reverse_body.register_output(found)
             reverse_loop.add_output(params[k].ty, _grad_name(params[k]))
         # Accumulators: what the iterations send to values from outside the loop, summed.

@@ -58,6 +58,7 @@ from autodiff.specialize import argument_type, numpy_scalar_positions, signature
 from autodiff.taps import Hook, HookRun, check_names, normalise_hooks, repeated_names, tap_sites
 from ir.graph import Graph
 from ir.interpreter import AUTOGRAD_ZERO
+from ir.ops.gradients import zeros_like_value
 from ir.types import TensorType, Type
 from passes.requires_grad import can_hold_gradient
 
@@ -226,6 +227,33 @@ def _describe(part: Any) -> str:
 
 def _shape_of(value: Any) -> tuple[int, ...]:
     return tuple(np.shape(value))
+
+
+def _checked_cotangent(seed: Any, output: Any, where: str) -> Any:
+    """The cotangent ``seed`` of ``output`` (``where`` names it: "the result of f()"), checked
+    to be shaped like it. A result that is a list or tuple as a value (``np.split``'s pieces)
+    takes a list or tuple of one cotangent per piece, each of the piece's shape or None for
+    zeros, as JAX takes a pytree; ``df`` gets it as the kind of sequence the result is."""
+    if seed is None:
+        return None
+    if isinstance(output, list | tuple):
+        if not (isinstance(seed, list | tuple) and len(seed) == len(output)):
+            raise DifferentiationError(
+                f"the cotangent of {where}, a {type(output).__name__} of {len(output)}, must "
+                f"be a list or tuple of {len(output)}, but it is {_describe(seed)}"
+            )
+        return type(output)(
+            zeros_like_value(part)
+            if part_seed is None
+            else _checked_cotangent(part_seed, part, f"piece {index} of {where}")
+            for index, (part_seed, part) in enumerate(zip(seed, output, strict=True))
+        )
+    if isinstance(seed, list | tuple) or _shape_of(seed) != _shape_of(output):
+        raise DifferentiationError(
+            f"the cotangent of {where} has {_describe(seed)}, but {where} has shape "
+            f"{_shape_of(output)}"
+        )
+    return seed
 
 
 def _check_scalar(qualname: str, value: Any) -> None:
@@ -587,13 +615,12 @@ def vjp(fn: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple[
     out = compiled.result(outputs)
 
     def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
-        seeds = compiled.flatten(cotangent, scripted.qualname)
-        for seed, output in zip(seeds, outputs, strict=True):
-            if seed is not None and _shape_of(seed) != _shape_of(output):
-                raise DifferentiationError(
-                    f"the cotangent has shape {_shape_of(seed)}, "
-                    f"but {scripted.qualname}() returned shape {_shape_of(output)}"
-                )
+        seeds = [
+            _checked_cotangent(seed, output, f"the result of {scripted.qualname}()")
+            for seed, output in zip(
+                compiled.flatten(cotangent, scripted.qualname), outputs, strict=True
+            )
+        ]
         grads = _gradients(compiled.runtime, saved, seeds, values, wrt, retain=True)
         by_position = dict(zip(wrt, grads, strict=True))
         return tuple(by_position.get(index) for index in range(len(args)))

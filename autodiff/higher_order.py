@@ -11,6 +11,20 @@ again (second derivatives, Hessians) or inlined into a scripted caller.
 # `ir.ops.gradients` have formulas for that). A gradient that still needs a GradOf guard, an
 # AutogradAdd or an AutogradZero is refused with a DifferentiationError naming it rather than
 # handed to a second differentiation that would not know it.
+
+# Note [Gradients of gradients at generic types]
+# ``ad.grad(g)`` of a gradient ``g`` builds g's graph for its parameters' declared types
+# (``Tensor``, no shape), and scripted callers build it for the types they know. At such types
+# specialize-autograd-zero cannot materialise a zero from a gradient's type, so a gradient
+# that is zero in some places and not in others stays a run-time choice: a reverse loop whose
+# carried gradient starts as the sentinel (the gradient of a loop result only a non-
+# differentiable use reads), or a GradOf with one zero input. Below the third derivative
+# through a loop this happens to resolve; from it on it does not. So when the first attempt
+# leaves reverse nodes, the gradient is built again with `add_reverse`'s
+# ``materialise_zeros``: every array gradient nothing is sent to starts as ``zeros_like`` of
+# its value, a real array, and the specialisation resolves everything (at the cost of some
+# arithmetic on zeros, only in graphs that would otherwise be refused). What still remains
+# is refused with the location of the value whose gradient stays undecided.
 """
 
 from __future__ import annotations
@@ -22,7 +36,7 @@ import numpy as np
 from autodiff.differentiate import add_reverse
 from autodiff.errors import DifferentiationError
 from autodiff.pipeline import FORWARD_CLEANUP, typed_graph
-from ir.graph import Graph, Value
+from ir.graph import Graph, Node, Value
 from ir.types import BOOL, FLOAT, INT, NONE, SCALAR, TENSOR, TensorType, TupleType, Type
 from passes.functionalize import WRITE_BACK
 from passes.registry import run_passes
@@ -58,12 +72,40 @@ def gradient_graph(
 ) -> Graph:
     """The graph of the gradient of scalar-valued ``graph`` w.r.t. the inputs at ``wrt``,
     specialised to ``input_types``: it returns the gradient (a tuple of them when
-    ``several``), preceded by the value when ``with_value``. See Note [Gradient graphs].
+    ``several``), preceded by the value when ``with_value``. See Note [Gradient graphs] and
+    Note [Gradients of gradients at generic types].
 
     Given:   graph(%x : Tensor): %y = aten::sum(aten::sin(%x)); return (%y)
     Execute: gradient_graph(graph, [Tensor], [0], several=False)
     Result:  graph(%x : Tensor): ... %dx = aten::mul(..., aten::cos(%x)); return (%dx)
     """
+    result = _gradient_graph(graph, input_types, wrt, several, with_value, False)
+    if _left_reverse_nodes(result):
+        result = _gradient_graph(graph, input_types, wrt, several, with_value, True)
+    left = _left_reverse_nodes(result)
+    if left:
+        kinds = ", ".join(sorted({n.kind for n in left}))
+        raise DifferentiationError(
+            f"cannot differentiate {graph.name}() again or call its gradient from scripted "
+            "code: the gradient of the value computed here stays a run-time choice between "
+            f"zero and not zero ({kinds})",
+            next((n.source_range for n in left if n.source_range is not None), None),
+        )
+    return result
+
+
+def _left_reverse_nodes(graph: Graph) -> list[Node]:
+    return [n for n in graph.all_nodes() if n.kind in _REVERSE_NODES]
+
+
+def _gradient_graph(
+    graph: Graph,
+    input_types: Sequence[Type],
+    wrt: Sequence[int],
+    several: bool,
+    with_value: bool,
+    materialise_zeros: bool,
+) -> Graph:
     result = typed_graph(graph, input_types)
     if len(result.outputs) != 1 or isinstance(result.outputs[0].ty, TupleType):
         raise DifferentiationError(
@@ -75,7 +117,7 @@ def gradient_graph(
             complex_output_message(str(graph.name), value.ty.dtype), value.node.source_range
         )
     wrt_values = [result.inputs[i] for i in wrt]
-    details = add_reverse(result, wrt_values)
+    details = add_reverse(result, wrt_values, materialise_zeros=materialise_zeros)
     propagate_shapes(result)
     run_passes(result, [("specialize-autograd-zero", {})])
     grads = _inline_reverse(result, value, details.reverse_node.attrs["input_grads"])
@@ -97,12 +139,6 @@ def gradient_graph(
             ).output
     result.register_output(packed)
     run_passes(result, [(name, {}) for name in FORWARD_CLEANUP if name != "lower-tuples"])
-    left = sorted({n.kind for n in result.all_nodes() if n.kind in _REVERSE_NODES})
-    if left:
-        raise DifferentiationError(
-            f"the gradient of {graph.name}() keeps {', '.join(left)} after specialisation, "
-            "so it cannot be differentiated again or called from scripted code"
-        )
     return result
 
 
