@@ -147,6 +147,16 @@ class ScriptFunction:
         """The parsed graph to specialise to ``types``: ``graph``, or where an unannotated
         parameter gets a Python number, the function compiled with that parameter typed so
         (Note [Python numbers for unannotated parameters])."""
+        graph_of = getattr(self.fn, "__autodiff_graph__", None)
+        if graph_of is not None:
+            # A gradient's graph is built for the types themselves, not specialised from the
+            # generic one: which gradients are real parts depends on the dtypes (Note [Real
+            # operands of complex operators] in `autodiff.differentiate`).
+            key = tuple(types)
+            built = self.parsed.get(key)
+            if built is None:
+                built = self.parsed[key] = graph_of(types)
+            return built
         numbers = tuple(
             ty if ty in _SCALAR_TYPES and declared.ty == TensorType() else TensorType()
             for declared, ty in zip(self.graph.inputs, types, strict=True)
