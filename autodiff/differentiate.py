@@ -298,11 +298,11 @@ class _ReverseBuilder:
         body = grad_of.blocks[0]
         results = list(body.outputs)
         body.return_node.remove_all_inputs()
-        mixes_complex = _mixes_complex(node)
+        involves_complex = _involves_complex(node)
         for input_value, result in zip(context.inputs, results, strict=True):
             if result.ty == NONE or input_value not in self.needs:
                 continue
-            if mixes_complex:
+            if involves_complex:
                 result = self.real_part_for(input_value, result, body)
             body.register_output(result)
             grad = grad_of.add_output(input_value.ty, _grad_name(input_value))
@@ -311,14 +311,14 @@ class _ReverseBuilder:
             if inner.kind == "prim::Constant" and not inner.has_uses():
                 inner.destroy()
 
-    def real_part_for(self, operand: Value, grad: Value, body: Block) -> Value:
+    def real_part_for(self, operand: Value, grad: Value, block: Block) -> Value:
         """``grad`` as the gradient of ``operand`` of a node that mixes real and complex values:
-        its real part, in ``operand``'s dtype, when ``operand`` is real (Note [Real operands of
-        complex operators]); ``grad`` itself otherwise."""
-        with self.graph.inserting_at_end(body):
+        in ``operand``'s dtype, its real part when ``operand`` is real (Note [Real operands of
+        complex operators]); ``grad`` itself where the dtype is not known."""
+        with self.graph.inserting_at_end(block):
             if operand.ty == FLOAT:
                 return self.graph.insert("aten::real", (grad,), (TensorType(None, ()),)).output
-            if isinstance(operand.ty, TensorType) and _is_real(operand.ty):
+            if isinstance(operand.ty, TensorType) and operand.ty.dtype is not None:
                 return self.graph.insert("aten::_grad_like", (grad, operand), (operand.ty,)).output
         return grad
 
@@ -452,8 +452,11 @@ class _ReverseBuilder:
                 "prim::ListUnpack" if node.kind == "prim::ListConstruct" else "prim::TupleUnpack"
             )
             parts = self.graph.insert(unpack, [tuple_grad], types).outputs
+        involves_complex = _involves_complex(node)
         for element, part in zip(node.inputs, parts, strict=True):
             if element in self.needs:
+                if involves_complex:
+                    part = self.real_part_for(element, part, grad_of.blocks[0])
                 grad_of.blocks[0].register_output(part)
                 self.set_grad(element, grad_of.add_output(element.ty, _grad_name(element)))
 
@@ -624,14 +627,12 @@ def _recomputations(formula: Formula, count: int) -> frozenset[Node]:
 # when ``other`` is, even where ``self`` is real. The gradient of a real operand is the real
 # part of that (Note [Complex gradients] in `autodiff.formulas`: the imaginary part is the
 # derivative along a direction the operand cannot move in), so a node whose operands or results
-# mix real and complex dtypes gets the real part of each real operand's gradient in the
-# reverse, as JAX's transpose of `convert_element_type` takes it. Without it, the gradient
+# mix real and complex dtypes (a tuple holding both counts) gets the real part of each real
+# operand's gradient in the reverse, as JAX's transpose of `convert_element_type` takes it, and
+# each complex operand's gradient in its complex dtype (a helper that casts to a real operand's
+# dtype gives a real one). Without it, the gradient
 # of a real argument was complex inside the reverse program: a nested `ad.vjp(ad.grad(f))`
 # returned it complex, and a Python float's crashed in the final cast.
-
-
-def _is_real(ty: TensorType) -> bool:
-    return ty.dtype is not None and np.dtype(ty.dtype).kind in "fiub"
 
 
 def _is_complex(ty: Type) -> bool:
@@ -644,9 +645,9 @@ def _is_complex(ty: Type) -> bool:
     return False
 
 
-def _mixes_complex(node: Node) -> bool:
+def _involves_complex(node: Node) -> bool:
     """Whether some operand or result of ``node`` is complex (then a real operand's gradient
-    needs its real part taken)."""
+    needs its real part taken, and a complex one's may need its dtype back)."""
     return any(_is_complex(v.ty) for v in (*node.inputs, *node.outputs))
 
 

@@ -324,8 +324,10 @@ def check_gradients(op: str, operands: Operands, wrt: tuple[int, ...], rtol: flo
         operand = operand_at(operands, slot)
         where = f"{op} operand {slot[0]}" + ("" if slot[1] is None else f" item {slot[1]}")
         assert np.shape(grad) == np.shape(operand), f"{where}: gradient shape"
-        # A Python float's gradient is a float or a 0-d array, of the result's precision.
-        precision = np.result_type(*parts(out))
+        # A Python float's gradient is a float or a 0-d array, of the result's precision, and
+        # real: the real part where the result is complex (Note [Real operands of complex
+        # operators] in `autodiff.differentiate`).
+        precision = np.real(np.zeros((), np.result_type(*parts(out)))).dtype
         want = precision if isinstance(operand, float) else np.result_type(operand)
         assert np.result_type(grad) == want, f"{where}: gradient dtype"
         numeric = finite_differences(kernel, wide, slot, cotangent, eps)
