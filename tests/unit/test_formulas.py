@@ -402,6 +402,27 @@ def test_formula_keeps_float32(op: str, sample: Sample) -> None:
         ),
         pytest.param("aten::sinc", (np.array([0.0, 1.0]),), (0,), [[0, -1]], id="sinc-0"),
         pytest.param(
+            "aten::pow", (np.array([0.0, -0.0, 2.0]), 0.0), (0,), [[0, 0, 0]], id="pow-0.0-at-0"
+        ),
+        pytest.param("aten::pow", (np.array([0.0, 2.0]), 0), (0,), [[0, 0]], id="pow-int-0-at-0"),
+        pytest.param(
+            "aten::pow",
+            (np.array([0.0, 2.0]), np.zeros((2, 2))),
+            (0, 1),
+            [[0, 0], [[0, np.log(2.0)], [0, np.log(2.0)]]],
+            id="pow-broadcast-zeros-at-0",
+        ),
+        pytest.param(
+            "aten::std", (np.full(3, 0.5), None, False, 0), (0,), [[0, 0, 0]], id="std-equal"
+        ),
+        pytest.param(
+            "aten::std",
+            (np.array([[1.0, 1.0], [1.0, 3.0]]), 1, True, 1),
+            (0,),
+            [[[0, 0], [-1 / np.sqrt(2.0), 1 / np.sqrt(2.0)]]],
+            id="std-equal-row-ddof=1",
+        ),
+        pytest.param(
             "aten::fmax",
             (np.array([np.nan, 1.0, 2.0]), np.array([1.0, np.nan, 2.0])),
             (0, 1),
