@@ -669,8 +669,9 @@ def var(self, axis, keepdims, ddof):
     shape = self.shape
     out = np.var(self, axis=axis, keepdims=keepdims, ddof=ddof)
     # mean(|x - mean x|^2): its cotangent is the conjugate of the centred values (Note
-    # [Complex gradients]); conj of a real array is the array.
-    centered = np.conj(self - np.mean(self, axis=axis, keepdims=True))
+    # [Complex gradients]); the branch folds away, so a real array is not copied by conj.
+    centered = self - np.mean(self, axis=axis, keepdims=True)
+    centered = np.conj(centered) if is_complex(self) else centered
     count = np.size(self) / np.size(out) - ddof
 
     def backward(dout):
@@ -683,7 +684,8 @@ def var(self, axis, keepdims, ddof):
 def std(self, axis, keepdims, ddof):
     shape = self.shape
     out = np.std(self, axis=axis, keepdims=keepdims, ddof=ddof)
-    centered = np.conj(self - np.mean(self, axis=axis, keepdims=True))
+    centered = self - np.mean(self, axis=axis, keepdims=True)
+    centered = np.conj(centered) if is_complex(self) else centered
     count = np.size(self) / np.size(out) - ddof
     # std is a scaled norm of the centred values: where they are all 0 (equal values) its
     # gradient is the least-norm subgradient, 0, as the norm's is at 0, and so is its second
@@ -1714,6 +1716,7 @@ def linalg_solve(self, other):
 def linalg_cholesky(self):
     out = np.linalg.cholesky(self)
     half = 1.0 - 0.5 * np.eye(self.shape[-1], dtype=dtype_of(out))
+    hermitian = is_complex(self)
 
     def backward(dout):
         # Murray (2016): S = L^-T phi(L^T dout) L^-1, phi the lower triangle with its diagonal
@@ -1722,8 +1725,9 @@ def linalg_cholesky(self):
         # [Complex gradients]); the diagonal, whose imaginary part NumPy ignores, is real.
         inverse = np.linalg.inv(out)
         phi = np.tril(np.swapaxes(out, -1, -2) @ dout) * half
-        s = np.swapaxes(inverse, -1, -2) @ phi @ np.conj(inverse)
-        return np.tril(s + np.conj(np.swapaxes(s, -1, -2))) * half
+        s = np.swapaxes(inverse, -1, -2) @ phi @ (np.conj(inverse) if hermitian else inverse)
+        s_t = np.swapaxes(s, -1, -2)
+        return np.tril(s + (np.conj(s_t) if hermitian else s_t)) * half
 
     return out, backward
 
@@ -1734,6 +1738,7 @@ def linalg_eigh(self):
     v = out[1]
     eye = np.eye(self.shape[-1], dtype=dtype_of(w))
     half = 1.0 - 0.5 * eye
+    hermitian = is_complex(self)
 
     def backward(dout):
         # conj(V) (diag(dw) + F * (V^T dv)) V^T with F_ij = 1 / (w_j - w_i) off the diagonal
@@ -1744,8 +1749,9 @@ def linalg_eigh(self):
         f = (1.0 - eye) / (np.expand_dims(w, -2) - np.expand_dims(w, -1) + eye)
         v_t = np.swapaxes(v, -1, -2)
         inner = f * (v_t @ dout[1]) + np.expand_dims(dout[0], -1) * eye
-        full = np.conj(v) @ inner @ v_t
-        both = (full + np.conj(np.swapaxes(full, -1, -2))) * half
+        full = (np.conj(v) if hermitian else v) @ inner @ v_t
+        full_t = np.swapaxes(full, -1, -2)
+        both = (full + (np.conj(full_t) if hermitian else full_t)) * half
         return np.tril(both)
 
     return out, backward
@@ -1765,14 +1771,16 @@ def linalg_pinv(self):
     dtype = dtype_of(out)
     rows = np.eye(self.shape[-2], dtype=dtype)
     cols = np.eye(self.shape[-1], dtype=dtype)
+    complex_input = is_complex(self)
 
     def backward(dout):
         # Golub and Pereyra (1973), for a matrix of full rank; for a complex one its conjugate
         # transposes make the conjugates below (Note [Complex gradients]).
         out_t = np.swapaxes(out, -1, -2)
-        out_c = np.conj(out)
-        self_c = np.conj(self)
-        dout_h = np.conj(np.swapaxes(dout, -1, -2))
+        out_c = np.conj(out) if complex_input else out
+        self_c = np.conj(self) if complex_input else self
+        dout_t = np.swapaxes(dout, -1, -2)
+        dout_h = np.conj(dout_t) if complex_input else dout_t
         grad = -(out_t @ dout @ out_t)
         grad = grad + (rows - self_c @ out_c) @ dout_h @ out_c @ out_t
         return grad + out_t @ out_c @ dout_h @ (cols - out_c @ self_c)
