@@ -619,7 +619,8 @@ def sum_(self, axis, keepdims):
 def mean(self, axis, keepdims):
     shape = self.shape
     out = np.mean(self, axis=axis, keepdims=keepdims)
-    scale = np.size(out) / np.size(self)
+    # An empty argument has an empty gradient, whatever the scale (JAX, PyTorch): no 0 / 0.
+    scale = np.size(out) / max(np.size(self), 1)
 
     def backward(dout):
         # Scaled before it is spread: one multiplication per reduced element, same bits.
@@ -672,7 +673,7 @@ def var(self, axis, keepdims, ddof):
     # [Complex gradients]); the branch folds away, so a real array is not copied by conj.
     centered = self - np.mean(self, axis=axis, keepdims=True)
     centered = np.conj(centered) if is_complex(self) else centered
-    count = np.size(self) / np.size(out) - ddof
+    count = np.size(self) / max(np.size(out), 1) - ddof  # an empty result: empty gradients
 
     def backward(dout):
         # Divided last: a count of 0 (ddof too large) gives inf as np.var does, not an error.
@@ -686,7 +687,7 @@ def std(self, axis, keepdims, ddof):
     out = np.std(self, axis=axis, keepdims=keepdims, ddof=ddof)
     centered = self - np.mean(self, axis=axis, keepdims=True)
     centered = np.conj(centered) if is_complex(self) else centered
-    count = np.size(self) / np.size(out) - ddof
+    count = np.size(self) / max(np.size(out), 1) - ddof  # an empty result: empty gradients
     # std is a scaled norm of the centred values: where they are all 0 (equal values) its
     # gradient is the least-norm subgradient, 0, as the norm's is at 0, and so is its second
     # derivative (the where routes none through the other branch).
