@@ -191,6 +191,9 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ),
     ("aten::_dtype_of", (F32,), lambda a: "float32"),
     ("aten::_dtype_of", (2.0,), lambda a: "float64"),
+    ("aten::_is_complex", (A,), lambda a: False),
+    ("aten::_is_complex", (A + 1j,), lambda a: True),
+    ("aten::_is_complex", (2.0,), lambda a: False),
     ("aten::_select_backward", (V, (3, 4), 0, 1), lambda g, s, a, i: np.eye(3)[:, 1:2] * V),
     (
         "aten::_slice_backward",
