@@ -42,6 +42,10 @@ the array it writes, and every view read after a write is derived again from the
 # iteration may have left as an array the loop writes, once this iteration has written it
 # (``acc = x`` in a branch, then ``x[0] = 1`` and a read of ``acc`` in the next iteration); and
 # a write to an If or loop output that a nested If or loop may have bound to such an array.
+# A tuple or list holds the arrays themselves in NumPy (``l = [x]; x[0] = 1`` shows in
+# ``l[0]``), while a scripted one keeps the values it was given (Note [Lists are values] in
+# `ir.ops.prim`): a read of a tuple or list, or of an element read out of one, once an array it
+# holds has been written, and a write to such an element, are refused too.
 """
 
 from __future__ import annotations
@@ -123,6 +127,17 @@ SCATTERS: dict[str, Scatter] = {
     "aten::reshape": _reshape_back,
     "aten::ravel": _reshape_back,
 }
+# Tuples and lists hold their operands' arrays; element reads give one of them back.
+_HOLDS_OPERANDS = frozenset(["prim::TupleConstruct", "prim::ListConstruct", "prim::ListAppend"])
+_ELEMENTS = frozenset(
+    [
+        "prim::TupleIndex",
+        "prim::ListIndex",
+        "prim::TupleUnpack",
+        "prim::ListUnpack",
+        "prim::TupleSlice",
+    ]
+)
 # Views that are views only of contiguous memory (NumPy copies otherwise).
 _NEED_CONTIGUOUS = frozenset({"aten::reshape", "aten::ravel"})
 
@@ -213,6 +228,9 @@ class _Functionalizer:
         # A loop-carried parameter whose value from the previous iteration may be, or be a view
         # of, a base the loop writes: those bases, each with its version when the body starts.
         self.carried_view: dict[Value, list[tuple[Value, Value]]] = {}
+        # A tuple or list that holds arrays, or an element read out of one (or an If or loop
+        # output that may be either): the bases of those arrays, each with its version then.
+        self.held: dict[Value, list[tuple[Value, Value]]] = {}
 
     def alias(self, value: Value) -> _Alias:
         found = self.aliases.get(value)
@@ -264,6 +282,8 @@ class _Functionalizer:
                 self.branches(node, env)
             elif node.kind == "prim::Loop":
                 self.loop(node, env)
+            elif node.kind in _HOLDS_OPERANDS or node.kind in _ELEMENTS:
+                self.hold(node, env)
         self.read_fresh(block.return_node, env)
 
     def read_fresh(self, node: Node, env: _Env) -> None:
@@ -274,6 +294,8 @@ class _Functionalizer:
                 _check_carried_view(value, base, entry, env.current, node)
             for base, version in self.maybe_view.get(value, ()):
                 _check_maybe_view(value, base, version, env.current, node)
+            for base, version in self.held.get(value, ()):
+                _check_held(value, base, version, env.current, node)
             current = self.fresh(value, env, node)
             if current is not value:
                 node.replace_input(index, current)
@@ -294,6 +316,13 @@ class _Functionalizer:
             return
         info = self.alias(target)
         _check_one_array(info.base, node)
+        if info.base in self.held:
+            raise IRError(
+                f"cannot write to '{info.base.name_hint or 'it'}' here: it is an array a tuple "
+                "or list holds, which the scripted tuple or list would not see written; write "
+                "to the array itself, or copy it first (x.copy())",
+                node.source_range,
+            )
         with self.graph.inserting_before(node):
             contents = self.graph.insert(
                 WRITES[node.kind], list(node.inputs), (target.ty,)
@@ -406,12 +435,31 @@ class _Functionalizer:
                 found.setdefault(base, None)
         return list(found)
 
+    def hold(self, node: Node, env: _Env) -> None:
+        """A tuple or list holds its elements' arrays themselves, and an element read out of
+        one is that array: record their bases, so that a read after a write to one of them
+        is refused (the scripted tuple or list keeps the values it was given)."""
+        operands = node.inputs if node.kind in _HOLDS_OPERANDS else node.inputs[:1]
+        entries: dict[Value, Value] = {}
+        for operand in operands:
+            if isinstance(operand.ty, TensorType):
+                base = self.alias(operand).base
+                entries.setdefault(base, env.current(base))
+            entries.update(self.held.get(operand, ()))
+        if entries:
+            for output in node.outputs:
+                self.held[output] = list(entries.items())
+
     def note_maybe_view(self, output: Value, sources: list[Value], env: _Env) -> None:
         """Record the bases from before ``output``'s node that ``output`` may be, or be a view
         of, being one of ``sources`` (with their versions after the node)."""
+        node = output.node
+        held = {b: None for s in sources for b, _ in self.held.get(s, ())}
+        held_outside = [b for b in held if not any(in_block(b.node, i) for i in node.blocks)]
+        if held_outside:
+            self.held[output] = [(base, env.current(base)) for base in held_outside]
         if not isinstance(output.ty, TensorType):
             return
-        node = output.node
         bases: dict[Value, None] = {}
         for source in sources:
             if isinstance(source.ty, TensorType):
@@ -534,6 +582,23 @@ def _check_maybe_view(
         f"cannot tell what '{name}' holds here: it comes out of an if or a loop that may give "
         f"'{base.name_hint or 'an array'}' or a view of it, which has been written since; "
         f"copy it where it is assigned (x.copy())",
+        _location(read, value),
+    )
+
+
+def _check_held(
+    value: Value, base: Value, version: Value, current: Callable[[Value], Value], read: Node
+) -> None:
+    """Refuse ``read`` of ``value``, a tuple or list that holds ``base`` or a view of it, or
+    an element read out of one, once ``base`` has been written (its version is no longer
+    ``version``): NumPy's tuple or list holds the array itself and would see the write."""
+    if current(base) is version:
+        return
+    name = value.name_hint or "it"
+    raise IRError(
+        f"cannot tell what '{name}' holds here: it is, or comes out of, a tuple or list that "
+        f"holds '{base.name_hint or 'an array'}' or a view of it, which has been written "
+        f"since; copy it where it is put in (x.copy())",
         _location(read, value),
     )
 

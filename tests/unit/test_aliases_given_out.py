@@ -143,6 +143,27 @@ def written_through_a_loop_result_that_may_be_its_first_value(x, y):
     return np.sum(w)
 
 
+def read_out_of_a_list_after_the_write(x, y):
+    held = [x, y * 2.0]
+    x[0] = 5.0
+    return np.sum(held[0])  # refused here: NumPy's list holds x itself
+
+
+def list_built_in_a_loop_read_after_the_write(x, y):
+    held = []
+    for i in range(2):
+        held.append(x[i:])
+    x[2] = 5.0
+    return np.sum(held[1])  # refused here
+
+
+def written_through_an_element_of_a_list(x, y):
+    held = [x * 1.0, y]
+    first = held[0]
+    first[0] = 5.0  # refused here: the scripted list would not see the write
+    return np.sum(held[0])
+
+
 REFUSED: list[tuple[Callable[..., Any], tuple[Any, ...], str, str]] = [
     (if_in_a_for_then_written, (), "np.sum(acc)", "cannot tell what 'acc' holds here"),
     (if_in_a_while_then_written, (), "np.sum(acc)", "cannot tell what 'acc' holds here"),
@@ -158,6 +179,9 @@ REFUSED: list[tuple[Callable[..., Any], tuple[Any, ...], str, str]] = [
     (written_in_the_loop_after_the_if, (), "if np.sum(x) > i", "cannot tell what 'acc'"),
     (kept_by_the_other_branch_after_the_write, (), "if np.sum(x) > i:", "cannot tell what"),
     (written_through_what_the_loop_gave_out, (), "acc[0] = 1.0", "cannot tell which array"),
+    (read_out_of_a_list_after_the_write, (), "held[0]", "cannot tell what 'held' holds here"),
+    (list_built_in_a_loop_read_after_the_write, (), "held[1]", "cannot tell what 'held'"),
+    (written_through_an_element_of_a_list, (), "first[0] = 5.0", "cannot write to 'first'"),
     (
         written_through_a_carried_alias_of_another_variable,
         (),
@@ -253,7 +277,23 @@ def copied_where_it_is_assigned(x, y):
     return np.sum(acc * x)
 
 
+def list_read_before_the_write(x, y):
+    held = [x * 1.0, x]
+    s = np.sum(held[0] * held[1])
+    x[0] = 5.0
+    return s + np.sum(x)
+
+
+def element_of_a_tuple_read_after_the_write(x, y):
+    pair = (x, y)
+    first, second = pair  # the frontend unpacks a tuple it built: first is x itself
+    x += 1.0
+    return np.sum(first * second)
+
+
 ACCEPTED = [
+    element_of_a_tuple_read_after_the_write,
+    list_read_before_the_write,
     given_out_and_read_before_the_write,
     only_new_arrays_carried_then_written,
     only_new_arrays_carried_in_nested_loops_then_written,
