@@ -79,4 +79,16 @@ class SourceRange:
             return ""
         width = self.end_col - self.col if self.end_line == self.line else len(text) - self.col + 1
         width = max(1, width)
-        return f"    {text}\n    {' ' * (self.col - 1)}{'^' * width}"
+        start = self.col - 1
+        if len(text) > _LONGEST_SHOWN_LINE:  # a window around the range, so errors stay short
+            width = min(width, _LONGEST_SHOWN_LINE // 2)
+            left = max(0, start - _LONGEST_SHOWN_LINE // 4)
+            right = min(len(text), start + width + _LONGEST_SHOWN_LINE // 4)
+            before = "..." if left > 0 else ""
+            text = before + text[left:right] + ("..." if right < len(text) else "")
+            start += len(before) - left
+        return f"    {text}\n    {' ' * start}{'^' * width}"
+
+
+# A longer source line is shown cut to the part around the range an error points at.
+_LONGEST_SHOWN_LINE = 160
