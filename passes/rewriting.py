@@ -9,6 +9,7 @@ from typing import Any
 
 from ir.graph import Graph, Node, Value
 from ir.ops import NOT_CONSTANT, OPS
+from ir.ops.scalar import evaluate_bounded
 from ir.types import BOOL, FLOAT, INT, TensorType, Type
 from passes.constant_propagation import constant_value, is_constant
 
@@ -42,7 +43,7 @@ def static_value(value: Value, depth: int = 3) -> Any:
     if any(operand is NOT_CONSTANT for operand in operands):
         return NOT_CONSTANT
     try:
-        return op.kernel(*operands)
+        return evaluate_bounded(node.kind, op.kernel, operands)
     except (ArithmeticError, ValueError, TypeError):
         return NOT_CONSTANT
 
