@@ -28,13 +28,19 @@ from lark.lexer import PatternStr
 
 from ir.errors import IRParseError
 from ir.graph import Block, Graph, Node, Value
-from ir.printer import canonical_hint
+from ir.printer import canonical_hint, format_attr
 from ir.source import Source, SourceRange
 from ir.types import (
+    BOOL,
     DTYPE_TO_NAME,
+    FLOAT,
+    INT,
     NAME_TO_DTYPE,
     NAMED_TYPES,
+    NONE,
     RANK_ZERO,
+    SCALAR,
+    STR,
     ListType,
     OptionalType,
     TensorType,
@@ -220,10 +226,11 @@ class _Reader:
         return graphs
 
     def graph(self, tree: _ParseTree) -> Graph:
-        _keyword, name, params, _comment, *body, results, _end_comment = tree.children
+        keyword, name, params, comment, *body, end, results, end_comment = tree.children
         graph = Graph(str(name)[1:] if isinstance(name, Token) else None)
         self.scope = {}
         self.definitions = {}
+        self._locate_sentinels(graph.block, (keyword, comment), (end, end_comment))
         stack = [_Frame(graph.block, _tree_or_none(params), _trees(body), _tree_or_none(results))]
         while stack:
             frame = stack[-1]
@@ -249,10 +256,21 @@ class _Reader:
         return graph
 
     def _frame(self, block: Block, tree: _ParseTree, index: int) -> _Frame:
-        label, params, _comment, *body, results, _end_comment = tree.children
+        label, params, comment, *body, end, results, end_comment = tree.children
         if str(label) != f"block{index}":
             raise self.error(f"expected block{index}, found {label}", label)
+        self._locate_sentinels(block, (label, comment), (end, end_comment))
         return _Frame(block, _tree_or_none(params), _trees(body), _tree_or_none(results))
+
+    def _locate_sentinels(
+        self, block: Block, header: tuple[object, object], end: tuple[object, object]
+    ) -> None:
+        """Give a block's parameter and return sentinels the lines (each a first token and a
+        comment) of its header and of its ``return``/``->`` statement, which verifier errors
+        about them point at."""
+        for sentinel, (first, comment) in ((block.param_node, header), (block.return_node, end)):
+            if isinstance(first, Token):
+                sentinel.source_range = self._node_line(first, comment)
 
     def _node(self, graph: Graph, tree: _ParseTree) -> Node:
         """The node of a ``node`` tree (its blocks, from child 5 on, are read by `graph`)."""
@@ -272,9 +290,15 @@ class _Reader:
                 self._define(node.add_output(self.read_type(ty)), name)
         located = _source_comment(str(comment)) if isinstance(comment, Token) else None
         node.source_range = located or self._node_line(tree, comment)
+        if node.kind == "prim::Constant" and len(node.outputs) == 1 and "value" in node.attrs:
+            value, declared = node.attrs["value"], node.output.ty
+            if not _holds(declared, value):
+                shown = _shorten(format_attr(value))
+                message = f"a constant of type {declared} cannot hold the value {shown}"
+                raise IRParseError(message, self._node_line(tree, comment))
         return node
 
-    def _node_line(self, tree: _ParseTree, comment: object) -> SourceRange:
+    def _node_line(self, tree: _ParseTree | Token, comment: object) -> SourceRange:
         """The node's statement in the IR text, up to its comment: the range errors about a
         node without a location comment point at (Note on ``in_ir_text`` in `ir.source`)."""
         start = self.range_of(tree)
@@ -436,6 +460,39 @@ class _Reader:
         except OverflowError:
             raise self.error(f"a value is out of range for {ty}", tree) from None
         return array.reshape(ty.shape or ())
+
+
+_PYTHON_TYPES: dict[Type, type | tuple[type, ...]] = {
+    INT: int,
+    FLOAT: (int, float),
+    BOOL: bool,
+    STR: str,
+    NONE: type(None),
+    SCALAR: (int, float),
+}
+
+
+def _holds(ty: Type, value: object) -> bool:
+    """Whether a constant of type ``ty`` may hold ``value``: passes take a constant's type at its
+    word (an ``int`` constant holding a list made constant propagation fail)."""
+    python_type = _PYTHON_TYPES.get(ty)
+    if python_type is not None:
+        return isinstance(value, python_type)
+    if isinstance(ty, TensorType):
+        if isinstance(value, np.ndarray | np.generic):
+            return TensorType.of(value, ty.requires_grad).refines_to(ty)
+        return isinstance(value, int | float)  # (a Python number where an array is declared)
+    if isinstance(ty, TupleType):
+        return (
+            isinstance(value, tuple)
+            and len(value) == len(ty.elems)
+            and all(_holds(elem, item) for elem, item in zip(ty.elems, value, strict=True))
+        )
+    if isinstance(ty, ListType):
+        return isinstance(value, list) and all(_holds(ty.elem, item) for item in value)
+    if isinstance(ty, OptionalType):
+        return value is None or _holds(ty.elem, value)
+    return True  # Any, and types no constant's value is checked against
 
 
 def _fits(value: object, dtype: np.dtype[Any]) -> bool:

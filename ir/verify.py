@@ -45,7 +45,9 @@ def node_error(node: Node, message: str) -> VerifyError:
     """A VerifyError about ``node``: the message, then the node's printed line."""
     if node.kind in (PARAM, RETURN):
         owner = node.owning_block.owning_node if node.owning_block is not None else None
-        error = VerifyError(message, owner.source_range if owner is not None else None)
+        # The sentinel's own range when it has one: the `return` or `->` line of IR text.
+        located = node.source_range or (owner.source_range if owner is not None else None)
+        error = VerifyError(message, located)
         where = "the graph" if owner is None else f"a block of {print_node(owner)}"
         error.add_note_line(f"in the {'parameters' if node.kind == PARAM else 'return'} of {where}")
     else:

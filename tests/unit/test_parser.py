@@ -11,12 +11,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ir.errors import IRParseError
+from ir.errors import IRParseError, VerifyError
 from ir.graph import Graph
 from ir.parser import MAX_DECIMAL_DIGITS, MAX_NESTING, parse_graph, parse_module
 from ir.printer import print_graph, print_module
 from ir.source import SourceRange
 from ir.types import BOOL, FLOAT, INT, TENSOR, TensorType, TupleType
+from ir.verify import verify
 from tests.helpers import check_roundtrip, parse_ir
 
 
@@ -647,3 +648,47 @@ def test_a_location_comment_with_a_huge_line_number_is_a_remark() -> None:
     )
     (node,) = g.nodes()
     assert node.source_range.line == 2  # its line of the IR text, not a ValueError
+
+
+# -- found by tests/property/ir_text.py ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("declared", "value"),
+    [("int", "[[10]]"), ("float", "[[2.]]"), ("bool", "1"), ("int[]", "(1, 2)"), ("(int)", "3")],
+)
+def test_a_constant_whose_value_its_type_cannot_hold_is_a_located_error(
+    declared: str, value: str
+) -> None:
+    # Constant propagation and shape propagation took the type at its word and failed with a
+    # TypeError deep inside a pass.
+    line = f"%c : {declared} = prim::Constant[value={value}]()"
+    message = parse_error(f"graph():\n  {line}\n  return (%c)\n")
+    assert message.splitlines() == [
+        f"t.ir:2:3: error: a constant of type {declared} cannot hold the value {value}",
+        f"      {line}",
+        "      " + "^" * len(line),
+    ]
+
+
+def test_verifier_errors_about_a_return_point_at_its_line() -> None:
+    text = (
+        "graph(%c : bool, %x : Tensor):\n"
+        "  %r : Tensor = prim::If(%c)\n"
+        "  block0():\n"
+        "    %y : Tensor = aten::neg(%x)\n"
+        "    -> (%y)\n"
+        "  block1():\n"
+        "    %z : Tensor = aten::neg(%x)\n"
+        "    -> (%z)\n"
+        "  return (%y)\n"
+    )
+    with pytest.raises(VerifyError) as info:
+        verify(parse_graph(text, "t.ir"))
+    # It had no location at all (a graph's return has no node whose line it could borrow).
+    lines = str(info.value).splitlines()
+    assert lines[0] == "t.ir:9:3: error: operand 0: %y is used outside the block that defines it"
+    assert lines[-2:] == ["      return (%y)", "      ^^^^^^^^^^^"]
+    inner = parse_graph(text.replace("-> (%z)", "-> (%y)"), "t.ir")
+    with pytest.raises(VerifyError, match=r"^t.ir:8:5: error: operand 0: %y is used outside"):
+        verify(inner)  # (it pointed at the prim::If)
