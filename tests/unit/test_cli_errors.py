@@ -296,3 +296,24 @@ def test_text_past_the_parser_limits_is_one_short_located_error(
     assert f": error: {message}" in first
     assert len(rest) == 2  # the line, cut to its part around the caret, and the caret
     assert all(len(line) < 200 for line in rest)
+
+
+def test_a_shape_rule_failing_inside_a_rewrite_is_located(tmp_path: Path) -> None:
+    # Found by tests/property/ir_text.py: a tuple typed where an array belongs made
+    # simplify-arithmetic's rewrite fail with no location.
+    statement = "%m : Double(4, 3) = aten::mul(%n, %b)"
+    path = tmp_path / "bad.ir"
+    path.write_text(
+        "graph @delayed(%a : Double(4, 3), %b : (Double(4, 3)), %c : Double(4, 1)):\n"
+        "  %size : (int, int) = prim::Constant[value=(4, 1)]()\n"
+        "  %n : Double(4, 3) = aten::neg(%a)\n"
+        f"  {statement}\n"
+        "  %q : Double(4, 3) = aten::div(%m, %c)\n"
+        "  %s : Double(4, 1) = aten::sum_to_size(%q, %size)\n"
+        "  return (%s)\n"
+    )
+    lines = run("opt", str(path), "-p", "simplify-arithmetic").splitlines()
+    assert lines[0] == (
+        f"{path}:4:3: error: operand 1 must be an array, got a value of type (Double(4, 3))"
+    )
+    assert lines[-2:] == [f"      {statement}", "      " + "^" * len(statement)]
