@@ -465,7 +465,7 @@ class _Reader:
 _PYTHON_TYPES: dict[Type, type | tuple[type, ...]] = {
     INT: int,
     FLOAT: (int, float),
-    BOOL: bool,
+    BOOL: int,  # (an int too, used as a truth value: `prim::Constant[value=0]` as False)
     STR: str,
     NONE: type(None),
     SCALAR: (int, float),

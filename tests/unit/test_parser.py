@@ -655,7 +655,7 @@ def test_a_location_comment_with_a_huge_line_number_is_a_remark() -> None:
 
 @pytest.mark.parametrize(
     ("declared", "value"),
-    [("int", "[[10]]"), ("float", "[[2.]]"), ("bool", "1"), ("int[]", "(1, 2)"), ("(int)", "3")],
+    [("int", "[[10]]"), ("float", "[[2.]]"), ("bool", "[1]"), ("int[]", "(1, 2)"), ("(int)", "3")],
 )
 def test_a_constant_whose_value_its_type_cannot_hold_is_a_located_error(
     declared: str, value: str
