@@ -932,3 +932,16 @@ def test_an_int_literal_of_any_size_in_hexadecimal(tmp_path: Any) -> None:
     text = print_graph(scripted.graph)  # was a ValueError: Python writes no such decimal
     assert f"0x{digits}" in text
     assert print_graph(parse_graph(text)) == text
+
+
+def test_a_decimal_literal_past_pythons_digit_limit_is_located_as_python_refuses_it() -> None:
+    source = "def f(x):\n    n = " + "9" * 5000 + "\n    return x\n"
+    with pytest.raises(SyntaxError, match=r"Exceeds the limit \(4300 digits\)"):
+        compile(source, "<python>", "exec")  # Python's own message
+    with pytest.raises(ScriptError) as info:  # was a ValueError from int()
+        parse_source(source)
+    lines = str(info.value).splitlines()
+    assert lines[0] == (
+        "<string>:2:9: error: Exceeds the limit (4300 digits) for integer string conversion"
+    )
+    assert len(lines) == 3
