@@ -17,9 +17,11 @@ class Source:
     def line_text(self, line: int) -> str | None:
         """The text of file line ``line``, or None when it is not part of this source."""
         index = line - self.first_line
-        lines = self.text.splitlines()
-        if 0 <= index < len(lines):
-            return lines[index]
+        # Lines end at "\n" only, as the lexers count them: str.splitlines would also end one
+        # at a form feed or U+2028, which are blanks inside a line, and show the wrong line.
+        lines = self.text.split("\n")
+        if 0 <= index < len(lines) and (index < len(lines) - 1 or lines[index]):
+            return lines[index].removesuffix("\r")
         return None
 
 

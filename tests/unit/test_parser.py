@@ -692,3 +692,12 @@ def test_verifier_errors_about_a_return_point_at_its_line() -> None:
     inner = parse_graph(text.replace("-> (%z)", "-> (%y)"), "t.ir")
     with pytest.raises(VerifyError, match=r"^t.ir:8:5: error: operand 0: %y is used outside"):
         verify(inner)  # (it pointed at the prim::If)
+
+
+def test_a_form_feed_in_a_line_does_not_shift_the_line_an_error_shows() -> None:
+    message = parse_error("graph(%x : Tensor):\x0c\n  %y : Tensor = aten::neg(%x)\n  return (%z)\n")
+    assert message.splitlines() == [
+        "t.ir:3:11: error: undefined value '%z'",
+        "      return (%z)",
+        "              ^^",
+    ]
