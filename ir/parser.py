@@ -28,19 +28,13 @@ from lark.lexer import PatternStr
 
 from ir.errors import IRParseError
 from ir.graph import Block, Graph, Node, Value
-from ir.printer import canonical_hint, format_attr
+from ir.printer import canonical_hint
 from ir.source import Source, SourceRange
 from ir.types import (
-    BOOL,
     DTYPE_TO_NAME,
-    FLOAT,
-    INT,
     NAME_TO_DTYPE,
     NAMED_TYPES,
-    NONE,
     RANK_ZERO,
-    SCALAR,
-    STR,
     ListType,
     OptionalType,
     TensorType,
@@ -290,12 +284,6 @@ class _Reader:
                 self._define(node.add_output(self.read_type(ty)), name)
         located = _source_comment(str(comment)) if isinstance(comment, Token) else None
         node.source_range = located or self._node_line(tree, comment)
-        if node.kind == "prim::Constant" and len(node.outputs) == 1 and "value" in node.attrs:
-            value, declared = node.attrs["value"], node.output.ty
-            if not _holds(declared, value):
-                shown = _shorten(format_attr(value))
-                message = f"a constant of type {declared} cannot hold the value {shown}"
-                raise IRParseError(message, self._node_line(tree, comment))
         return node
 
     def _node_line(self, tree: _ParseTree | Token, comment: object) -> SourceRange:
@@ -460,39 +448,6 @@ class _Reader:
         except OverflowError:
             raise self.error(f"a value is out of range for {ty}", tree) from None
         return array.reshape(ty.shape or ())
-
-
-_PYTHON_TYPES: dict[Type, type | tuple[type, ...]] = {
-    INT: int,
-    FLOAT: (int, float),
-    BOOL: int,  # (an int too, used as a truth value: `prim::Constant[value=0]` as False)
-    STR: str,
-    NONE: type(None),
-    SCALAR: (int, float),
-}
-
-
-def _holds(ty: Type, value: object) -> bool:
-    """Whether a constant of type ``ty`` may hold ``value``: passes take a constant's type at its
-    word (an ``int`` constant holding a list made constant propagation fail)."""
-    python_type = _PYTHON_TYPES.get(ty)
-    if python_type is not None:
-        return isinstance(value, python_type)
-    if isinstance(ty, TensorType):
-        if isinstance(value, np.ndarray | np.generic):
-            return TensorType.of(value, ty.requires_grad).refines_to(ty)
-        return isinstance(value, int | float)  # (a Python number where an array is declared)
-    if isinstance(ty, TupleType):
-        return (
-            isinstance(value, tuple)
-            and len(value) == len(ty.elems)
-            and all(_holds(elem, item) for elem, item in zip(ty.elems, value, strict=True))
-        )
-    if isinstance(ty, ListType):
-        return isinstance(value, list) and all(_holds(ty.elem, item) for item in value)
-    if isinstance(ty, OptionalType):
-        return value is None or _holds(ty.elem, value)
-    return True  # Any, and types no constant's value is checked against
 
 
 def _fits(value: object, dtype: np.dtype[Any]) -> bool:
