@@ -11,6 +11,7 @@ FileCheck can match expected errors.
 from __future__ import annotations
 
 import argparse
+import codecs
 import importlib.util
 import re
 import sys
@@ -411,14 +412,44 @@ def _on_sys_path(directory: str) -> Iterator[None]:
 
 
 def read_input(path: str, stdin: TextIO | None = None) -> tuple[str, str]:
-    """The text of ``path`` (standard input for ``-``) and the file name errors should use."""
+    """The text of ``path`` (standard input for ``-``) and the file name errors should use.
+    IR text is UTF-8 (a leading byte order mark is skipped); other bytes are a located error."""
     if path == "-":
-        return (stdin or sys.stdin).read(), "<stdin>"
+        stream = stdin or sys.stdin
+        raw = getattr(stream, "buffer", None)  # the bytes, when it is a real stream
+        return (stream.read() if raw is None else decode_utf8(raw.read(), "<stdin>")), "<stdin>"
     try:
-        with open(path, encoding="utf-8") as file:
-            return file.read(), path
+        with open(path, "rb") as file:
+            return decode_utf8(file.read(), path), path
     except OSError as error:
         raise CommandError(f"cannot read {path}: {error.strerror}") from error
+
+
+_BYTE_ORDER_MARKS = {
+    codecs.BOM_UTF32_LE: "UTF-32",  # (before UTF-16: it starts with the same two bytes)
+    codecs.BOM_UTF32_BE: "UTF-32",
+    codecs.BOM_UTF16_LE: "UTF-16",
+    codecs.BOM_UTF16_BE: "UTF-16",
+}
+
+
+def decode_utf8(data: bytes, filename: str) -> str:
+    """``data`` as UTF-8 text, without a leading byte order mark; bytes that are not UTF-8 are
+    a CommandError pointing at the first of them."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:  # (its start counts from after the mark)
+        bad = error.start + (len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0)
+    for mark, encoding in _BYTE_ORDER_MARKS.items():
+        if data.startswith(mark):
+            message = f"{filename} is {encoding} text (it starts with a byte order mark); IR "
+            raise CommandError(message + "text must be UTF-8", SourceRange.location(filename, 1, 1))
+    before = data[:bad].decode("utf-8-sig")
+    line = before.count("\n") + 1
+    col = len(before) - (before.rfind("\n") + 1) + 1
+    shown = Source(data.decode("utf-8-sig", errors="replace"), filename)
+    message = f"{filename} is not UTF-8 text: byte 0x{data[bad]:02x} cannot be read"
+    raise CommandError(message, SourceRange(shown, line, col, line, col + 1))
 
 
 def split_input(text: str) -> list[str]:

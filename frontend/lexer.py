@@ -8,6 +8,7 @@ ScriptError.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterator
 
 from lark import Token
@@ -88,6 +89,9 @@ class SubsetLexer(Lexer):
                 end_line, end_start = line + newlines, start + value.rindex("\n") + 1
             if kind not in self.ignore:
                 if kind == "NAME":
+                    if not value.isascii():
+                        # Python reads identifiers NFKC-normalised (PEP 3131): `ﬁ` is `fi`.
+                        value = unicodedata.normalize("NFKC", value)
                     kind = self.keywords.get(value, kind)
                 column, end_column = start - line_start + 1, end - end_start + 1
                 yield Token(kind, value, start, line, column, end_line, end_column, end)

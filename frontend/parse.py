@@ -653,7 +653,10 @@ class _ToAst:
         elif token.kind == "IMAG_NUMBER":
             value = complex(token.text)
         else:
-            value = int(token.text, 0)
+            try:
+                value = int(token.text, 0)
+            except ValueError as error:  # more decimal digits than Python converts
+                raise ScriptError(str(error).split(":")[0], r) from None
         return syntax.Constant(value, range=r)
 
     def const(self, r: SourceRange, token: _Tok) -> syntax.Constant:

@@ -69,6 +69,7 @@ import math
 import operator
 import os
 import re
+import unicodedata
 import weakref
 from collections.abc import Collection, Mapping, Sequence
 from types import CodeType, TracebackType
@@ -87,7 +88,7 @@ from ir.interpreter import (
     values_read_in_blocks,
 )
 from ir.ops import AUTOGRAD_ZERO, OPS, OpDef, prim
-from ir.printer import print_node
+from ir.printer import HEX_ABOVE_BITS, print_node
 from ir.typed_calls import TypedCalls
 
 __all__ = [
@@ -269,6 +270,8 @@ def _call_value(callee: Any, count: int, *args: Any) -> Sequence[Any]:
 def _literal(value: Any) -> str | None:
     """Python source that evaluates to ``value`` exactly, for the few types that have it."""
     kind = type(value)
+    if kind is int and value.bit_length() > HEX_ABOVE_BITS:
+        return hex(value)  # Python writes at most 4300 decimal digits
     if value is None or kind is bool or kind is int or kind is str:
         return repr(value)
     if kind is float and math.isfinite(value):
@@ -277,8 +280,16 @@ def _literal(value: Any) -> str | None:
 
 
 def _identifier(hint: str) -> str:
-    name = re.sub(r"\W", "_", hint) or "v"
-    if name[0].isdigit():
+    """A Python identifier for a value named ``hint``, spelled as Python reads it: Python
+    NFKC-normalises identifiers, so ``ﬁ`` would be the variable ``fi`` (and two values named
+    ``%fi`` and ``%ﬁ`` one variable), and ``½`` (NFKC: 1, fraction slash, 2) no identifier at
+    all. The name is normalised first, so the namer's uniqueness check sees what Python will
+    see."""
+    name = unicodedata.normalize("NFKC", hint)
+    name = "".join(char if f"_{char}".isidentifier() else "_" for char in name) or "v"
+    if not name.isidentifier() or unicodedata.normalize("NFKC", name) != name:
+        name = re.sub(r"[^0-9A-Za-z_]", "_", name)  # only ASCII then: it always is both
+    if not name[0].isidentifier():
         name = f"v{name}"
     return f"{name}_" if keyword.iskeyword(name) else name
 

@@ -64,7 +64,22 @@ _TERMINAL_WORDS: dict[str, str] = {
 # Trees of the grammar; placeholders for absent optional parts are None.
 _ParseTree = Tree[Token]
 
-_SOURCE_COMMENT = re.compile(r"# ?(?P<file>.*):(?P<line>\d+):(?P<col>\d+)\s*")
+# A location comment; one whose line or column has more than 9 digits is only a remark.
+_SOURCE_COMMENT = re.compile(r"# ?(?P<file>.*):(?P<line>\d{1,9}):(?P<col>\d{1,9})\s*")
+_MAX_DIM_DIGITS = 18  # a dimension is an int64 (NumPy's limit), so at most 18 digits
+
+# Note [Limits of IR text]
+# Text that nests deeper than Python source can, or spells a decimal integer Python refuses to
+# convert, is refused with a located error rather than met with a RecursionError or ValueError:
+# - `MAX_NESTING` levels of blocks in blocks, and of brackets in a type or an attribute value.
+#   Python source nests at most 200 brackets and 100 indented blocks, so no program's IR comes
+#   near it; the passes, the verifier and the printer recurse once or a few times a level and
+#   have been run at 300 levels under Python's default recursion limit.
+# - `MAX_DECIMAL_DIGITS` digits in a decimal integer: Python's own limit on converting decimal
+#   strings (`sys.get_int_max_str_digits`). Larger integers are written in hexadecimal, as the
+#   printer writes them, which has no limit.
+MAX_NESTING = 200
+MAX_DECIMAL_DIGITS = 4300
 
 
 @contextmanager
@@ -205,10 +220,11 @@ class _Reader:
         return graphs
 
     def graph(self, tree: _ParseTree) -> Graph:
-        _keyword, name, params, _comment, *body, results, _end_comment = tree.children
+        keyword, name, params, comment, *body, end, results, end_comment = tree.children
         graph = Graph(str(name)[1:] if isinstance(name, Token) else None)
         self.scope = {}
         self.definitions = {}
+        self._locate_sentinels(graph.block, (keyword, comment), (end, end_comment))
         stack = [_Frame(graph.block, _tree_or_none(params), _trees(body), _tree_or_none(results))]
         while stack:
             frame = stack[-1]
@@ -225,6 +241,8 @@ class _Reader:
             node = self._node(graph, node_tree)
             frame.block.append_node(node)
             block_trees = _trees(node_tree.children[5:])
+            if block_trees and len(stack) > MAX_NESTING:
+                raise self._too_deep("blocks", block_trees[0])
             blocks = [node.add_block() for _ in block_trees]
             # Pushed last-first, so block0 is read (and defines its names) before block1.
             for index in reversed(range(len(block_trees))):
@@ -232,10 +250,21 @@ class _Reader:
         return graph
 
     def _frame(self, block: Block, tree: _ParseTree, index: int) -> _Frame:
-        label, params, _comment, *body, results, _end_comment = tree.children
+        label, params, comment, *body, end, results, end_comment = tree.children
         if str(label) != f"block{index}":
             raise self.error(f"expected block{index}, found {label}", label)
+        self._locate_sentinels(block, (label, comment), (end, end_comment))
         return _Frame(block, _tree_or_none(params), _trees(body), _tree_or_none(results))
+
+    def _locate_sentinels(
+        self, block: Block, header: tuple[object, object], end: tuple[object, object]
+    ) -> None:
+        """Give a block's parameter and return sentinels the lines (each a first token and a
+        comment) of its header and of its ``return``/``->`` statement, which verifier errors
+        about them point at."""
+        for sentinel, (first, comment) in ((block.param_node, header), (block.return_node, end)):
+            if isinstance(first, Token):
+                sentinel.source_range = self._node_line(first, comment)
 
     def _node(self, graph: Graph, tree: _ParseTree) -> Node:
         """The node of a ``node`` tree (its blocks, from child 5 on, are read by `graph`)."""
@@ -248,7 +277,7 @@ class _Reader:
                 name, value = _pair(attr)
                 if str(name) in node.attrs:
                     raise self.error(f"attribute '{name}' is given twice", name)
-                node.attrs[str(name)] = self.attr_value(value)
+                node.attrs[str(name)] = self.attr_value(value, name)
         if isinstance(outputs, Tree):
             for typed in _trees(outputs.children):
                 name, ty = _pair(typed)
@@ -257,7 +286,7 @@ class _Reader:
         node.source_range = located or self._node_line(tree, comment)
         return node
 
-    def _node_line(self, tree: _ParseTree, comment: object) -> SourceRange:
+    def _node_line(self, tree: _ParseTree | Token, comment: object) -> SourceRange:
         """The node's statement in the IR text, up to its comment: the range errors about a
         node without a location comment point at (Note on ``in_ir_text`` in `ir.source`)."""
         start = self.range_of(tree)
@@ -298,14 +327,17 @@ class _Reader:
 
     # -- types -----------------------------------------------------------------------------
 
-    def read_type(self, tree: _ParseTree) -> Type:
+    def read_type(self, tree: _ParseTree, depth: int = 0) -> Type:
         kind = tree.data
+        if depth >= MAX_NESTING and kind in ("tuple_type", "list_type", "optional_type"):
+            raise self._too_deep("a type", tree)
         if kind == "tuple_type":
-            return TupleType(tuple(self.read_type(child) for child in _trees(tree.children)))
+            elements = _trees(tree.children)
+            return TupleType(tuple(self.read_type(child, depth + 1) for child in elements))
         if kind == "list_type":
-            return ListType(self.read_type(_only_tree(tree)))
+            return ListType(self.read_type(_only_tree(tree), depth + 1))
         if kind == "optional_type":
-            return OptionalType(self.read_type(_only_tree(tree)))
+            return OptionalType(self.read_type(_only_tree(tree), depth + 1))
         token = _only_token(tree)
         if kind == "tensor_type":
             return self._tensor_type(token)
@@ -341,7 +373,7 @@ class _Reader:
         for item in items:
             if item == "*":
                 dims.append(None)
-            elif item.isdecimal() and item.isascii():
+            elif item.isdecimal() and item.isascii() and len(item) <= _MAX_DIM_DIGITS:
                 dims.append(int(item))
             else:
                 raise self.error(f"bad dimension '{item}' in {token}", token)
@@ -349,23 +381,44 @@ class _Reader:
 
     # -- attribute values ------------------------------------------------------------------
 
-    def attr_value(self, tree: _ParseTree) -> Any:
+    def attr_value(self, tree: _ParseTree, name: Token, depth: int = 0) -> Any:
+        """The value of attribute ``name``; errors without a token of their own point at it."""
         kind = tree.data
         if kind == "none":
             return None
         if kind in ("true", "false"):
             return kind == "true"
         if kind == "int":
-            return int(_only_token(tree))
+            return self._int(_only_token(tree))
         if kind == "float":
             return float(_only_token(tree))
         if kind == "string":
             return self._string(_only_token(tree))
+        if depth >= MAX_NESTING:
+            raise self._too_deep("an attribute value", name)
         if kind == "list":
-            return [self.attr_value(child) for child in _trees(tree.children)]
+            return [self.attr_value(child, name, depth + 1) for child in _trees(tree.children)]
         if kind == "tuple":
-            return tuple(self.attr_value(child) for child in _trees(tree.children))
-        return self._tensor(tree)
+            items = _trees(tree.children)
+            return tuple(self.attr_value(child, name, depth + 1) for child in items)
+        return self._tensor(tree, name, depth + 1)
+
+    def _too_deep(self, what: str, where: Token | _ParseTree) -> IRParseError:
+        message = f"{what} nested more than {MAX_NESTING} levels deep"
+        return self.error(message, where)  # See Note [Limits of IR text]
+
+    def _int(self, token: Token) -> int:
+        text = str(token)
+        digits = text.removeprefix("-")
+        if digits[:2] in ("0x", "0X"):
+            return int(text, 16)
+        if len(digits) > MAX_DECIMAL_DIGITS:
+            message = (
+                f"an integer of {len(digits)} decimal digits; more than {MAX_DECIMAL_DIGITS} "
+                "must be written in hexadecimal (0x...)"
+            )
+            raise self.error(message, token)  # See Note [Limits of IR text]
+        return int(text)
 
     def _string(self, token: Token) -> str:
         try:
@@ -374,7 +427,7 @@ class _Reader:
             raise self.error(f"bad string literal: {exc.msg}", token) from None
         return text
 
-    def _tensor(self, tree: _ParseTree) -> np.ndarray[Any, Any]:
+    def _tensor(self, tree: _ParseTree, name: Token, depth: int) -> np.ndarray[Any, Any]:
         type_tree, *elements = _trees(tree.children)
         ty = self.read_type(type_tree)
         if not isinstance(ty, TensorType) or not ty.is_complete or ty.requires_grad is not None:
@@ -382,7 +435,7 @@ class _Reader:
         dtype = np.dtype(ty.dtype)
         if dtype.kind == "c":
             raise self.error("complex tensor constants have no text form", type_tree)
-        values = [self.attr_value(element) for element in elements]
+        values = [self.attr_value(element, name, depth) for element in elements]
         expected = math.prod(d for d in ty.shape or () if d is not None)
         if len(values) != expected:
             raise self.error(f"{ty} needs {expected} values, found {len(values)}", tree)

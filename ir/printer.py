@@ -19,6 +19,9 @@ from ir.graph import Block, Graph, Node, Value
 from ir.types import TensorType
 
 INDENT = "  "
+# Integers of more bits are printed in hexadecimal: 2**14000 has 4215 decimal digits, within
+# Python's limit of 4300 on converting to decimal.
+HEX_ABOVE_BITS = 14_000
 
 _NUMBERED_SUFFIX = re.compile(r"(\.\d+)+$")
 _NAME = re.compile(r"[\w.]+")
@@ -81,7 +84,9 @@ def format_attr(value: Any) -> str:
     if value is None or isinstance(value, bool):
         return str(value)
     if isinstance(value, int):
-        return str(value)
+        # Python refuses to write more than 4300 decimal digits (`sys.get_int_max_str_digits`);
+        # hexadecimal has no limit. See Note [Limits of IR text] in `ir.parser`.
+        return hex(value) if value.bit_length() > HEX_ABOVE_BITS else str(value)
     if isinstance(value, float):
         return format_float(value)
     if isinstance(value, str):

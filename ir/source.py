@@ -17,9 +17,11 @@ class Source:
     def line_text(self, line: int) -> str | None:
         """The text of file line ``line``, or None when it is not part of this source."""
         index = line - self.first_line
-        lines = self.text.splitlines()
-        if 0 <= index < len(lines):
-            return lines[index]
+        # Lines end at "\n" only, as the lexers count them: str.splitlines would also end one
+        # at a form feed or U+2028, which are blanks inside a line, and show the wrong line.
+        lines = self.text.split("\n")
+        if 0 <= index < len(lines) and (index < len(lines) - 1 or lines[index]):
+            return lines[index].removesuffix("\r")
         return None
 
 
@@ -79,4 +81,16 @@ class SourceRange:
             return ""
         width = self.end_col - self.col if self.end_line == self.line else len(text) - self.col + 1
         width = max(1, width)
-        return f"    {text}\n    {' ' * (self.col - 1)}{'^' * width}"
+        start = self.col - 1
+        if len(text) > _LONGEST_SHOWN_LINE:  # a window around the range, so errors stay short
+            width = min(width, _LONGEST_SHOWN_LINE // 2)
+            left = max(0, start - _LONGEST_SHOWN_LINE // 4)
+            right = min(len(text), start + width + _LONGEST_SHOWN_LINE // 4)
+            before = "..." if left > 0 else ""
+            text = before + text[left:right] + ("..." if right < len(text) else "")
+            start += len(before) - left
+        return f"    {text}\n    {' ' * start}{'^' * width}"
+
+
+# A longer source line is shown cut to the part around the range an error points at.
+_LONGEST_SHOWN_LINE = 160

@@ -16,11 +16,27 @@ from __future__ import annotations
 
 from collections.abc import Set
 
+import numpy as np
+
 from ir.errors import VerifyError
 from ir.graph import PARAM, RETURN, Block, Graph, Node, Use, Value
 from ir.ops import OPS
-from ir.printer import print_node
+from ir.printer import format_attr, print_node
+from ir.types import (
+    BOOL,
+    FLOAT,
+    INT,
+    NONE,
+    SCALAR,
+    STR,
+    ListType,
+    OptionalType,
+    TensorType,
+    TupleType,
+    Type,
+)
 
+CONSTANT = "prim::Constant"
 IF = "prim::If"
 LOOP = "prim::Loop"
 GRAD_OF = "prim::GradOf"
@@ -45,7 +61,9 @@ def node_error(node: Node, message: str) -> VerifyError:
     """A VerifyError about ``node``: the message, then the node's printed line."""
     if node.kind in (PARAM, RETURN):
         owner = node.owning_block.owning_node if node.owning_block is not None else None
-        error = VerifyError(message, owner.source_range if owner is not None else None)
+        # The sentinel's own range when it has one: the `return` or `->` line of IR text.
+        located = node.source_range or (owner.source_range if owner is not None else None)
+        error = VerifyError(message, located)
         where = "the graph" if owner is None else f"a block of {print_node(owner)}"
         error.add_note_line(f"in the {'parameters' if node.kind == PARAM else 'return'} of {where}")
     else:
@@ -126,6 +144,11 @@ class _Verifier:
             raise node_error(node, f"a {node.kind} sentinel in the middle of a block")
         self.check_operands(node)
         self.check_schema(node)
+        if node.kind == CONSTANT and len(node.outputs) == 1 and "value" in node.attrs:
+            value = node.attrs["value"]
+            if not _holds(node.output.ty, value):
+                shown = _shorten(format_attr(value))
+                raise node_error(node, f"a constant of type {node.output.ty} cannot hold {shown}")
         self.live_nodes.add(node)
         if node.blocks:
             for inner in node.blocks:
@@ -265,3 +288,40 @@ def check_returns(node: Node, block: Block, index: int, outputs: list[Value], wh
             f"{node.kind} block{index} returns {len(block.outputs)} values, expected "
             f"{len(outputs)} ({why})",
         )
+
+
+# The Python values a constant of a Python type may hold. (Lenient: NumPy scalars pass, and
+# ints where a float or bool is declared, as Python itself allows them there.)
+_PYTHON_TYPES: dict[Type, type | tuple[type, ...]] = {
+    INT: (int, np.integer),
+    FLOAT: (int, float, np.integer, np.floating),
+    BOOL: (int, np.bool_, np.integer),
+    STR: str,
+    NONE: type(None),
+    SCALAR: (int, float, np.number, np.bool_),
+}
+
+
+def _holds(ty: Type, value: object) -> bool:
+    """Whether a constant of type ``ty`` may hold ``value``: a list where an int is declared,
+    or a tuple of the wrong length, made passes that take the type at its word fail."""
+    python_type = _PYTHON_TYPES.get(ty)
+    if python_type is not None:
+        return isinstance(value, python_type)
+    if isinstance(ty, TensorType):
+        return not isinstance(value, list | tuple | str | type(None))
+    if isinstance(ty, TupleType):
+        return (
+            isinstance(value, tuple | list)
+            and len(value) == len(ty.elems)
+            and all(_holds(elem, item) for elem, item in zip(ty.elems, value, strict=True))
+        )
+    if isinstance(ty, ListType):
+        return isinstance(value, list | tuple) and all(_holds(ty.elem, item) for item in value)
+    if isinstance(ty, OptionalType):
+        return value is None or _holds(ty.elem, value)
+    return True  # Any, and the types of values no pass looks into
+
+
+def _shorten(text: str) -> str:
+    return text if len(text) <= 40 else text[:37] + "..."

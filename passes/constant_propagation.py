@@ -7,6 +7,8 @@
   ``bool`` constant, an array a constant of its exact type (``TensorType.of``), a list or tuple
   of scalars an ``int[]``-like or ``(int, int)``-like constant. It is left alone when the kernel
   raises (the error belongs to run time, and the node may sit in a branch that never runs), when
+  an int operand or result would have more than 4096 bits (``10 ** 100_000_000`` would take
+  minutes: Note [Compile-time evaluation of Python ints] in `ir.ops.scalar`), when
   an array result has, or its declared or shape-rule type says it would have, more than
   ``max-elements`` elements, or when the result does not fit the output's declared type. A
   NumPy scalar (what a ufunc returns for 0-d operands) stays a NumPy scalar, so the folded
@@ -29,7 +31,8 @@ import numpy as np
 
 from ir.errors import ShapeError
 from ir.graph import Graph, Node, Value
-from ir.ops import OPS, OpDef
+from ir.ops import NOT_CONSTANT, OPS, OpDef
+from ir.ops.scalar import evaluate_bounded
 from ir.types import BOOL, FLOAT, INT, NONE, ListType, TensorType, TupleType, Type
 from passes.registry import register_pass
 
@@ -149,12 +152,15 @@ class _Folder:
             return False
         if self.predicts_too_large(op, node):
             return False
+        operands = [constant_value(v) for v in node.inputs]
         try:
-            result = op.kernel(*(constant_value(v) for v in node.inputs))
+            result = evaluate_bounded(node.kind, op.kernel, operands)
         except Exception:
             # Not an error now: the node may sit in a branch that never runs; if it does run,
             # the interpreter reports the failure with the node's location.
             return False
+        if result is NOT_CONSTANT:
+            return False  # an int too large to be worth folding
         results = result if len(node.outputs) > 1 else (result,)
         if not isinstance(results, tuple | list) or len(results) != len(node.outputs):
             return False

@@ -7,8 +7,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ir.errors import ShapeError
 from ir.graph import Graph, Node, Value
 from ir.ops import NOT_CONSTANT, OPS
+from ir.ops.scalar import evaluate_bounded
 from ir.types import BOOL, FLOAT, INT, TensorType, Type
 from passes.constant_propagation import constant_value, is_constant
 
@@ -42,7 +44,7 @@ def static_value(value: Value, depth: int = 3) -> Any:
     if any(operand is NOT_CONSTANT for operand in operands):
         return NOT_CONSTANT
     try:
-        return op.kernel(*operands)
+        return evaluate_bounded(node.kind, op.kernel, operands)
     except (ArithmeticError, ValueError, TypeError):
         return NOT_CONSTANT
 
@@ -55,14 +57,27 @@ def output_types(kind: str, inputs: Sequence[Value]) -> list[Type]:
     return list(rule([v.ty for v in inputs], consts))
 
 
+def located_output_types(kind: str, inputs: Sequence[Value], like: Node) -> list[Type]:
+    """`output_types`, with a shape rule's error located at ``like`` (a graph whose types the
+    input text got wrong fails here)."""
+    try:
+        return output_types(kind, inputs)
+    except ShapeError as error:
+        if error.source_range is not None:
+            raise
+        raise ShapeError(error.message, like.source_range) from None
+
+
 def insert_typed(graph: Graph, kind: str, inputs: Sequence[Value], like: Node) -> Value:
     """Insert ``kind(*inputs)`` at the insertion point, typed by its shape rule, with the
     source range of ``like`` (the node whose work it takes over)."""
-    node = graph.insert(kind, inputs, output_types(kind, inputs), source_range=like.source_range)
-    return node.output
+    types = located_output_types(kind, inputs, like)
+    return graph.insert(kind, inputs, types, source_range=like.source_range).output
 
 
 def retype(node: Node) -> None:
     """Give ``node``'s outputs the types its shape rule gives for its current inputs."""
-    for out, ty in zip(node.outputs, output_types(node.kind, node.inputs), strict=True):
+    for out, ty in zip(
+        node.outputs, located_output_types(node.kind, node.inputs, node), strict=True
+    ):
         out.ty = ty

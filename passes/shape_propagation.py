@@ -18,6 +18,7 @@ from ir.graph import Block, Graph, Node, Value
 from ir.ops import NOT_CONSTANT, OPS
 from ir.ops.prim import join_all
 from ir.ops.registry import ShapeRule
+from ir.ops.scalar import evaluate_bounded
 from ir.printer import print_node
 from ir.types import (
     BOOL,
@@ -223,10 +224,12 @@ class _Propagator:
         if any(c is NOT_CONSTANT for c in consts) or not _is_small(node.output.ty):
             return
         try:
-            self.known[node.output] = op.kernel(*consts)
+            value = evaluate_bounded(node.kind, op.kernel, consts)
         except (ArithmeticError, ValueError, TypeError, IndexError):
             # Left for run time, where the same failure is reported with the user's line.
             return
+        if value is not NOT_CONSTANT:
+            self.known[node.output] = value
 
     def branches(self, node: Node) -> None:
         then_block, else_block = node.blocks

@@ -36,7 +36,7 @@ def python_rule(fn: Callable[..., Any]) -> ShapeRule:
         for position, ty in enumerate(types):
             if ty not in _SAMPLES and ty not in (SCALAR, ANY):
                 raise ShapeError(f"operand {position} must be a Python number, got {ty}")
-        if all(c is not NOT_CONSTANT for c in consts):
+        if all(c is not NOT_CONSTANT and not _too_large(c) for c in consts):
             if fn is operator.pow and all(type(c) in (int, bool) for c in consts):
                 return [INT if consts[1] >= 0 else FLOAT]  # without computing a huge power
             try:
@@ -58,6 +58,52 @@ def _samples_decide(fn: Callable[..., Any], types: Sequence[Type]) -> bool:
     if fn in (min, max):
         return len(set(types)) == 1
     return True
+
+
+# Note [Compile-time evaluation of Python ints]
+# Python ints have no size limit, and ``10 ** 100_000_000`` takes minutes to compute and
+# gigabytes to hold: constant propagation, shape propagation and the rewrites that read static
+# values (`passes.rewriting.static_value`) would hang on a program that only computes it in a
+# branch that never runs. So they evaluate through `evaluate_bounded`, which leaves to run time
+# (returns NOT_CONSTANT for) a node with an int operand or result of more than
+# `MAX_EVALUATED_INT_BITS` bits. A result that large is not computed at all when the table
+# below bounds it from the operands' sizes; other operators' int results are no larger than
+# their operands (``//``, ``%``, ``abs``, ``min``, ...) or the operands' sum (``*``). 4096 bits
+# is far beyond any shape, index or count a program computes.
+MAX_EVALUATED_INT_BITS = 4096
+
+
+def _power_bits(base: int, exponent: int) -> int:
+    """At least the bits of ``base ** exponent`` (0 for a result no larger than ``base``)."""
+    if exponent <= 1 or abs(base) <= 1:
+        return 0
+    return (abs(base).bit_length() - 1) * exponent + 1
+
+
+_LEAST_RESULT_BITS: dict[str, Callable[[int, int], int]] = {
+    "prim::pow": _power_bits,
+    "prim::mul": lambda a, b: a.bit_length() + b.bit_length() - 1 if a and b else 0,
+}
+
+
+def evaluate_bounded(kind: str, kernel: Callable[..., Any], operands: Sequence[Any]) -> Any:
+    """``kernel(*operands)``, the compile-time value of a ``kind`` node, or NOT_CONSTANT when
+    an int operand or the int result has more than `MAX_EVALUATED_INT_BITS` bits. See Note
+    [Compile-time evaluation of Python ints]. The kernel's exceptions pass through."""
+    if any(_too_large(x) for x in operands):
+        return NOT_CONSTANT
+    least = _LEAST_RESULT_BITS.get(kind)
+    if least is not None:
+        if not all(type(x) in _RESULT_TYPES for x in operands):
+            return NOT_CONSTANT  # a sequence `*` repeats: not what the schema allows anyway
+        if all(type(x) is int for x in operands) and least(*operands) > MAX_EVALUATED_INT_BITS:
+            return NOT_CONSTANT
+    result = kernel(*operands)
+    return NOT_CONSTANT if _too_large(result) else result
+
+
+def _too_large(value: Any) -> bool:
+    return type(value) is int and value.bit_length() > MAX_EVALUATED_INT_BITS
 
 
 BINARY: dict[str, tuple[Callable[..., Any], bool]] = {

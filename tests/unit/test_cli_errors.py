@@ -212,3 +212,108 @@ def test_bad_argument_type_in_dump(model: Path) -> None:
 
 def test_missing_function_in_dump(model: Path) -> None:
     assert run("dump", f"{model}:nothere") == f"error: {model} has no function 'nothere'\n"
+
+
+# -- input the IR parser refuses: Note [Limits of IR text] in ir.parser ----------------------
+
+GRAPH_TEXT = "graph(%x : Tensor):\n  %y : Tensor = aten::neg(%x)  # caf\u00e9\n  return (%y)\n"
+
+
+def run_bytes(*args: str, data: bytes) -> str:
+    """`run` for an input of raw bytes, on standard input and as a file."""
+    done = subprocess.run(
+        [sys.executable, "-m", "autodiff", *args, "-"], input=data, capture_output=True, check=False
+    )
+    assert done.returncode == 1, done.stderr
+    assert done.stdout == b""
+    stderr = done.stderr.decode()
+    assert "Traceback" not in stderr
+    assert stderr.count("error:") == 1
+    assert len(stderr.splitlines()) <= 12
+    return stderr
+
+
+def test_bytes_that_are_not_utf8_are_located(tmp_path: Path) -> None:
+    data = GRAPH_TEXT.encode("latin-1")  # é is one byte, 0xe9, not UTF-8
+    assert run_bytes("opt", data=data).splitlines() == [
+        "<stdin>:2:37: error: <stdin> is not UTF-8 text: byte 0xe9 cannot be read",
+        "      %y : Tensor = aten::neg(%x)  # caf\ufffd",
+        "    " + " " * 36 + "^",
+    ]
+    path = tmp_path / "latin.ir"
+    path.write_bytes(data)
+    assert run("opt", str(path)).startswith(f"{path}:2:37: error: {path} is not UTF-8 text")
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-32"])
+def test_utf16_and_utf32_text_is_refused_by_its_byte_order_mark(encoding: str) -> None:
+    err = run_bytes("opt", data=GRAPH_TEXT.encode(encoding))
+    name = encoding.upper()
+    assert err == (
+        f"<stdin>:1:1: error: <stdin> is {name} text (it starts with a byte order mark); IR text "
+        "must be UTF-8\n"
+    )
+
+
+def test_a_utf8_byte_order_mark_is_skipped(tmp_path: Path) -> None:
+    path = tmp_path / "bom.ir"
+    path.write_bytes(b"\xef\xbb\xbf" + GRAPH_TEXT.encode())
+    done = subprocess.run(
+        [sys.executable, "-m", "autodiff", "opt", str(path)], capture_output=True, check=False
+    )
+    assert (done.returncode, done.stdout.decode()) == (0, GRAPH_TEXT.replace("  # caf\u00e9", ""))
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "graph(%x : " + "(" * 3000 + "Tensor" + ")" * 3000 + "):\n  return (%x)\n",
+            "a type nested more than 200 levels deep",
+        ),
+        (
+            "graph():\n  %c : int = prim::Constant[value=" + "9" * 5000 + "]()\n  return (%c)\n",
+            "an integer of 5000 decimal digits; more than 4300 must be written in hexadecimal",
+        ),
+        (
+            "graph(%c : bool):\n"
+            + "  prim::If(%c)\n  block0():\n" * 3000
+            + "  -> ()\n  block1():\n  -> ()\n" * 3000
+            + "  return ()\n",
+            "blocks nested more than 200 levels deep",
+        ),
+    ],
+    ids=["deep-type", "huge-int", "deep-blocks"],
+)
+def test_text_past_the_parser_limits_is_one_short_located_error(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    path = tmp_path / "big.ir"
+    path.write_text(text)
+    err = run("opt", str(path), "-p", "cse,constant-propagation")
+    first, *rest = err.splitlines()
+    assert first.startswith(f"{path}:")
+    assert f": error: {message}" in first
+    assert len(rest) == 2  # the line, cut to its part around the caret, and the caret
+    assert all(len(line) < 200 for line in rest)
+
+
+def test_a_shape_rule_failing_inside_a_rewrite_is_located(tmp_path: Path) -> None:
+    # Found by tests/property/ir_text.py: a tuple typed where an array belongs made
+    # simplify-arithmetic's rewrite fail with no location.
+    statement = "%m : Double(4, 3) = aten::mul(%n, %b)"
+    path = tmp_path / "bad.ir"
+    path.write_text(
+        "graph @delayed(%a : Double(4, 3), %b : (Double(4, 3)), %c : Double(4, 1)):\n"
+        "  %size : (int, int) = prim::Constant[value=(4, 1)]()\n"
+        "  %n : Double(4, 3) = aten::neg(%a)\n"
+        f"  {statement}\n"
+        "  %q : Double(4, 3) = aten::div(%m, %c)\n"
+        "  %s : Double(4, 1) = aten::sum_to_size(%q, %size)\n"
+        "  return (%s)\n"
+    )
+    lines = run("opt", str(path), "-p", "simplify-arithmetic").splitlines()
+    assert lines[0] == (
+        f"{path}:4:3: error: operand 1 must be an array, got a value of type (Double(4, 3))"
+    )
+    assert lines[-2:] == [f"      {statement}", "      " + "^" * len(statement)]

@@ -338,6 +338,43 @@ def test_tracebacks_show_the_generated_source() -> None:
     assert linecache.getline(compiled.filename, 1).startswith("def _make(")
 
 
+# ---- names ------------------------------------------------------------------------------------
+
+# Python reads identifiers NFKC-normalised: `ﬁ` is the variable `fi`, `½` (1, fraction slash, 2)
+# and `x²` (x2) are no identifiers as written.
+UNICODE_NAMES_GRAPH = """\
+graph @f(%fi : float, %\ufb01 : float, %\u00bd : float, %x\u00b2 : float, %x2 : float):
+  %d : float = prim::sub(%fi, %\ufb01)
+  %s : float = prim::add(%d, %\u00bd)
+  %p : float = prim::mul(%s, %x\u00b2)
+  %r : float = prim::sub(%p, %x2)
+  return (%r)
+"""
+
+
+def test_names_equal_under_nfkc_stay_apart_and_odd_names_compile() -> None:
+    graph = parse_graph(UNICODE_NAMES_GRAPH)
+    # (5 - 2 + 1) * 3 - 10: the generated code mixed `fi` and `ﬁ` up, or did not compile `½`
+    assert run_both(graph, [5.0, 2.0, 1.0, 3.0, 10.0]) == [2.0]
+    assert CompiledGraph(graph)(5.0, 2.0, 1.0, 3.0, 10.0) == [2.0]
+
+
+@pytest.mark.parametrize("name", ["\u00e9t\u00e9", "\u03b1", "x\u2080", "\u2167", "_\u00b9"])
+def test_a_unicode_name_compiles_to_an_identifier(name: str) -> None:
+    graph = parse_graph(
+        f"graph @f(%{name} : float, %y : float):\n"
+        f"  %z : float = prim::add(%{name}, %y)\n  return (%z)\n"
+    )
+    assert CompiledGraph(graph)(1.0, 2.0) == [3.0]
+
+
+def test_an_int_constant_past_4300_decimal_digits_compiles() -> None:
+    graph = Graph("f")
+    graph.register_output(graph.insert_constant(7**20_000, INT))
+    # Python refuses to write such an int in decimal (the generated code's literal)
+    assert run_both(graph, []) == [7**20_000]
+
+
 # ---- freeing ----------------------------------------------------------------------------------
 
 

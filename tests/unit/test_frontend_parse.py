@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import textwrap
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -865,3 +866,82 @@ def test_any_text_parses_or_raises_a_located_script_error(pieces: list[str], ind
     else:
         return
     assert report.startswith("fuzz.py:")
+
+
+# -- identifiers and literals as Python reads them ----------------------------------------
+
+
+def test_identifiers_are_nfkc_normalised_as_python_does() -> None:
+    # PEP 3131: `ﬁ` (the ligature) and `x²` are the names `fi` and `x2`.
+    (assign, ret) = parse_stmts("\ufb01 = x\nreturn fi + x\u00b2\n")
+    assert isinstance(assign, syntax.Assign)
+    (target,) = assign.targets
+    assert isinstance(target, syntax.Name)
+    assert target.id == "fi"
+    assert where(target) == (2, 5, 2, 6)  # the one character of the source
+    assert isinstance(ret, syntax.Return)
+    assert isinstance(ret.value, syntax.BinOp)
+    assert [ret.value.left.id, ret.value.right.id] == ["fi", "x2"]  # type: ignore[attr-defined]
+
+
+def test_a_ligature_name_and_its_plain_spelling_are_one_variable(tmp_path: Any) -> None:
+    import importlib.util
+
+    import numpy as np
+
+    import autodiff as ad
+
+    path = tmp_path / "ligature.py"
+    path.write_text(
+        "import numpy as np\n\n\ndef f(x):\n    \ufb01 = x * 2.0\n    fi = x + 1.0\n"
+        "    return np.sum(\ufb01 * fi)\n",
+        encoding="utf-8",
+    )
+    spec = importlib.util.spec_from_file_location("ligature", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    x = np.array([1.0, 2.0])
+    assert module.f(x) == 13.0  # Python: both names are `fi`, so (x + 1) ** 2 summed
+    assert ad.script(module.f)(x) == 13.0  # was 16.0, two variables
+    np.testing.assert_allclose(ad.grad(module.f)(x), 2 * (x + 1))
+
+
+def test_an_int_literal_of_any_size_in_hexadecimal(tmp_path: Any) -> None:
+    # Python refuses decimal literals past 4300 digits but not hexadecimal ones.
+    import importlib.util
+
+    import numpy as np
+
+    import autodiff as ad
+    from ir.parser import parse_graph
+    from ir.printer import print_graph
+
+    digits = "f" * 5000
+    path = tmp_path / "big.py"
+    path.write_text(f"def f(x):\n    n = 0x{digits}\n    return x * (n % 7) + n // n\n")
+    spec = importlib.util.spec_from_file_location("big", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    x = np.array([1.0, 2.0])
+    scripted = ad.script(module.f)
+    np.testing.assert_array_equal(scripted(x), module.f(x))
+    text = print_graph(scripted.graph)  # was a ValueError: Python writes no such decimal
+    assert f"0x{digits}" in text
+    assert print_graph(parse_graph(text)) == text
+
+
+def test_a_decimal_literal_past_pythons_digit_limit_is_located_as_python_refuses_it() -> None:
+    source = "def f(x):\n    n = " + "9" * 5000 + "\n    return x\n"
+    with pytest.raises(SyntaxError, match=r"Exceeds the limit \(4300 digits\)"):
+        compile(source, "<python>", "exec")  # Python's own message
+    with pytest.raises(ScriptError) as info:  # was a ValueError from int()
+        parse_source(source)
+    lines = str(info.value).splitlines()
+    assert lines[0] == (
+        "<string>:2:9: error: Exceeds the limit (4300 digits) for integer string conversion"
+    )
+    assert len(lines) == 3

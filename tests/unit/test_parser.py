@@ -11,12 +11,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ir.errors import IRParseError
+from ir.errors import IRParseError, VerifyError
 from ir.graph import Graph
-from ir.parser import parse_graph, parse_module
+from ir.parser import MAX_DECIMAL_DIGITS, MAX_NESTING, parse_graph, parse_module
 from ir.printer import print_graph, print_module
 from ir.source import SourceRange
 from ir.types import BOOL, FLOAT, INT, TENSOR, TensorType, TupleType
+from ir.verify import verify
 from tests.helpers import check_roundtrip, parse_ir
 
 
@@ -565,3 +566,143 @@ def test_parsed_graph_is_a_plain_graph() -> None:
 
     assert isinstance(g, Graph)
     assert g.inputs[0].ty == TupleType((TENSOR, FLOAT))
+
+
+# -- limits: Note [Limits of IR text] ------------------------------------------------------
+
+
+def test_blocks_nested_past_the_limit_are_a_located_error() -> None:
+    assert sum(1 for _ in parse_graph(_nested(MAX_NESTING)).all_nodes()) == MAX_NESTING + 1
+    text = _nested(3000)  # was a RecursionError in the verifier and every pass
+    message = parse_error(text)
+    line = 2 * MAX_NESTING + 3  # the block0 line of the If at depth MAX_NESTING + 1
+    assert message.splitlines()[0] == (
+        f"t.ir:{line}:{5 + 4 * MAX_NESTING}: error: blocks nested more than {MAX_NESTING} "
+        "levels deep"
+    )
+    assert text.splitlines()[line - 1].strip() == "block0():"
+
+
+def _deep_type(depth: int) -> str:
+    return "(" * depth + "Tensor" + ")" * depth
+
+
+def test_types_nested_past_the_limit_are_a_located_error() -> None:
+    deepest = parse_graph(f"graph(%t : {_deep_type(MAX_NESTING)}):\n  return (%t)\n")
+    assert str(deepest.inputs[0].ty) == _deep_type(MAX_NESTING)
+    text = f"graph(%t : {_deep_type(3000)}):\n  return (%t)\n"  # was a RecursionError
+    first = parse_error(text).splitlines()[0]
+    assert first == f"t.ir:1:3012: error: a type nested more than {MAX_NESTING} levels deep"
+
+
+@pytest.mark.parametrize(("open_", "close"), [("[", "]"), ("(", ",)")])
+def test_attribute_values_nested_past_the_limit_are_a_located_error(open_: str, close: str) -> None:
+    assert constant(open_ * MAX_NESTING + "1" + close * MAX_NESTING) is not None
+    deep = open_ * 3000 + "1" + close * 3000  # was a RecursionError
+    message = parse_error(f"graph():\n  %c : Any = prim::Constant[value={deep}]()\n  return (%c)\n")
+    lines = message.splitlines()
+    assert lines[0] == (
+        f"t.ir:2:29: error: an attribute value nested more than {MAX_NESTING} levels deep"
+    )
+    assert len(lines) == 3
+    assert max(len(line) for line in lines) < 200  # the 6,000-character line is cut
+
+
+def test_an_integer_of_too_many_decimal_digits_is_a_located_error() -> None:
+    assert constant("9" * MAX_DECIMAL_DIGITS) == int("9" * MAX_DECIMAL_DIGITS)
+    digits = "9" * (MAX_DECIMAL_DIGITS + 1)  # was Python's ValueError about int conversion
+    message = parse_error(
+        f"graph():\n  %c : int = prim::Constant[value={digits}]()\n  return (%c)\n"
+    )
+    assert message.splitlines()[0] == (
+        f"t.ir:2:35: error: an integer of {MAX_DECIMAL_DIGITS + 1} decimal digits; more than "
+        f"{MAX_DECIMAL_DIGITS} must be written in hexadecimal (0x...)"
+    )
+
+
+@pytest.mark.parametrize(
+    "value",
+    [7**20_000, -(7**20_000), 2**14_001, 255],
+    ids=["7^20000", "-7^20000", "2^14001", "255"],
+)
+def test_huge_integers_print_in_hexadecimal_and_read_back(value: int) -> None:
+    g = Graph("big")
+    g.register_output(g.insert_constant(value, INT))
+    text = print_graph(g)
+    assert ("0x" in text) == (value.bit_length() > 14_000)
+    (node,) = parse_graph(text).nodes()
+    assert node.attrs["value"] == value
+    assert constant("0xff") == 255
+    assert constant("-0X1F") == -31
+
+
+def test_a_dimension_of_too_many_digits_is_a_located_error() -> None:
+    message = parse_error(f"graph(%x : Double({'9' * 5000})):\n  return (%x)\n")
+    assert message.startswith("t.ir:1:12: error: bad dimension '999")
+
+
+def test_a_location_comment_with_a_huge_line_number_is_a_remark() -> None:
+    g = parse_graph(
+        f"graph(%x : Tensor):\n  %y : Tensor = aten::neg(%x)  # f.py:{'9' * 5000}:1\n"
+        "  return (%y)\n"
+    )
+    (node,) = g.nodes()
+    assert node.source_range.line == 2  # its line of the IR text, not a ValueError
+
+
+# -- found by tests/property/ir_text.py ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("declared", "value"),
+    [
+        ("int", "[[10]]"),
+        ("float", "[[2.]]"),
+        ("bool", "[1]"),
+        ("(int, int)", "(1,)"),
+        ("int[]", "3"),
+    ],
+)
+def test_a_constant_whose_value_its_type_cannot_hold_is_a_located_verifier_error(
+    declared: str, value: str
+) -> None:
+    # Constant propagation and shape propagation took the type at its word and failed with a
+    # TypeError deep inside a pass.
+    line = f"%c : {declared} = prim::Constant[value={value}]()"
+    with pytest.raises(VerifyError) as info:
+        verify(parse_graph(f"graph():\n  {line}\n  return (%c)\n", "t.ir"))
+    lines = str(info.value).splitlines()
+    assert lines[0] == f"t.ir:2:3: error: a constant of type {declared} cannot hold {value}"
+    assert lines[-2:] == [f"      {line}", "      " + "^" * len(line)]
+
+
+def test_verifier_errors_about_a_return_point_at_its_line() -> None:
+    text = (
+        "graph(%c : bool, %x : Tensor):\n"
+        "  %r : Tensor = prim::If(%c)\n"
+        "  block0():\n"
+        "    %y : Tensor = aten::neg(%x)\n"
+        "    -> (%y)\n"
+        "  block1():\n"
+        "    %z : Tensor = aten::neg(%x)\n"
+        "    -> (%z)\n"
+        "  return (%y)\n"
+    )
+    with pytest.raises(VerifyError) as info:
+        verify(parse_graph(text, "t.ir"))
+    # It had no location at all (a graph's return has no node whose line it could borrow).
+    lines = str(info.value).splitlines()
+    assert lines[0] == "t.ir:9:3: error: operand 0: %y is used outside the block that defines it"
+    assert lines[-2:] == ["      return (%y)", "      ^^^^^^^^^^^"]
+    inner = parse_graph(text.replace("-> (%z)", "-> (%y)"), "t.ir")
+    with pytest.raises(VerifyError, match=r"^t.ir:8:5: error: operand 0: %y is used outside"):
+        verify(inner)  # (it pointed at the prim::If)
+
+
+def test_a_form_feed_in_a_line_does_not_shift_the_line_an_error_shows() -> None:
+    message = parse_error("graph(%x : Tensor):\x0c\n  %y : Tensor = aten::neg(%x)\n  return (%z)\n")
+    assert message.splitlines() == [
+        "t.ir:3:11: error: undefined value '%z'",
+        "      return (%z)",
+        "              ^^",
+    ]
