@@ -1,0 +1,306 @@
+"""Which operators return NumPy views, and how a write through such a view reaches its operand.
+
+Note [Views]
+An operator whose NumPy function returns a view of its first operand carries a `ViewRule` in
+its `OpDef` (``register_op(..., view=...)``); `passes.functionalize` reads nothing else to know
+what shares memory (Note [Functionalisation]). A rule says:
+
+* ``scatter``: how new contents of the view become new contents of the operand (the write's
+  inverse), or None for a read-only view: NumPy raises "assignment destination is read-only"
+  for a write into ``np.diagonal(x)``, ``np.diag`` of a 2-D array or ``np.broadcast_to(x, s)``,
+  and the compiler refuses it where the write is.
+* ``when``: whether a given node's result is a view at all (``np.diag`` of a 1-D array builds a
+  new matrix; of a 2-D one it reads the diagonal).
+* ``strided``: the result is a view only when NumPy's stride rule allows it, a copy otherwise
+  (``reshape``: when the new shape can be expressed with the strides of the old one;
+  ``ravel``: when the operand is C-contiguous). `view_is_copy` applies the rule to the strides
+  the chain of views before it gives (a graph input, and any array an operator makes, is taken
+  to be C-contiguous).
+* ``pieces``: the result is a tuple of views (``np.split``); each ``prim::TupleIndex`` of it is a
+  view of the operand, written back by ``scatter`` (the TupleIndex node is the one it gets).
+* ``read_only``: a view that refuses writes only for some nodes (``np.imag`` of a real array is
+  a new read-only array of zeros; of a complex one, a writable view).
+
+Most scatters are the inverse view: a transpose, swapaxes, moveaxis, rollaxis, flip or rot90
+covers every element of its operand in another order, so `rearranged_back` learns the order
+(which operand axis each result axis is, and whether it runs backwards) by applying the
+operator's kernel to a small probe array and reading its strides, and undoes it with a flip and
+a transpose. Reshapes and dimension changes keep C order and are undone by a reshape. A view of
+part of its operand (an index, a slice, a diagonal, a real or imaginary part, a piece of a
+split) is written back by the scatter operator of `ir.ops.scatter` that matches it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ir.errors import IRError
+from ir.graph import Graph, Node, Value
+from ir.types import ANY, INT, TensorType, TupleType
+
+Scatter = Callable[[Graph, Node, Value, Value], Value]
+"""``scatter(graph, view, parent, value)``: the new contents of ``view``'s operand, whose
+current contents are ``parent``, once the view's contents have become ``value``."""
+
+
+def _always(node: Node) -> bool:
+    return True
+
+
+def _never(node: Node) -> bool:
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class ViewRule:
+    """How an operator's result shares memory with its first operand (Note [Views])."""
+
+    scatter: Scatter | None  # None: a read-only view
+    when: Callable[[Node], bool] = _always
+    strided: bool = False
+    pieces: bool = False
+    read_only: Callable[[Node], bool] = _never
+
+    def is_read_only(self, node: Node) -> bool:
+        return self.scatter is None or self.read_only(node)
+
+
+# ---- compile-time facts ---------------------------------------------------------------------
+
+
+def _constant(value: Value) -> Any:
+    """The compile-time value of a view's argument: a constant, or a tuple or list of them."""
+    node = value.node
+    if node.kind == "prim::Constant":
+        return node.attrs.get("value")
+    if node.kind in ("prim::TupleConstruct", "prim::ListConstruct"):
+        items = [_constant(item) for item in node.inputs]
+        return tuple(items) if node.kind == "prim::TupleConstruct" else items
+    raise IRError(
+        "a write through this view needs its arguments known at compile time", node.source_range
+    )
+
+
+def static_shape(value: Value) -> tuple[int, ...] | None:
+    ty = value.ty
+    if isinstance(ty, TensorType) and ty.shape is not None and None not in ty.shape:
+        return tuple(int(d) for d in ty.shape if d is not None)
+    return None
+
+
+def is_complex(value: Value) -> bool | None:
+    """Whether ``value`` is a complex array (None: its dtype is not known)."""
+    ty = value.ty
+    if not isinstance(ty, TensorType) or ty.dtype is None:
+        return None
+    return np.dtype(ty.dtype).kind == "c"
+
+
+def apply_view(view: Node, operand: np.ndarray) -> Any:
+    """``view``'s kernel on ``operand`` with the node's other (compile-time) arguments."""
+    from ir.ops.registry import lookup_op  # the registry imports this module
+
+    kernel = lookup_op(view.kind).kernel
+    assert kernel is not None
+    return kernel(operand, *(_constant(v) for v in view.inputs[1:]))
+
+
+# ---- scatters -------------------------------------------------------------------------------
+
+
+def select_back(graph: Graph, view: Node, parent: Value, value: Value) -> Value:
+    _, axis, index = view.inputs
+    return graph.insert("aten::select_scatter", (parent, value, axis, index), (parent.ty,)).output
+
+
+def slice_back(graph: Graph, view: Node, parent: Value, value: Value) -> Value:
+    _, *bounds = view.inputs
+    return graph.insert("aten::slice_scatter", (parent, value, *bounds), (parent.ty,)).output
+
+
+def reshaped_back(graph: Graph, view: Node, parent: Value, value: Value) -> Value:
+    """Reshapes and dimension changes keep the elements in C order: reshaping the new view
+    contents to the parent's shape is the parent's new contents."""
+    shape = graph.insert("aten::shape", (parent,), (ANY,)).output
+    return graph.insert("aten::reshape", (value, shape), (parent.ty,)).output
+
+
+def rearranged_back(graph: Graph, view: Node, parent: Value, value: Value) -> Value:
+    """Undo a view that puts every element of its operand in another order of the same axes
+    (a transpose, flip or rotation): which operand axis each result axis is and whether it runs
+    backwards is read off the strides the kernel gives a probe array."""
+    rank = view.inputs[0].ty.rank if isinstance(view.inputs[0].ty, TensorType) else None
+    if rank is None:
+        raise IRError(
+            "a write through this view needs the rank of its array known", view.source_range
+        )
+    probe = np.lib.stride_tricks.as_strided(
+        np.zeros(1, np.int8),
+        (2,) * rank,
+        tuple(2**i for i in reversed(range(rank))),
+        writeable=False,
+    )
+    strides = apply_view(view, probe).strides
+    source = [rank - 1 - int(np.log2(abs(s))) for s in strides]
+    flipped = tuple(axis for axis, s in enumerate(strides) if s < 0)
+    if flipped:
+        axes = graph.insert_constant(flipped, TupleType((INT,) * len(flipped)))
+        value = graph.insert("aten::flip", (value, axes), (value.ty,)).output
+    if source != list(range(rank)):
+        back = tuple(int(i) for i in np.argsort(source))
+        order = graph.insert_constant(back, TupleType((INT,) * rank))
+        value = graph.insert("aten::transpose", (value, order), (parent.ty,)).output
+    return value
+
+
+def index_back(graph: Graph, view: Node, parent: Value, value: Value) -> Value:
+    _, *items = view.inputs
+    return graph.insert("aten::index_put", (parent, value, *items), (parent.ty,)).output
+
+
+def einsum_back(graph: Graph, view: Node, parent: Value, value: Value) -> Value:
+    subscripts = view.inputs[1]
+    return graph.insert("aten::_einsum_scatter", (parent, value, subscripts), (parent.ty,)).output
+
+
+def real_back(graph: Graph, view: Node, parent: Value, value: Value) -> Value:
+    """``np.real`` of a complex array is a view of its real parts; of a real one, the array."""
+    complex_parent = is_complex(parent)
+    if complex_parent is None:
+        raise IRError(
+            "a write through np.real needs the dtype of its array known", view.source_range
+        )
+    if not complex_parent:
+        return value
+    return graph.insert("aten::_real_scatter", (parent, value), (parent.ty,)).output
+
+
+def imag_back(graph: Graph, view: Node, parent: Value, value: Value) -> Value:
+    return graph.insert("aten::_imag_scatter", (parent, value), (parent.ty,)).output
+
+
+def imag_of_real(node: Node) -> bool:
+    """``np.imag`` of a real array is a new read-only array; unknown dtypes are refused too."""
+    return is_complex(node.inputs[0]) is not True
+
+
+def piece_back(axis_of: Callable[[Node], int]) -> Scatter:
+    """The scatter of one piece of a split (``view`` is the prim::TupleIndex of the split's
+    tuple): a slice_scatter along the split axis, at the bounds the piece types give."""
+
+    def scatter(graph: Graph, view: Node, parent: Value, value: Value) -> Value:
+        split = view.inputs[0].node
+        pieces = split.output.ty
+        index = _constant(view.inputs[1])
+        lengths = []
+        axis = axis_of(split)
+        if isinstance(pieces, TupleType):
+            for piece in pieces.elems:
+                shape = piece.shape if isinstance(piece, TensorType) else None
+                lengths.append(None if shape is None else shape[axis])
+        if not lengths or None in lengths[: index + 1]:
+            raise IRError(
+                "a write through a piece of a split needs the pieces' lengths known",
+                view.source_range,
+            )
+        start = sum(int(n) for n in lengths[:index] if n is not None)
+        stop = start + int(lengths[index] or 0)
+        bounds = [graph.insert_constant(v, INT) for v in (axis, start, stop, 1)]
+        return graph.insert("aten::slice_scatter", (parent, value, *bounds), (parent.ty,)).output
+
+    return scatter
+
+
+def split_axis(position: int | None, fixed: int | None = None) -> Callable[[Node], int]:
+    """The axis a split cuts: its operand at ``position``, or ``fixed``, or (hsplit) 1, or 0
+    for a 1-d array; normalised."""
+
+    def axis_of(split: Node) -> int:
+        ty = split.inputs[0].ty
+        rank = ty.rank if isinstance(ty, TensorType) else None
+        if rank is None:
+            raise IRError(
+                "a write through a piece of a split needs its rank known", split.source_range
+            )
+        if position is not None:
+            axis = int(_constant(split.inputs[position]))
+        elif fixed is not None:
+            axis = fixed
+        else:
+            axis = 0 if rank == 1 else 1
+        return axis % rank
+
+    return axis_of
+
+
+def operand_rank_is(rank: int | None) -> Callable[[Node], bool]:
+    """Whether the operand is an array of rank ``rank`` (None: an array of any rank)."""
+
+    def when(node: Node) -> bool:
+        ty = node.inputs[0].ty
+        return isinstance(ty, TensorType) and (rank is None or ty.rank == rank)
+
+    return when
+
+
+# ---- the rules ------------------------------------------------------------------------------
+
+SELECT = ViewRule(select_back)
+SLICE = ViewRule(slice_back)
+RESHAPED = ViewRule(reshaped_back)
+STRIDED_RESHAPE = ViewRule(reshaped_back, strided=True)
+REARRANGED = ViewRule(rearranged_back)
+READ_ONLY = ViewRule(None)
+EINSUM = ViewRule(einsum_back)
+REAL = ViewRule(real_back, when=operand_rank_is(None))
+IMAG = ViewRule(imag_back, when=operand_rank_is(None), read_only=imag_of_real)
+DIAG = ViewRule(None, when=operand_rank_is(2))
+
+
+def pieces(axis_of: Callable[[Node], int]) -> ViewRule:
+    return ViewRule(piece_back(axis_of), pieces=True)
+
+
+# ---- NumPy's stride rule --------------------------------------------------------------------
+
+
+def view_is_copy(chain: tuple[Node, ...], base: Value, view: Node) -> bool | None:
+    """Whether ``view`` (a strided view rule: reshape, ravel) of the result of ``chain`` of
+    views of ``base`` copies, as NumPy decides from the strides: run the chain's kernels on a
+    C-contiguous probe of ``base``'s shape and dtype (its memory is never read: views only
+    move strides). None when the shape or an argument is not known at compile time."""
+    shape = static_shape(base)
+    dtype = base.ty.dtype if isinstance(base.ty, TensorType) else None
+    if shape is None or dtype is None:
+        return None
+    probe: Any = np.lib.stride_tricks.as_strided(
+        np.zeros(1, dtype), shape, _c_strides(shape, np.dtype(dtype).itemsize), writeable=False
+    )
+    try:
+        for node in chain:
+            probe = apply_view(node, probe)
+        if view.kind == "aten::ravel":
+            return not probe.flags.c_contiguous
+        target = static_shape(view.output)
+        try:
+            np.reshape(
+                probe, target if target is not None else _constant(view.inputs[1]), copy=False
+            )
+        except ValueError:
+            return True
+        return False
+    except IRError:
+        return None
+
+
+def _c_strides(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:
+    strides = []
+    step = itemsize
+    for dim in reversed(shape):
+        strides.append(step)
+        step *= max(dim, 1)
+    return tuple(reversed(strides))
