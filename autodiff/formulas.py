@@ -96,6 +96,7 @@ from ir.ops.scatter import real_scatter as real_scatter_kernel
 from ir.ops.scatter import select_scatter as select_scatter_kernel
 from ir.ops.scatter import slice_scatter as slice_scatter_kernel
 from ir.ops.scatter import written
+from ir.ops.shape_ops import flatten as flatten_kernel
 from ir.ops.shape_ops import number_to_array, size_if_not_equal, sum_to_size
 from ir.ops.sorting import permute, unpermute
 from ir.ops.tapes import tape_push
@@ -689,6 +690,15 @@ def ravel(self):
         return np.reshape(dout, self_shape)
 
     return np.ravel(self), backward
+
+
+def flatten(self):
+    self_shape = self.shape
+
+    def backward(dout):
+        return np.reshape(dout, self_shape)
+
+    return flatten_kernel(self), backward
 
 
 def squeeze(self, axis):

@@ -351,6 +351,7 @@ METHODS: dict[str, Spelling] = {
     "transpose": _method("transpose", "aten::transpose", "*axes"),
     "squeeze": _method("squeeze", "aten::squeeze", "axis"),
     "ravel": _method("ravel", "aten::ravel", "!order"),
+    "flatten": _method("flatten", "aten::flatten", "!order"),
     "swapaxes": _method("swapaxes", "aten::swapaxes", "axis1 axis2"),
     "repeat": _method("repeat", "aten::repeat", "repeats axis"),
     "take": _method("take", "aten::take", "indices axis !out !mode"),

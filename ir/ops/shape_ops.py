@@ -358,6 +358,11 @@ def _int_result(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
     return [INT]
 
 
+def flatten(x: Any) -> Any:
+    """``x.flatten()``: always a copy, unlike ``np.ravel``."""
+    return np.asarray(x).flatten()
+
+
 def _squeeze(x: Any, axis: Any) -> Any:
     return np.squeeze(x, axis_argument(axis))
 
@@ -379,6 +384,7 @@ register_op(
     "aten::expand_dims(Tensor self, Any axis) -> Tensor", shape=_expand_dims_rule, view=RESHAPED
 )(_expand_dims)
 register_op("aten::ravel(Tensor self) -> Tensor", shape=_ravel_rule, view=STRIDED_RESHAPE)(np.ravel)
+register_op("aten::flatten(Tensor self) -> Tensor", shape=_ravel_rule)(flatten)
 register_op(
     "aten::broadcast_to(Tensor self, Any shape) -> Tensor",
     shape=_broadcast_to_rule,
