@@ -9,16 +9,23 @@ the array it writes, and every view read after a write is derived again from the
 # touch it: a value read after a write is not the value it was before. This pass makes it pure
 # SSA, as TorchScript's CopySlices makes an in-place write on a view rewrite its base's history:
 #
-# * Alias analysis. A view operator's result (VIEWS: basic indexing, transposes, reshapes and
-#   dimension changes) is an alias of its operand's base, with the chain of view nodes that
-#   leads there; an in-place operator's result is an alias of what it wrote; any other value is
-#   a base of its own, since NumPy returns new arrays. A reshape of a view that is not
-#   contiguous is a copy in NumPy, so it starts a new base (graph inputs are taken to be
-#   C-contiguous).
+# * Alias analysis. A view operator's result (one whose OpDef has a ViewRule, Note [Views] in
+#   `ir.ops.views`: basic indexing, transposes, flips, rotations, reshapes and dimension
+#   changes, a split's pieces, complex parts, diagonals, an einsum that only relabels) is an
+#   alias of its operand's base, with the chain of view nodes that leads there; an in-place
+#   operator's result is an alias of what it wrote; any other value is a base of its own, since
+#   NumPy returns new arrays. A reshape or ravel that NumPy's stride rule makes a copy starts a
+#   new base (graph inputs and the arrays operators make are taken to be C-contiguous); one
+#   whose strides are not known at compile time may be either, so a write through it, or a read
+#   of it after its base is written, is refused. First, an einsum that only relabels its one
+#   operand becomes ``aten::_einsum_view`` of it, and unpacking a split's pieces one
+#   prim::TupleIndex per piece (`_expose_views`).
 # * Versions. Walking the graph in order, each base has a current version. A write to an alias
 #   computes the alias's new contents out of place (WRITES), then scatters them up the chain of
-#   views (SCATTERS: ``select_scatter`` for a select, ``slice_scatter`` for a slice, the inverse
-#   view for a transpose or reshape) into a new version of the base.
+#   views (each view rule's scatter: ``select_scatter`` for a select, ``slice_scatter`` for a
+#   slice or a split's piece, the inverse view for a transpose, flip or reshape) into a new
+#   version of the base. A write through a read-only view (``np.diagonal``,
+#   ``np.broadcast_to``) is refused where it is, as NumPy raises there.
 # * Re-derivation. Any later read of the base or of a view of it whose version is stale reads
 #   the same chain of views applied to the current version instead (clones of the view nodes).
 # * Control flow. A branch that writes a base defined outside it returns the base's new version
