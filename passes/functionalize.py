@@ -55,7 +55,7 @@ from ir.errors import IRError
 from ir.graph import PARAM, Block, Graph, Node, Value, in_block
 from ir.ops import OPS
 from ir.ops.products import einsum_relabels
-from ir.ops.views import ViewRule, view_is_copy
+from ir.ops.views import ViewRule, probe_chain, view_is_copy
 from ir.types import INT, TensorType
 from passes.constant_propagation import constant_value, is_constant
 from passes.registry import register_pass
@@ -160,6 +160,7 @@ class _Functionalizer:
         # An If or loop output that may be a base defined before it or a view of one: those
         # bases, each with its version when the node ran.
         self.maybe_view: dict[Value, list[tuple[Value, Value]]] = {}
+        self.layouts: dict[Value, bool] = {}
 
     def alias(self, value: Value) -> _Alias:
         found = self.aliases.get(value)
@@ -181,8 +182,8 @@ class _Functionalizer:
             raise IRError(
                 f"cannot tell whether '{value.name_hint or 'this'}' sees the write to "
                 f"'{info.base.name_hint or 'its array'}': NumPy makes this reshape a view or a "
-                "copy depending on strides the compiler does not know; copy it where it is "
-                "made (.copy())",
+                "copy depending on the array's strides, which the compiler cannot tell here; "
+                "copy it where it is made (.copy())",
                 before.source_range,
             )
         version = env.current(info.base)
@@ -231,12 +232,44 @@ class _Functionalizer:
             if current is not value:
                 node.replace_input(index, current)
 
+    def c_contiguous(self, base: Value) -> bool:
+        """Whether ``base`` is known to be C-contiguous (Note [Views]): a graph input, or made
+        by an operator whose array operands all are (NumPy's ufuncs keep their operands'
+        layout)."""
+        known = self.layouts.get(base)
+        if known is None:
+            node = base.node
+            if node.kind == PARAM:
+                known = node.owning_block is self.graph.block
+            elif node.blocks:
+                known = False
+            else:
+                self.layouts[base] = False  # an operand that is (a version of) base itself
+                known = all(
+                    self.c_contiguous_value(operand)
+                    for operand in node.inputs
+                    if isinstance(operand.ty, TensorType)
+                )
+            self.layouts[base] = known
+        return known
+
+    def c_contiguous_value(self, value: Value) -> bool:
+        info = self.alias(value)
+        if not self.c_contiguous(info.base):
+            return False
+        if not info.chain:
+            return True
+        probe = probe_chain(info.chain, info.base)
+        return probe is not None and bool(probe.flags.c_contiguous)
+
     def view(self, node: Node, rule: ViewRule) -> None:
         operand = node.inputs[0]
         info = self.alias(operand)
         undecided = info.undecided
         if rule.strided:
             copies = view_is_copy(info.chain, info.base, node)
+            if copies is False and not self.c_contiguous(info.base):
+                copies = None
             if copies:
                 return  # NumPy copies: a new base
             if copies is None:
@@ -369,8 +402,8 @@ def _check_writable(info: _Alias, write: Node) -> None:
     if info.undecided is not None:
         raise IRError(
             f"cannot tell whether this writes to '{info.base.name_hint or 'the array'}': NumPy "
-            "makes the reshape a view or a copy depending on strides the compiler does not "
-            "know; copy it first (.copy()) or reshape an array of known shape",
+            "makes the reshape a view or a copy depending on the array's strides, which the "
+            "compiler cannot tell here; copy it first (.copy())",
             write.source_range,
         )
 

@@ -14,8 +14,10 @@ what shares memory (Note [Functionalisation]). A rule says:
 * ``strided``: the result is a view only when NumPy's stride rule allows it, a copy otherwise
   (``reshape``: when the new shape can be expressed with the strides of the old one;
   ``ravel``: when the operand is C-contiguous). `view_is_copy` applies the rule to the strides
-  the chain of views before it gives (a graph input, and any array an operator makes, is taken
-  to be C-contiguous).
+  the chain of views before it gives. A graph input is taken to be C-contiguous, and so is an
+  array an operator makes of C-contiguous operands; one made of other views (``x.T * 2`` keeps
+  the transpose's layout, as NumPy's ufuncs do) or passed along by a loop or an If has strides
+  the compiler does not know, and so does a reshape of it.
 * ``pieces``: the result is a tuple of views (``np.split``); each ``prim::TupleIndex`` of it is a
   view of the operand, written back by ``scatter`` (the TupleIndex node is the one it gets).
 * ``read_only``: a view that refuses writes only for some nodes (``np.imag`` of a real array is
@@ -268,11 +270,10 @@ def pieces(axis_of: Callable[[Node], int]) -> ViewRule:
 # ---- NumPy's stride rule --------------------------------------------------------------------
 
 
-def view_is_copy(chain: tuple[Node, ...], base: Value, view: Node) -> bool | None:
-    """Whether ``view`` (a strided view rule: reshape, ravel) of the result of ``chain`` of
-    views of ``base`` copies, as NumPy decides from the strides: run the chain's kernels on a
-    C-contiguous probe of ``base``'s shape and dtype (its memory is never read: views only
-    move strides). None when the shape or an argument is not known at compile time."""
+def probe_chain(chain: tuple[Node, ...], base: Value) -> Any:
+    """What ``chain`` of views makes of a C-contiguous array of ``base``'s shape and dtype: an
+    array with the view's strides, whose memory is never read (views only move strides), or
+    None when the shape, the dtype or an argument is not known at compile time."""
     shape = static_shape(base)
     dtype = base.ty.dtype if isinstance(base.ty, TensorType) else None
     if shape is None or dtype is None:
@@ -283,18 +284,28 @@ def view_is_copy(chain: tuple[Node, ...], base: Value, view: Node) -> bool | Non
     try:
         for node in chain:
             probe = apply_view(node, probe)
-        if view.kind == "aten::ravel":
-            return not probe.flags.c_contiguous
-        target = static_shape(view.output)
-        try:
-            np.reshape(
-                probe, target if target is not None else _constant(view.inputs[1]), copy=False
-            )
-        except ValueError:
-            return True
-        return False
     except IRError:
         return None
+    return probe
+
+
+def view_is_copy(chain: tuple[Node, ...], base: Value, view: Node) -> bool | None:
+    """Whether ``view`` (a strided view rule: reshape, ravel) of the result of ``chain`` of
+    views of ``base``, a C-contiguous array, copies, as NumPy decides from the strides; None
+    when that is not known at compile time."""
+    probe = probe_chain(chain, base)
+    if probe is None:
+        return None
+    if view.kind == "aten::ravel":
+        return not probe.flags.c_contiguous
+    target = static_shape(view.output)
+    if target is None:
+        return None
+    try:
+        np.reshape(probe, target, copy=False)
+    except ValueError:
+        return True
+    return False
 
 
 def _c_strides(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:

@@ -365,3 +365,30 @@ def test_a_reshape_of_unknown_strides_refuses_a_write_through_it() -> None:
     with pytest.raises(IRError, match="view or a copy") as raised:
         ad.script(reshape_in_loop)(X.copy(), 2)
     assert f"test_views.py:{_line_of(reshape_in_loop, '    v[0] = 1.0')}:5" in str(raised.value)
+
+
+def reshape_of_a_transposed_product(x):
+    y = x.T * 2.0  # NumPy's ufuncs keep the transpose's layout: y is F-contiguous
+    v = y.reshape(-1)  # so this is a copy in NumPy
+    v[0] = 100.0
+    return y
+
+
+def reshape_of_a_product(x):
+    y = x * 2.0  # C-contiguous, as x is
+    v = y.reshape(-1)  # a view
+    v[0] = 100.0
+    return y
+
+
+def test_a_reshape_of_an_array_of_unknown_layout_refuses_a_write_through_it() -> None:
+    with pytest.raises(IRError, match="view or a copy") as raised:
+        ad.script(reshape_of_a_transposed_product)(X.copy())
+    line = _line_of(reshape_of_a_transposed_product, "    v[0] = 100.0")
+    assert f"test_views.py:{line}:5" in str(raised.value)
+
+
+def test_a_reshape_of_an_array_made_of_contiguous_operands_is_a_view() -> None:
+    actual, expected, mutated, reference = _run_both(reshape_of_a_product, X)
+    _assert_close(actual, expected)
+    np.testing.assert_array_equal(mutated, reference)
