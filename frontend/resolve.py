@@ -363,9 +363,12 @@ METHODS: dict[str, Spelling] = {
     "clip": _method("clip", "aten::clip", "min:a_min max:a_max !out"),
 }
 
-# Array attributes: ``x.T`` is a transpose with the default (reversed) axes.
+# Array attributes: ``x.T`` is a transpose with the default (reversed) axes; ``x.real`` and
+# ``x.imag`` are views of a complex array's parts (Note [Views] in `ir.ops.views`).
 ATTRIBUTES: dict[str, str] = {
     "T": "aten::transpose",
+    "real": "aten::real",
+    "imag": "aten::imag",
     "shape": "aten::shape",
     "ndim": "aten::ndim",
     "size": "aten::size",

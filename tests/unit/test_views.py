@@ -392,3 +392,23 @@ def test_a_reshape_of_an_array_made_of_contiguous_operands_is_a_view() -> None:
     actual, expected, mutated, reference = _run_both(reshape_of_a_product, X)
     _assert_close(actual, expected)
     np.testing.assert_array_equal(mutated, reference)
+
+
+def write_through_real_attribute(z):
+    r = z.real
+    r[0] = 7.0
+    z.imag[1:] = 2.0
+    return z * 1.0, z.imag * 1.0
+
+
+def real_attribute_of_real(x):
+    return x.real
+
+
+def test_real_and_imag_attributes_are_views() -> None:
+    actual, expected, mutated, reference = _run_both(write_through_real_attribute, Z)
+    _assert_close(actual, expected)
+    np.testing.assert_array_equal(mutated, reference)
+    x = X.copy()
+    assert ad.script(real_attribute_of_real)(x) is not None
+    assert np.shares_memory(ad.script(real_attribute_of_real)(x), x)
