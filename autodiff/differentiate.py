@@ -50,6 +50,7 @@ from autodiff.derivatives import Formula, formula_for
 from autodiff.errors import DifferentiationError
 from ir.graph import Block, Graph, Node, Value, in_block
 from ir.ops import NOT_CONSTANT, OPS
+from ir.ops.views import view_rule
 from ir.types import (
     ANY,
     BOOL,
@@ -82,9 +83,8 @@ def _recomputed(node: Node) -> bool:
     always a view (Note [Views] in `ir.ops.views`), which costs no copy."""
     if node.kind in _RECOMPUTED:
         return True
-    op = OPS.get(node.kind)
-    rule = None if op is None else op.view
-    return rule is not None and rule.when(node) and not rule.strided and not rule.pieces
+    rule = view_rule(node)
+    return rule is not None and not rule.strided and not rule.pieces
 
 
 # Nodes that compute no gradient-carrying value, whatever their inputs.

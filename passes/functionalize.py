@@ -53,9 +53,8 @@ from dataclasses import dataclass, field
 
 from ir.errors import IRError
 from ir.graph import PARAM, Block, Graph, Node, Value, in_block
-from ir.ops import OPS
 from ir.ops.products import einsum_relabels
-from ir.ops.views import ViewRule, probe_chain, view_is_copy
+from ir.ops.views import ViewRule, probe_chain, view_is_copy, view_rule
 from ir.types import INT, TensorType
 from passes.constant_propagation import constant_value, is_constant
 from passes.registry import register_pass
@@ -69,20 +68,6 @@ WRITES = {
 }
 
 WRITE_BACK = "prim::WriteBack"
-
-
-def view_rule(node: Node) -> ViewRule | None:
-    """The rule of ``node`` if its result is a NumPy view of its first operand (Note [Views] in
-    `ir.ops.views`); a prim::TupleIndex of a split's pieces has the split's rule."""
-    op = OPS.get(node.kind)
-    if node.kind == "prim::TupleIndex":
-        op = OPS.get(node.inputs[0].node.kind)
-        if op is None or op.view is None or not op.view.pieces:
-            return None
-        return op.view
-    if op is None or op.view is None or not op.view.when(node):
-        return None
-    return op.view
 
 
 def is_view(node: Node) -> bool:

@@ -102,6 +102,21 @@ def is_complex(value: Value) -> bool | None:
     return np.dtype(ty.dtype).kind == "c"
 
 
+def view_rule(node: Node) -> ViewRule | None:
+    """The rule of ``node`` if its result is a NumPy view of its first operand; a
+    prim::TupleIndex of a split's pieces has the split's rule."""
+    from ir.ops.registry import OPS  # the registry imports this module
+
+    if node.kind == "prim::TupleIndex":
+        split = OPS.get(node.inputs[0].node.kind)
+        rule = None if split is None else split.view
+        return rule if rule is not None and rule.pieces else None
+    op = OPS.get(node.kind)
+    if op is None or op.view is None or not op.view.when(node):
+        return None
+    return op.view
+
+
 def apply_view(view: Node, operand: np.ndarray) -> Any:
     """``view``'s kernel on ``operand`` with the node's other (compile-time) arguments."""
     from ir.ops.registry import lookup_op  # the registry imports this module
