@@ -287,7 +287,11 @@ class _Functionalizer:
                 parent = env.current(info.base)
                 if above >= 0:
                     parent = self.fresh(info.chain[above].output, env, node)
-                value = rule.scatter(self.graph, view, parent, value)
+                try:
+                    value = rule.scatter(self.graph, view, parent, value)
+                except IRError as error:
+                    error.source_range = error.source_range or node.source_range
+                    raise
                 value.node.source_range = node.source_range
                 position = above
         value.name_hint = info.base.name_hint

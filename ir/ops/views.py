@@ -46,7 +46,9 @@ from ir.types import ANY, INT, TensorType, TupleType
 
 Scatter = Callable[[Graph, Node, Value, Value], Value]
 """``scatter(graph, view, parent, value)``: the new contents of ``view``'s operand, whose
-current contents are ``parent``, once the view's contents have become ``value``."""
+current contents are ``parent``, once the view's contents have become ``value``. It raises an
+IRError without a location when the write cannot be known at compile time; functionalisation
+locates it at the write."""
 
 
 def _always(node: Node) -> bool:
@@ -82,9 +84,7 @@ def _constant(value: Value) -> Any:
     if node.kind in ("prim::TupleConstruct", "prim::ListConstruct"):
         items = [_constant(item) for item in node.inputs]
         return tuple(items) if node.kind == "prim::TupleConstruct" else items
-    raise IRError(
-        "a write through this view needs its arguments known at compile time", node.source_range
-    )
+    raise IRError("a write through this view needs its arguments known at compile time")
 
 
 def static_shape(value: Value) -> tuple[int, ...] | None:
@@ -152,9 +152,7 @@ def rearranged_back(graph: Graph, view: Node, parent: Value, value: Value) -> Va
     backwards is read off the strides the kernel gives a probe array."""
     rank = view.inputs[0].ty.rank if isinstance(view.inputs[0].ty, TensorType) else None
     if rank is None:
-        raise IRError(
-            "a write through this view needs the rank of its array known", view.source_range
-        )
+        raise IRError("a write through this view needs the rank of its array known")
     probe = np.lib.stride_tricks.as_strided(
         np.zeros(1, np.int8),
         (2,) * rank,
@@ -188,9 +186,7 @@ def real_back(graph: Graph, view: Node, parent: Value, value: Value) -> Value:
     """``np.real`` of a complex array is a view of its real parts; of a real one, the array."""
     complex_parent = is_complex(parent)
     if complex_parent is None:
-        raise IRError(
-            "a write through np.real needs the dtype of its array known", view.source_range
-        )
+        raise IRError("a write through np.real needs the dtype of its array known")
     if not complex_parent:
         return value
     return graph.insert("aten::_real_scatter", (parent, value), (parent.ty,)).output
@@ -220,10 +216,7 @@ def piece_back(axis_of: Callable[[Node], int]) -> Scatter:
                 shape = piece.shape if isinstance(piece, TensorType) else None
                 lengths.append(None if shape is None else shape[axis])
         if not lengths or None in lengths[: index + 1]:
-            raise IRError(
-                "a write through a piece of a split needs the pieces' lengths known",
-                view.source_range,
-            )
+            raise IRError("a write through a piece of a split needs the pieces' lengths known")
         start = sum(int(n) for n in lengths[:index] if n is not None)
         stop = start + int(lengths[index] or 0)
         bounds = [graph.insert_constant(v, INT) for v in (axis, start, stop, 1)]
@@ -240,9 +233,7 @@ def split_axis(position: int | None, fixed: int | None = None) -> Callable[[Node
         ty = split.inputs[0].ty
         rank = ty.rank if isinstance(ty, TensorType) else None
         if rank is None:
-            raise IRError(
-                "a write through a piece of a split needs its rank known", split.source_range
-            )
+            raise IRError("a write through a piece of a split needs its rank known")
         if position is not None:
             axis = int(_constant(split.inputs[position]))
         elif fixed is not None:

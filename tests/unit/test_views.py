@@ -412,3 +412,18 @@ def test_real_and_imag_attributes_are_views() -> None:
     x = X.copy()
     assert ad.script(real_attribute_of_real)(x) is not None
     assert np.shares_memory(ad.script(real_attribute_of_real)(x), x)
+
+
+def write_into_a_piece_chosen_at_run_time(x, i: int):
+    parts = np.split(x, 3)
+    p = parts[i]
+    p[0] = 100.0
+    return x
+
+
+def test_a_write_into_a_piece_chosen_at_run_time_is_refused_where_written() -> None:
+    """Which rows of x the piece is depends on i: the scatter cannot be built statically."""
+    with pytest.raises(IRError, match="known at compile time") as raised:
+        ad.script(write_into_a_piece_chosen_at_run_time)(X.copy(), 1)
+    line = _line_of(write_into_a_piece_chosen_at_run_time, "    p[0] = 100.0")
+    assert f"test_views.py:{line}:5" in str(raised.value)
