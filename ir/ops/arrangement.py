@@ -29,7 +29,7 @@ from ir.ops.shape_rules import (
     num_elements,
     tensor,
 )
-from ir.ops.views import REARRANGED, RESHAPED, pieces, split_axis
+from ir.ops.views import MOVED, RESHAPED, ROLLED, ROTATED, SELF_INVERSE, pieces, split_axis
 from ir.types import INT, NONE, ListType, TensorType, TupleType, Type
 
 D = TypeVar("D", int, int | None)  # a dim: known, or possibly unknown
@@ -439,17 +439,17 @@ def flip(x: Any, axis: Any) -> Any:
 register_op(
     "aten::moveaxis(Tensor self, Any source, Any destination) -> Tensor",
     shape=_moveaxis_rule,
-    view=REARRANGED,
+    view=MOVED,
 )(moveaxis)
 register_op(
     "aten::swapaxes(Tensor self, int axis1, int axis2) -> Tensor",
     shape=_swapaxes_rule,
-    view=REARRANGED,
+    view=SELF_INVERSE,
 )(np.swapaxes)
 register_op(
     "aten::rollaxis(Tensor self, int axis, int start=0) -> Tensor",
     shape=_rollaxis_rule,
-    view=REARRANGED,
+    view=ROLLED,
 )(np.rollaxis)
 register_op("aten::atleast_1d(Tensor self) -> Tensor", shape=_atleast_rule(1), view=RESHAPED)(
     np.atleast_1d
@@ -495,19 +495,19 @@ register_op(
     'aten::pad(Tensor self, Any pad_width, str mode="constant", Any constant_values=0) -> Tensor',
     shape=_pad_rule,
 )(pad)
-register_op("aten::flip(Tensor self, Any axis=None) -> Tensor", shape=_flip_rule, view=REARRANGED)(
-    flip
-)
-register_op("aten::fliplr(Tensor self) -> Tensor", shape=_at_least_rule(2), view=REARRANGED)(
+register_op(
+    "aten::flip(Tensor self, Any axis=None) -> Tensor", shape=_flip_rule, view=SELF_INVERSE
+)(flip)
+register_op("aten::fliplr(Tensor self) -> Tensor", shape=_at_least_rule(2), view=SELF_INVERSE)(
     np.fliplr
 )
-register_op("aten::flipud(Tensor self) -> Tensor", shape=_at_least_rule(1), view=REARRANGED)(
+register_op("aten::flipud(Tensor self) -> Tensor", shape=_at_least_rule(1), view=SELF_INVERSE)(
     np.flipud
 )
 register_op(
     "aten::rot90(Tensor self, int k=1, Any axes=(0, 1)) -> Tensor",
     shape=_rot90_rule,
-    view=REARRANGED,
+    view=ROTATED,
 )(rot90)
 register_op("aten::roll(Tensor self, Any shift, Any axis=None) -> Tensor", shape=_roll_rule)(roll)
 

@@ -32,7 +32,7 @@ from ir.ops.shape_rules import (
     num_elements,
     tensor,
 )
-from ir.ops.views import READ_ONLY, REARRANGED, RESHAPED, STRIDED_RESHAPE
+from ir.ops.views import READ_ONLY, RESHAPED, STRIDED_RESHAPE, TRANSPOSED
 from ir.types import (
     ANY,
     BOOL,
@@ -375,7 +375,7 @@ register_op(
     "aten::reshape(Tensor self, Any shape) -> Tensor", shape=_reshape_rule, view=STRIDED_RESHAPE
 )(np.reshape)
 register_op(
-    "aten::transpose(Tensor self, Any axes=None) -> Tensor", shape=_transpose_rule, view=REARRANGED
+    "aten::transpose(Tensor self, Any axes=None) -> Tensor", shape=_transpose_rule, view=TRANSPOSED
 )(np.transpose)
 register_op(
     "aten::squeeze(Tensor self, Any axis=None) -> Tensor", shape=_squeeze_rule, view=RESHAPED

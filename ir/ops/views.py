@@ -24,10 +24,10 @@ what shares memory (Note [Functionalisation]). A rule says:
   a new read-only array of zeros; of a complex one, a writable view).
 
 Most scatters are the inverse view: a transpose, swapaxes, moveaxis, rollaxis, flip or rot90
-covers every element of its operand in another order, so `rearranged_back` learns the order
-(which operand axis each result axis is, and whether it runs backwards) by applying the
-operator's kernel to a small probe array and reading its strides, and undoes it with a flip and
-a transpose. Reshapes and dimension changes keep C order and are undone by a reshape. A view of
+covers every element of its operand in another order, undone by the inverse transpose, the
+same swap or flip again, the opposite move, or the opposite rotation (none needs the rank,
+which a graph differentiated again may not know). Reshapes and dimension changes keep C order
+and are undone by a reshape. A view of
 part of its operand (an index, a slice, a diagonal, a real or imaginary part, a piece of a
 split) is written back by the scatter operator of `ir.ops.scatter` that matches it.
 """
@@ -146,30 +146,38 @@ def reshaped_back(graph: Graph, view: Node, parent: Value, value: Value) -> Valu
     return graph.insert("aten::reshape", (value, shape), (parent.ty,)).output
 
 
-def rearranged_back(graph: Graph, view: Node, parent: Value, value: Value) -> Value:
-    """Undo a view that puts every element of its operand in another order of the same axes
-    (a transpose, flip or rotation): which operand axis each result axis is and whether it runs
-    backwards is read off the strides the kernel gives a probe array."""
-    rank = view.inputs[0].ty.rank if isinstance(view.inputs[0].ty, TensorType) else None
-    if rank is None:
-        raise IRError("a write through this view needs the rank of its array known")
-    probe = np.lib.stride_tricks.as_strided(
-        np.zeros(1, np.int8),
-        (2,) * rank,
-        tuple(2**i for i in reversed(range(rank))),
-        writeable=False,
-    )
-    strides = apply_view(view, probe).strides
-    source = [rank - 1 - int(np.log2(abs(s))) for s in strides]
-    flipped = tuple(axis for axis, s in enumerate(strides) if s < 0)
-    if flipped:
-        axes = graph.insert_constant(flipped, TupleType((INT,) * len(flipped)))
-        value = graph.insert("aten::flip", (value, axes), (value.ty,)).output
-    if source != list(range(rank)):
-        back = tuple(int(i) for i in np.argsort(source))
-        order = graph.insert_constant(back, TupleType((INT,) * rank))
-        value = graph.insert("aten::transpose", (value, order), (parent.ty,)).output
-    return value
+def transposed_back(graph: Graph, view: Node, parent: Value, value: Value) -> Value:
+    axes = _constant(view.inputs[1])
+    if axes is None:  # the reversed axes: reversed again
+        inverse = view.inputs[1]
+    else:
+        back = tuple(int(i) for i in np.argsort(np.asarray(axes) % len(axes)))
+        inverse = graph.insert_constant(back, TupleType((INT,) * len(back)))
+    return graph.insert("aten::transpose", (value, inverse), (parent.ty,)).output
+
+
+def viewed_again(graph: Graph, view: Node, parent: Value, value: Value) -> Value:
+    """A view that is its own inverse (a flip, a swap of two axes): the same view again."""
+    return graph.insert(view.kind, (value, *view.inputs[1:]), (parent.ty,)).output
+
+
+def moved_back(graph: Graph, view: Node, parent: Value, value: Value) -> Value:
+    _, source, destination = view.inputs
+    return graph.insert("aten::moveaxis", (value, destination, source), (parent.ty,)).output
+
+
+def rolled_back(graph: Graph, view: Node, parent: Value, value: Value) -> Value:
+    """``np.rollaxis(x, axis, start)`` moves ``axis`` to where `rollaxis_destination` says."""
+    _, axis, start = view.inputs
+    ndim = graph.insert("aten::ndim", (parent,), (INT,)).output
+    moved_to = graph.insert("aten::_rollaxis_destination", (ndim, axis, start), (INT,)).output
+    return graph.insert("aten::moveaxis", (value, moved_to, axis), (parent.ty,)).output
+
+
+def rotated_back(graph: Graph, view: Node, parent: Value, value: Value) -> Value:
+    _, k, axes = view.inputs
+    back = graph.insert("prim::neg", (k,), (INT,)).output
+    return graph.insert("aten::rot90", (value, back, axes), (parent.ty,)).output
 
 
 def index_back(graph: Graph, view: Node, parent: Value, value: Value) -> Value:
@@ -261,7 +269,11 @@ SELECT = ViewRule(select_back)
 SLICE = ViewRule(slice_back)
 RESHAPED = ViewRule(reshaped_back)
 STRIDED_RESHAPE = ViewRule(reshaped_back, strided=True)
-REARRANGED = ViewRule(rearranged_back)
+TRANSPOSED = ViewRule(transposed_back)
+SELF_INVERSE = ViewRule(viewed_again)
+MOVED = ViewRule(moved_back)
+ROLLED = ViewRule(rolled_back)
+ROTATED = ViewRule(rotated_back)
 READ_ONLY = ViewRule(None)
 EINSUM = ViewRule(einsum_back)
 REAL = ViewRule(real_back, when=operand_rank_is(None))
@@ -301,17 +313,38 @@ def view_is_copy(chain: tuple[Node, ...], base: Value, view: Node) -> bool | Non
     when that is not known at compile time."""
     probe = probe_chain(chain, base)
     if probe is None:
-        return None
+        return False if _contiguous(chain) else None
     if view.kind == "aten::ravel":
         return not probe.flags.c_contiguous
     target = static_shape(view.output)
     if target is None:
-        return None
+        return False if probe.flags.c_contiguous else None
     try:
         np.reshape(probe, target, copy=False)
     except ValueError:
         return True
     return False
+
+
+def _contiguous(chain: tuple[Node, ...]) -> bool:
+    """Whether ``chain`` of a C-contiguous array of any shape is C-contiguous too: reshapes
+    and dimension changes, and leading-axis selects and unit-step slices."""
+    for view in chain:
+        rule = view_rule(view)
+        if rule is not None and rule.scatter is reshaped_back:
+            continue
+        if view.kind not in ("aten::select", "aten::slice") or not _is_constant(view, 1, {0}):
+            return False
+        if view.kind == "aten::slice" and not _is_constant(view, 4, {None, 1}):
+            return False
+    return True
+
+
+def _is_constant(view: Node, position: int, values: set[Any]) -> bool:
+    try:
+        return _constant(view.inputs[position]) in values
+    except IRError:
+        return False
 
 
 def _c_strides(shape: tuple[int, ...], itemsize: int) -> tuple[int, ...]:

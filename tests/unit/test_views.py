@@ -427,3 +427,27 @@ def test_a_write_into_a_piece_chosen_at_run_time_is_refused_where_written() -> N
         ad.script(write_into_a_piece_chosen_at_run_time)(X.copy(), 1)
     line = _line_of(write_into_a_piece_chosen_at_run_time, "    p[0] = 100.0")
     assert f"test_views.py:{line}:5" in str(raised.value)
+
+
+def write_through_flip_and_rotation(x):
+    v = np.flip(x)
+    v[0] = v[1] * v[2]
+    w = np.rot90(x)
+    w[-1] *= x[1, 1]
+    return np.sum(np.sin(x) * x)
+
+
+def test_hessian_through_writes_into_views() -> None:
+    """A gradient differentiated again is built for arguments of unknown shape: the writes back
+    through the views must not need the rank."""
+    x = SQUARE.copy()
+    hessian = ad.hessian(write_through_flip_and_rotation)(x.copy()).reshape(9, 9)
+    gradient = ad.grad(write_through_flip_and_rotation)
+    expected = np.zeros((9, 9))
+    for index in range(9):
+        step = np.zeros(9)
+        step[index] = 1e-5
+        step_up = gradient(x + step.reshape(3, 3))
+        step_down = gradient(x - step.reshape(3, 3))
+        expected[:, index] = ((step_up - step_down) / 2e-5).ravel()
+    np.testing.assert_allclose(hessian, expected, rtol=1e-5, atol=1e-6)
