@@ -61,6 +61,11 @@ VIEWS: dict[str, tuple[str, np.ndarray]] = {
     "squeeze": ("np.squeeze(x[:, None])", X),
     "expand_dims": ("np.expand_dims(x, 1)", X),
     "slice": ("x[1:, ::2]", X),
+    # Views of views: each write is scattered back through the whole chain.
+    "split_of_flipped_transpose": ("np.split(np.flip(x).T, 2)[1]", X),
+    "einsum_of_moved_then_sliced": ("np.einsum('ij->ji', np.moveaxis(x, 0, 1))[::2]", X),
+    "atleast_3d_of_fliplr_then_selected": ("np.atleast_3d(np.fliplr(x))[:, 1]", X),
+    "rollaxis_of_expanded_then_sliced": ("np.rollaxis(np.expand_dims(x, 0), 2)[1:3]", X),
 }
 
 # Spellings NumPy makes a copy for, which must stay copies.
@@ -73,6 +78,8 @@ COPIES: dict[str, tuple[str, np.ndarray]] = {
     "einsum_sum": ("np.einsum('ij->i', x)", X),
     "einsum_trace": ("np.einsum('ii', x)", SQUARE),
     "diag_of_vector": ("np.diag(x)", VECTOR),
+    "reshape_of_rotated_rows": ("np.rot90(x)[1:].reshape(-1)", X),
+    "ravel_of_a_piece_of_flipud": ("np.array_split(np.flipud(x), 2, axis=1)[0].ravel()", X),
 }
 
 
