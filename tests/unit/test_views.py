@@ -458,3 +458,26 @@ def test_hessian_through_writes_into_views() -> None:
         step_down = gradient(x - step.reshape(3, 3))
         expected[:, index] = ((step_up - step_down) / 2e-5).ravel()
     np.testing.assert_allclose(hessian, expected, rtol=1e-5, atol=1e-6)
+
+
+def saved_flip_of_written_argument(x):
+    v = np.flip(x)
+    y = np.sum(np.sin(v) * v)
+    x[0] = 0.0
+    return y
+
+
+def saved_piece_of_written_argument(x):
+    v = np.split(x, 3)[1]
+    y = np.sum(v**3)
+    x[:] = 1.0
+    return y
+
+
+@pytest.mark.parametrize("fn", [saved_flip_of_written_argument, saved_piece_of_written_argument])
+def test_gradient_reads_views_of_an_argument_as_passed(fn: Callable[..., Any]) -> None:
+    """The backward pass reads the view as it was before the write to the argument (Note
+    [Arguments written to]): it is copied because it is known to be a view."""
+    gradient = ad.grad(fn)(X.copy())
+    expected = _central_differences(lambda x: (fn(x),), X, (1.0,))
+    np.testing.assert_allclose(gradient, expected, rtol=1e-6, atol=1e-7)
