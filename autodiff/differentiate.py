@@ -50,7 +50,7 @@ from autodiff.derivatives import Formula, formula_for
 from autodiff.errors import DifferentiationError
 from ir.graph import Block, Graph, Node, Value, in_block
 from ir.ops import NOT_CONSTANT, OPS
-from ir.ops.views import view_rule
+from ir.ops.views import not_one_element
 from ir.types import (
     ANY,
     BOOL,
@@ -79,12 +79,15 @@ _RECOMPUTED = frozenset({"prim::Constant", "prim::add", "prim::sub", "prim::mul"
 
 
 def _recomputed(node: Node) -> bool:
-    """Whether a reverse loop recomputes ``node``: one of `_RECOMPUTED`, or a view that is
-    always a view (Note [Views] in `ir.ops.views`), which costs no copy."""
+    """Whether a reverse loop recomputes ``node``: one of `_RECOMPUTED`, a view that is always a
+    view (Note [Views] in `ir.ops.views`), which costs no copy, or a read of one element."""
     if node.kind in _RECOMPUTED:
         return True
-    rule = view_rule(node)
-    return rule is not None and not rule.strided and not rule.pieces
+    op = OPS.get(node.kind)
+    rule = None if op is None else op.view
+    if rule is None or rule.strided or rule.pieces:
+        return False
+    return rule.when(node) or not not_one_element(node)
 
 
 # Nodes that compute no gradient-carrying value, whatever their inputs.
@@ -134,7 +137,9 @@ def differentiate_graph(graph: Graph) -> bool:
     return bool(details.df_output_vjps)
 
 
-def add_reverse(graph: Graph, wrt: list[Value]) -> ReverseDetails:
+def add_reverse(
+    graph: Graph, wrt: list[Value], *, materialise_zeros: bool = False
+) -> ReverseDetails:
     """Append the reverse program of ``graph`` w.r.t. ``wrt`` (mutates ``graph``).
 
     Given:   graph(%x : Double(3)): %y = aten::tanh(%x); return (%y)
@@ -148,6 +153,11 @@ def add_reverse(graph: Graph, wrt: list[Value]) -> ReverseDetails:
                    -> (%dx.1)
                return (%y)
 
+    With ``materialise_zeros``, the gradient a value gets when nothing sends it one is zeros
+    like it rather than the AUTOGRAD_ZERO sentinel wherever its type is an array type without
+    a shape (a gradient graph built for generic argument types): see Note [Gradients of
+    gradients at generic types] in `autodiff.higher_order`.
+
     See Note [The reverse block].
     """
     needs = values_requiring_grad(graph, wrt)
@@ -155,7 +165,9 @@ def add_reverse(graph: Graph, wrt: list[Value]) -> ReverseDetails:
     graph.block.append_node(reverse_node)
     details = ReverseDetails(reverse_node)
     routes: list[Callable[[], None]] = []
-    builder = _ReverseBuilder(graph, details.reverse_block, needs, graph.block, routes)
+    builder = _ReverseBuilder(
+        graph, details.reverse_block, needs, graph.block, routes, materialise_zeros
+    )
     details.grad_map = builder.grad_map
 
     # 1. One vjp parameter per output that needs a gradient.
@@ -204,17 +216,21 @@ class _ReverseBuilder:
         needs: set[Value],
         forward: Block,
         routes: list[Callable[[], None]],
+        materialise_zeros: bool = False,
     ) -> None:
         self.graph = graph
         self.block = block
         self.needs = needs
         self.forward = forward
+        self.materialise_zeros = materialise_zeros
         self.grad_map: dict[Value, Value] = {}
         # What `add_reverse` does once every reverse is built: Note [Control-flow derivatives].
         self.routes = routes
 
     def nested(self, block: Block, forward: Block) -> _ReverseBuilder:
-        return _ReverseBuilder(self.graph, block, self.needs, forward, self.routes)
+        return _ReverseBuilder(
+            self.graph, block, self.needs, forward, self.routes, self.materialise_zeros
+        )
 
     def differentiate(self, forward_nodes: list[Node]) -> None:
         """The reverse of ``forward_nodes`` (listed before any is differentiated, since
@@ -235,7 +251,10 @@ class _ReverseBuilder:
         grad = self.grad_map.get(value)
         if grad is None:
             with self.graph.inserting_at_end(self.block):
-                grad = self.graph.insert("prim::AutogradZero", (), (value.ty,)).output
+                if self.materialise_zeros and isinstance(value.ty, TensorType):
+                    grad = self.zero_for(value)
+                else:
+                    grad = self.graph.insert("prim::AutogradZero", (), (value.ty,)).output
             self.grad_map[value] = grad
         return grad
 
@@ -250,6 +269,18 @@ class _ReverseBuilder:
             none = self.graph.insert_constant(None, NONE)
             return self.graph.insert("aten::zeros_like", (value, none), (value.ty,)).output
         return self.graph.insert("aten::_zeros_like_value", (value,), (value.ty,)).output
+
+    def never_the_sentinel(self, value: Value, grad: Value) -> Value:
+        """``grad`` (the gradient of ``value``) plus zeros like ``value``: what a reverse loop
+        carries to its next iteration, which `specialize-autograd-zero` specialises assuming
+        it is never AUTOGRAD_ZERO. When ``value``'s shape changes from one iteration to the
+        next, a gradient that turns out to be zero (the gradient of a value only a condition
+        reads) cannot be materialised from its type, so it is materialised from ``value``: the
+        AutogradAdd becomes those zeros, or ``grad`` plus them, or stays a run-time check."""
+        zeros = self.zero_for(value)
+        total = self.graph.insert("prim::AutogradAdd", (grad, zeros), (value.ty,))
+        total.output.name_hint = grad.name_hint
+        return total.output
 
     def set_grad(self, value: Value, grad: Value) -> None:
         previous = self.grad_map.get(value)
@@ -392,9 +423,11 @@ class _ReverseBuilder:
             reverse_body.register_output(self.graph.insert_constant(True, BOOL))
         for k in carried:
             found = loop_body.grad_map.get(params[k])
-            if found is None:
-                with self.graph.inserting_at_end(reverse_body):
+            with self.graph.inserting_at_end(reverse_body):
+                if found is None:
                     found = loop_body.zero_for(params[k])
+                elif isinstance(params[k].ty, TensorType) and not can_materialise(params[k].ty):
+                    found = loop_body.never_the_sentinel(params[k], found)
             reverse_body.register_output(found)
             reverse_loop.add_output(params[k].ty, _grad_name(params[k]))
         # Accumulators: what the iterations send to values from outside the loop, summed.

@@ -582,7 +582,8 @@ def sum_(self, axis, keepdims):
 def mean(self, axis, keepdims):
     shape = self.shape
     out = np.mean(self, axis=axis, keepdims=keepdims)
-    scale = np.size(out) / np.size(self)
+    # An empty argument has an empty gradient, whatever the scale (JAX, PyTorch): no 0 / 0.
+    scale = np.size(out) / max(np.size(self), 1)
 
     def backward(dout):
         # Scaled before it is spread: one multiplication per reduced element, same bits.
@@ -632,7 +633,7 @@ def var(self, axis, keepdims, ddof):
     shape = self.shape
     out = np.var(self, axis=axis, keepdims=keepdims, ddof=ddof)
     centered = self - np.mean(self, axis=axis, keepdims=True)
-    count = np.size(self) / np.size(out) - ddof
+    count = np.size(self) / max(np.size(out), 1) - ddof  # an empty result: empty gradients
 
     def backward(dout):
         # Divided last: a count of 0 (ddof too large) gives inf as np.var does, not an error.
@@ -645,7 +646,7 @@ def std(self, axis, keepdims, ddof):
     shape = self.shape
     out = np.std(self, axis=axis, keepdims=keepdims, ddof=ddof)
     centered = self - np.mean(self, axis=axis, keepdims=True)
-    count = np.size(self) / np.size(out) - ddof
+    count = np.size(self) / max(np.size(out), 1) - ddof  # an empty result: empty gradients
 
     def backward(dout):
         return unreduce(dout / out, shape, axis, keepdims) * centered / count, None, None, None

@@ -19,7 +19,12 @@ the array it writes, and every view read after a write is derived again from the
 #   whose strides are not known at compile time may be either, so a write through it, or a read
 #   of it after its base is written, is refused. First, an einsum that only relabels its one
 #   operand becomes ``aten::_einsum_view`` of it, and unpacking a split's pieces one
-#   prim::TupleIndex per piece (`_expose_views`).
+#   prim::TupleIndex per piece (`_expose_views`). Reading one element (``y[i]`` on a 1-D
+#   ``y``, ``y[i, j]`` on a 2-D one) gives a NumPy scalar, a copy: no view (the select's and
+#   the index's view rules say so).
+# * Numbers. ``s += v`` on a Python number or a NumPy scalar rebinds ``s``; only on an array
+#   does it write: such ``copy_`` nodes are replaced by their source first (Note [Numbers and
+#   0-d arrays] in `passes.number_updates`).
 # * Versions. Walking the graph in order, each base has a current version. A write to an alias
 #   computes the alias's new contents out of place (WRITES), then scatters them up the chain of
 #   views (each view rule's scatter: ``select_scatter`` for a select, ``slice_scatter`` for a
@@ -57,6 +62,7 @@ from ir.ops.products import einsum_relabels
 from ir.ops.views import ViewRule, probe_chain, view_is_copy, view_rule
 from ir.types import INT, TensorType
 from passes.constant_propagation import constant_value, is_constant
+from passes.number_updates import rebind_number_updates
 from passes.registry import register_pass
 
 # In-place operator -> the out-of-place operator computing the new contents of its target, with
@@ -103,23 +109,26 @@ class _Env:
 
 
 @register_pass("functionalize")
-def functionalize(graph: Graph) -> bool:
+def functionalize(graph: Graph, *, number_inputs: str = "") -> bool:
     """Rewrite in-place writes into out-of-place operators and scatters. See Note
-    [Functionalisation].
+    [Functionalisation]. ``number_inputs``: the positions of the inputs that are NumPy scalars
+    at run time, comma-separated (``"0,2"``); every other tensor input is an array.
 
-    Given:   graph(%y : Double(3), %v : Double()):
+    Given:   graph(%y : Double(3, 2), %v : Double(2)):
                %i : int = prim::Constant[value=0]()
-               %s : Double() = aten::select(%y, %i, %i)
-               %w : Double() = aten::copy_(%s, %v)
+               %s : Double(2) = aten::select(%y, %i, %i)
+               %w : Double(2) = aten::copy_(%s, %v)
                return (%y)
     Execute: functionalize(graph)
-    Result:  %w : Double() = aten::_written(%s, %v)
-             %y.1 : Double(3) = aten::select_scatter(%y, %w, %i, %i)
+    Result:  %w : Double(2) = aten::_written(%s, %v)
+             %y.1 : Double(3, 2) = aten::select_scatter(%y, %w, %i, %i)
              prim::WriteBack(%y, %y.1)
              return (%y.1)
     """
     if not any(node.kind in WRITES for node in graph.all_nodes()):
         return False
+    positions = {int(position) for position in number_inputs.split(",") if position.strip()}
+    rebind_number_updates(graph, positions)  # Note [Numbers and 0-d arrays]
     _expose_views(graph, graph.block)
     _pass_through_carried_arrays(graph.block)
     functionalizer = _Functionalizer(graph)

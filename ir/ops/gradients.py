@@ -16,7 +16,7 @@ import numpy as np
 
 from ir.ops.arrangement import PadMode, _promoted_sequence, atleast_shape
 from ir.ops.indexing import _along
-from ir.ops.prim import join_all, join_list_gradients
+from ir.ops.prim import autograd_add, join_all, join_list_gradients
 from ir.ops.registry import NOT_CONSTANT, OPS, register_op
 from ir.ops.selection import diagonal_length
 from ir.ops.shape_ops import _concatenate_rule
@@ -606,12 +606,13 @@ register_op("aten::_stack_backward(Tensor grad, int axis) -> Any", shape=_stack_
 
 def list_index_backward(grad: Any, lst: Any, index: int) -> list[Any]:
     """The gradient of ``lst[index]`` w.r.t. the list ``lst``: zeros like each element, with
-    ``grad`` at ``index``.
+    ``grad`` at ``index``. An element may itself be a tuple or list (``[(W, b), (V, c)]``):
+    its zeros are then a tuple or list of zeros.
 
     >>> list_index_backward(np.ones(2), [np.ones(2), np.ones(2)], -1)
     [array([0., 0.]), array([1., 1.])]
     """
-    grads = [np.zeros_like(element) for element in lst]
+    grads = [zeros_like_value(element) for element in lst]
     grads[index] = grad
     return grads
 
@@ -645,12 +646,14 @@ def _list_head_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
 
 def add_lists(a: Any, b: Any) -> list[Any]:
     """Two list gradients added element by element (what ``prim::AutogradAdd`` of two lists
-    becomes once both are known not to be zero: list gradients never hold the sentinel).
+    becomes once both are known not to be zero: list gradients never hold the sentinel). An
+    element that is a tuple or list (the gradient of ``[(W, b), ...]``) is added element by
+    element too, not concatenated as Python's ``+`` would.
 
-    >>> add_lists([1, 2], [10, 20])
-    [11, 22]
+    >>> add_lists([1, (2, 3)], [10, (20, 30)])
+    [11, (22, 33)]
     """
-    return [x + y for x, y in zip(a, b, strict=True)]
+    return [autograd_add(x, y) for x, y in zip(a, b, strict=True)]
 
 
 def _add_lists_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:

@@ -42,7 +42,7 @@ from ir.ops.shape_rules import (
     normalize_axis,
     tensor,
 )
-from ir.ops.views import SELECT, SLICE, ViewRule, index_back
+from ir.ops.views import SELECT, SLICE, ViewRule, index_back, not_one_element
 from ir.types import INT, NONE, TensorType, Type
 
 _FULL = slice(None)
@@ -169,8 +169,9 @@ def _broadcast_index_shapes(shapes: list[Shape]) -> Shape | None:
 
 def _basic(node: Any) -> bool:
     """``aten::index`` with int and None items only is basic indexing in NumPy, a view (the
-    frontend emits it for ``x[n]`` while n's type is not yet known to be an int)."""
-    return all(item.ty in (INT, NONE) for item in node.inputs[1:])
+    frontend emits it for ``x[n]`` while n's type is not yet known to be an int), unless it
+    reads one element."""
+    return all(item.ty in (INT, NONE) for item in node.inputs[1:]) and not_one_element(node)
 
 
 register_op(

@@ -10,7 +10,8 @@ what shares memory (Note [Functionalisation]). A rule says:
   for a write into ``np.diagonal(x)``, ``np.diag`` of a 2-D array or ``np.broadcast_to(x, s)``,
   and the compiler refuses it where the write is.
 * ``when``: whether a given node's result is a view at all (``np.diag`` of a 1-D array builds a
-  new matrix; of a 2-D one it reads the diagonal).
+  new matrix; of a 2-D one it reads the diagonal; ``y[i]`` reading one element of a 1-D ``y``
+  is a NumPy scalar, a copy).
 * ``strided``: the result is a view only when NumPy's stride rule allows it, a copy otherwise
   (``reshape``: when the new shape can be expressed with the strides of the old one;
   ``ravel``: when the operand is C-contiguous). `view_is_copy` applies the rule to the strides
@@ -253,6 +254,13 @@ def split_axis(position: int | None, fixed: int | None = None) -> Callable[[Node
     return axis_of
 
 
+def not_one_element(node: Node) -> bool:
+    """Reading one element (``y[i]`` on a 1-D ``y``, ``y[i, j]`` on a 2-D one: a 0-d result of
+    an int select or index) gives a NumPy scalar, a copy, not a view."""
+    ty = node.output.ty
+    return not (isinstance(ty, TensorType) and ty.shape == ())
+
+
 def operand_rank_is(rank: int | None) -> Callable[[Node], bool]:
     """Whether the operand is an array of rank ``rank`` (None: an array of any rank)."""
 
@@ -265,7 +273,7 @@ def operand_rank_is(rank: int | None) -> Callable[[Node], bool]:
 
 # ---- the rules ------------------------------------------------------------------------------
 
-SELECT = ViewRule(select_back)
+SELECT = ViewRule(select_back, when=not_one_element)
 SLICE = ViewRule(slice_back)
 RESHAPED = ViewRule(reshaped_back)
 STRIDED_RESHAPE = ViewRule(reshaped_back, strided=True)
