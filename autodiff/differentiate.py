@@ -46,6 +46,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 
+import numpy as np
+
 from autodiff.derivatives import Formula, formula_for
 from autodiff.errors import DifferentiationError
 from ir.graph import Block, Graph, Node, Value, in_block
@@ -61,6 +63,7 @@ from ir.types import (
     ListType,
     TensorType,
     TupleType,
+    Type,
     type_of_value,
 )
 from passes.autograd_zero import can_materialise
@@ -324,15 +327,29 @@ class _ReverseBuilder:
         body = grad_of.blocks[0]
         results = list(body.outputs)
         body.return_node.remove_all_inputs()
+        involves_complex = _involves_complex(node)
         for input_value, result in zip(context.inputs, results, strict=True):
             if result.ty == NONE or input_value not in self.needs:
                 continue
+            if involves_complex:
+                result = self.real_part_for(input_value, result, body)
             body.register_output(result)
             grad = grad_of.add_output(input_value.ty, _grad_name(input_value))
             self.set_grad(input_value, grad)
         for inner in body.nodes(reverse=True):  # the None gradients' constants
             if inner.kind == "prim::Constant" and not inner.has_uses():
                 inner.destroy()
+
+    def real_part_for(self, operand: Value, grad: Value, block: Block) -> Value:
+        """``grad`` as the gradient of ``operand`` of a node that mixes real and complex values:
+        in ``operand``'s dtype, its real part when ``operand`` is real (Note [Real operands of
+        complex operators]); ``grad`` itself where the dtype is not known."""
+        with self.graph.inserting_at_end(block):
+            if operand.ty == FLOAT:
+                return self.graph.insert("aten::real", (grad,), (TensorType(None, ()),)).output
+            if isinstance(operand.ty, TensorType) and operand.ty.dtype is not None:
+                return self.graph.insert("aten::_grad_like", (grad, operand), (operand.ty,)).output
+        return grad
 
     def carried_start(self, value: Value) -> Value:
         """The gradient of ``value`` so far, to start a reverse loop's carried gradient."""
@@ -466,8 +483,11 @@ class _ReverseBuilder:
                 "prim::ListUnpack" if node.kind == "prim::ListConstruct" else "prim::TupleUnpack"
             )
             parts = self.graph.insert(unpack, [tuple_grad], types).outputs
+        involves_complex = _involves_complex(node)
         for element, part in zip(node.inputs, parts, strict=True):
             if element in self.needs:
+                if involves_complex:
+                    part = self.real_part_for(element, part, grad_of.blocks[0])
                 grad_of.blocks[0].register_output(part)
                 self.set_grad(element, grad_of.add_output(element.ty, _grad_name(element)))
 
@@ -631,6 +651,35 @@ def _recomputations(formula: Formula, count: int) -> frozenset[Node]:
         )
         _RECOMPUTATIONS[key] = found
     return found
+
+
+# Note [Real operands of complex operators]
+# A formula is written once for real and complex operands: ``mul``'s ``dout * other`` is complex
+# when ``other`` is, even where ``self`` is real. The gradient of a real operand is the real
+# part of that (Note [Complex gradients] in `autodiff.formulas`: the imaginary part is the
+# derivative along a direction the operand cannot move in), so a node whose operands or results
+# mix real and complex dtypes (a tuple holding both counts) gets the real part of each real
+# operand's gradient in the reverse, as JAX's transpose of `convert_element_type` takes it, and
+# each complex operand's gradient in its complex dtype (a helper that casts to a real operand's
+# dtype gives a real one). Without it, the gradient
+# of a real argument was complex inside the reverse program: a nested `ad.vjp(ad.grad(f))`
+# returned it complex, and a Python float's crashed in the final cast.
+
+
+def _is_complex(ty: Type) -> bool:
+    if isinstance(ty, TensorType):
+        return ty.dtype is not None and np.dtype(ty.dtype).kind == "c"
+    if isinstance(ty, TupleType):
+        return any(_is_complex(elem) for elem in ty.elems)
+    if isinstance(ty, ListType):
+        return _is_complex(ty.elem)
+    return False
+
+
+def _involves_complex(node: Node) -> bool:
+    """Whether some operand or result of ``node`` is complex (then a real operand's gradient
+    needs its real part taken, and a complex one's may need its dtype back)."""
+    return any(_is_complex(v.ty) for v in (*node.inputs, *node.outputs))
 
 
 @dataclass

@@ -122,7 +122,7 @@ def _gradient_graph(
     run_passes(result, [("specialize-autograd-zero", {})])
     grads = _inline_reverse(result, value, details.reverse_node.attrs["input_grads"])
     _write_back_last(result)
-    gradients = [grads.get(i) or _zeros_like(result, result.inputs[i]) for i in wrt]
+    gradients = [_real_if_unknown(result, grads.get(i), result.inputs[i]) for i in wrt]
     while result.outputs:
         result.block.erase_output(0)
     with result.inserting_at_end(result.block):
@@ -160,6 +160,20 @@ def _inline_reverse(graph: Graph, value: Value, input_grads: list[int]) -> dict[
     block.destroy()
     reverse.destroy()
     return dict(zip(input_grads, results, strict=True))
+
+
+def _real_if_unknown(graph: Graph, grad: Value | None, argument: Value) -> Value:
+    """The gradient of ``argument``: zeros when it got none and, when its dtype is not known
+    here (a gradient called from scripted code is built for generic types), the real part
+    where it turns out real, as `_grad_like` takes it at run time: otherwise a real argument
+    mixed with complex values would get a complex gradient (Note [Real operands of complex
+    operators] in `autodiff.differentiate` takes it per node where dtypes are known)."""
+    if grad is None:
+        return _zeros_like(graph, argument)
+    if isinstance(argument.ty, TensorType) and argument.ty.dtype is None:
+        with graph.inserting_at_end(graph.block):
+            return graph.insert("aten::_grad_like", [grad, argument], (argument.ty,)).output
+    return grad
 
 
 def _ones_like(graph: Graph, value: Value) -> Value:

@@ -253,7 +253,8 @@ def einsum_vjp_backward_backward(
 
 
 def _in_dtype_of(grad: Any, operand: np.ndarray[Any, Any]) -> Any:
-    return grad.astype(operand.dtype, copy=False) if operand.dtype.kind == "f" else grad
+    # A real operand's gradient is the real part (Note [Complex gradients] in autodiff.formulas).
+    return np.real(grad).astype(operand.dtype, copy=False) if operand.dtype.kind == "f" else grad
 
 
 def kron_subscripts(ndim_x: int, ndim_y: int) -> str:
