@@ -52,6 +52,7 @@ from autodiff.derivatives import Formula, formula_for
 from autodiff.errors import DifferentiationError
 from ir.graph import Block, Graph, Node, Value, in_block
 from ir.ops import NOT_CONSTANT, OPS
+from ir.ops.views import not_one_element
 from ir.types import (
     ANY,
     BOOL,
@@ -75,22 +76,22 @@ from passes.stack_tapes import runs_its_count
 REVERSE = "prim::Reverse"
 
 # Operators a reverse loop recomputes instead of taping their results, when their operands come
-# from outside the loop or the counter: views of an array the loop only reads, and int
-# arithmetic on the counter. Cheaper than a tape write, and nothing is kept per iteration.
-_RECOMPUTED = frozenset(
-    {
-        "prim::Constant",
-        "aten::select",
-        "aten::slice",
-        "aten::transpose",
-        "aten::expand_dims",
-        "aten::squeeze",
-        "prim::add",
-        "prim::sub",
-        "prim::mul",
-        "prim::neg",
-    }
-)
+# from outside the loop or the counter: views of an array the loop only reads (`_recomputed`),
+# and int arithmetic on the counter. Cheaper than a tape write, and nothing is kept per iteration.
+_RECOMPUTED = frozenset({"prim::Constant", "prim::add", "prim::sub", "prim::mul", "prim::neg"})
+
+
+def _recomputed(node: Node) -> bool:
+    """Whether a reverse loop recomputes ``node``: one of `_RECOMPUTED`, a view that is always a
+    view (Note [Views] in `ir.ops.views`), which costs no copy, or a read of one element."""
+    if node.kind in _RECOMPUTED:
+        return True
+    op = OPS.get(node.kind)
+    rule = None if op is None else op.view
+    if rule is None or rule.strided or rule.pieces:
+        return False
+    return rule.when(node) or not not_one_element(node)
+
 
 # Nodes that compute no gradient-carrying value, whatever their inputs.
 _NO_GRADIENT = {"prim::Constant"}
@@ -821,7 +822,7 @@ def _recompute(
     if not _defined_within(value, body):
         return value
     node = value.node
-    if node.owning_block is not body or node.kind not in _RECOMPUTED:
+    if node.owning_block is not body or not _recomputed(node):
         return None
     inputs: dict[Value, Value] = {}
     for operand in node.inputs:

@@ -94,6 +94,7 @@ from ir.ops.indexing import select as select_kernel
 from ir.ops.indexing import slice_axis
 from ir.ops.prim import list_append, list_index
 from ir.ops.products import einsum as einsum_kernel
+from ir.ops.products import einsum_view as einsum_view_kernel
 from ir.ops.products import (
     einsum_vjp,
     einsum_vjp_backward,
@@ -103,9 +104,13 @@ from ir.ops.products import (
     kron_subscripts,
     tensordot_subscripts,
 )
+from ir.ops.scatter import einsum_scatter as einsum_scatter_kernel
+from ir.ops.scatter import imag_scatter as imag_scatter_kernel
+from ir.ops.scatter import real_scatter as real_scatter_kernel
 from ir.ops.scatter import select_scatter as select_scatter_kernel
 from ir.ops.scatter import slice_scatter as slice_scatter_kernel
 from ir.ops.scatter import written
+from ir.ops.shape_ops import flatten as flatten_kernel
 from ir.ops.shape_ops import number_to_array, size_if_not_equal, sum_to_size
 from ir.ops.sorting import permute, unpermute
 from ir.ops.tapes import tape_push
@@ -740,6 +745,15 @@ def ravel(self):
     return np.ravel(self), backward
 
 
+def flatten(self):
+    self_shape = self.shape
+
+    def backward(dout):
+        return np.reshape(dout, self_shape)
+
+    return flatten_kernel(self), backward
+
+
 def squeeze(self, axis):
     self_shape = self.shape
 
@@ -1238,6 +1252,14 @@ def einsum(subscripts, operands):
     return einsum_kernel(subscripts, operands), backward
 
 
+def _einsum_view(self, subscripts):
+    # A relabelling of one operand's axes and diagonals: its gradient goes back onto them.
+    def backward(dout):
+        return einsum_scatter_kernel(np.zeros_like(self), dout, subscripts), None
+
+    return einsum_view_kernel(self, subscripts), backward
+
+
 def inner(self, other):
     subscripts = inner_subscripts(np.ndim(self), np.ndim(other))
 
@@ -1416,6 +1438,43 @@ def slice_scatter(self, src, axis, start, stop, step):
         return grad_self, grad_src, None, None, None, None
 
     return out, backward
+
+
+def _einsum_scatter(self, src, subscripts):
+    out = einsum_scatter_kernel(self, src, subscripts)
+    src_size = size_if_not_equal(src, einsum_view_kernel(out, subscripts))
+    src_dtype = gradient_dtype(src, out)
+
+    def backward(dout):
+        grad_self = einsum_scatter_kernel(dout, np.zeros(()), subscripts)
+        region = einsum_view_kernel(dout, subscripts)
+        return grad_self, sum_to_size(region, src_size).astype(src_dtype), None
+
+    return out, backward
+
+
+def _real_scatter(self, src):
+    # out = src + 1j Im(self): self keeps only its imaginary part's gradient (Note [Complex
+    # gradients]: the cotangent's imaginary part), src gets the cotangent's real part.
+    src_size = size_if_not_equal(src, np.real(self))
+
+    def backward(dout):
+        grad_self = real_scatter_kernel(dout, np.zeros(()))
+        return grad_self, sum_to_size(np.real(dout), src_size)
+
+    return real_scatter_kernel(self, src), backward
+
+
+def _imag_scatter(self, src):
+    # out = Re(self) + 1j src: the cotangent is dL/dRe - 1j dL/dIm, so src's gradient, dL/dIm,
+    # is minus the cotangent's imaginary part.
+    src_size = size_if_not_equal(src, np.imag(self))
+
+    def backward(dout):
+        grad_self = imag_scatter_kernel(dout, np.zeros(()))
+        return grad_self, sum_to_size(-np.imag(dout), src_size)
+
+    return imag_scatter_kernel(self, src), backward
 
 
 def index_put(self, values, indices):

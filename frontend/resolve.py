@@ -351,6 +351,7 @@ METHODS: dict[str, Spelling] = {
     "transpose": _method("transpose", "aten::transpose", "*axes"),
     "squeeze": _method("squeeze", "aten::squeeze", "axis"),
     "ravel": _method("ravel", "aten::ravel", "!order"),
+    "flatten": _method("flatten", "aten::flatten", "!order"),
     "swapaxes": _method("swapaxes", "aten::swapaxes", "axis1 axis2"),
     "repeat": _method("repeat", "aten::repeat", "repeats axis"),
     "take": _method("take", "aten::take", "indices axis !out !mode"),
@@ -362,9 +363,12 @@ METHODS: dict[str, Spelling] = {
     "clip": _method("clip", "aten::clip", "min:a_min max:a_max !out"),
 }
 
-# Array attributes: ``x.T`` is a transpose with the default (reversed) axes.
+# Array attributes: ``x.T`` is a transpose with the default (reversed) axes; ``x.real`` and
+# ``x.imag`` are views of a complex array's parts (Note [Views] in `ir.ops.views`).
 ATTRIBUTES: dict[str, str] = {
     "T": "aten::transpose",
+    "real": "aten::real",
+    "imag": "aten::imag",
     "shape": "aten::shape",
     "ndim": "aten::ndim",
     "size": "aten::size",

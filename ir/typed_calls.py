@@ -183,7 +183,7 @@ class TypedCalls:
                 continue
             if self._only_reads(user):
                 continue
-            if user.kind in _TRANSIENT_VIEWS and self._transient(user, before):
+            if self._is_view(user) and self._transient(user, before):
                 continue
             return False
         return True
@@ -194,6 +194,12 @@ class TypedCalls:
         if user.kind in _READERS or user.kind in _MATMUL_BACKWARD:
             return True  # each returns a new array computed from its operands
         return op is not None and _is_ufunc(op.kernel)
+
+    def _is_view(self, user: Node) -> bool:
+        """``user``'s result may be a NumPy view of its operand (Note [Views] in
+        `ir.ops.views`): what it holds stays readable only while the operand is unchanged."""
+        op = self.ops.get(user.kind)
+        return op is not None and op.view is not None
 
     def _transient(self, view: Node, before: Node | None) -> bool:
         """Every reader of what ``view`` gives is a ufunc or a reduction of its block, and
@@ -351,8 +357,6 @@ _NOT_CONSTANT = object()
 
 _MATMUL_BACKWARD = frozenset(["aten::_matmul_backward_self", "aten::_matmul_backward_other"])
 _SUBSCRIPTS = frozenset(["aten::select", "aten::slice"])
-# Views whose readers the memory plan follows (`TypedCalls._transient`).
-_TRANSIENT_VIEWS = frozenset([*_SUBSCRIPTS, "aten::transpose"])
 # prim:: kernels that are Python's own operators, written as the operator.
 _PYTHON_OPERATORS: dict[Any, str] = {
     operator.add: "{} + {}",

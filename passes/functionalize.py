@@ -9,20 +9,28 @@ the array it writes, and every view read after a write is derived again from the
 # touch it: a value read after a write is not the value it was before. This pass makes it pure
 # SSA, as TorchScript's CopySlices makes an in-place write on a view rewrite its base's history:
 #
-# * Alias analysis. A view operator's result (VIEWS: basic indexing, transposes, reshapes and
-#   dimension changes) is an alias of its operand's base, with the chain of view nodes that
-#   leads there; an in-place operator's result is an alias of what it wrote; any other value is
-#   a base of its own, since NumPy returns new arrays. A reshape of a view that is not
-#   contiguous is a copy in NumPy, so it starts a new base (graph inputs are taken to be
-#   C-contiguous). Reading one element (``y[i]`` on a 1-D ``y``, ``y[i, j]`` on a 2-D one)
-#   gives a NumPy scalar, a copy: no view.
+# * Alias analysis. A view operator's result (one whose OpDef has a ViewRule, Note [Views] in
+#   `ir.ops.views`: basic indexing, transposes, flips, rotations, reshapes and dimension
+#   changes, a split's pieces, complex parts, diagonals, an einsum that only relabels) is an
+#   alias of its operand's base, with the chain of view nodes that leads there; an in-place
+#   operator's result is an alias of what it wrote; any other value is a base of its own, since
+#   NumPy returns new arrays. A reshape or ravel that NumPy's stride rule makes a copy starts a
+#   new base (graph inputs and the arrays operators make are taken to be C-contiguous); one
+#   whose strides are not known at compile time may be either, so a write through it, or a read
+#   of it after its base is written, is refused. First, an einsum that only relabels its one
+#   operand becomes ``aten::_einsum_view`` of it, and unpacking a split's pieces one
+#   prim::TupleIndex per piece (`_expose_views`). Reading one element (``y[i]`` on a 1-D
+#   ``y``, ``y[i, j]`` on a 2-D one) gives a NumPy scalar, a copy: no view (the select's and
+#   the index's view rules say so).
 # * Numbers. ``s += v`` on a Python number or a NumPy scalar rebinds ``s``; only on an array
 #   does it write: such ``copy_`` nodes are replaced by their source first (Note [Numbers and
 #   0-d arrays] in `passes.number_updates`).
 # * Versions. Walking the graph in order, each base has a current version. A write to an alias
 #   computes the alias's new contents out of place (WRITES), then scatters them up the chain of
-#   views (SCATTERS: ``select_scatter`` for a select, ``slice_scatter`` for a slice, the inverse
-#   view for a transpose or reshape) into a new version of the base.
+#   views (each view rule's scatter: ``select_scatter`` for a select, ``slice_scatter`` for a
+#   slice or a split's piece, the inverse view for a transpose, flip or reshape) into a new
+#   version of the base. A write through a read-only view (``np.diagonal``,
+#   ``np.broadcast_to``) is refused where it is, as NumPy raises there.
 # * Re-derivation. Any later read of the base or of a view of it whose version is stale reads
 #   the same chain of views applied to the current version instead (clones of the view nodes).
 # * Control flow. A branch that writes a base defined outside it returns the base's new version
@@ -57,12 +65,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from ir.errors import IRError
 from ir.graph import PARAM, Block, Graph, Node, Value, in_block
+from ir.ops.products import einsum_relabels
+from ir.ops.views import ViewRule, probe_chain, view_is_copy, view_rule
 from ir.source import SourceRange
-from ir.types import ANY, INT, NONE, TensorType, TupleType
+from ir.types import INT, TensorType
 from passes.constant_propagation import constant_value, is_constant
 from passes.number_updates import rebind_number_updates
 from passes.registry import register_pass
@@ -77,61 +85,7 @@ WRITES = {
 
 WRITE_BACK = "prim::WriteBack"
 
-Scatter = Callable[[Graph, Node, Value, Value], Value]
 
-
-def _select_scatter(graph: Graph, view: Node, parent: Value, value: Value) -> Value:
-    _, axis, index = view.inputs
-    return graph.insert("aten::select_scatter", (parent, value, axis, index), (parent.ty,)).output
-
-
-def _slice_scatter(graph: Graph, view: Node, parent: Value, value: Value) -> Value:
-    _, *bounds = view.inputs
-    return graph.insert("aten::slice_scatter", (parent, value, *bounds), (parent.ty,)).output
-
-
-def _reshape_back(graph: Graph, view: Node, parent: Value, value: Value) -> Value:
-    """Reshapes and dimension changes keep the elements in C order: reshaping the new view
-    contents to the parent's shape is the parent's new contents."""
-    shape = graph.insert("aten::shape", (parent,), (ANY,)).output
-    return graph.insert("aten::reshape", (value, shape), (parent.ty,)).output
-
-
-def _transpose_back(graph: Graph, view: Node, parent: Value, value: Value) -> Value:
-    axes = view.inputs[1]
-    if not is_constant(axes):
-        raise IRError("a write through a transpose needs its axes known at compile time")
-    order = constant_value(axes)
-    if order is None:
-        inverse = graph.insert_constant(None, axes.ty)
-    else:
-        back = tuple(int(i) for i in np.argsort(np.asarray(order) % len(order)))
-        inverse = graph.insert_constant(back, TupleType((INT,) * len(back)))
-    return graph.insert("aten::transpose", (value, inverse), (parent.ty,)).output
-
-
-def _swapaxes_back(graph: Graph, view: Node, parent: Value, value: Value) -> Value:
-    _, first, second = view.inputs
-    return graph.insert("aten::swapaxes", (value, first, second), (parent.ty,)).output
-
-
-def _moveaxis_back(graph: Graph, view: Node, parent: Value, value: Value) -> Value:
-    _, source, destination = view.inputs
-    return graph.insert("aten::moveaxis", (value, destination, source), (parent.ty,)).output
-
-
-# View operator -> how a new value of the view becomes a new value of the view's operand.
-SCATTERS: dict[str, Scatter] = {
-    "aten::select": _select_scatter,
-    "aten::slice": _slice_scatter,
-    "aten::transpose": _transpose_back,
-    "aten::swapaxes": _swapaxes_back,
-    "aten::moveaxis": _moveaxis_back,
-    "aten::expand_dims": _reshape_back,
-    "aten::squeeze": _reshape_back,
-    "aten::reshape": _reshape_back,
-    "aten::ravel": _reshape_back,
-}
 # Tuples and lists hold their operands' arrays; element reads give one of them back.
 _HOLDS_OPERANDS = frozenset(["prim::TupleConstruct", "prim::ListConstruct", "prim::ListAppend"])
 _ELEMENTS = frozenset(
@@ -143,39 +97,11 @@ _ELEMENTS = frozenset(
         "prim::TupleSlice",
     ]
 )
-# Views that are views only of contiguous memory (NumPy copies otherwise).
-_NEED_CONTIGUOUS = frozenset({"aten::reshape", "aten::ravel"})
-
-
-def _index_put_back(graph: Graph, view: Node, parent: Value, value: Value) -> Value:
-    _, *items = view.inputs
-    return graph.insert("aten::index_put", (parent, value, *items), (parent.ty,)).output
 
 
 def is_view(node: Node) -> bool:
-    """Whether ``node``'s result is a view of its first operand: a view operator (SCATTERS),
-    or ``aten::index`` with int and None items only, which is basic indexing in NumPy (the
-    frontend emits it for ``x[n]`` while n's type is not yet known to be an int). Reading one
-    element (every axis of an array of known rank indexed by an int) gives a NumPy scalar, a
-    copy, not a view."""
-    if _reads_one_element(node):
-        return False
-    if node.kind in SCATTERS:
-        return True
-    return node.kind == "aten::index" and all(item.ty in (INT, NONE) for item in node.inputs[1:])
-
-
-def _reads_one_element(node: Node) -> bool:
-    """``y[i]`` on a 1-D ``y``, ``y[i, j]`` on a 2-D one: an int select or index with a 0-d
-    result (None items add axes, so a 0-d result means every axis got an int)."""
-    if node.kind not in ("aten::select", "aten::index"):
-        return False
-    ty = node.output.ty
-    return isinstance(ty, TensorType) and ty.shape == ()
-
-
-def _scatter(view: Node) -> Scatter:
-    return _index_put_back if view.kind == "aten::index" else SCATTERS[view.kind]
+    """Whether ``node``'s result is a view of its first operand (`view_rule`)."""
+    return view_rule(node) is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,6 +110,10 @@ class _Alias:
 
     base: Value
     chain: tuple[Node, ...] = ()
+    # A reshape in the chain that NumPy may make a view or a copy, which the compiler cannot
+    # tell (a shape not known at compile time): reading the alias stale, or writing through
+    # it, is refused.
+    undecided: Node | None = None
 
 
 @dataclass
@@ -222,6 +152,7 @@ def functionalize(graph: Graph, *, number_inputs: str = "") -> bool:
         return False
     positions = {int(position) for position in number_inputs.split(",") if position.strip()}
     rebind_number_updates(graph, positions)  # Note [Numbers and 0-d arrays]
+    _expose_views(graph, graph.block)
     _pass_through_carried_arrays(graph.block)
     functionalizer = _Functionalizer(graph)
     env = _Env()
@@ -252,6 +183,7 @@ class _Functionalizer:
         # A tuple or list that holds arrays, or an element read out of one (or an If or loop
         # output that may be either): the bases of those arrays, each with its version then.
         self.held: dict[Value, list[tuple[Value, Value]]] = {}
+        self.layouts: dict[Value, bool] = {}
 
     def alias(self, value: Value) -> _Alias:
         found = self.aliases.get(value)
@@ -269,6 +201,14 @@ class _Functionalizer:
         if not self.stale(value, env):
             return value
         info = self.alias(value)
+        if info.undecided is not None:
+            raise IRError(
+                f"cannot tell whether '{value.name_hint or 'this'}' sees the write to "
+                f"'{info.base.name_hint or 'its array'}': NumPy makes this reshape a view or a "
+                "copy depending on the array's strides, which the compiler cannot tell here; "
+                "copy it where it is made (.copy())",
+                before.source_range,
+            )
         version = env.current(info.base)
         if not info.chain:
             return version
@@ -297,8 +237,8 @@ class _Functionalizer:
             self.read_fresh(node, env)
             if node.kind in WRITES:
                 self.write(node, env)
-            elif is_view(node):
-                self.view(node)
+            elif (rule := view_rule(node)) is not None:
+                self.view(node, rule)
             elif node.kind == "prim::If":
                 self.branches(node, env)
             elif node.kind == "prim::Loop":
@@ -321,12 +261,49 @@ class _Functionalizer:
             if current is not value:
                 node.replace_input(index, current)
 
-    def view(self, node: Node) -> None:
+    def c_contiguous(self, base: Value) -> bool:
+        """Whether ``base`` is known to be C-contiguous (Note [Views]): a graph input, or made
+        by an operator whose array operands all are (NumPy's ufuncs keep their operands'
+        layout)."""
+        known = self.layouts.get(base)
+        if known is None:
+            node = base.node
+            if node.kind == PARAM:
+                known = node.owning_block is self.graph.block
+            elif node.blocks:
+                known = False
+            else:
+                self.layouts[base] = False  # an operand that is (a version of) base itself
+                known = all(
+                    self.c_contiguous_value(operand)
+                    for operand in node.inputs
+                    if isinstance(operand.ty, TensorType)
+                )
+            self.layouts[base] = known
+        return known
+
+    def c_contiguous_value(self, value: Value) -> bool:
+        info = self.alias(value)
+        if not self.c_contiguous(info.base):
+            return False
+        if not info.chain:
+            return True
+        probe = probe_chain(info.chain, info.base)
+        return probe is not None and bool(probe.flags.c_contiguous)
+
+    def view(self, node: Node, rule: ViewRule) -> None:
         operand = node.inputs[0]
         info = self.alias(operand)
-        if node.kind in _NEED_CONTIGUOUS and not _contiguous(info.chain):
-            return  # NumPy copies: a new base
-        self.aliases[node.output] = _Alias(info.base, (*info.chain, node))
+        undecided = info.undecided
+        if rule.strided:
+            copies = view_is_copy(info.chain, info.base, node)
+            if copies is False and not self.c_contiguous(info.base):
+                copies = None
+            if copies:
+                return  # NumPy copies: a new base
+            if copies is None:
+                undecided = node
+        self.aliases[node.output] = _Alias(info.base, (*info.chain, node), undecided)
         self.version_of[node.output] = self.version_of.get(operand, operand)
 
     def write(self, node: Node, env: _Env) -> None:
@@ -344,18 +321,30 @@ class _Functionalizer:
                 "to the array itself, or copy it first (x.copy())",
                 node.source_range,
             )
+        _check_writable(info, node)
         with self.graph.inserting_before(node):
             contents = self.graph.insert(
                 WRITES[node.kind], list(node.inputs), (target.ty,)
             ).copy_metadata(node)
             value = contents.output
-            for position in range(len(info.chain) - 1, -1, -1):
+            position = len(info.chain) - 1
+            while position >= 0:
                 view = info.chain[position]
+                rule = view_rule(view)
+                assert rule is not None
+                assert rule.scatter is not None  # `_check_writable` refused read-only views
+                # A piece of a split is written into the split's operand, past the split.
+                above = position - 2 if view.kind == "prim::TupleIndex" else position - 1
                 parent = env.current(info.base)
-                if position > 0:
-                    parent = self.fresh(info.chain[position - 1].output, env, node)
-                value = _scatter(view)(self.graph, view, parent, value)
+                if above >= 0:
+                    parent = self.fresh(info.chain[above].output, env, node)
+                try:
+                    value = rule.scatter(self.graph, view, parent, value)
+                except IRError as error:
+                    error.source_range = error.source_range or node.source_range
+                    raise
                 value.node.source_range = node.source_range
+                position = above
         value.name_hint = info.base.name_hint
         self.new_version(info.base, value, env)
         written = contents.output
@@ -493,21 +482,30 @@ class _Functionalizer:
             self.maybe_view[output] = [(base, env.current(base)) for base in outside]
 
 
-def _contiguous(chain: tuple[Node, ...]) -> bool:
-    """Whether views ``chain`` of a contiguous array are contiguous: leading-axis selects and
-    unit-step slices, and shape changes."""
-    for view in chain:
-        if view.kind in ("aten::select", "aten::slice"):
-            axis = view.inputs[1]
-            if not (is_constant(axis) and constant_value(axis) == 0):
-                return False
-            if view.kind == "aten::slice":
-                step = view.inputs[4]
-                if not (is_constant(step) and constant_value(step) in (None, 1)):
-                    return False
-        elif view.kind not in ("aten::expand_dims", "aten::squeeze", *_NEED_CONTIGUOUS):
-            return False
-    return True
+def _check_writable(info: _Alias, write: Node) -> None:
+    """Refuse a write through a read-only view (NumPy raises), or through a reshape NumPy may
+    make a view or a copy (the compiler cannot tell which array the write reaches)."""
+    for view in info.chain:
+        rule = view_rule(view)
+        if rule is not None and rule.is_read_only(view):
+            raise IRError(
+                f"assignment destination is read-only: {_spelling(view)} returns a read-only "
+                "view; copy it first (.copy())",
+                write.source_range,
+            )
+    if info.undecided is not None:
+        raise IRError(
+            f"cannot tell whether this writes to '{info.base.name_hint or 'the array'}': NumPy "
+            "makes the reshape a view or a copy depending on the array's strides, which the "
+            "compiler cannot tell here; copy it first (.copy())",
+            write.source_range,
+        )
+
+
+def _spelling(view: Node) -> str:
+    """The NumPy function a view operator stands for, as the user wrote it (near enough)."""
+    name = view.kind.split("::")[-1].lstrip("_")
+    return "np.einsum" if name == "einsum_view" else f"np.{name}"
 
 
 def _loop_sources(loop: Node, carried: int) -> list[Value]:
@@ -678,6 +676,44 @@ def _shares_memory(value: Value, block: Block | None, slots: frozenset[Value]) -
     if block is not None and not in_block(value.node, block) and value.node.kind != PARAM:
         return True
     return value.node.kind == PARAM
+
+
+def _expose_views(graph: Graph, block: Block) -> None:
+    """Spell the views that hide in other operators as view operators: an einsum of one
+    operand that sums nothing becomes ``aten::_einsum_view`` of that operand (NumPy returns a
+    view for it), and unpacking a split's pieces becomes one prim::TupleIndex per piece (each
+    piece is a view; Note [Views])."""
+    for node in list(block.nodes()):
+        for inner in node.blocks:
+            _expose_views(graph, inner)
+        if node.kind == "aten::einsum":
+            subscripts, operands = node.inputs
+            packed = operands.node
+            if (
+                is_constant(subscripts)
+                and packed.kind == "prim::TupleConstruct"
+                and len(packed.inputs) == 1
+                and einsum_relabels(str(constant_value(subscripts)))
+            ):
+                with graph.inserting_before(node):
+                    view = graph.insert(
+                        "aten::_einsum_view", (packed.inputs[0], subscripts), (node.output.ty,)
+                    ).copy_metadata(node)
+                node.output.replace_all_uses_with(view.output)
+                node.destroy()
+        elif node.kind == "prim::TupleUnpack" and is_view(node.inputs[0].node):
+            rule = view_rule(node.inputs[0].node)
+            if rule is None or not rule.pieces:
+                continue
+            with graph.inserting_before(node):
+                for index, output in enumerate(node.outputs):
+                    position = graph.insert_constant(index, INT)
+                    piece = graph.insert(
+                        "prim::TupleIndex", (node.inputs[0], position), (output.ty,)
+                    ).copy_metadata(node)
+                    piece.output.name_hint = output.name_hint
+                    output.replace_all_uses_with(piece.output)
+            node.destroy()
 
 
 def _pass_through_carried_arrays(block: Block) -> None:

@@ -527,6 +527,16 @@ SAMPLES: dict[str, list[Sample]] = {
         Sample("matrix", lambda r: (normal(r, 3, 4),)),
         Sample("three-d", lambda r: (normal(r, 2, 3, 4),)),
     ],
+    "aten::flatten": [
+        Sample("matrix", lambda r: (normal(r, 3, 4),)),
+        Sample("three-d", lambda r: (normal(r, 2, 3, 4),)),
+    ],
+    "aten::_einsum_view": [
+        Sample("ij->ji", lambda r: (normal(r, 3, 4), "ij->ji")),
+        Sample("ii->i", lambda r: (normal(r, 3, 3), "ii->i")),
+        Sample("iji->ij", lambda r: (normal(r, 3, 4, 3), "iji->ij")),
+        Sample("implicit-ji", lambda r: (normal(r, 3, 4), "ji")),
+    ],
     "aten::squeeze": [
         Sample(f"axis={axis}", lambda r, axis=axis: (normal(r, 3, 1, 4, 1), axis))
         for axis in [None, 1, -1, (1, 3)]
@@ -924,6 +934,19 @@ SAMPLES: dict[str, list[Sample]] = {
             lambda r: (normal(r, 5, 6), normal(r, 5, 1), -1, -1, None, -2),
             (0, 1),
         ),
+    ],
+    "aten::_einsum_scatter": [
+        Sample("diagonal", lambda r: (normal(r, 3, 3), normal(r, 3), "ii->i"), (0, 1)),
+        Sample("transpose", lambda r: (normal(r, 3, 4), normal(r, 4, 3), "ij->ji"), (0, 1)),
+        Sample("broadcast", lambda r: (normal(r, 3, 3), normal(r, 1), "ii->i"), (0, 1)),
+    ],
+    "aten::_real_scatter": [
+        Sample("complex", lambda r: (_complex(r, 3, 4), normal(r, 3, 4)), (0, 1)),
+        Sample("broadcast", lambda r: (_complex(r, 3, 4), normal(r, 4)), (0, 1)),
+    ],
+    "aten::_imag_scatter": [
+        Sample("complex", lambda r: (_complex(r, 3, 4), normal(r, 3, 4)), (0, 1)),
+        Sample("broadcast", lambda r: (_complex(r, 3, 4), normal(r, 4)), (0, 1)),
     ],
     "aten::index_put": [
         Sample(

@@ -29,6 +29,7 @@ from ir.ops.shape_rules import (
     num_elements,
     tensor,
 )
+from ir.ops.views import MOVED, RESHAPED, ROLLED, ROTATED, SELF_INVERSE, pieces, split_axis
 from ir.types import INT, NONE, ListType, TensorType, TupleType, Type
 
 D = TypeVar("D", int, int | None)  # a dim: known, or possibly unknown
@@ -436,38 +437,55 @@ def flip(x: Any, axis: Any) -> Any:
 
 
 register_op(
-    "aten::moveaxis(Tensor self, Any source, Any destination) -> Tensor", shape=_moveaxis_rule
+    "aten::moveaxis(Tensor self, Any source, Any destination) -> Tensor",
+    shape=_moveaxis_rule,
+    view=MOVED,
 )(moveaxis)
-register_op("aten::swapaxes(Tensor self, int axis1, int axis2) -> Tensor", shape=_swapaxes_rule)(
-    np.swapaxes
+register_op(
+    "aten::swapaxes(Tensor self, int axis1, int axis2) -> Tensor",
+    shape=_swapaxes_rule,
+    view=SELF_INVERSE,
+)(np.swapaxes)
+register_op(
+    "aten::rollaxis(Tensor self, int axis, int start=0) -> Tensor",
+    shape=_rollaxis_rule,
+    view=ROLLED,
+)(np.rollaxis)
+register_op("aten::atleast_1d(Tensor self) -> Tensor", shape=_atleast_rule(1), view=RESHAPED)(
+    np.atleast_1d
 )
-register_op("aten::rollaxis(Tensor self, int axis, int start=0) -> Tensor", shape=_rollaxis_rule)(
-    np.rollaxis
+register_op("aten::atleast_2d(Tensor self) -> Tensor", shape=_atleast_rule(2), view=RESHAPED)(
+    np.atleast_2d
 )
-register_op("aten::atleast_1d(Tensor self) -> Tensor", shape=_atleast_rule(1))(np.atleast_1d)
-register_op("aten::atleast_2d(Tensor self) -> Tensor", shape=_atleast_rule(2))(np.atleast_2d)
-register_op("aten::atleast_3d(Tensor self) -> Tensor", shape=_atleast_rule(3))(np.atleast_3d)
+register_op("aten::atleast_3d(Tensor self) -> Tensor", shape=_atleast_rule(3), view=RESHAPED)(
+    np.atleast_3d
+)
 register_op("aten::hstack(Any tensors) -> Tensor", shape=_hstack_rule)(np.hstack)
 register_op("aten::vstack(Any tensors) -> Tensor", shape=_vstack_rule)(np.vstack)
 register_op(
     "aten::split(Tensor self, Any indices_or_sections, int axis=0) -> Tensor[]",
     shape=_split_rule(equal=True),
+    view=pieces(split_axis(2)),
 )(split)
 register_op(
     "aten::array_split(Tensor self, Any indices_or_sections, int axis=0) -> Tensor[]",
     shape=_split_rule(equal=False),
+    view=pieces(split_axis(2)),
 )(array_split)
 register_op(
     "aten::hsplit(Tensor self, Any indices_or_sections) -> Tensor[]",
     shape=_directional_split_rule("hsplit", 1, None),
+    view=pieces(split_axis(None)),
 )(hsplit)
 register_op(
     "aten::vsplit(Tensor self, Any indices_or_sections) -> Tensor[]",
     shape=_directional_split_rule("vsplit", 2, 0),
+    view=pieces(split_axis(None, 0)),
 )(vsplit)
 register_op(
     "aten::dsplit(Tensor self, Any indices_or_sections) -> Tensor[]",
     shape=_directional_split_rule("dsplit", 3, 2),
+    view=pieces(split_axis(None, 2)),
 )(dsplit)
 register_op("aten::repeat(Tensor self, Any repeats, int? axis=None) -> Tensor", shape=_repeat_rule)(
     np.repeat
@@ -477,12 +495,20 @@ register_op(
     'aten::pad(Tensor self, Any pad_width, str mode="constant", Any constant_values=0) -> Tensor',
     shape=_pad_rule,
 )(pad)
-register_op("aten::flip(Tensor self, Any axis=None) -> Tensor", shape=_flip_rule)(flip)
-register_op("aten::fliplr(Tensor self) -> Tensor", shape=_at_least_rule(2))(np.fliplr)
-register_op("aten::flipud(Tensor self) -> Tensor", shape=_at_least_rule(1))(np.flipud)
-register_op("aten::rot90(Tensor self, int k=1, Any axes=(0, 1)) -> Tensor", shape=_rot90_rule)(
-    rot90
+register_op(
+    "aten::flip(Tensor self, Any axis=None) -> Tensor", shape=_flip_rule, view=SELF_INVERSE
+)(flip)
+register_op("aten::fliplr(Tensor self) -> Tensor", shape=_at_least_rule(2), view=SELF_INVERSE)(
+    np.fliplr
 )
+register_op("aten::flipud(Tensor self) -> Tensor", shape=_at_least_rule(1), view=SELF_INVERSE)(
+    np.flipud
+)
+register_op(
+    "aten::rot90(Tensor self, int k=1, Any axes=(0, 1)) -> Tensor",
+    shape=_rot90_rule,
+    view=ROTATED,
+)(rot90)
 register_op("aten::roll(Tensor self, Any shift, Any axis=None) -> Tensor", shape=_roll_rule)(roll)
 
 

@@ -22,6 +22,7 @@ from ir.errors import ShapeError
 from ir.ops.registry import NOT_CONSTANT, register_op
 from ir.ops.shape_ops import axis_argument
 from ir.ops.shape_rules import as_tensor, elementwise, fixed, known_int, normalize_axis, tensor
+from ir.ops.views import IMAG, REAL
 from ir.types import BOOL, FLOAT, INT, NONE, TensorType, Type
 
 _NORMS = (None, "backward", "ortho", "forward")
@@ -189,8 +190,8 @@ def conj(x: Any) -> Any:
     return np.conjugate(x)
 
 
-register_op("aten::real(Any self) -> Tensor", shape=elementwise(np.real))(np.real)
-register_op("aten::imag(Any self) -> Tensor", shape=elementwise(np.imag))(np.imag)
+register_op("aten::real(Any self) -> Tensor", shape=elementwise(np.real), view=REAL)(np.real)
+register_op("aten::imag(Any self) -> Tensor", shape=elementwise(np.imag), view=IMAG)(np.imag)
 register_op("aten::conj(Any self) -> Tensor", shape=elementwise(np.conjugate))(conj)
 
 # ---- compile-time helpers of the derivative formulas ------------------------------------------

@@ -42,6 +42,7 @@ from ir.ops.shape_rules import (
     normalize_axis,
     tensor,
 )
+from ir.ops.views import SELECT, SLICE, ViewRule, index_back, not_one_element
 from ir.types import INT, NONE, TensorType, Type
 
 _FULL = slice(None)
@@ -166,9 +167,23 @@ def _broadcast_index_shapes(shapes: list[Shape]) -> Shape | None:
         ) from None
 
 
-register_op("aten::select(Tensor self, int axis, int index) -> Tensor", shape=_select_rule)(select)
+def _basic(node: Any) -> bool:
+    """``aten::index`` with int and None items only is basic indexing in NumPy, a view (the
+    frontend emits it for ``x[n]`` while n's type is not yet known to be an int), unless it
+    reads one element."""
+    return all(item.ty in (INT, NONE) for item in node.inputs[1:]) and not_one_element(node)
+
+
+register_op(
+    "aten::select(Tensor self, int axis, int index) -> Tensor", shape=_select_rule, view=SELECT
+)(select)
 register_op(
     "aten::slice(Tensor self, int axis, int? start, int? stop, int? step) -> Tensor",
     shape=_slice_rule,
+    view=SLICE,
 )(slice_axis)
-register_op("aten::index(Tensor self, Any... indices) -> Tensor", shape=_index_rule)(index)
+register_op(
+    "aten::index(Tensor self, Any... indices) -> Tensor",
+    shape=_index_rule,
+    view=ViewRule(index_back, when=_basic),
+)(index)

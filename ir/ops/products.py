@@ -27,6 +27,7 @@ from ir.ops.shape_rules import (
     num_elements,
     tensor,
 )
+from ir.ops.views import EINSUM
 from ir.types import ANY, INT, STR, TensorType, TupleType, Type
 
 _LABELS = string.ascii_letters
@@ -90,6 +91,25 @@ def tensordot(x: Any, y: Any, axes: Any) -> Any:
 
 def einsum(subscripts: str, operands: Sequence[Any]) -> Any:
     return np.einsum(subscripts, *operands)
+
+
+def einsum_relabels(subscripts: str) -> bool:
+    """Whether ``np.einsum(subscripts, x)`` of one operand sums nothing (every label of ``x``
+    is in the result): it permutes axes and reads diagonals, and NumPy returns a view of ``x``."""
+    try:
+        (labels,), output = parse_subscripts(subscripts, 1)
+    except ShapeError:
+        return False
+    return set(labels) == set(output)
+
+
+def einsum_view(x: Any, subscripts: str) -> Any:
+    """``np.einsum(subscripts, x)`` where it is a view of ``x`` (`einsum_relabels`)."""
+    return np.einsum(subscripts, x)
+
+
+def einsum_view_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    return _einsum_rule([types[1], TupleType((types[0],))], [consts[1], NOT_CONSTANT])
 
 
 def cross(x: Any, y: Any) -> Any:
@@ -409,6 +429,11 @@ register_op(
     shape=_pair_rule(tensordot_subscripts, count_axes=True),
 )(tensordot)
 register_op("aten::einsum(str subscripts, Any operands) -> Tensor", shape=_einsum_rule)(einsum)
+register_op(
+    "aten::_einsum_view(Tensor self, str subscripts) -> Tensor",
+    shape=einsum_view_rule,
+    view=EINSUM,
+)(einsum_view)
 register_op("aten::inner(Any self, Any other) -> Tensor", shape=_pair_rule(inner_subscripts))(
     np.inner
 )

@@ -32,6 +32,7 @@ from typing import Any, TypeVar
 
 from ir.errors import IRError
 from ir.ops.schema import NO_DEFAULT, Argument, Schema, Sentinel, parse_schema
+from ir.ops.views import ViewRule
 from ir.types import Type
 
 __all__ = [
@@ -71,6 +72,8 @@ class OpDef:
     # Each call returns a new object that later nodes fill in place (a tape): two calls are
     # never one value, so CSE and constant propagation leave it; DCE still drops it when unused.
     fresh: bool = False
+    # The result is a NumPy view of the first operand (Note [Views] in `ir.ops.views`).
+    view: ViewRule | None = None
 
     @property
     def name(self) -> str:
@@ -104,6 +107,7 @@ def register_op(
     num_blocks: int = 0,
     value_from_types: ValueFromTypes | None = None,
     fresh: bool = False,
+    view: ViewRule | None = None,
 ) -> Callable[[K], K]:
     """Decorate a kernel to register it under ``schema``; returns the kernel unchanged.
 
@@ -116,7 +120,17 @@ def register_op(
 
     def decorate(kernel: K) -> K:
         _add(
-            OpDef(parsed, kernel, shape, pure, differentiable, num_blocks, value_from_types, fresh)
+            OpDef(
+                parsed,
+                kernel,
+                shape,
+                pure,
+                differentiable,
+                num_blocks,
+                value_from_types,
+                fresh,
+                view,
+            )
         )
         return kernel
 

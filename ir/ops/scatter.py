@@ -12,6 +12,13 @@ mutates an array:
         -> Tensor                                           x[..., a:b:c, ...] = v
     aten::index_put(Tensor self, Any values, Any... indices) -> Tensor      x[idx] = v
     aten::add_at(Tensor self, Any values, Any... indices) -> Tensor         np.add.at(x, idx, v)
+    aten::_einsum_scatter(Tensor self, Tensor src, str subscripts) -> Tensor
+                                                    np.einsum(subscripts, x)[...] = v
+    aten::_real_scatter(Tensor self, Tensor src) -> Tensor                  x.real[...] = v
+    aten::_imag_scatter(Tensor self, Tensor src) -> Tensor                  x.imag[...] = v
+
+The last three write through the views of Note [Views] (`ir.ops.views`) that are part of their
+operand: a diagonal ``np.einsum`` reads, and the real and imaginary parts of a complex array.
 
 The region each one writes is addressed exactly as the matching read in Note [Lowering
 subscripts] (`ir.ops.indexing`) addresses it: ``select_scatter`` is the write of ``select``,
@@ -32,8 +39,16 @@ import numpy as np
 from ir.errors import ShapeError
 from ir.ops.gradients import add_at_tuple, index_put_tuple
 from ir.ops.indexing import _along, _index_rule, _select_rule, _slice_rule
+from ir.ops.products import einsum_view_rule
 from ir.ops.registry import ShapeRule, register_op
-from ir.ops.shape_rules import Shape, as_array_like, as_tensor, format_shape, tensor
+from ir.ops.shape_rules import (
+    Shape,
+    as_array_like,
+    as_tensor,
+    elementwise,
+    format_shape,
+    tensor,
+)
 from ir.types import BOOL, FLOAT, INT, TensorType, Type
 
 
@@ -68,6 +83,24 @@ def index_put(x: Any, values: Any, *indices: Any) -> Any:
 
 def add_at(x: Any, values: Any, *indices: Any) -> Any:
     return add_at_tuple(x, values, indices)
+
+
+def einsum_scatter(x: Any, src: Any, subscripts: str) -> Any:
+    result = np.array(x, copy=True)
+    np.einsum(subscripts, result)[...] = src
+    return result
+
+
+def real_scatter(x: Any, src: Any) -> Any:
+    result = np.array(x, copy=True)
+    result.real = src
+    return result
+
+
+def imag_scatter(x: Any, src: Any) -> Any:
+    result = np.array(x, copy=True)
+    result.imag = src
+    return result
 
 
 # ---- shape rules ------------------------------------------------------------------------------
@@ -174,3 +207,15 @@ register_op(
     "aten::add_at(Tensor self, Any values, Any... indices) -> Tensor",
     shape=_scatter_rule(_index_rule, _broadcastable, _add_at_mismatch),
 )(add_at)
+register_op(
+    "aten::_einsum_scatter(Tensor self, Tensor src, str subscripts) -> Tensor",
+    shape=_scatter_rule(einsum_view_rule, _assignable, _into),
+)(einsum_scatter)
+register_op(
+    "aten::_real_scatter(Tensor self, Tensor src) -> Tensor",
+    shape=_scatter_rule(elementwise(np.real), _assignable, _into),
+)(real_scatter)
+register_op(
+    "aten::_imag_scatter(Tensor self, Tensor src) -> Tensor",
+    shape=_scatter_rule(elementwise(np.imag), _assignable, _into),
+)(imag_scatter)

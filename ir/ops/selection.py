@@ -13,6 +13,7 @@ from ir.errors import ShapeError
 from ir.ops.promotion import probe_dtype
 from ir.ops.registry import NOT_CONSTANT, register_op
 from ir.ops.shape_rules import as_tensor, known_int, normalize_axis, num_elements, tensor
+from ir.ops.views import DIAG, READ_ONLY
 from ir.types import BOOL, FLOAT, INT, NONE, ListType, TensorType, TupleType, Type
 
 
@@ -139,10 +140,11 @@ def _check_bounds(indices: Any, size: int | None, axis: int) -> None:
             )
 
 
-register_op("aten::diag(Tensor self, int k=0) -> Tensor", shape=_diag_rule)(np.diag)
+register_op("aten::diag(Tensor self, int k=0) -> Tensor", shape=_diag_rule, view=DIAG)(np.diag)
 register_op(
     "aten::diagonal(Tensor self, int offset=0, int axis1=0, int axis2=1) -> Tensor",
     shape=_diagonal_rule,
+    view=READ_ONLY,
 )(np.diagonal)
 register_op(
     "aten::trace(Tensor self, int offset=0, int axis1=0, int axis2=1) -> Tensor",

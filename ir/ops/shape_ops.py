@@ -32,6 +32,7 @@ from ir.ops.shape_rules import (
     num_elements,
     tensor,
 )
+from ir.ops.views import READ_ONLY, RESHAPED, STRIDED_RESHAPE, TRANSPOSED
 from ir.types import (
     ANY,
     BOOL,
@@ -357,6 +358,11 @@ def _int_result(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
     return [INT]
 
 
+def flatten(x: Any) -> Any:
+    """``x.flatten()``: always a copy, unlike ``np.ravel``."""
+    return np.asarray(x).flatten()
+
+
 def _squeeze(x: Any, axis: Any) -> Any:
     return np.squeeze(x, axis_argument(axis))
 
@@ -365,18 +371,25 @@ def _expand_dims(x: Any, axis: Any) -> Any:
     return np.expand_dims(x, axis_argument(axis))
 
 
-register_op("aten::reshape(Tensor self, Any shape) -> Tensor", shape=_reshape_rule)(np.reshape)
-register_op("aten::transpose(Tensor self, Any axes=None) -> Tensor", shape=_transpose_rule)(
-    np.transpose
-)
-register_op("aten::squeeze(Tensor self, Any axis=None) -> Tensor", shape=_squeeze_rule)(_squeeze)
-register_op("aten::expand_dims(Tensor self, Any axis) -> Tensor", shape=_expand_dims_rule)(
-    _expand_dims
-)
-register_op("aten::ravel(Tensor self) -> Tensor", shape=_ravel_rule)(np.ravel)
-register_op("aten::broadcast_to(Tensor self, Any shape) -> Tensor", shape=_broadcast_to_rule)(
-    np.broadcast_to
-)
+register_op(
+    "aten::reshape(Tensor self, Any shape) -> Tensor", shape=_reshape_rule, view=STRIDED_RESHAPE
+)(np.reshape)
+register_op(
+    "aten::transpose(Tensor self, Any axes=None) -> Tensor", shape=_transpose_rule, view=TRANSPOSED
+)(np.transpose)
+register_op(
+    "aten::squeeze(Tensor self, Any axis=None) -> Tensor", shape=_squeeze_rule, view=RESHAPED
+)(_squeeze)
+register_op(
+    "aten::expand_dims(Tensor self, Any axis) -> Tensor", shape=_expand_dims_rule, view=RESHAPED
+)(_expand_dims)
+register_op("aten::ravel(Tensor self) -> Tensor", shape=_ravel_rule, view=STRIDED_RESHAPE)(np.ravel)
+register_op("aten::flatten(Tensor self) -> Tensor", shape=_ravel_rule)(flatten)
+register_op(
+    "aten::broadcast_to(Tensor self, Any shape) -> Tensor",
+    shape=_broadcast_to_rule,
+    view=READ_ONLY,
+)(np.broadcast_to)
 register_op("aten::sum_to_size(Any self, Any shape) -> Tensor", shape=_sum_to_size_rule)(
     sum_to_size
 )

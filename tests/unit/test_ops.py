@@ -23,6 +23,8 @@ POS = RNG.uniform(0.5, 2.0, (3, 4))
 INTS = np.arange(12).reshape(3, 4)
 MASK = A > 0
 IDX = np.array([2, 0])
+SQUARE = RNG.standard_normal((3, 3))
+COMPLEX = RNG.standard_normal((3, 4)) + 1j * RNG.standard_normal((3, 4))
 MASK3 = np.array([1.0, 0.0, 1.0])
 
 # (operator, operands in schema order, the same computation as user code writes it)
@@ -145,6 +147,7 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("aten::expand_dims", (A, 1), lambda a, axis: a[:, None]),
     ("aten::expand_dims", (A, [0, 3]), lambda a, axis: a[None, :, :, None]),
     ("aten::ravel", (A,), lambda a: a.ravel()),
+    ("aten::flatten", (A.T,), lambda a: A.T.flatten()),
     ("aten::broadcast_to", (V, (3, 4)), np.broadcast_to),
     ("aten::sum_to_size", (A, (1, 4)), lambda a, s: a.sum(axis=0, keepdims=True)),
     ("aten::sum_to_size", (A, (4,)), lambda a, s: a.sum(axis=0)),
@@ -238,6 +241,12 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
         lambda *_: A * (np.arange(4) % 2 == 1),
     ),
     ("aten::slice_scatter", (V, V[::-1], 0, None, None, -1), lambda *_: V),
+    ("aten::_einsum_view", (SQUARE, "ii->i"), lambda a, s: np.diagonal(SQUARE)),
+    ("aten::_einsum_view", (A, "ji"), lambda a, s: A.T),
+    ("aten::_einsum_scatter", (SQUARE, V[:3], "ii->i"), lambda *_: _on_diagonal(SQUARE, V[:3])),
+    ("aten::_einsum_scatter", (A, A.T * 2, "ij->ji"), lambda *_: A * 2),
+    ("aten::_real_scatter", (COMPLEX, V), lambda *_: V + 1j * COMPLEX.imag),
+    ("aten::_imag_scatter", (COMPLEX, 2.0), lambda *_: COMPLEX.real + 2.0j),
     ("aten::index_put", (V, np.array([1.0, 2.0]), IDX), lambda *_: _put(V, IDX, [1.0, 2.0])),
     ("aten::index_put", (A, 0.0, None, IDX), lambda a, v, i, j: A * (np.arange(4) % 2 == 1)),
     ("aten::index_put", (A, 9.0, MASK), lambda a, v, m: np.where(MASK, 9.0, A)),
@@ -658,6 +667,12 @@ def assert_same(actual: Any, expected: Any) -> None:
         np.testing.assert_allclose(actual, expected, rtol=1e-12)
     else:
         assert actual == expected
+
+
+def _on_diagonal(x: np.ndarray, values: Any) -> np.ndarray:
+    result = x.copy()
+    np.fill_diagonal(result, values)
+    return result
 
 
 def _put(x: np.ndarray, index: Any, values: Any) -> np.ndarray:
