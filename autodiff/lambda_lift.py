@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from autodiff.errors import DifferentiationError
 from autodiff.gradient import Gradient
-from ir.graph import Graph, Node, Value
+from ir.graph import PARAM, Graph, Node, Value
 from ir.types import BOOL, FLOAT, INT, NONE, SCALAR, STR, ListType, OptionalType, TupleType, Type
 from passes.functionalize import WRITE_BACK
 from passes.lift_constants import is_within, reverse_nodes
@@ -85,9 +85,10 @@ def lambda_lift(graph: Graph) -> Gradient:
     write_backs = [node for node in graph.nodes() if node.kind == WRITE_BACK]
     written_back = list(dict.fromkeys(node.inputs[0] for node in write_backs))
     for value in captures:
-        if write_backs and (value in written_back or _may_hold_array(value, input_index)):
+        next_write_back = _write_back_after(value, write_backs)
+        if next_write_back and (value in written_back or _may_hold_array(value, input_index)):
             # See Note [Arguments written to]: df reads what f saved before writing them back.
-            saved = _save_before(graph, write_backs[0], value, written_back, reverse)
+            saved = _save_before(graph, next_write_back, value, written_back, reverse)
             captured_outputs.append(graph.register_output(saved))
         elif value in input_index:
             captured_inputs.append(input_index[value])
@@ -145,6 +146,22 @@ def _may_hold_array(value: Value, inputs: dict[Value, int]) -> bool:
     argument ``f`` writes back: any value computed in ``f`` whose type may hold an array (an
     argument not written back is an array of its own)."""
     return value not in inputs and _holds_arrays(value.ty)
+
+
+def _write_back_after(value: Value, write_backs: list[Node]) -> Node | None:
+    """The first of ``write_backs`` (top-level nodes, in order) that runs after ``value`` is
+    computed, where ``df``'s copy of it must be taken; None when every write back has run
+    before it (a nested derivative's graph may compute after its inner write back)."""
+    if not write_backs or value.node.kind == PARAM:
+        return write_backs[0] if write_backs else None
+    block = write_backs[0].owning_block
+    assert block is not None
+    later = False
+    for node in block.nodes():
+        later = later or node is value.node
+        if later and node.kind == WRITE_BACK:
+            return node
+    return None
 
 
 def _holds_arrays(ty: Type) -> bool:
