@@ -19,7 +19,7 @@ from collections.abc import Callable
 import pytest
 from hypothesis import HealthCheck, given, settings
 
-from tests.property.checks import PROPERTIES
+from tests.property.checks import PROPERTIES, numpy_error
 from tests.property.idioms import IDIOMS
 from tests.property.programs import Program, programs
 
@@ -96,6 +96,24 @@ def test_idiom(idiom: str) -> None:
         for prop in IDIOM_PROPERTIES:
             if prop not in PENDING:
                 PROPERTIES[prop](program)
+
+    run()
+
+
+@pytest.mark.parametrize("idiom", list(IDIOMS))
+def test_idiom_programs_are_numpy_programs(idiom: str) -> None:
+    """The generator's side of the bargain, pending fixes or not: NumPy runs what an idiom
+    writes, or, for ``readonly_writes``, refuses it for its write through a read-only view."""
+
+    @property_settings(10)
+    @given(programs([idiom], focus=idiom))
+    def run(program: Program) -> None:
+        error = numpy_error(program)
+        if idiom == "readonly_writes":
+            assert isinstance(error, ValueError), error
+            assert "read-only" in str(error), error
+        else:
+            assert error is None, f"{error!r} in\n{program.body}"
 
     run()
 
