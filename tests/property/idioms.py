@@ -537,6 +537,8 @@ def complex_expr(g: _Generator, shape: Shape, depth: int) -> Expr:
     if kind == "binary":
         other = complex_expr(g, shape, depth - 1) if g.flag() else g.expr(shape, 1)
         op = g.choose(["+", "-", "*", "/"])
+        if op == "-" and other.text == e.text:
+            op = "+"  # e - e is 0, where abs, norms and eigenvectors are not smooth
         if op == "/":
             return Expr(f"({e.text} / (3.0 + {other.text}))", shape, e.bound)
         bound = e.bound * other.bound if op == "*" else e.bound + other.bound
@@ -611,18 +613,17 @@ def complex_inputs(g: _Generator) -> None:
             ("np.linalg.norm({z}, 2)", bound * math.sqrt(size)),
             ("np.sum(np.linalg.norm({z}, axis=1))", bound * size),
             ("np.sum(np.linalg.svd({z}, compute_uv=False))", bound * size),
-            (
-                "np.sum(np.abs(np.linalg.svd({z}, full_matrices=False)[0]) ** 2"
-                " * np.arange(1.0, {r1}.0)[:, None] * np.arange(1.0, {m1}.0))",
-                200.0,
-            ),
             ("np.sum(np.var({z}, axis=0))", bound**2 * shape[1]),
+            # Singular vectors and eigenvectors are defined (up to phase, which abs drops)
+            # where the values are apart: {sep} adds well separated ones.
+            ("np.sum(np.abs({u}) ** 2 * np.arange(1.0, {r1}.0)[:, None])", float(size)),
         ]
         if shape[0] == shape[1]:
+            hermitian = "({z} + np.conj({z}).T + np.diag(4.0 * np.arange(1.0, {r1}.0)))"
             scalar_readouts += [
-                ("np.sum(np.linalg.eigh({z} + np.conj({z}).T)[0] * np.arange(1.0, {r1}.0))", 80.0),
+                (f"np.sum(np.linalg.eigh({hermitian})[0] * np.arange(1.0, {{r1}}.0))", 80.0),
                 (
-                    "np.sum(np.abs(np.linalg.eigh({z} + np.conj({z}).T)[1][:, 0]) ** 2"
+                    f"np.sum(np.abs(np.linalg.eigh({hermitian})[1][:, 0]) ** 2"
                     " * np.arange(1.0, {r1}.0))",
                     4.0,
                 ),
@@ -634,7 +635,14 @@ def complex_inputs(g: _Generator) -> None:
     else:
         text, out_bound = g.choose(scalar_readouts)
         out_shape = ()
-    g.emit(f"{name} = " + text.format(z=product, r1=shape[0] + 1, m1=min(shape) + 1))
+    u = ""
+    if "{u}" in text:  # `np.linalg.svd(x)[0]` is refused: unpack
+        u, values, vh = g.fresh("left"), g.fresh("sv"), g.fresh("vh")
+        separated = (
+            f"{product} + 4.0 * np.eye({shape[0]}, {shape[1]}) * np.arange(1.0, {shape[1] + 1}.0)"
+        )
+        g.emit(f"{u}, {values}, {vh} = np.linalg.svd({separated}, full_matrices=False)")
+    g.emit(f"{name} = " + text.format(z=product, r1=shape[0] + 1, u=u))
     g.define(name, Expr(name, out_shape, out_bound))
     _use(g, name)
 
