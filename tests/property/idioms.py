@@ -338,15 +338,16 @@ def views(g: _Generator) -> None:
     """``w = <a view of y>``, then maybe a write to ``y`` and a write through ``w`` (never a
     read-only ``w``), then a read of ``w``: the write to either must show in both."""
     v = _base(g)
-    text, shape, _ = g.choose([view for view in views_of(v) if not view[2]])
+    text, shape, readonly = g.choose(views_of(v))
     name = g.fresh("w")
     g.emit(f"{name} = {text}")
     keep = shape in SHAPES
-    g.define(name, Expr(name, shape, v.bound, fresh=False, view_of=v.name), writable=keep)
+    writable = keep and not readonly
+    g.define(name, Expr(name, shape, v.bound, fresh=False, view_of=v.name), writable=writable)
     if g.flag():
         target, target_shape = g.subscript(v)
         g.write(target, v, target_shape, ["=", "+=", "*="])
-    if g.flag():
+    if not readonly and g.flag():
         _view_write(g, name, shape)
         v.array.bound = max(v.bound, 2.0 * v.bound, 1.0)
     if keep:
