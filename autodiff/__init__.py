@@ -22,10 +22,18 @@ from __future__ import annotations
 # Imported for its registration of the `lambda-lift` module pass with `autodiff opt`.
 from autodiff import lambda_lift as _lambda_lift  # noqa: F401
 from autodiff.api import script
+from autodiff.cache import (
+    RecompileWarning,
+    cache_size,
+    recompile_limit,
+    set_cache_size,
+    set_recompile_limit,
+)
 from autodiff.errors import AnomalyError, DifferentiationError
 from autodiff.grad import (
     GradcheckResult,
     GradFunction,
+    JacobianFunction,
     differentiate,
     grad,
     gradcheck,
@@ -51,10 +59,13 @@ __all__ = [
     "GradFunction",
     "GradcheckResult",
     "Gradient",
+    "JacobianFunction",
     "Profile",
     "ProfileEntry",
+    "RecompileWarning",
     "ScriptError",
     "ScriptFunction",
+    "cache_size",
     "detect_anomaly",
     "differentiate",
     "grad",
@@ -63,8 +74,11 @@ __all__ = [
     "jacobian",
     "profile",
     "profiler",
+    "recompile_limit",
     "saved_value_hooks",
     "script",
+    "set_cache_size",
+    "set_recompile_limit",
     "tap",
     "value_and_grad",
     "vjp",

@@ -46,6 +46,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 
+import numpy as np
+
 from autodiff.derivatives import Formula, formula_for
 from autodiff.errors import DifferentiationError
 from ir.graph import Block, Graph, Node, Value, in_block
@@ -60,6 +62,7 @@ from ir.types import (
     ListType,
     TensorType,
     TupleType,
+    Type,
     type_of_value,
 )
 from passes.autograd_zero import can_materialise
@@ -136,7 +139,9 @@ def differentiate_graph(graph: Graph) -> bool:
     return bool(details.df_output_vjps)
 
 
-def add_reverse(graph: Graph, wrt: list[Value]) -> ReverseDetails:
+def add_reverse(
+    graph: Graph, wrt: list[Value], *, materialise_zeros: bool = False
+) -> ReverseDetails:
     """Append the reverse program of ``graph`` w.r.t. ``wrt`` (mutates ``graph``).
 
     Given:   graph(%x : Double(3)): %y = aten::tanh(%x); return (%y)
@@ -150,6 +155,11 @@ def add_reverse(graph: Graph, wrt: list[Value]) -> ReverseDetails:
                    -> (%dx.1)
                return (%y)
 
+    With ``materialise_zeros``, the gradient a value gets when nothing sends it one is zeros
+    like it rather than the AUTOGRAD_ZERO sentinel wherever its type is an array type without
+    a shape (a gradient graph built for generic argument types): see Note [Gradients of
+    gradients at generic types] in `autodiff.higher_order`.
+
     See Note [The reverse block].
     """
     needs = values_requiring_grad(graph, wrt)
@@ -157,7 +167,9 @@ def add_reverse(graph: Graph, wrt: list[Value]) -> ReverseDetails:
     graph.block.append_node(reverse_node)
     details = ReverseDetails(reverse_node)
     routes: list[Callable[[], None]] = []
-    builder = _ReverseBuilder(graph, details.reverse_block, needs, graph.block, routes)
+    builder = _ReverseBuilder(
+        graph, details.reverse_block, needs, graph.block, routes, materialise_zeros
+    )
     details.grad_map = builder.grad_map
 
     # 1. One vjp parameter per output that needs a gradient.
@@ -206,17 +218,21 @@ class _ReverseBuilder:
         needs: set[Value],
         forward: Block,
         routes: list[Callable[[], None]],
+        materialise_zeros: bool = False,
     ) -> None:
         self.graph = graph
         self.block = block
         self.needs = needs
         self.forward = forward
+        self.materialise_zeros = materialise_zeros
         self.grad_map: dict[Value, Value] = {}
         # What `add_reverse` does once every reverse is built: Note [Control-flow derivatives].
         self.routes = routes
 
     def nested(self, block: Block, forward: Block) -> _ReverseBuilder:
-        return _ReverseBuilder(self.graph, block, self.needs, forward, self.routes)
+        return _ReverseBuilder(
+            self.graph, block, self.needs, forward, self.routes, self.materialise_zeros
+        )
 
     def differentiate(self, forward_nodes: list[Node]) -> None:
         """The reverse of ``forward_nodes`` (listed before any is differentiated, since
@@ -237,7 +253,10 @@ class _ReverseBuilder:
         grad = self.grad_map.get(value)
         if grad is None:
             with self.graph.inserting_at_end(self.block):
-                grad = self.graph.insert("prim::AutogradZero", (), (value.ty,)).output
+                if self.materialise_zeros and isinstance(value.ty, TensorType):
+                    grad = self.zero_for(value)
+                else:
+                    grad = self.graph.insert("prim::AutogradZero", (), (value.ty,)).output
             self.grad_map[value] = grad
         return grad
 
@@ -252,6 +271,18 @@ class _ReverseBuilder:
             none = self.graph.insert_constant(None, NONE)
             return self.graph.insert("aten::zeros_like", (value, none), (value.ty,)).output
         return self.graph.insert("aten::_zeros_like_value", (value,), (value.ty,)).output
+
+    def never_the_sentinel(self, value: Value, grad: Value) -> Value:
+        """``grad`` (the gradient of ``value``) plus zeros like ``value``: what a reverse loop
+        carries to its next iteration, which `specialize-autograd-zero` specialises assuming
+        it is never AUTOGRAD_ZERO. When ``value``'s shape changes from one iteration to the
+        next, a gradient that turns out to be zero (the gradient of a value only a condition
+        reads) cannot be materialised from its type, so it is materialised from ``value``: the
+        AutogradAdd becomes those zeros, or ``grad`` plus them, or stays a run-time check."""
+        zeros = self.zero_for(value)
+        total = self.graph.insert("prim::AutogradAdd", (grad, zeros), (value.ty,))
+        total.output.name_hint = grad.name_hint
+        return total.output
 
     def set_grad(self, value: Value, grad: Value) -> None:
         previous = self.grad_map.get(value)
@@ -295,15 +326,29 @@ class _ReverseBuilder:
         body = grad_of.blocks[0]
         results = list(body.outputs)
         body.return_node.remove_all_inputs()
+        involves_complex = _involves_complex(node)
         for input_value, result in zip(context.inputs, results, strict=True):
             if result.ty == NONE or input_value not in self.needs:
                 continue
+            if involves_complex:
+                result = self.real_part_for(input_value, result, body)
             body.register_output(result)
             grad = grad_of.add_output(input_value.ty, _grad_name(input_value))
             self.set_grad(input_value, grad)
         for inner in body.nodes(reverse=True):  # the None gradients' constants
             if inner.kind == "prim::Constant" and not inner.has_uses():
                 inner.destroy()
+
+    def real_part_for(self, operand: Value, grad: Value, block: Block) -> Value:
+        """``grad`` as the gradient of ``operand`` of a node that mixes real and complex values:
+        in ``operand``'s dtype, its real part when ``operand`` is real (Note [Real operands of
+        complex operators]); ``grad`` itself where the dtype is not known."""
+        with self.graph.inserting_at_end(block):
+            if operand.ty == FLOAT:
+                return self.graph.insert("aten::real", (grad,), (TensorType(None, ()),)).output
+            if isinstance(operand.ty, TensorType) and operand.ty.dtype is not None:
+                return self.graph.insert("aten::_grad_like", (grad, operand), (operand.ty,)).output
+        return grad
 
     def carried_start(self, value: Value) -> Value:
         """The gradient of ``value`` so far, to start a reverse loop's carried gradient."""
@@ -394,9 +439,11 @@ class _ReverseBuilder:
             reverse_body.register_output(self.graph.insert_constant(True, BOOL))
         for k in carried:
             found = loop_body.grad_map.get(params[k])
-            if found is None:
-                with self.graph.inserting_at_end(reverse_body):
+            with self.graph.inserting_at_end(reverse_body):
+                if found is None:
                     found = loop_body.zero_for(params[k])
+                elif isinstance(params[k].ty, TensorType) and not can_materialise(params[k].ty):
+                    found = loop_body.never_the_sentinel(params[k], found)
             reverse_body.register_output(found)
             reverse_loop.add_output(params[k].ty, _grad_name(params[k]))
         # Accumulators: what the iterations send to values from outside the loop, summed.
@@ -435,8 +482,11 @@ class _ReverseBuilder:
                 "prim::ListUnpack" if node.kind == "prim::ListConstruct" else "prim::TupleUnpack"
             )
             parts = self.graph.insert(unpack, [tuple_grad], types).outputs
+        involves_complex = _involves_complex(node)
         for element, part in zip(node.inputs, parts, strict=True):
             if element in self.needs:
+                if involves_complex:
+                    part = self.real_part_for(element, part, grad_of.blocks[0])
                 grad_of.blocks[0].register_output(part)
                 self.set_grad(element, grad_of.add_output(element.ty, _grad_name(element)))
 
@@ -600,6 +650,35 @@ def _recomputations(formula: Formula, count: int) -> frozenset[Node]:
         )
         _RECOMPUTATIONS[key] = found
     return found
+
+
+# Note [Real operands of complex operators]
+# A formula is written once for real and complex operands: ``mul``'s ``dout * other`` is complex
+# when ``other`` is, even where ``self`` is real. The gradient of a real operand is the real
+# part of that (Note [Complex gradients] in `autodiff.formulas`: the imaginary part is the
+# derivative along a direction the operand cannot move in), so a node whose operands or results
+# mix real and complex dtypes (a tuple holding both counts) gets the real part of each real
+# operand's gradient in the reverse, as JAX's transpose of `convert_element_type` takes it, and
+# each complex operand's gradient in its complex dtype (a helper that casts to a real operand's
+# dtype gives a real one). Without it, the gradient
+# of a real argument was complex inside the reverse program: a nested `ad.vjp(ad.grad(f))`
+# returned it complex, and a Python float's crashed in the final cast.
+
+
+def _is_complex(ty: Type) -> bool:
+    if isinstance(ty, TensorType):
+        return ty.dtype is not None and np.dtype(ty.dtype).kind == "c"
+    if isinstance(ty, TupleType):
+        return any(_is_complex(elem) for elem in ty.elems)
+    if isinstance(ty, ListType):
+        return _is_complex(ty.elem)
+    return False
+
+
+def _involves_complex(node: Node) -> bool:
+    """Whether some operand or result of ``node`` is complex (then a real operand's gradient
+    needs its real part taken, and a complex one's may need its dtype back)."""
+    return any(_is_complex(v.ty) for v in (*node.inputs, *node.outputs))
 
 
 @dataclass

@@ -19,23 +19,37 @@ passes the gradient to its input at the bounds (and to a bound only where it cli
 0 gives inf. Likewise ``fabs`` at 0 and ``hypot`` at the origin give 0; ``sinc`` at 0 gives its
 derivative there, 0; ``fmax``/``fmin`` treat ties as ``maximum`` does and pass the gradient to
 the operand that is not NaN; ``nan_to_num`` passes it where its input is finite; ``std`` of
-values that are all equal gives nan, as ``sqrt(var)`` does in JAX. Gradients keep their
-operand's dtype: counts and casts go through ``dtype_of``.
+values that are all equal gives 0, the least-norm subgradient, as ``norm`` at 0 does (std is a
+scaled norm of the centred values); ``x ** 0`` at 0 gives its derivative, 0 (docs/conventions.md
+has the table). Gradients keep their operand's dtype: counts and casts go through ``dtype_of``.
 
 Note [Complex gradients]
-Complex values (``np.fft``'s results) follow JAX's convention: the cotangent of a complex ``z``
-for a real loss ``L`` is ``dL/dRe z - 1j * dL/dIm z``, and a vjp is the plain transpose, never
-conjugated. So a holomorphic operator's formula is the real one (``mul`` is ``dout * other``),
-a linear map's vjp is its transpose (the DFT matrix is symmetric: ``fft``'s vjp is ``fft``),
+Complex values (complex arguments, ``np.fft``'s results) follow JAX's convention: the cotangent
+of a complex ``z`` for a real loss ``L`` is ``dL/dRe z - 1j * dL/dIm z``, and a vjp is the plain
+transpose, never conjugated. So a holomorphic operator's formula is the real one (``mul`` is
+``dout * other``), a linear map's vjp is its transpose (the DFT matrix is symmetric: ``fft``'s
+vjp is ``fft``),
 ``real`` passes ``dout`` on, ``imag`` gives ``-1j * dout``, ``conj`` gives ``conj(dout)``
-and ``abs`` gives ``dout * conj(z) / |z|``. Where an operand is real, its gradient is the real
-part, in its dtype (``_grad_like``), as JAX's ``convert_element_type`` transposes.
+and ``abs`` gives ``dout * conj(z) / |z|``; a real function of ``|z|`` and the like (``var``,
+``std``, ``norm``) has the conjugate of what its real formula reads (``conj(centered)``), and
+the decompositions (``eigh``, ``svd``) conjugate-transpose. Where an operand is real, its
+gradient is the real part, in its dtype (``_grad_like``), as JAX's ``convert_element_type``
+transposes; `autodiff.differentiate` takes it for every operator that mixes real and complex
+values (Note [Real operands of complex operators]). For any of them, a step ``dz`` changes the
+loss by ``Re(sum(g * dz))``: the check `tests/unit/test_complex_gradients.py` makes.
 """
 
 import numpy as np
 
 from ir.ops.arrangement import negated, rollaxis_destination
-from ir.ops.fourier import fft_backward, grad_like, imag_backward, irfft_backward, rfft_backward
+from ir.ops.fourier import (
+    fft_backward,
+    grad_like,
+    imag_backward,
+    irfft_backward,
+    is_complex,
+    rfft_backward,
+)
 from ir.ops.gradients import (
     add_at_tuple,
     add_lists,
@@ -163,11 +177,18 @@ def pow_(self, other):
     out = self**other
     self_size = size_if_not_equal(self, out)
     other_size = size_if_not_equal(other, out)
+    complex_base = is_complex(self)
 
     def backward(dout):
-        grad_self = sum_to_size(dout * other * self ** (other - 1), self_size)
-        # log(self) only where it is real; the exponent's gradient is 0 elsewhere.
-        log_self = np.log(np.where(self > 0, self, 1.0))
+        # x ** 0 is 1 everywhere, so its derivative is 0 at x = 0 too (JAX's convention), not
+        # 0 * 0 ** -1 = nan: where the exponent is 0 the power is raised to 0 instead of -1,
+        # and the factor ``other`` makes the term 0. The same rule applied again makes the
+        # second derivative 0 there as well.
+        grad_self = sum_to_size(dout * other * self ** (other - 1 + (other == 0)), self_size)
+        # log(self) only where it is real (the principal log of a complex base, as NumPy's
+        # power takes it, but for 0); the exponent's gradient is 0 elsewhere.
+        has_log = self != 0 if complex_base else self > 0
+        log_self = np.log(np.where(has_log, self, 1.0))
         grad_other = sum_to_size(dout * out * log_self, other_size)
         return grad_self, grad_other
 
@@ -276,10 +297,21 @@ def abs_(self):
 
 
 def sign(self):
-    def backward(dout):
-        return dout * 0.0
+    out = np.sign(self)
+    complex_input = is_complex(self)
+    magnitude = np.abs(self)
 
-    return np.sign(self), backward
+    def backward(dout):
+        # Piecewise constant on reals. A complex sign is z / |z| (NumPy 2), the direction of z:
+        # it moves with z's phase, (dout - Re(dout * s) * conj(s)) / |z| (0 at 0).
+        if complex_input:
+            along = dout - np.real(dout * out) * np.conj(out)
+            grad = np.where(magnitude == 0, 0.0, along / np.where(magnitude == 0, 1.0, magnitude))
+        else:
+            grad = dout * 0.0
+        return grad
+
+    return out, backward
 
 
 def reciprocal(self):
@@ -556,8 +588,18 @@ def clip(self, a_min, a_max):
 
 
 def nan_to_num(self, nan, posinf, neginf):
+    complex_input = is_complex(self)
+
     def backward(dout):
-        return dout * np.isfinite(self), None, None, None
+        # A complex value's real and imaginary parts are replaced each on its own: Re(dout)
+        # where the real part is finite plus i Im(dout) where the imaginary part is.
+        if complex_input:
+            real_part = (dout + np.conj(dout)) * 0.5 * np.isfinite(np.real(self))
+            imag_part = (dout - np.conj(dout)) * 0.5 * np.isfinite(np.imag(self))
+            grad = real_part + imag_part
+        else:
+            grad = dout * np.isfinite(self)
+        return grad, None, None, None
 
     return np.nan_to_num(self, nan=nan, posinf=posinf, neginf=neginf), backward
 
@@ -577,7 +619,8 @@ def sum_(self, axis, keepdims):
 def mean(self, axis, keepdims):
     shape = self.shape
     out = np.mean(self, axis=axis, keepdims=keepdims)
-    scale = np.size(out) / np.size(self)
+    # An empty argument has an empty gradient, whatever the scale (JAX, PyTorch): no 0 / 0.
+    scale = np.size(out) / max(np.size(self), 1)
 
     def backward(dout):
         # Scaled before it is spread: one multiplication per reduced element, same bits.
@@ -626,8 +669,11 @@ def min_(self, axis, keepdims):
 def var(self, axis, keepdims, ddof):
     shape = self.shape
     out = np.var(self, axis=axis, keepdims=keepdims, ddof=ddof)
+    # mean(|x - mean x|^2): its cotangent is the conjugate of the centred values (Note
+    # [Complex gradients]); the branch folds away, so a real array is not copied by conj.
     centered = self - np.mean(self, axis=axis, keepdims=True)
-    count = np.size(self) / np.size(out) - ddof
+    centered = np.conj(centered) if is_complex(self) else centered
+    count = np.size(self) / max(np.size(out), 1) - ddof  # an empty result: empty gradients
 
     def backward(dout):
         # Divided last: a count of 0 (ddof too large) gives inf as np.var does, not an error.
@@ -640,10 +686,17 @@ def std(self, axis, keepdims, ddof):
     shape = self.shape
     out = np.std(self, axis=axis, keepdims=keepdims, ddof=ddof)
     centered = self - np.mean(self, axis=axis, keepdims=True)
-    count = np.size(self) / np.size(out) - ddof
+    centered = np.conj(centered) if is_complex(self) else centered
+    count = np.size(self) / max(np.size(out), 1) - ddof  # an empty result: empty gradients
+    # std is a scaled norm of the centred values: where they are all 0 (equal values) its
+    # gradient is the least-norm subgradient, 0, as the norm's is at 0, and so is its second
+    # derivative (the where routes none through the other branch).
+    flat = out == 0.0
+    safe = np.where(flat, 1.0, out)
 
     def backward(dout):
-        return unreduce(dout / out, shape, axis, keepdims) * centered / count, None, None, None
+        scale = np.where(flat, 0.0, dout / safe)
+        return unreduce(scale, shape, axis, keepdims) * centered / count, None, None, None
 
     return out, backward
 
@@ -1632,8 +1685,12 @@ def linalg_slogdet(self):
     out = np.linalg.slogdet(self)
 
     def backward(dout):
-        # The sign is piecewise constant: dout[0] contributes nothing.
-        scale = np.expand_dims(dout[1], (-2, -1))
+        # d log det = tr(A^-1 dA): logabsdet takes its real part, and the sign (a phase
+        # exp(i arg det), piecewise constant for a real A) moves by i times its imaginary part,
+        # so the sign's cotangent adds i Im(dout[0] * sign), written (w - conj(w)) / 2 so that
+        # it stays real (0) for a real A.
+        phase = dout[0] * out[0]
+        scale = np.expand_dims(dout[1] + (phase - np.conj(phase)) / 2.0, (-2, -1))
         return scale * np.swapaxes(np.linalg.inv(self), -1, -2)
 
     return out, backward
@@ -1660,14 +1717,18 @@ def linalg_solve(self, other):
 def linalg_cholesky(self):
     out = np.linalg.cholesky(self)
     half = 1.0 - 0.5 * np.eye(self.shape[-1], dtype=dtype_of(out))
+    hermitian = is_complex(self)
 
     def backward(dout):
         # Murray (2016): S = L^-T phi(L^T dout) L^-1, phi the lower triangle with its diagonal
-        # halved; the lower triangle NumPy reads gets phi(S + S^T).
+        # halved; the lower triangle NumPy reads gets phi(S + S^T). For a Hermitian A the
+        # conjugate convention's L^-H and S^H make conj(L^-1) and conj(S^T) here (Note
+        # [Complex gradients]); the diagonal, whose imaginary part NumPy ignores, is real.
         inverse = np.linalg.inv(out)
         phi = np.tril(np.swapaxes(out, -1, -2) @ dout) * half
-        s = np.swapaxes(inverse, -1, -2) @ phi @ inverse
-        return np.tril(s + np.swapaxes(s, -1, -2)) * half
+        s = np.swapaxes(inverse, -1, -2) @ phi @ (np.conj(inverse) if hermitian else inverse)
+        s_t = np.swapaxes(s, -1, -2)
+        return np.tril(s + (np.conj(s_t) if hermitian else s_t)) * half
 
     return out, backward
 
@@ -1678,15 +1739,20 @@ def linalg_eigh(self):
     v = out[1]
     eye = np.eye(self.shape[-1], dtype=dtype_of(w))
     half = 1.0 - 0.5 * eye
+    hermitian = is_complex(self)
 
     def backward(dout):
-        # V (diag(dw) + F * (V^T dv)) V^T with F_ij = 1 / (w_j - w_i) off the diagonal, then
-        # folded onto the lower triangle NumPy reads.
+        # conj(V) (diag(dw) + F * (V^T dv)) V^T with F_ij = 1 / (w_j - w_i) off the diagonal
+        # (the conjugate of V (diag(dw) + F * (V^H conj(dv))) V^H, the gradient in the
+        # conjugate convention: Note [Complex gradients]), then folded onto the lower triangle
+        # NumPy reads: A_ji is conj(A_ij), so entry ij gets full_ij + conj(full_ji), and the
+        # diagonal, whose imaginary part NumPy ignores, the real part of full_ii.
         f = (1.0 - eye) / (np.expand_dims(w, -2) - np.expand_dims(w, -1) + eye)
         v_t = np.swapaxes(v, -1, -2)
         inner = f * (v_t @ dout[1]) + np.expand_dims(dout[0], -1) * eye
-        full = v @ inner @ v_t
-        both = (full + np.swapaxes(full, -1, -2)) * half
+        full = (np.conj(v) if hermitian else v) @ inner @ v_t
+        full_t = np.swapaxes(full, -1, -2)
+        both = (full + (np.conj(full_t) if hermitian else full_t)) * half
         return np.tril(both)
 
     return out, backward
@@ -1706,14 +1772,19 @@ def linalg_pinv(self):
     dtype = dtype_of(out)
     rows = np.eye(self.shape[-2], dtype=dtype)
     cols = np.eye(self.shape[-1], dtype=dtype)
+    complex_input = is_complex(self)
 
     def backward(dout):
-        # Golub and Pereyra (1973), for a matrix of full rank.
+        # Golub and Pereyra (1973), for a matrix of full rank; for a complex one its conjugate
+        # transposes make the conjugates below (Note [Complex gradients]).
         out_t = np.swapaxes(out, -1, -2)
+        out_c = np.conj(out) if complex_input else out
+        self_c = np.conj(self) if complex_input else self
         dout_t = np.swapaxes(dout, -1, -2)
+        dout_h = np.conj(dout_t) if complex_input else dout_t
         grad = -(out_t @ dout @ out_t)
-        grad = grad + (rows - self @ out) @ dout_t @ out @ out_t
-        return grad + out_t @ out @ dout_t @ (cols - out @ self)
+        grad = grad + (rows - self_c @ out_c) @ dout_h @ out_c @ out_t
+        return grad + out_t @ out_c @ dout_h @ (cols - out_c @ self_c)
 
     return out, backward
 

@@ -32,18 +32,20 @@
 
 from __future__ import annotations
 
+import copy
 import functools
 import weakref
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from autodiff import instrument
+from autodiff.cache import CompilationCache
 from autodiff.errors import DifferentiationError
 from autodiff.gradient import Gradient
-from autodiff.higher_order import gradient_graph
+from autodiff.higher_order import complex_output_message, gradient_graph, jacobian_graph
 from autodiff.pipeline import (
     OutputTree,
     differentiate_typed,
@@ -52,10 +54,11 @@ from autodiff.pipeline import (
 )
 from autodiff.runtime import CompiledGradient, Saved, ZeroSpec
 from autodiff.script import ScriptFunction
-from autodiff.specialize import argument_type, signature_key
+from autodiff.specialize import argument_type, numpy_scalar_positions, signature_key
 from autodiff.taps import Hook, HookRun, check_names, normalise_hooks, repeated_names, tap_sites
 from ir.graph import Graph
 from ir.interpreter import AUTOGRAD_ZERO
+from ir.ops.gradients import zeros_like_value
 from ir.types import TensorType, Type
 from passes.requires_grad import can_hold_gradient
 
@@ -71,6 +74,43 @@ def _argnum_tuple(argnums: Argnums) -> tuple[int, ...]:
     if not all(isinstance(i, int) and not isinstance(i, bool) for i in found):
         raise DifferentiationError(f"argnums must be an int or a tuple of ints, got {argnums!r}")
     return found
+
+
+def _positions(qualname: str, argnums: Argnums, count: int) -> tuple[int, ...]:
+    """``argnums`` as positions among ``count`` arguments (negative ones count from the end)."""
+    positions = []
+    for index in _argnum_tuple(argnums):
+        if not -count <= index < count:
+            raise DifferentiationError(
+                f"argnums {index} is out of range: {qualname}() has {count} parameters"
+            )
+        positions.append(index % count)
+    return tuple(positions)
+
+
+def _check_passed(
+    scripted: ScriptFunction, positions: Sequence[int], args: Sequence[Any], keywords: Any = ()
+) -> None:
+    """Every parameter at ``positions`` was given a value, by position or by keyword: one left
+    to its default is not an argument to differentiate with respect to (JAX's rule)."""
+    names = list(scripted.signature.parameters)
+    for position in positions:
+        if position >= len(args) and names[position] not in keywords:
+            raise DifferentiationError(
+                f"argnums {position} points at parameter '{names[position]}' of "
+                f"{scripted.qualname}(), which was not passed (it takes its default value); "
+                "pass it to differentiate with respect to it"
+            )
+
+
+def _check_declared_types(scripted: ScriptFunction, types: Sequence[Type]) -> None:
+    """Arguments for ``int``/``float``/``bool`` parameters must be Python numbers."""
+    declared = scripted.declared_types()
+    # not strict: a scripted call passing too many arguments is refused after this check
+    for name, parameter_type, ty in zip(
+        scripted.signature.parameters, declared, types, strict=False
+    ):
+        scripted.check_declared(name, parameter_type, ty)
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +158,10 @@ class _Differentiated:
 
     def __init__(self, fn: Callable[..., Any]) -> None:
         self.scripted = _as_script(fn)
-        self.cache: dict[tuple[Hashable, ...], CompiledFunction] = {}
+        # Bounded, and counting compilations for the RecompileWarning: Note [Cache bounds]
+        self.cache: CompilationCache[CompiledFunction] = CompilationCache(
+            f"the gradient of {self.scripted.qualname}()", counts=True
+        )
 
     @property
     def qualname(self) -> str:
@@ -130,25 +173,27 @@ class _Differentiated:
         """The compiled gradient for these arguments w.r.t. the parameters ``wrt``, handing
         the gradients of the ``taps`` named to hooks. See Note [Gradient cache]."""
         signature = (signature_key(values), wrt, taps)
-        compiled = self.cache.get(signature)
+        compiled = self.cache.lookup(signature)
         if compiled is None:
             names = list(self.scripted.signature.parameters)
             types = [
                 argument_type(self.qualname, name, value)
                 for name, value in zip(names, values, strict=True)
             ]
-            for name, parameter, ty in zip(names, self.scripted.graph.inputs, types, strict=True):
-                self.scripted.check_declared(name, parameter.ty, ty)
+            declared = self.scripted.declared_types()
+            for name, parameter_type, ty in zip(names, declared, types, strict=True):
+                self.scripted.check_declared(name, parameter_type, ty)
             for index in wrt:
                 self.check_differentiable(names, index, types)
-            typed = typed_graph(self.scripted.parsed_for(types), types)
+            number_inputs = numpy_scalar_positions(values)
+            typed = typed_graph(self.scripted.parsed_for(types), types, number_inputs)
             sites = tap_sites(typed) if taps else {}
             check_names(self.qualname, sites, sorted(taps))
             gradient = differentiate_typed(typed, wrt, taps).gradient
             compiled = CompiledFunction(
                 CompiledGradient(gradient, values), output_tree(typed), repeated_names(sites, taps)
             )
-            self.cache[signature] = compiled
+            self.cache.store(signature, compiled)
         return compiled
 
     def check_differentiable(self, names: list[str], index: int, types: list[Type]) -> None:
@@ -182,6 +227,33 @@ def _describe(part: Any) -> str:
 
 def _shape_of(value: Any) -> tuple[int, ...]:
     return tuple(np.shape(value))
+
+
+def _checked_cotangent(seed: Any, output: Any, where: str) -> Any:
+    """The cotangent ``seed`` of ``output`` (``where`` names it: "the result of f()"), checked
+    to be shaped like it. A result that is a list or tuple as a value (``np.split``'s pieces)
+    takes a list or tuple of one cotangent per piece, each of the piece's shape or None for
+    zeros, as JAX takes a pytree; ``df`` gets it as the kind of sequence the result is."""
+    if seed is None:
+        return None
+    if isinstance(output, list | tuple):
+        if not (isinstance(seed, list | tuple) and len(seed) == len(output)):
+            raise DifferentiationError(
+                f"the cotangent of {where}, a {type(output).__name__} of {len(output)}, must "
+                f"be a list or tuple of {len(output)}, but it is {_describe(seed)}"
+            )
+        return type(output)(
+            zeros_like_value(part)
+            if part_seed is None
+            else _checked_cotangent(part_seed, part, f"piece {index} of {where}")
+            for index, (part_seed, part) in enumerate(zip(seed, output, strict=True))
+        )
+    if isinstance(seed, list | tuple) or _shape_of(seed) != _shape_of(output):
+        raise DifferentiationError(
+            f"the cotangent of {where} has {_describe(seed)}, but {where} has shape "
+            f"{_shape_of(output)}"
+        )
+    return seed
 
 
 def _check_scalar(qualname: str, value: Any) -> None:
@@ -293,18 +365,24 @@ class GradFunction(_Differentiated):
         self.retain = (retain,) if isinstance(retain, str) else tuple(dict.fromkeys(retain))
         self.hooks = normalise_hooks(hooks)
         self.taps = frozenset(self.retain) | frozenset(self.hooks)
-        self.hits: dict[Hashable, Callable[[Sequence[Any]], Any]] = {}
+        self.hits: CompilationCache[Callable[[Sequence[Any]], Any]] = CompilationCache(
+            f"the gradient of {self.qualname}()"
+        )
         """Per signature key, the hit path of what ``cache`` holds for it; none with taps.
-        See Note [Gradient cache]."""
+        See Note [Gradient cache]; bounded as ``cache`` is (Note [Cache bounds])."""
         # Not updating __dict__: the function may be another GradFunction (``grad(grad(f))``).
         functools.update_wrapper(self, self.scripted.fn, updated=())
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if not kwargs and len(args) == self.scripted.positional_arity:
-            hit = self.hits.get(signature_key(args))
+            hits = self.hits
+            key = signature_key(args)
+            hit = hits.get(key)
             # Node hooks and saved-value hooks are handled the general way; their lists are
             # read directly, a truth test each (Note [Instrumented runs]).
             if hit is not None and not (instrument._NODE_HOOKS or instrument._SAVED_HOOKS):
+                if len(hits) > 1:  # most recently used: Note [Cache bounds]
+                    hits.move_to_end(key)
                 return hit(args)
         return self.general_call(args, kwargs)
 
@@ -312,10 +390,17 @@ class GradFunction(_Differentiated):
         """A call the general way (Note [Gradient cache]); it stores the hit path it can."""
         values = self.scripted.runtime_values(args, kwargs)
         wrt = self.positions(len(values))
+        _check_passed(self.scripted, wrt, args, kwargs)
         compiled = self.compiled_for(values, wrt, self.taps)
         outputs, saved = compiled.forward(values)
         value, aux = self.split_aux(compiled.result(outputs))
         _check_scalar(self.qualname, value)
+        if np.iscomplexobj(value):
+            loss = compiled.runtime.gradient.f.outputs[0]
+            raise DifferentiationError(
+                complex_output_message(self.qualname, np.result_type(value).name),
+                loss.node.source_range,
+            )
         seeds: list[Any] = [np.ones_like(np.asarray(value))]
         seeds.extend(None for _ in outputs[1:])
         retained: dict[str, Any] = {}
@@ -328,7 +413,7 @@ class GradFunction(_Differentiated):
             grads = _gradients(compiled.runtime, saved, seeds, values, wrt)
             key = signature_key(values)
             if key not in self.hits:
-                self.hits[key] = self.hit_path(compiled, values, wrt, value)
+                self.hits.store(key, self.hit_path(compiled, values, wrt, value))
         grad: Any = grads[0] if isinstance(self.argnums, int) else tuple(grads)
         if self.with_value:
             result: Any = ((value, aux) if self.has_aux else value), grad
@@ -442,10 +527,10 @@ class GradFunction(_Differentiated):
                 f"the gradient of {self.qualname}() with {what} cannot be differentiated "
                 "again or called from scripted code"
             )
-        graph = self.scripted.graph
-        types = [v.ty for v in graph.inputs] if argument_types is None else list(argument_types)
+        types = self.scripted.declared_types() if argument_types is None else argument_types
+        _check_declared_types(self.scripted, types)
         return gradient_graph(
-            graph,
+            self.scripted.parsed_for(types),
             types,
             self.positions(len(types)),
             several=not isinstance(self.argnums, int),
@@ -454,14 +539,7 @@ class GradFunction(_Differentiated):
 
     def positions(self, count: int) -> tuple[int, ...]:
         """``argnums`` as parameter positions (negative ones count from the end)."""
-        positions = []
-        for index in _argnum_tuple(self.argnums):
-            if not -count <= index < count:
-                raise DifferentiationError(
-                    f"argnums {index} is out of range: {self.qualname}() has {count} parameters"
-                )
-            positions.append(index % count)
-        return tuple(positions)
+        return _positions(self.qualname, self.argnums, count)
 
     def split_aux(self, result: Any) -> tuple[Any, Any]:
         """The value to differentiate and the auxiliary data, from what the function returned."""
@@ -520,7 +598,8 @@ def value_and_grad(
 
 def vjp(fn: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
     """Run ``fn(*args)`` and return its result and a function mapping a cotangent of that
-    result to one gradient per argument (None for arguments that have no gradient).
+    result to one gradient per argument passed (None for arguments that have no gradient):
+    parameters left to their defaults get none, as in JAX.
 
     >>> out, vjp_fn = ad.vjp(f, x, y)
     >>> dx, dy = vjp_fn(np.ones_like(out))
@@ -530,22 +609,21 @@ def vjp(fn: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple[
     values = scripted.runtime_values(args, {})
     names = list(scripted.signature.parameters)
     types = [argument_type(scripted.qualname, n, v) for n, v in zip(names, values, strict=True)]
-    wrt = tuple(i for i, ty in enumerate(types) if can_hold_gradient(ty))
+    wrt = tuple(i for i, ty in enumerate(types[: len(args)]) if can_hold_gradient(ty))
     compiled = differentiated.compiled_for(values, wrt)
     outputs, saved = compiled.forward(values)
     out = compiled.result(outputs)
 
     def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
-        seeds = compiled.flatten(cotangent, scripted.qualname)
-        for seed, output in zip(seeds, outputs, strict=True):
-            if seed is not None and _shape_of(seed) != _shape_of(output):
-                raise DifferentiationError(
-                    f"the cotangent has shape {_shape_of(seed)}, "
-                    f"but {scripted.qualname}() returned shape {_shape_of(output)}"
-                )
+        seeds = [
+            _checked_cotangent(seed, output, f"the result of {scripted.qualname}()")
+            for seed, output in zip(
+                compiled.flatten(cotangent, scripted.qualname), outputs, strict=True
+            )
+        ]
         grads = _gradients(compiled.runtime, saved, seeds, values, wrt, retain=True)
         by_position = dict(zip(wrt, grads, strict=True))
-        return tuple(by_position.get(index) for index in range(len(values)))
+        return tuple(by_position.get(index) for index in range(len(args)))
 
     return out, vjp_fn
 
@@ -597,14 +675,19 @@ def gradcheck(
     The finite differences run the plain function with float32 arguments widened to float64,
     so that ``eps`` means the same for every dtype. The tolerances default to rtol=1e-5,
     atol=1e-8, or to rtol=1e-3, atol=1e-5 when an argument is float32 (the gradient is only
-    computed that precisely).
+    computed that precisely). Every evaluation gets fresh copies of the arguments, so a
+    function that writes its arguments is checked at the point given, and the caller's
+    arguments are left as they were.
 
     >>> ad.gradcheck(loss, w, x, y)
     """
     low_precision = any(_is_low_precision(argument) for argument in args)
     rtol = rtol if rtol is not None else (1e-3 if low_precision else 1e-5)
     atol = atol if atol is not None else (1e-5 if low_precision else 1e-8)
-    out, vjp_fn = vjp(fn, *args)
+    # Every run, compiled or plain, gets fresh copies: a function that writes its arguments
+    # (``x[x > 1] = 1.0``) must not change the point the next run is evaluated at.
+    args = tuple(copy.deepcopy(argument) for argument in args)
+    out, vjp_fn = vjp(fn, *copy.deepcopy(args))
     rng = np.random.default_rng(0)
     outputs = out if isinstance(out, tuple) else (out,)
     cotangents = [rng.standard_normal(np.shape(o)) for o in outputs]
@@ -613,7 +696,7 @@ def gradcheck(
     wide = [_widened(argument) for argument in args]
 
     def projected(values: list[Any]) -> float:
-        result = plain(*values)
+        result = plain(*copy.deepcopy(values))
         results = result if isinstance(result, tuple) else (result,)
         return float(
             sum(np.sum(c * np.asarray(r)) for c, r in zip(cotangents, results, strict=True))
@@ -651,18 +734,28 @@ def _widened(value: Any) -> Any:
     return value.astype(np.float64) if _is_low_precision(value) else value
 
 
-def jacobian(fn: Callable[..., Any], argnums: Argnums = 0) -> Callable[..., Any]:
-    """The Jacobian of an array-valued function w.r.t. the arguments at ``argnums``, one vjp
-    row per element of the result: shape ``result.shape + argument.shape``.
+class JacobianFunction:
+    """What ``ad.jacobian`` returns: callable like the function, returning its Jacobian; and,
+    as a gradient is, differentiable again (Note [Jacobian graphs] in `autodiff.higher_order`)."""
 
-    >>> ad.jacobian(np.tanh_of_w)(w)            # (n, n), diagonal
-    """
+    def __init__(self, fn: Callable[..., Any], argnums: Argnums) -> None:
+        self.scripted = _as_script(fn)
+        self.argnums = argnums
+        functools.update_wrapper(self, self.scripted.fn, updated=())
 
-    def jacobian_fn(*args: Any) -> Any:
-        out, vjp_fn = vjp(fn, *args)
+    @property
+    def qualname(self) -> str:
+        return self.scripted.qualname
+
+    def __call__(self, *args: Any) -> Any:
+        parameters = len(self.scripted.signature.parameters)
+        positions = _positions(self.qualname, self.argnums, parameters)
+        _check_passed(self.scripted, positions, args)
+        out, vjp_fn = vjp(self.scripted, *args)
         if isinstance(out, tuple):
-            raise DifferentiationError("jacobian needs a function that returns one array")
-        positions = [i % len(args) for i in _argnum_tuple(argnums)]
+            raise DifferentiationError(
+                f"jacobian needs {self.qualname}() to return one array, it returned a tuple"
+            )
         out_shape = _shape_of(out)
         rows: list[list[Any]] = [[] for _ in positions]
         for index in np.ndindex(out_shape):
@@ -673,24 +766,48 @@ def jacobian(fn: Callable[..., Any], argnums: Argnums = 0) -> Callable[..., Any]
                 row.append(np.asarray(grads[position]))
         jacobians = tuple(
             np.stack(row).reshape(out_shape + _shape_of(args[position]))
+            if row
+            else np.zeros(out_shape + _shape_of(args[position]))
             for row, position in zip(rows, positions, strict=True)
         )
-        return jacobians[0] if isinstance(argnums, int) else jacobians
+        return jacobians[0] if isinstance(self.argnums, int) else jacobians
 
-    functools.update_wrapper(jacobian_fn, _as_script(fn).fn)
-    return jacobian_fn
+    def __autodiff_graph__(self, argument_types: Sequence[Type] | None) -> Graph:
+        """The graph of this Jacobian for arguments of these types, which `vjp`, `jacobian`
+        and `grad` differentiate again. See Note [Jacobian graphs]."""
+        types = self.scripted.declared_types() if argument_types is None else argument_types
+        _check_declared_types(self.scripted, types)
+        return jacobian_graph(
+            self.scripted.parsed_for(types),
+            types,
+            _positions(self.qualname, self.argnums, len(types)),
+            several=not isinstance(self.argnums, int),
+        )
+
+
+def jacobian(fn: Callable[..., Any], argnums: Argnums = 0) -> JacobianFunction:
+    """The Jacobian of an array-valued function w.r.t. the arguments at ``argnums``, one vjp
+    row per element of the result: shape ``result.shape + argument.shape``. It composes with
+    itself, `grad`, `hessian` and `vjp` as JAX's ``jacrev`` does.
+
+    >>> ad.jacobian(np.tanh_of_w)(w)            # (n, n), diagonal
+    >>> ad.jacobian(ad.jacobian(f))(w)          # (n, n, n) for f: (n,) -> (n,)
+    """
+    return JacobianFunction(fn, argnums)
 
 
 def hessian(fn: Callable[..., Any], argnums: Argnums = 0) -> Callable[..., Any]:
-    """The Hessian of a scalar-valued function: the `jacobian` of its gradient, which is
-    differentiated as a graph (Note [Gradient graphs] in `autodiff.higher_order`). For a tuple
-    of ``argnums``, the blocks ``H[i][j]`` as nested tuples.
+    """The Hessian: the `jacobian` of the Jacobian, which is differentiated as a graph
+    (Note [Jacobian graphs] in `autodiff.higher_order`), of shape ``result.shape +
+    argument.shape + argument.shape`` as JAX's ``hessian``. For a tuple of ``argnums``, the
+    blocks ``H[i][j]`` as nested tuples.
 
     >>> ad.hessian(loss)(w, x, y)                # (n, n) for w of shape (n,)
+    >>> ad.hessian(f)(w)                         # (m, n, n) for f: (n,) -> (m,)
     """
     if isinstance(argnums, int):
-        return jacobian(grad(fn, argnums), argnums)
-    blocks = [[jacobian(grad(fn, i), j) for j in argnums] for i in argnums]
+        return jacobian(jacobian(fn, argnums), argnums)
+    blocks = [[jacobian(jacobian(fn, i), j) for j in argnums] for i in argnums]
 
     def hessian_fn(*args: Any) -> Any:
         return tuple(tuple(block(*args) for block in row) for row in blocks)

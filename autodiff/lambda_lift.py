@@ -14,23 +14,28 @@ tuple, in the order of ``df_output_vjps``, as TorchScript's does.
 # Note [Arguments written to]
 # A function that writes to an argument ends with ``prim::WriteBack`` (Note [Functionalisation]
 # in `passes.functionalize`): ``f`` leaves the final contents in the caller's array. The
-# gradient is w.r.t. the values passed in, so when ``df`` reads such an argument it reads a copy
-# ``f`` made before overwriting it, captured as a temporary; so does it for a captured view of
-# such an argument (``a[:, 1]`` shares the argument's memory), copied where it is computed.
-# A value an If or a loop gives out may be such a view too (``s = a[1] if c else t``, or a view
-# a loop carries): it is copied after that node when any branch's result, or a loop's initial
-# or carried value, may be one. A loop tape of varying length is a list its pushes append to
-# (Note [Loop tapes] in `autodiff.differentiate`): a pushed view of such an argument is copied
-# as it is pushed.
+# gradient is w.r.t. the values passed in, so what ``df`` reads must be saved as it was before
+# that write. Which saved values share memory with such an argument is not a question to
+# answer operator by operator: a view (``a[:, 1]``), an operator that NumPy lets return its
+# operand itself (``np.real``, ``np.atleast_1d`` of a real vector, ``np.einsum('i->i', a)``),
+# the tuple of operands ``np.einsum`` keeps, a list ``[a, b]``, a loop's tape list of pushed
+# rows, a value an If or a loop gives out, each may hold the argument's memory. So ``f`` asks
+# the arrays themselves: just before its first prim::WriteBack (nothing in ``f`` writes an
+# argument before then), each value ``df`` reads that may hold an array goes through
+# ``prim::CopyIfShared(%v, %written...)``, which copies the arrays in it (in tuples and lists
+# too) that may share memory with an argument about to be written (`np.may_share_memory`,
+# a bounds check), and ``df`` reads its result. An argument written back is copied the same
+# way; one that is not is read as it is, like any argument (arguments that share memory with
+# each other are taken to be distinct arrays).
 """
 
 from __future__ import annotations
 
 from autodiff.errors import DifferentiationError
 from autodiff.gradient import Gradient
-from ir.graph import PARAM, Graph, Node, Value
-from ir.types import TupleType
-from passes.functionalize import WRITE_BACK, is_view
+from ir.graph import Graph, Node, Value
+from ir.types import BOOL, FLOAT, INT, NONE, SCALAR, STR, ListType, OptionalType, TupleType, Type
+from passes.functionalize import WRITE_BACK
 from passes.lift_constants import is_within, reverse_nodes
 from passes.registry import Module, register_module_pass
 
@@ -77,13 +82,13 @@ def lambda_lift(graph: Graph) -> Gradient:
         output_index.setdefault(value, i)  # an output listed twice is read at its first place
     captured_inputs: list[int] = []
     captured_outputs: list[int] = []
-    written_back = {node.inputs[0] for node in graph.nodes() if node.kind == WRITE_BACK}
-    if written_back:
-        _copy_pushed_views(graph, written_back)
+    write_backs = [node for node in graph.nodes() if node.kind == WRITE_BACK]
+    written_back = list(dict.fromkeys(node.inputs[0] for node in write_backs))
     for value in captures:
-        if _may_share_memory(value, written_back):
-            # See Note [Arguments written to]: df gets a copy made before f overwrites it.
-            captured_outputs.append(graph.register_output(_copy_for_reverse(graph, value, reverse)))
+        if write_backs and (value in written_back or _may_hold_array(value, input_index)):
+            # See Note [Arguments written to]: df reads what f saved before writing them back.
+            saved = _save_before(graph, write_backs[0], value, written_back, reverse)
+            captured_outputs.append(graph.register_output(saved))
         elif value in input_index:
             captured_inputs.append(input_index[value])
         elif value in output_index:
@@ -135,63 +140,36 @@ def lambda_lift(graph: Graph) -> Gradient:
     )
 
 
-def _may_share_memory(value: Value, arrays: set[Value]) -> bool:
-    """Whether ``value`` may be one of ``arrays`` or a view of one: through view operators, and
-    the values an If or a loop may give out (each branch's result; a loop's initial value and
-    what its body carries on)."""
-    seen: set[Value] = set()
-    pending = [value]
-    while pending:
-        value = pending.pop()
-        if value in arrays:
-            return True
-        if value in seen:
-            continue
-        seen.add(value)
-        node = value.node
-        if is_view(node):
-            pending.append(node.inputs[0])
-        elif node.kind == "prim::If":
-            pending.extend(block.outputs[value.index] for block in node.blocks)
-        elif node.kind == "prim::Loop":
-            pending.extend(_loop_sources(node, value.index))
-        elif node.kind == PARAM and value.index > 0:
-            loop = node.owning_block.owning_node if node.owning_block else None
-            if loop is not None and loop.kind == "prim::Loop":
-                pending.extend(_loop_sources(loop, value.index - 1))
-    return False
+def _may_hold_array(value: Value, inputs: dict[Value, int]) -> bool:
+    """Whether ``value``, which ``df`` reads, may hold an array that shares memory with an
+    argument ``f`` writes back: any value computed in ``f`` whose type may hold an array (an
+    argument not written back is an array of its own)."""
+    return value not in inputs and _holds_arrays(value.ty)
 
 
-def _copy_pushed_views(graph: Graph, arrays: set[Value]) -> None:
-    """Push a copy instead of a value a tape list would keep that may share memory with one of
-    ``arrays`` (see Note [Arguments written to]): only the reverse block reads tapes."""
-    pushes = [node for node in graph.all_nodes() if node.kind == "prim::TapePush"]
-    for push in pushes:
-        value = push.inputs[1]
-        if _may_share_memory(value, arrays):
-            with graph.inserting_before(push):
-                copy = graph.insert("aten::copy", (value,), (value.ty,)).output
-            push.replace_input(1, copy)
+def _holds_arrays(ty: Type) -> bool:
+    if isinstance(ty, TupleType):
+        return any(_holds_arrays(elem) for elem in ty.elems)
+    if isinstance(ty, ListType | OptionalType):
+        return _holds_arrays(ty.elem)
+    return ty not in _NO_ARRAYS
 
 
-def _loop_sources(loop: Node, carried: int) -> list[Value]:
-    """What a prim::Loop's carried value number ``carried`` may be: its initial value or what
-    the body returns for it."""
-    return [loop.inputs[2 + carried], loop.blocks[0].outputs[1 + carried]]
+_NO_ARRAYS = frozenset([INT, FLOAT, BOOL, STR, NONE, SCALAR])
 
 
-def _copy_for_reverse(graph: Graph, value: Value, reverse: Node) -> Value:
-    """A copy of ``value``, made where it is computed (when ``f`` starts, for an input), that
-    the reverse block reads in its place: ``value`` is an argument ``f`` overwrites at its
-    end, or a view of one."""
-    where = graph.block.param_node if value.node.kind == PARAM else value.node
-    with graph.inserting_after(where):
-        copy = graph.insert("aten::copy", (value,), (value.ty,)).output
-    copy.name_hint = value.name_hint
+def _save_before(
+    graph: Graph, write_back: Node, value: Value, written: list[Value], reverse: Node
+) -> Value:
+    """``value`` as ``df`` must read it: through prim::CopyIfShared just before
+    ``write_back`` (the first), so that no array in it shares memory with ``written``."""
+    with graph.inserting_before(write_back):
+        saved = graph.insert("prim::CopyIfShared", (value, *written), (value.ty,)).output
+    saved.name_hint = value.name_hint
     for use in list(value.uses):
         if is_within(use.user, reverse):
-            use.user.replace_input(use.index, copy)
-    return copy
+            use.user.replace_input(use.index, saved)
+    return saved
 
 
 def reverse_captures(graph: Graph, reverse: Node) -> list[Value]:

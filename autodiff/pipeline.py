@@ -28,7 +28,7 @@ from autodiff.taps import prepare_taps
 from ir.graph import Graph, Value
 from ir.parser import gc_paused
 from ir.types import Type
-from passes.registry import run_passes
+from passes.registry import PipelineStep, run_passes
 from passes.shape_propagation import propagate_shapes, specialise
 
 # Note [Optimisation order]
@@ -94,11 +94,13 @@ class Stages:
         return self.kept
 
 
-def typed_graph(graph: Graph, input_types: Sequence[Type]) -> Graph:
-    """``graph`` specialised to ``input_types`` and cleaned up (the ``typed`` stage)."""
+def typed_graph(graph: Graph, input_types: Sequence[Type], number_inputs: str = "") -> Graph:
+    """``graph`` specialised to ``input_types`` and cleaned up (the ``typed`` stage); the
+    inputs at ``number_inputs`` are NumPy scalars (`autodiff.specialize.numpy_scalar_positions`)."""
     with gc_paused():  # Note [Compile-time cost]
         typed = specialise(graph, input_types)
-        run_passes(typed, [(name, {}) for name in ("functionalize", *FORWARD_CLEANUP)])
+        steps: list[PipelineStep] = [("functionalize", {"number_inputs": number_inputs})]
+        run_passes(typed, steps + [(name, {}) for name in FORWARD_CLEANUP])
     return typed
 
 

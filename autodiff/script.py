@@ -7,7 +7,7 @@ by the executor `ir.codegen.executable` picks, with the plain function's observa
 # cache. A miss specialises the parsed graph to the arguments' types, cleans it up with the
 # SPECIALISE_PIPELINE, and compiles it with `ir.codegen.executable`. Only a compilation that
 # succeeded is stored, so a call that fails with a shape error leaves nothing behind for the
-# next call to trip on.
+# next call to trip on. The cache is a bounded LRU (Note [Cache bounds] in `autodiff.cache`).
 #
 # A hit is the common call, so it takes a short way: arguments given by position, one per
 # parameter, are keyed as they come (`signature_key` gives a value that would be converted or
@@ -33,11 +33,12 @@ from collections.abc import Callable, Sequence
 from types import FunctionType
 from typing import Any
 
+from autodiff.cache import CompilationCache
 from autodiff.specialize import (
     ArgumentError,
-    SignatureKey,
     argument_type,
     bind_arguments,
+    numpy_scalar_positions,
     runtime_value,
     signature_key,
 )
@@ -61,6 +62,15 @@ SPECIALISE_PIPELINE: tuple[PipelineStep, ...] = (
     ("dce", {}),
 )
 
+
+def with_number_inputs(pipeline: Sequence[PipelineStep], number_inputs: str) -> list[PipelineStep]:
+    """``pipeline`` with functionalisation told which inputs are NumPy scalars."""
+    return [
+        (name, {**options, "number_inputs": number_inputs} if name == "functionalize" else options)
+        for name, options in pipeline
+    ]
+
+
 _SCALAR_TYPES = (INT, FLOAT, BOOL)
 
 
@@ -75,14 +85,18 @@ class ScriptFunction:
     def __init__(self, fn: Callable[..., Any]) -> None:
         self.fn = fn
         self.signature = inspect.signature(fn)
-        graph_of = getattr(fn, "__autodiff_graph__", None)
-        if graph_of is not None:  # a gradient: Note [Gradient graphs] in autodiff.higher_order
-            self.graph: Graph = graph_of(None)
-        else:
+        # A gradient or a Jacobian (Note [Gradient graphs] in autodiff.higher_order): its graph
+        # is built per argument types (`parsed_for`); the one for the declared types, when asked.
+        self.graph_of: Callable[[Sequence[Type] | None], Graph] | None = getattr(
+            fn, "__autodiff_graph__", None
+        )
+        self._graph: Graph | None = None
+        if self.graph_of is None:
             module = compile_function(fn)
             run_module_passes(module, [("inline", {"entry_only": True})])
-            self.graph = next(iter(module.values()))
-        self.cache: dict[SignatureKey, Runnable] = {}
+            self._graph = next(iter(module.values()))
+        # Bounded, and counting compilations for the RecompileWarning: Note [Cache bounds]
+        self.cache: CompilationCache[Runnable] = CompilationCache(f"{self.qualname}()", counts=True)
         # How many arguments a call given by position only may pass for the short way of
         # Note [Specialisation cache]: one per parameter, when every parameter may be given
         # by position (else -1: such a call always binds).
@@ -91,9 +105,18 @@ class ScriptFunction:
         self.positional_arity = (
             len(parameters) if all(p.kind in by_position for p in parameters) else -1
         )
-        self.parsed: dict[tuple[Type, ...], Graph] = {}
+        self.parsed: CompilationCache[Graph] = CompilationCache(f"{self.qualname}()")
         # A gradient's __dict__ (its own cache) stays its own.
-        functools.update_wrapper(self, fn, updated=() if graph_of is not None else ("__dict__",))
+        functools.update_wrapper(self, fn, updated=() if self.graph_of else ("__dict__",))
+
+    @property
+    def graph(self) -> Graph:
+        """The function as parsed, helpers inlined; for a gradient or a Jacobian, its graph
+        for the declared parameter types."""
+        if self._graph is None:
+            assert self.graph_of is not None
+            self._graph = self.graph_of(None)
+        return self._graph
 
     @property
     def __autodiff_source__(self) -> Callable[..., Any]:
@@ -103,7 +126,14 @@ class ScriptFunction:
 
     @property
     def qualname(self) -> str:
-        return str(getattr(self.fn, "__qualname__", self.graph.name))
+        return str(getattr(self.fn, "__qualname__", None) or self.graph.name)
+
+    def declared_types(self) -> list[Type]:
+        """The parameters' declared types; a gradient's or a Jacobian's checks its own when
+        its graph is built for argument types (`parsed_for`)."""
+        if self.graph_of is not None:
+            return [TensorType() for _ in self.signature.parameters]
+        return [v.ty for v in self.graph.inputs]
 
     def __repr__(self) -> str:
         return f"<ScriptFunction {self.qualname}>"
@@ -111,7 +141,11 @@ class ScriptFunction:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         found = None
         if not kwargs and len(args) == self.positional_arity:  # Note [Specialisation cache]
-            found = self.cache.get(signature_key(args))
+            cache = self.cache
+            key = signature_key(args)
+            found = cache.get(key)
+            if found is not None and len(cache) > 1:  # most recently used: Note [Cache bounds]
+                cache.move_to_end(key)
         if found is not None:
             results = found.run(list(args))
         else:
@@ -125,41 +159,50 @@ class ScriptFunction:
         """The specialised graph a call with these arguments runs."""
         return self.executable_for(self.runtime_values(args, kwargs)).graph
 
-    def graph_for_types(self, types: Sequence[Type]) -> Graph:
-        """The graph specialised to parameter types given directly (one per parameter)."""
+    def graph_for_types(self, types: Sequence[Type], number_inputs: str = "") -> Graph:
+        """The graph specialised to parameter types given directly (one per parameter); the
+        parameters at ``number_inputs`` are given NumPy scalars (`numpy_scalar_positions`)."""
         names = list(self.signature.parameters)
         if len(types) != len(names):
             raise ArgumentError(
                 f"{self.qualname}() takes {len(names)} parameter types, got {len(types)}"
             )
-        for name, declared, ty in zip(names, self.graph.inputs, types, strict=True):
-            self.check_declared(name, declared.ty, ty)
+        for name, declared, ty in zip(names, self.declared_types(), types, strict=True):
+            self.check_declared(name, declared, ty)
         try:
             typed = specialise(self.parsed_for(types), list(types))
         except ShapeError as error:
             arguments = ", ".join(f"{n}: {t}" for n, t in zip(names, types, strict=True))
             error.add_note_line(f"in {self.qualname}({arguments})")
             raise
-        run_passes(typed, SPECIALISE_PIPELINE)
+        run_passes(typed, with_number_inputs(SPECIALISE_PIPELINE, number_inputs))
         return typed
 
     def parsed_for(self, types: Sequence[Type]) -> Graph:
         """The parsed graph to specialise to ``types``: ``graph``, or where an unannotated
         parameter gets a Python number, the function compiled with that parameter typed so
-        (Note [Python numbers for unannotated parameters])."""
+        (Note [Python numbers for unannotated parameters]); for a gradient or a Jacobian, its
+        graph built for ``types``."""
+        if self.graph_of is not None:
+            key = tuple(types)
+            built = self.parsed.lookup(key)
+            if built is None:
+                built = self.graph_of(types)
+                self.parsed.store(key, built)
+            return built
         numbers = tuple(
             ty if ty in _SCALAR_TYPES and declared.ty == TensorType() else TensorType()
             for declared, ty in zip(self.graph.inputs, types, strict=True)
         )
         if all(ty == TensorType() for ty in numbers) or not isinstance(self.fn, FunctionType):
             return self.graph
-        graph = self.parsed.get(numbers)
+        graph = self.parsed.lookup(numbers)
         if graph is None:
             module = compile_function(self.fn, argument_types=numbers)
             run_module_passes(module, [("inline", {"entry_only": True})])
             graph = next(iter(module.values()))
             graph.name = self.graph.name
-            self.parsed[numbers] = graph
+            self.parsed.store(numbers, graph)
         return graph
 
     def runtime_values(self, args: Sequence[Any], kwargs: dict[str, Any]) -> list[Any]:
@@ -172,14 +215,14 @@ class ScriptFunction:
 
     def executable_for(self, values: Sequence[Any]) -> Runnable:
         key = signature_key(values)
-        compiled = self.cache.get(key)
+        compiled = self.cache.lookup(key)
         if compiled is None:
             types = [
                 argument_type(self.qualname, name, value)
                 for name, value in zip(self.signature.parameters, values, strict=True)
             ]
-            compiled = executable(self.graph_for_types(types))
-            self.cache[key] = compiled
+            compiled = executable(self.graph_for_types(types, numpy_scalar_positions(values)))
+            self.cache.store(key, compiled)
         return compiled
 
     def check_declared(self, name: str, declared: Type, given: Type) -> None:

@@ -76,6 +76,8 @@ def _and_list(names: list[str]) -> str:
 def runtime_value(qualname: str, name: str, value: Any) -> Any:
     """``value`` as the interpreter receives it: arrays, NumPy scalars and Python numbers as
     they are (never copied), lists and tuples of numbers as arrays."""
+    if type(value) is not np.ndarray and isinstance(value, np.ndarray):
+        _check_array_subclass(qualname, name, value)
     if isinstance(value, bool | int | float | np.ndarray | np.generic):
         return value
     if isinstance(value, list | tuple):
@@ -95,6 +97,24 @@ def runtime_value(qualname: str, name: str, value: Any) -> Any:
     raise ArgumentError(
         f"argument '{name}' of {qualname}() is {_describe(value)}; expected {EXPECTED_KINDS}"
     )
+
+
+# Array subclasses whose meaning the compiled code, which sees plain arrays, would lose: it
+# would silently compute something else. Any other subclass (np.memmap) is an array.
+_REFUSED_SUBCLASSES: tuple[tuple[type, str], ...] = (
+    (np.matrix, "'*' is a matrix product and every result stays 2-D; pass np.asarray(m)"),
+    (
+        np.ma.MaskedArray,
+        "its mask would be ignored; pass m.filled(value) or select the unmasked items",
+    ),
+)
+
+
+def _check_array_subclass(qualname: str, name: str, value: np.ndarray[Any, Any]) -> None:
+    for kind, why in _REFUSED_SUBCLASSES:
+        if isinstance(value, kind):
+            spelled = f"{kind.__module__}.{kind.__name__}"
+            raise ArgumentError(f"argument '{name}' of {qualname}() is a {spelled}: {why}")
 
 
 def _describe(value: Any) -> str:
@@ -123,6 +143,13 @@ def argument_type(qualname: str, name: str, value: Any) -> Type:
     return FLOAT
 
 
+def numpy_scalar_positions(values: Sequence[Any]) -> str:
+    """The positions of the NumPy scalars among ``values``, as `passes.functionalize` takes
+    them (``"0,2"``): ``s += v`` rebinds one, where it writes into a 0-d array (Note [Numbers
+    and 0-d arrays] in `passes.number_updates`). The signature key tells the two apart."""
+    return ",".join(str(i) for i, value in enumerate(values) if isinstance(value, np.generic))
+
+
 def signature_key(values: Sequence[Any]) -> SignatureKey:
     """What compiled code depends on, per argument: its kind, and for arrays and NumPy scalars
     their dtype and shape. The values of Python numbers are left out on purpose.
@@ -144,6 +171,6 @@ _NDARRAY = np.ndarray
 
 
 def _other_key(value: Any) -> Hashable:
-    if isinstance(value, np.ndarray):  # a subclass: keyed as the array it is
-        return (value.dtype, value.shape)
+    if isinstance(value, np.ndarray):  # a subclass: keyed apart, so that a call checks it
+        return (type(value), value.dtype, value.shape)
     return cast(Hashable, type(value))

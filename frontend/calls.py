@@ -46,6 +46,7 @@ from frontend.resolve import (
     lookup,
     numpy_name,
 )
+from ir.errors import AutodiffError
 from ir.graph import Graph, Value
 from ir.ops import OPS, Argument
 from ir.source import SourceRange
@@ -368,7 +369,12 @@ class CallEmitter(ExpressionEmitter):
                 call.keywords[0].range,
             )
         args = [self.emit_expr(arg) for arg in call.args]
-        callee = graph_of([arg.ty for arg in args])
+        try:
+            callee = graph_of([arg.ty for arg in args])
+        except AutodiffError as error:  # a gradient that cannot be a graph here: say where
+            if error.source_range is None:
+                error.source_range = call.range
+            raise
         if len(callee.inputs) != len(args):
             raise ScriptError(
                 f"this function takes {len(callee.inputs)} arguments, the call passes {len(args)}",

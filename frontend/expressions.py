@@ -44,6 +44,7 @@ from ir.types import (
     NONE,
     NOTHING,
     SCALAR,
+    STR,
     TENSOR,
     ListType,
     TupleType,
@@ -285,6 +286,8 @@ class ExpressionEmitter:
     def binary(self, op: str, left: Value, right: Value, r: SourceRange) -> Value:
         if op not in ATEN_BINARY:
             raise ScriptError(f"operator '{op}' is not supported", r)
+        if op == "%" and left.ty == STR:  # refused as f-strings are: no strings at run time
+            raise ScriptError("string formatting with '%' is not supported", r)
         if is_scalar(left.ty) and is_scalar(right.ty):
             if op == "@":
                 raise ScriptError("'@' needs arrays, not Python numbers", r)

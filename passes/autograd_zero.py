@@ -129,6 +129,19 @@ def can_materialise(ty: Type) -> bool:
     return (isinstance(ty, TensorType) and ty.is_complete) or ty == FLOAT
 
 
+def _zero_type(zero: Value, joined: Type) -> Type | None:
+    """The type to materialise the zero gradient ``zero`` with, where an If or a Loop returns
+    it as ``joined`` (None when neither says a shape): ``joined`` when complete, else the zero's
+    own, which prim::AutogradZero has from the value it is the gradient of. ``joined`` may be
+    wider than either (``Tensor()`` where the other branch's gradient lost its dtype), and the
+    zero still has its value's shape."""
+    if can_materialise(joined):
+        return joined
+    if zero.node.kind == AUTOGRAD_ZERO and can_materialise(zero.ty):
+        return zero.ty
+    return None
+
+
 class _Specializer:
     def __init__(self, graph: Graph) -> None:
         self.graph = graph
@@ -203,10 +216,17 @@ class _Specializer:
             self.visit_block(inner)
         for index, out in enumerate(node.outputs):
             states = {self.state(inner.outputs[index]) for inner in node.blocks}
-            if states == {State.ZERO, State.NONZERO} and can_materialise(out.ty):
+            zero_types = [
+                _zero_type(inner.outputs[index], out.ty)
+                for inner in node.blocks
+                if self.state(inner.outputs[index]) is State.ZERO
+            ]
+            if states == {State.ZERO, State.NONZERO} and None not in zero_types:
                 for inner in node.blocks:
                     if self.state(inner.outputs[index]) is State.ZERO:
-                        self.materialise_result(inner, index, out.ty, node)
+                        ty = _zero_type(inner.outputs[index], out.ty)
+                        assert ty is not None
+                        self.materialise_result(inner, index, ty, node)
                 states = {State.NONZERO}
             self.states[out] = states.pop() if len(states) == 1 else State.UNKNOWN
 
@@ -234,10 +254,13 @@ class _Specializer:
         for offset, out in enumerate(node.outputs):
             param, result = body.inputs[1 + offset], body.outputs[1 + offset]
             steady = self.states[param] is State.NONZERO
-            if steady and self.state(result) is State.ZERO and can_materialise(param.ty):
-                self.materialise_result(body, 1 + offset, param.ty, node)
+            zero_type = _zero_type(result, param.ty)
+            if steady and self.state(result) is State.ZERO and zero_type is not None:
+                self.materialise_result(body, 1 + offset, zero_type, node)
             # An UNKNOWN result would break the assumption the body was specialised under;
-            # with specialised shapes every zero can be materialised, so it does not arise.
+            # with specialised shapes every zero can be materialised, and where a carried
+            # value's shape changes per iteration the reverse adds zeros like it to its
+            # gradient (`_ReverseBuilder.never_the_sentinel` in `autodiff.differentiate`).
             self.states[out] = State.NONZERO if steady else State.UNKNOWN
 
     def materialise_result(self, block: Block, index: int, ty: Type, node: Node) -> None:

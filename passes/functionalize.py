@@ -14,7 +14,11 @@ the array it writes, and every view read after a write is derived again from the
 #   leads there; an in-place operator's result is an alias of what it wrote; any other value is
 #   a base of its own, since NumPy returns new arrays. A reshape of a view that is not
 #   contiguous is a copy in NumPy, so it starts a new base (graph inputs are taken to be
-#   C-contiguous).
+#   C-contiguous). Reading one element (``y[i]`` on a 1-D ``y``, ``y[i, j]`` on a 2-D one)
+#   gives a NumPy scalar, a copy: no view.
+# * Numbers. ``s += v`` on a Python number or a NumPy scalar rebinds ``s``; only on an array
+#   does it write: such ``copy_`` nodes are replaced by their source first (Note [Numbers and
+#   0-d arrays] in `passes.number_updates`).
 # * Versions. Walking the graph in order, each base has a current version. A write to an alias
 #   computes the alias's new contents out of place (WRITES), then scatters them up the chain of
 #   views (SCATTERS: ``select_scatter`` for a select, ``slice_scatter`` for a slice, the inverse
@@ -36,7 +40,16 @@ the array it writes, and every view read after a write is derived again from the
 # (``acc = y.T`` before the loop, ``y[0] = 1`` in it, then ``acc`` read): in the first iteration
 # it is that view and sees the write, in the next ones it is whatever the last iteration bound
 # it to. Likewise a read of what an If or a loop gave out that may be an array defined before
-# it or a view of one (``v = x[0] if c else y``), once that array has been written.
+# it or a view of one (``v = x[0] if c else y``), once that array has been written, also when
+# an If or a loop nested in it gave that array out (``acc = x`` in an ``if`` in a loop: the
+# loop's result may be ``x``); a read, in a loop, of a loop-carried value that the previous
+# iteration may have left as an array the loop writes, once this iteration has written it
+# (``acc = x`` in a branch, then ``x[0] = 1`` and a read of ``acc`` in the next iteration); and
+# a write to an If or loop output that a nested If or loop may have bound to such an array.
+# A tuple or list holds the arrays themselves in NumPy (``l = [x]; x[0] = 1`` shows in
+# ``l[0]``), while a scripted one keeps the values it was given (Note [Lists are values] in
+# `ir.ops.prim`): a read of a tuple or list, or of an element read out of one, once an array it
+# holds has been written, and a write to such an element, are refused too.
 """
 
 from __future__ import annotations
@@ -48,8 +61,10 @@ import numpy as np
 
 from ir.errors import IRError
 from ir.graph import PARAM, Block, Graph, Node, Value, in_block
+from ir.source import SourceRange
 from ir.types import ANY, INT, NONE, TensorType, TupleType
 from passes.constant_propagation import constant_value, is_constant
+from passes.number_updates import rebind_number_updates
 from passes.registry import register_pass
 
 # In-place operator -> the out-of-place operator computing the new contents of its target, with
@@ -117,6 +132,17 @@ SCATTERS: dict[str, Scatter] = {
     "aten::reshape": _reshape_back,
     "aten::ravel": _reshape_back,
 }
+# Tuples and lists hold their operands' arrays; element reads give one of them back.
+_HOLDS_OPERANDS = frozenset(["prim::TupleConstruct", "prim::ListConstruct", "prim::ListAppend"])
+_ELEMENTS = frozenset(
+    [
+        "prim::TupleIndex",
+        "prim::ListIndex",
+        "prim::TupleUnpack",
+        "prim::ListUnpack",
+        "prim::TupleSlice",
+    ]
+)
 # Views that are views only of contiguous memory (NumPy copies otherwise).
 _NEED_CONTIGUOUS = frozenset({"aten::reshape", "aten::ravel"})
 
@@ -129,10 +155,23 @@ def _index_put_back(graph: Graph, view: Node, parent: Value, value: Value) -> Va
 def is_view(node: Node) -> bool:
     """Whether ``node``'s result is a view of its first operand: a view operator (SCATTERS),
     or ``aten::index`` with int and None items only, which is basic indexing in NumPy (the
-    frontend emits it for ``x[n]`` while n's type is not yet known to be an int)."""
+    frontend emits it for ``x[n]`` while n's type is not yet known to be an int). Reading one
+    element (every axis of an array of known rank indexed by an int) gives a NumPy scalar, a
+    copy, not a view."""
+    if _reads_one_element(node):
+        return False
     if node.kind in SCATTERS:
         return True
     return node.kind == "aten::index" and all(item.ty in (INT, NONE) for item in node.inputs[1:])
+
+
+def _reads_one_element(node: Node) -> bool:
+    """``y[i]`` on a 1-D ``y``, ``y[i, j]`` on a 2-D one: an int select or index with a 0-d
+    result (None items add axes, so a 0-d result means every axis got an int)."""
+    if node.kind not in ("aten::select", "aten::index"):
+        return False
+    ty = node.output.ty
+    return isinstance(ty, TensorType) and ty.shape == ()
 
 
 def _scatter(view: Node) -> Scatter:
@@ -163,23 +202,26 @@ class _Env:
 
 
 @register_pass("functionalize")
-def functionalize(graph: Graph) -> bool:
+def functionalize(graph: Graph, *, number_inputs: str = "") -> bool:
     """Rewrite in-place writes into out-of-place operators and scatters. See Note
-    [Functionalisation].
+    [Functionalisation]. ``number_inputs``: the positions of the inputs that are NumPy scalars
+    at run time, comma-separated (``"0,2"``); every other tensor input is an array.
 
-    Given:   graph(%y : Double(3), %v : Double()):
+    Given:   graph(%y : Double(3, 2), %v : Double(2)):
                %i : int = prim::Constant[value=0]()
-               %s : Double() = aten::select(%y, %i, %i)
-               %w : Double() = aten::copy_(%s, %v)
+               %s : Double(2) = aten::select(%y, %i, %i)
+               %w : Double(2) = aten::copy_(%s, %v)
                return (%y)
     Execute: functionalize(graph)
-    Result:  %w : Double() = aten::_written(%s, %v)
-             %y.1 : Double(3) = aten::select_scatter(%y, %w, %i, %i)
+    Result:  %w : Double(2) = aten::_written(%s, %v)
+             %y.1 : Double(3, 2) = aten::select_scatter(%y, %w, %i, %i)
              prim::WriteBack(%y, %y.1)
              return (%y.1)
     """
     if not any(node.kind in WRITES for node in graph.all_nodes()):
         return False
+    positions = {int(position) for position in number_inputs.split(",") if position.strip()}
+    rebind_number_updates(graph, positions)  # Note [Numbers and 0-d arrays]
     _pass_through_carried_arrays(graph.block)
     functionalizer = _Functionalizer(graph)
     env = _Env()
@@ -204,6 +246,12 @@ class _Functionalizer:
         # An If or loop output that may be a base defined before it or a view of one: those
         # bases, each with its version when the node ran.
         self.maybe_view: dict[Value, list[tuple[Value, Value]]] = {}
+        # A loop-carried parameter whose value from the previous iteration may be, or be a view
+        # of, a base the loop writes: those bases, each with its version when the body starts.
+        self.carried_view: dict[Value, list[tuple[Value, Value]]] = {}
+        # A tuple or list that holds arrays, or an element read out of one (or an If or loop
+        # output that may be either): the bases of those arrays, each with its version then.
+        self.held: dict[Value, list[tuple[Value, Value]]] = {}
 
     def alias(self, value: Value) -> _Alias:
         found = self.aliases.get(value)
@@ -255,14 +303,20 @@ class _Functionalizer:
                 self.branches(node, env)
             elif node.kind == "prim::Loop":
                 self.loop(node, env)
+            elif node.kind in _HOLDS_OPERANDS or node.kind in _ELEMENTS:
+                self.hold(node, env)
         self.read_fresh(block.return_node, env)
 
     def read_fresh(self, node: Node, env: _Env) -> None:
         for index, value in enumerate(list(node.inputs)):
             if value in self.first_view:
                 _check_first_view(value, *self.first_view[value], env.current, node)
+            for base, entry in self.carried_view.get(value, ()):
+                _check_carried_view(value, base, entry, env.current, node)
             for base, version in self.maybe_view.get(value, ()):
                 _check_maybe_view(value, base, version, env.current, node)
+            for base, version in self.held.get(value, ()):
+                _check_held(value, base, version, env.current, node)
             current = self.fresh(value, env, node)
             if current is not value:
                 node.replace_input(index, current)
@@ -283,6 +337,13 @@ class _Functionalizer:
             return
         info = self.alias(target)
         _check_one_array(info.base, node)
+        if info.base in self.held:
+            raise IRError(
+                f"cannot write to '{info.base.name_hint or 'it'}' here: it is an array a tuple "
+                "or list holds, which the scripted tuple or list would not see written; write "
+                "to the array itself, or copy it first (x.copy())",
+                node.source_range,
+            )
         with self.graph.inserting_before(node):
             contents = self.graph.insert(
                 WRITES[node.kind], list(node.inputs), (target.ty,)
@@ -357,6 +418,11 @@ class _Functionalizer:
             base = self.alias(initial).base
             if base in written and isinstance(param.ty, TensorType):
                 self.first_view[param] = (base, body_env.current(base))
+        for (_, param), result in zip(carried, body.outputs[1:], strict=True):
+            if isinstance(param.ty, TensorType):
+                entries = [(b, body_env.current(b)) for b in self.arrays_given(result, written)]
+                if entries:
+                    self.carried_view[param] = entries
         self.block(body, body_env)
         given = list(enumerate(node.outputs))
         for base in written:
@@ -366,13 +432,62 @@ class _Functionalizer:
             sources = [node.inputs[2 + position], body.outputs[1 + position]]
             self.note_maybe_view(output, sources, env)
 
+    def arrays_given(self, result: Value, bases: list[Value]) -> list[Value]:
+        """Those of ``bases`` that ``result``, as the frontend emitted it, may be or be a view
+        of: through views and writes, each branch's result of an If, and a loop's initial and
+        carried values (an ``acc = x`` in a branch makes the loop carry ``x`` on)."""
+        found: dict[Value, None] = {}
+        seen: set[Value] = set()
+        pending = [result]
+        while pending:
+            value = _root(pending.pop())
+            if value in seen:
+                continue
+            seen.add(value)
+            node, loop = value.node, _loop_of(value)
+            if node.kind == "prim::If":
+                pending.extend(block.outputs[value.index] for block in node.blocks)
+            elif node.kind == "prim::Loop":
+                pending.extend(_loop_sources(node, value.index))
+            elif loop is not None:
+                pending.extend(_loop_sources(loop, value.index - 1))
+            base = self.alias(value).base
+            if base in bases:
+                found.setdefault(base, None)
+        return list(found)
+
+    def hold(self, node: Node, env: _Env) -> None:
+        """A tuple or list holds its elements' arrays themselves, and an element read out of
+        one is that array: record their bases, so that a read after a write to one of them
+        is refused (the scripted tuple or list keeps the values it was given)."""
+        operands = node.inputs if node.kind in _HOLDS_OPERANDS else node.inputs[:1]
+        entries: dict[Value, Value] = {}
+        for operand in operands:
+            if isinstance(operand.ty, TensorType):
+                base = self.alias(operand).base
+                entries.setdefault(base, env.current(base))
+            entries.update(self.held.get(operand, ()))
+        if entries:
+            for output in node.outputs:
+                self.held[output] = list(entries.items())
+
     def note_maybe_view(self, output: Value, sources: list[Value], env: _Env) -> None:
         """Record the bases from before ``output``'s node that ``output`` may be, or be a view
         of, being one of ``sources`` (with their versions after the node)."""
+        node = output.node
+        held = {b: None for s in sources for b, _ in self.held.get(s, ())}
+        held_outside = [b for b in held if not any(in_block(b.node, i) for i in node.blocks)]
+        if held_outside:
+            self.held[output] = [(base, env.current(base)) for base in held_outside]
         if not isinstance(output.ty, TensorType):
             return
-        node = output.node
-        bases = {self.alias(s).base for s in sources if isinstance(s.ty, TensorType)}
+        bases: dict[Value, None] = {}
+        for source in sources:
+            if isinstance(source.ty, TensorType):
+                base = self.alias(source).base
+                bases[base] = None
+                # An If or a loop inside may have given out an array from further out.
+                bases.update((inner, None) for inner, _ in self.maybe_view.get(base, ()))
         outside = [b for b in bases if not any(in_block(b.node, inner) for inner in node.blocks)]
         if outside:
             self.maybe_view[output] = [(base, env.current(base)) for base in outside]
@@ -395,12 +510,39 @@ def _contiguous(chain: tuple[Node, ...]) -> bool:
     return True
 
 
+def _loop_sources(loop: Node, carried: int) -> list[Value]:
+    """What a prim::Loop's carried value number ``carried`` may be: its initial value or what
+    the body returns for it."""
+    return [loop.inputs[2 + carried], loop.blocks[0].outputs[1 + carried]]
+
+
+def _loop_of(value: Value) -> Node | None:
+    """The prim::Loop whose body has ``value`` as a carried parameter, if any."""
+    node = value.node
+    if node.kind != PARAM or node.owning_block is None or value.index == 0:
+        return None
+    owner = node.owning_block.owning_node
+    return owner if owner is not None and owner.kind == "prim::Loop" else None
+
+
 def _root(value: Value) -> Value:
     """The base a value is a view of, or an in-place write's result of, in the graph as the
     frontend emitted it."""
     while value.node.kind in WRITES or is_view(value.node):
         value = value.node.inputs[0]
     return value
+
+
+def _location(read: Node, value: Value) -> SourceRange | None:
+    """Where to point at for a refused read: the reading node, or when that is a block's
+    return (which carries a value out of a branch or a loop body, and has no place in the
+    source), the If or loop that gave out ``value`` or the node that returns it."""
+    if read.source_range is not None:
+        return read.source_range
+    if value.node.source_range is not None:
+        return value.node.source_range
+    owner = read.owning_block.owning_node if read.owning_block is not None else None
+    return owner.source_range if owner is not None else None
 
 
 def _check_one_array(base: Value, write: Node) -> None:
@@ -428,7 +570,24 @@ def _check_first_view(
         f"shares memory with '{base.name_hint or 'an array'}', which the loop has written "
         f"since (the next iterations' are other arrays); copy it before the loop "
         f"({name} = {name}.copy())",
-        read.source_range,
+        _location(read, param),
+    )
+
+
+def _check_carried_view(
+    param: Value, base: Value, entry: Value, current: Callable[[Value], Value], read: Node
+) -> None:
+    """Refuse ``read`` of ``param``, a loop-carried value that an iteration may leave as
+    ``base`` or a view of it, once the loop has written ``base`` in this iteration (its version
+    is no longer ``entry``)."""
+    if current(base) is entry:
+        return
+    name = param.name_hint or "it"
+    raise IRError(
+        f"cannot tell what '{name}' holds here: the loop carries it, and an iteration may "
+        f"leave it as '{base.name_hint or 'an array'}' or a view of it, which the loop has "
+        f"written since; copy it where it is assigned (x.copy())",
+        _location(read, param),
     )
 
 
@@ -444,35 +603,77 @@ def _check_maybe_view(
         f"cannot tell what '{name}' holds here: it comes out of an if or a loop that may give "
         f"'{base.name_hint or 'an array'}' or a view of it, which has been written since; "
         f"copy it where it is assigned (x.copy())",
-        read.source_range,
+        _location(read, value),
     )
 
 
-def _may_be_several(value: Value) -> bool:
+def _check_held(
+    value: Value, base: Value, version: Value, current: Callable[[Value], Value], read: Node
+) -> None:
+    """Refuse ``read`` of ``value``, a tuple or list that holds ``base`` or a view of it, or
+    an element read out of one, once ``base`` has been written (its version is no longer
+    ``version``): NumPy's tuple or list holds the array itself and would see the write."""
+    if current(base) is version:
+        return
+    name = value.name_hint or "it"
+    raise IRError(
+        f"cannot tell what '{name}' holds here: it is, or comes out of, a tuple or list that "
+        f"holds '{base.name_hint or 'an array'}' or a view of it, which has been written "
+        f"since; copy it where it is put in (x.copy())",
+        _location(read, value),
+    )
+
+
+def _may_be_several(value: Value, slots: frozenset[Value] = frozenset()) -> bool:
+    """Whether ``value``, an If output or a loop-carried value, may be an array that something
+    else also holds, looking into the Ifs and loops that gave out a branch's result or a
+    loop's carried value (``acc = x`` in an if in a loop makes the loop's result ``x``).
+    ``slots`` are the carried parameters of the one variable being followed, whose earlier
+    value is no other variable's."""
     node = value.node
     if node.kind == "prim::If":
         index = node.outputs.index(value)
-        return any(_shares_memory(block.outputs[index], block) for block in node.blocks)
+        return any(_shares_memory(block.outputs[index], block, slots) for block in node.blocks)
     if node.kind == "prim::Loop":
         value = node.blocks[0].inputs[1 + node.outputs.index(value)]
-        node = value.node
-    if node.kind == PARAM and node.owning_block is not None:
-        owner = node.owning_block.owning_node
-        if owner is not None and owner.kind == "prim::Loop":
-            position = node.owning_block.inputs.index(value)
-            if position == 0:
-                return False
-            body = node.owning_block
-            initial, result = owner.inputs[1 + position], body.outputs[position]
-            return _shares_memory(initial, None) or _shares_memory(result, body)
+    loop = _loop_of(value)
+    if loop is None or value in slots:
+        return False
+    slots = slots | {value}
+    initial, result = _loop_sources(loop, value.index - 1)
+    return (
+        _shares_memory(initial, None, slots)
+        or _read_after(initial, loop)
+        or _shares_memory(result, loop.blocks[0], slots)
+    )
+
+
+def _read_after(initial: Value, loop: Node) -> bool:
+    """Whether ``initial``, what a loop starts a carried value with, or a view of it, is read
+    after the loop: another name holds the array the loop gives out when no iteration
+    rebinds it (``w = y * 1.0; acc = w``, a loop, then ``acc[0] = 1`` and ``w`` read)."""
+    pending = [initial]
+    while pending:
+        for use in pending.pop().uses:
+            if use.user is loop:
+                continue
+            if is_view(use.user) or use.user.kind in WRITES:
+                pending.extend(use.user.outputs)
+            elif use.user.is_after(loop):
+                return True
     return False
 
 
-def _shares_memory(value: Value, block: Block | None) -> bool:
+def _shares_memory(value: Value, block: Block | None, slots: frozenset[Value]) -> bool:
     """Whether ``value`` may be an array that something else also holds: a view, a write's
-    result, a graph input, or a value from outside ``block``."""
+    result, a graph input, a value from outside ``block``, a loop-carried value of a variable
+    other than the one followed (``slots``), or an If or loop output that may be one."""
     root = _root(value)
     if root is not value:
+        return True
+    if _loop_of(value) is not None:
+        return value not in slots
+    if value.node.kind in ("prim::If", "prim::Loop") and _may_be_several(value, slots):
         return True
     if block is not None and not in_block(value.node, block) and value.node.kind != PARAM:
         return True

@@ -249,9 +249,11 @@ class _Propagator:
         for round_number in range(MAX_LOOP_ROUNDS + 1):
             for param, ty in zip(body.inputs[1:], carried_types, strict=True):
                 param.ty = ty
-            # Loop-carried values are not compile-time constants inside the body.
-            for param in body.inputs:
-                self.known.pop(param, None)
+            # Loop-carried values are not compile-time constants inside the body, and nor is
+            # what the body computed from them in a round where they had narrower types
+            # (``s.shape[0]`` while ``s`` was still ``Double(2)``).
+            for value in _values_defined_in(body):
+                self.known.pop(value, None)
             self.block(body)
             joined = [
                 join_types(ty, result.ty)
@@ -266,6 +268,16 @@ class _Propagator:
             raise AutodiffError("loop-carried types did not reach a fixed point", node.source_range)
         for out, ty in zip(node.outputs, carried_types, strict=True):
             self.set_type(out, ty)
+
+
+def _values_defined_in(block: Block) -> list[Value]:
+    """The parameters of ``block`` and of the blocks nested in it, and every node's outputs."""
+    values = list(block.inputs)
+    for node in block.nodes():
+        values.extend(node.outputs)
+        for inner in node.blocks:
+            values.extend(_values_defined_in(inner))
+    return values
 
 
 def _keep_requires_grad(old: Type, new: Type) -> Type:

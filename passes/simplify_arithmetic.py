@@ -8,7 +8,8 @@ negations and power-of-two scalings moved onto the scalar side of a product.
 # same bits as what it replaces (IEEE 754, round to nearest):
 #
 #   pow(x, 1) -> x                            x ** 1 is x (when the result keeps x's type)
-#   pow(x, 2) -> square(x)                    both are the correctly rounded x * x
+#   pow(x, 2) -> square(x)                    both are the correctly rounded x * x (for real
+#                                             x: NumPy's complex power is not)
 #   neg(mul(a, s)) -> mul(a, neg(s))          negation only flips a sign
 #   mul(neg(a), s) -> mul(a, neg(s))
 #   mul(mul(a, s), c) -> mul(a, mul(s, c))    s or c a power of two: scaling by it is exact
@@ -132,10 +133,19 @@ def _floating(node: Node) -> bool:
     )
 
 
+def _complex(node: Node) -> bool:
+    ty = node.outputs[0].ty
+    return isinstance(ty, TensorType) and ty.dtype is not None and np.dtype(ty.dtype).kind == "c"
+
+
 def _power(graph: Graph, node: Node) -> bool:
     base, exponent = node.inputs
     value = static_value(exponent)
     if value is NOT_CONSTANT or np.ndim(value) != 0 or base.ty != node.output.ty:
+        return False
+    if _complex(node):
+        # NumPy's complex power is not the correctly rounded product: z ** 2.0 and z * z may
+        # differ in the last bit, so nothing is rewritten.
         return False
     if value == 1:
         node.output.replace_all_uses_with(base)

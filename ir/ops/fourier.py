@@ -21,8 +21,8 @@ import numpy as np
 from ir.errors import ShapeError
 from ir.ops.registry import NOT_CONSTANT, register_op
 from ir.ops.shape_ops import axis_argument
-from ir.ops.shape_rules import as_tensor, elementwise, known_int, normalize_axis, tensor
-from ir.types import NONE, Type
+from ir.ops.shape_rules import as_tensor, elementwise, fixed, known_int, normalize_axis, tensor
+from ir.types import BOOL, FLOAT, INT, NONE, TensorType, Type
 
 _NORMS = (None, "backward", "ortho", "forward")
 Norm = Literal["backward", "ortho", "forward"] | None
@@ -211,6 +211,29 @@ def _grad_like_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
     if dtype is not None and np.dtype(dtype).kind not in "fc":
         dtype = "float64"
     return tensor(dtype, grad.shape)
+
+
+def is_complex(x: Any) -> bool:
+    """Whether ``x`` is complex: a constant once types are specialised, so a formula's branch
+    on it (``sign``, ``pow``, ``nan_to_num``) folds away and a real program pays nothing."""
+    return bool(np.iscomplexobj(x))
+
+
+def _is_complex_value(types: Sequence[Type]) -> Any:
+    ty = types[0]
+    if isinstance(ty, TensorType) and ty.dtype is not None:
+        return np.dtype(ty.dtype).kind == "c"
+    if ty in (FLOAT, INT, BOOL):
+        return False
+    return NOT_CONSTANT
+
+
+register_op(
+    "aten::_is_complex(Any self) -> bool",
+    shape=fixed(BOOL),
+    differentiable=False,
+    value_from_types=_is_complex_value,
+)(is_complex)
 
 
 def imag_backward(grad: Any, like: Any) -> Any:

@@ -16,7 +16,7 @@ import numpy as np
 
 from ir.ops.arrangement import PadMode, _promoted_sequence, atleast_shape
 from ir.ops.indexing import _along
-from ir.ops.prim import join_all, join_list_gradients
+from ir.ops.prim import autograd_add, join_all, join_list_gradients
 from ir.ops.registry import NOT_CONSTANT, OPS, register_op
 from ir.ops.selection import diagonal_length
 from ir.ops.shape_ops import _concatenate_rule
@@ -148,7 +148,8 @@ def dot_backward(grad: Any, a: Any, b: Any) -> tuple[Any, Any]:
 
 
 def _in_dtype_of(grad: Any, operand: np.ndarray[Any, Any]) -> Any:
-    return grad.astype(operand.dtype, copy=False) if operand.dtype.kind == "f" else grad
+    # A real operand's gradient is the real part (Note [Complex gradients] in autodiff.formulas).
+    return np.real(grad).astype(operand.dtype, copy=False) if operand.dtype.kind == "f" else grad
 
 
 def prod_backward(grad: Any, x: Any, axis: Any, keepdims: bool) -> Any:
@@ -191,7 +192,9 @@ def prod_double_backward(
     flat = moved.reshape((*moved.shape[: len(kept)], count))
     direction = np.transpose(cotangent, order).reshape(flat.shape)
     before, after = np.ones_like(flat), np.ones_like(flat)
-    d_before, d_after = np.zeros_like(flat), np.zeros_like(flat)
+    # A complex cotangent of a real x (a real part taken later) makes the derivatives complex.
+    moving = np.result_type(flat, direction)
+    d_before, d_after = np.zeros(flat.shape, moving), np.zeros(flat.shape, moving)
     for k in range(1, count):
         before[..., k] = before[..., k - 1] * flat[..., k - 1]
         d_before[..., k] = d_before[..., k - 1] * flat[..., k - 1]
@@ -204,7 +207,15 @@ def prod_double_backward(
     moved_jvp = (d_before * after + before * d_after).reshape(moved.shape)
     jvp = np.transpose(moved_jvp, np.argsort(order))
     grad_x = unreduce(grad, x.shape, axis, keepdims) * jvp
-    return grad_grad.astype(grad.dtype, copy=False), grad_x.astype(x.dtype, copy=False)
+    return _gradient_of(grad_grad, grad), _gradient_of(grad_x, x)
+
+
+def _gradient_of(value: Any, operand: Any) -> Any:
+    """``value`` as the gradient of ``operand``: in its dtype, the real part of a real one's
+    (Note [Complex gradients] in `autodiff.formulas`)."""
+    if operand.dtype.kind != "c":
+        value = np.real(value)
+    return value.astype(operand.dtype, copy=False)
 
 
 def _prod_double_backward_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
@@ -606,12 +617,13 @@ register_op("aten::_stack_backward(Tensor grad, int axis) -> Any", shape=_stack_
 
 def list_index_backward(grad: Any, lst: Any, index: int) -> list[Any]:
     """The gradient of ``lst[index]`` w.r.t. the list ``lst``: zeros like each element, with
-    ``grad`` at ``index``.
+    ``grad`` at ``index``. An element may itself be a tuple or list (``[(W, b), (V, c)]``):
+    its zeros are then a tuple or list of zeros.
 
     >>> list_index_backward(np.ones(2), [np.ones(2), np.ones(2)], -1)
     [array([0., 0.]), array([1., 1.])]
     """
-    grads = [np.zeros_like(element) for element in lst]
+    grads = [zeros_like_value(element) for element in lst]
     grads[index] = grad
     return grads
 
@@ -645,12 +657,14 @@ def _list_head_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
 
 def add_lists(a: Any, b: Any) -> list[Any]:
     """Two list gradients added element by element (what ``prim::AutogradAdd`` of two lists
-    becomes once both are known not to be zero: list gradients never hold the sentinel).
+    becomes once both are known not to be zero: list gradients never hold the sentinel). An
+    element that is a tuple or list (the gradient of ``[(W, b), ...]``) is added element by
+    element too, not concatenated as Python's ``+`` would.
 
-    >>> add_lists([1, 2], [10, 20])
-    [11, 22]
+    >>> add_lists([1, (2, 3)], [10, (20, 30)])
+    [11, (22, 33)]
     """
-    return [x + y for x, y in zip(a, b, strict=True)]
+    return [autograd_add(x, y) for x, y in zip(a, b, strict=True)]
 
 
 def _add_lists_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
@@ -874,15 +888,25 @@ def _swap(x: Any) -> Any:
     return np.swapaxes(x, -1, -2)
 
 
+def _adjoint(x: Any) -> Any:
+    return np.conj(np.swapaxes(x, -1, -2))
+
+
 def svd_backward(grad: Any, a: Any, out: Any, full_matrices: bool, compute_uv: bool) -> Any:
     """The gradient of ``np.linalg.svd`` for distinct non-zero singular values. With
-    ``full_matrices`` the columns past ``min(m, n)`` are not unique: they must get no gradient."""
+    ``full_matrices`` the columns past ``min(m, n)`` are not unique: they must get no gradient.
+
+    A complex ``a`` (Wan and Zhang 2019; PyTorch's ``svd_backward``): the formula below is the
+    one in the conjugate convention (dL/dRe + i dL/dIm), so the cotangents are conjugated on
+    the way in and the result on the way out (Note [Complex gradients] in
+    `autodiff.formulas`). A loss that depends on the phases of the singular vectors (which
+    are arbitrary) has no gradient; the formula assumes one that does not, as ``abs(u)``."""
     a = np.asarray(a)
     m, n = a.shape[-2:]
     k = min(m, n)
     if compute_uv:
         u, s, vh = out
-        grad_u, grad_s, grad_vh = (np.asarray(g) for g in grad)
+        grad_u, grad_s, grad_vh = (np.conj(np.asarray(g)) for g in grad)
         if full_matrices and (np.any(grad_u[..., k:]) or np.any(grad_vh[..., k:, :])):
             raise ValueError(
                 "the gradient of svd with full_matrices=True is not defined for the columns of "
@@ -894,22 +918,25 @@ def svd_backward(grad: Any, a: Any, out: Any, full_matrices: bool, compute_uv: b
         u, s, vh = np.linalg.svd(a, full_matrices=False)
         grad_s = np.asarray(grad)
         grad_u, grad_vh = np.zeros_like(u), np.zeros_like(vh)
-    v, grad_v = _swap(vh), _swap(grad_vh)
+    v, grad_v = _adjoint(vh), _adjoint(grad_vh)
     eye = np.eye(k, dtype=s.dtype)
     squares = s[..., None, :] ** 2 - s[..., :, None] ** 2  # s_j^2 - s_i^2
     f = (1 - eye) / (squares + eye)
-    utgu = _swap(u) @ grad_u
-    vtgv = _swap(v) @ grad_v
+    uhgu = _adjoint(u) @ grad_u
+    vhgv = _adjoint(v) @ grad_v
     sigma = s[..., None, :] * eye
-    core = (f * (utgu - _swap(utgu))) @ sigma + sigma @ (f * (vtgv - _swap(vtgv)))
+    core = (f * (uhgu - _adjoint(uhgu))) @ sigma + sigma @ (f * (vhgv - _adjoint(vhgv)))
     core = core + grad_s[..., None, :] * eye
-    result = u @ core @ vh
     inverse = (1 / s)[..., None, :]
+    if np.iscomplexobj(u):
+        # The phase of each singular pair: i Im(diag(U^H gU)) / s.
+        core = core + 1j * np.imag(uhgu) * eye * inverse
+    result = u @ core @ vh
     if m > k:
-        result = result + ((grad_u - u @ utgu) * inverse) @ vh
+        result = result + ((grad_u - u @ uhgu) * inverse) @ vh
     if n > k:
-        result = result + u @ _swap((grad_v - v @ vtgv) * inverse)
-    return result.astype(a.dtype, copy=False)
+        result = result + u @ _adjoint((grad_v - v @ vhgv) * inverse)
+    return np.conj(result).astype(a.dtype, copy=False)
 
 
 def norm_backward(grad: Any, x: Any, out: Any, order: Any, axis: Any, keepdims: bool) -> Any:
@@ -921,28 +948,35 @@ def norm_backward(grad: Any, x: Any, out: Any, order: Any, axis: Any, keepdims: 
         grad = np.expand_dims(grad, axes)
         out = np.expand_dims(out, axes)
     if order is None or order == "fro" or (len(axes) == 1 and order == 2):
-        return (grad * np.where(out == 0, 0, x / np.where(out == 0, 1, out))).astype(x.dtype)
+        slope = np.where(out == 0, 0, np.conj(x) / np.where(out == 0, 1, out))
+        return (grad * slope).astype(x.dtype)
     if len(axes) == 1:
         return (grad * _vector_norm_slope(x, out, order, axes)).astype(x.dtype)
     if order in (1, -1, np.inf, -np.inf):
         # Matrix 1/inf norms: the extreme column (row) sum of absolute values.
         summed = axes[0] if order in (1, -1) else axes[1]
         sums = np.sum(np.abs(x), axis=summed, keepdims=True)
-        hits = (sums == out).astype(x.dtype)
+        hits = (sums == out).astype(out.dtype)
         hits = hits / np.sum(hits, axis=axes, keepdims=True)
-        return (grad * hits * np.sign(x)).astype(x.dtype)
+        return (grad * hits * _abs_slope(x)).astype(x.dtype)
     raise ValueError(f"the gradient of a matrix norm with ord={order!r} is not supported")
+
+
+def _abs_slope(x: Any) -> Any:
+    """The gradient of ``|x|`` elementwise: ``sign(x)``, and ``conj(x) / |x|`` for a complex
+    ``x`` (Note [Complex gradients] in `autodiff.formulas`); 0 at 0."""
+    return np.conj(np.sign(x))
 
 
 def _vector_norm_slope(x: Any, out: Any, order: Any, axes: tuple[int, ...]) -> Any:
     if order in (np.inf, -np.inf):
-        hits = (np.abs(x) == out).astype(x.dtype)
-        return np.sign(x) * hits / np.sum(hits, axis=axes, keepdims=True)
+        hits = (np.abs(x) == out).astype(out.dtype)
+        return _abs_slope(x) * hits / np.sum(hits, axis=axes, keepdims=True)
     if order == 0:
         return np.zeros_like(x)
     p = float(order)
     safe = np.where(out == 0, 1, out)
-    return np.where(out == 0, 0, np.sign(x) * (np.abs(x) / safe) ** (p - 1))
+    return np.where(out == 0, 0, _abs_slope(x) * (np.abs(x) / safe) ** (p - 1))
 
 
 def _like_operand(position: int) -> Any:

@@ -92,6 +92,29 @@ def write_back(target: Any, value: Any) -> tuple[()]:
     return ()
 
 
+def copy_if_shared(value: Any, *written: np.ndarray) -> Any:
+    """``value`` with every array in it (looking into tuples and lists) that may share memory
+    with one of ``written`` replaced by a copy; ``value`` itself when none may. ``f`` saves
+    what ``df`` reads this way before it writes its arguments back (Note [Arguments written
+    to] in `autodiff.lambda_lift`).
+
+    >>> x, y = np.zeros(3), np.ones(2)
+    >>> saved = copy_if_shared([x[1:], y], x)
+    >>> np.shares_memory(saved[0], x), saved[1] is y
+    (False, True)
+    """
+    if isinstance(value, np.ndarray):
+        if any(np.may_share_memory(value, array) for array in written):
+            return value.copy()
+        return value
+    if isinstance(value, tuple | list):
+        saved = [copy_if_shared(item, *written) for item in value]
+        if all(new is old for new, old in zip(saved, value, strict=True)):
+            return value
+        return tuple(saved) if isinstance(value, tuple) else saved
+    return value
+
+
 def make_tuple(*elems: Any) -> tuple[Any, ...]:
     return elems
 
@@ -123,6 +146,10 @@ def unpack(sequence: Any) -> tuple[Any, ...]:
 
 def slice_sequence(sequence: Any, start: int | None, stop: int | None, step: int | None) -> Any:
     return sequence[start:stop:step]
+
+
+def _same_type_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    return [types[0]]
 
 
 def _tuple_construct_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
@@ -241,3 +268,10 @@ register_op(
     pure=False,
     differentiable=False,
 )(write_back)
+# Impure: it must run where it stands, before the prim::WriteBack nodes that follow it.
+register_op(
+    "prim::CopyIfShared(Any value, Tensor... written) -> Any",
+    shape=_same_type_rule,
+    pure=False,
+    differentiable=False,
+)(copy_if_shared)

@@ -125,12 +125,27 @@ def _expand(partial: Any, labels: str, kept: str, shape: tuple[int, ...]) -> Any
     return result
 
 
+def _sum_broadcast_labels(partial: Any, kept: str, labels: str, operand: Any) -> Any:
+    """``partial`` (over ``kept``, sized as the result and the other operands have those labels)
+    summed along each label where ``operand`` has length 1 and was broadcast against a longer
+    axis of another operand (``np.einsum`` broadcasts such axes, as arithmetic does)."""
+    sizes = dict(zip(labels, operand.shape, strict=True))
+    broadcast = tuple(
+        axis for axis, c in enumerate(kept) if sizes[c] == 1 and partial.shape[axis] != 1
+    )
+    return np.sum(partial, axis=broadcast, keepdims=True) if broadcast else partial
+
+
 def einsum_vjp(grad: Any, subscripts: str, operands: Sequence[Any]) -> tuple[Any, ...]:
     """The gradient of every operand of ``np.einsum(subscripts, *operands)``.
 
     Labels an operand shares with the result or the other operands come from one einsum;
     labels only it has were summed away, so its gradient is constant along them (broadcast);
-    a label it repeats (``ii``) reads a diagonal, so the gradient goes back onto that diagonal.
+    a label it repeats (``ii``) reads a diagonal, so the gradient goes back onto that diagonal;
+    a label of length 1 that ``np.einsum`` broadcast against a longer one of another operand
+    gets the sum along it. ``grad`` may itself have length 1 along a label the operands have
+    longer (the gradient of an einsum whose result was summed along it): ``np.einsum``
+    broadcasts it back, which is the adjoint of that sum.
     """
     arrays = [np.asarray(x) for x in operands]
     inputs, output = parse_subscripts(subscripts, len(arrays))
@@ -139,6 +154,7 @@ def einsum_vjp(grad: Any, subscripts: str, operands: Sequence[Any]) -> tuple[Any
         spec, kept = _operand_spec(inputs, output, index)
         others = [a for j, a in enumerate(arrays) if j != index]
         partial = np.einsum(spec, grad, *others)
+        partial = _sum_broadcast_labels(partial, kept, inputs[index], operand)
         grads.append(_in_dtype_of(_expand(partial, inputs[index], kept, operand.shape), operand))
     return tuple(grads)
 
@@ -217,7 +233,8 @@ def einsum_vjp_backward_backward(
 
 
 def _in_dtype_of(grad: Any, operand: np.ndarray[Any, Any]) -> Any:
-    return grad.astype(operand.dtype, copy=False) if operand.dtype.kind == "f" else grad
+    # A real operand's gradient is the real part (Note [Complex gradients] in autodiff.formulas).
+    return np.real(grad).astype(operand.dtype, copy=False) if operand.dtype.kind == "f" else grad
 
 
 def kron_subscripts(ndim_x: int, ndim_y: int) -> str:

@@ -604,6 +604,41 @@ def einsum_chain_and_transpose(a, b, v):
     return np.einsum("ij,jk,k->", a, b, v) + np.sum(np.einsum("ij->ji", a) ** 2)
 
 
+# The carried value grows, so its shape is only known per iteration: shape propagation used to
+# keep what it learnt from the first round's narrower type (zeros of length 2), and the loop
+# tape of that fixed shape could not hold the longer arrays of later iterations.
+@case(arrays((3,), ()))
+def loop_grows_and_sizes_a_fresh_array(x, c):
+    s = x[:2] * c
+    for _ in range(2):
+        w = np.zeros(s.shape[0])
+        s = s + w
+        s = np.concatenate([np.tanh(s), c[None]])
+    return np.sum(s)
+
+
+# np.einsum broadcasts a label of length 1 against a longer one (issue 15, item 8): the
+# gradient of such an operand is summed along it.
+@case(arrays((1, 3, 2), (4, 2, 5)))
+def einsum_broadcast_batch(x, w):
+    return np.sum(np.einsum("mnd,mdo->mno", x, w) ** 2)
+
+
+@case(arrays((4, 3, 2), (1, 2, 5)))
+def einsum_broadcast_batch_of_the_second(x, w):
+    return np.sum(np.tanh(np.einsum("mnd,mdo->mno", x, w)))
+
+
+@case(arrays((1, 3), (4, 1), (1,)))
+def einsum_broadcast_each_operand(a, b, c):
+    return np.sum(np.einsum("ij,ij,j->i", a, b, c) ** 2)
+
+
+@case(arrays((1, 2, 3), (4, 1, 2)))
+def einsum_broadcast_summed_labels(x, y):
+    return np.sum(np.einsum("mij,mjk->ik", x, y) ** 2)
+
+
 @case(arrays((2, 3, 4), (3, 4, 2), (3,)))
 def tensordot_inner_outer(a, b, v):
     t = np.tensordot(a, b, axes=([1, 2], [0, 1]))

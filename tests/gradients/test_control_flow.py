@@ -203,3 +203,86 @@ def test_a_carried_value_of_unknown_type_still_carries_the_gradient() -> None:
     ad.gradcheck(mixed, x, 3)
     np.testing.assert_allclose(ad.grad(mixed)(x, 3), np.full(3, 2.75), rtol=1e-15)
     np.testing.assert_allclose(ad.grad(mixed)(x, 0), np.zeros(3), rtol=1e-15)
+
+
+# ---- gradients that are zero in one iteration and not in another (issue 15, item 9b) ----------
+
+
+def growing_carried_read_by_a_condition(x, n):
+    # `s` grows, so its type is Double(*). Its only use before being rebound is a condition:
+    # its gradient in the reverse body is zero, and with no shape in its type it was left as
+    # the AUTOGRAD_ZERO sentinel, which the next reverse iteration received as the gradient of
+    # the grown `s` (aten::_concatenate_backward: tuple index out of range; with one
+    # iteration, aten::add of the sentinel).
+    s = x * 1.0
+    t = x * 1.0
+    for i in range(n):
+        if np.sum(s) > 0.0:
+            t = t * 1.0
+            t[0] = 2.0
+        s = np.concatenate([t, x[:i]])
+    return np.sum(s**2)
+
+
+def scalar_gradient_lost_its_dtype(x, v, c, n):
+    # The gradient of a list element through np.concatenate has no dtype in its type, so `q`'s
+    # gradient joins to Tensor(); the branch that does not read `q` returned the sentinel,
+    # which was not materialised (aten::add: unsupported operand ... 'AutogradZeroType').
+    s = c[None] * v
+    t = v * 1.0
+    parts = [x]
+    q = x[1]
+    for _ in range(3):
+        if n <= 1:
+            q = s[0]
+        if n > 1:
+            t = t * q
+        parts.append(np.sin(t))
+    return np.sum(np.concatenate(parts)) + np.sum(s)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_a_zero_gradient_of_a_growing_carried_value_is_materialised(n: int) -> None:
+    x = np.array([0.4, -0.3, 0.9])
+    assert ad.gradcheck(growing_carried_read_by_a_condition, x, n).ok
+
+
+@pytest.mark.parametrize("n", [0, 2])
+def test_a_zero_gradient_whose_joined_type_lost_its_dtype_is_materialised(n: int) -> None:
+    rng = np.random.default_rng(n)
+    args = (rng.standard_normal(3), rng.standard_normal(3), np.array(0.3), n)
+    assert ad.gradcheck(scalar_gradient_lost_its_dtype, *args).ok
+
+
+# ---- sizes read from a carried value whose shape changes (issue 15, item 9b) -------------------
+# Shape propagation kept what it learnt in the loop's first round, while the carried `s` still
+# had its initial shape: the arrays sized by `s.shape` were typed with that shape, and the
+# reverse program, which trusts the types (loop tapes, sums back to an operand's shape), failed
+# in the second iteration.
+
+
+def sized_by_a_growing_value_in_a_while(x, c, n):
+    s = x * c
+    i = 0
+    while i < n:
+        w = np.ones(s.shape[:1]) * c
+        s = np.concatenate([(s + w)[None].reshape(-1), c[None]])
+        i = i + 1
+    return np.sum(s * s)
+
+
+def broadcast_against_a_growing_value(x, c, n):
+    s = x * c
+    for _ in range(n):
+        w = np.ones((s.shape[0], 1)) * c
+        s = np.concatenate([np.sum(s + w, axis=0), c[None]])
+    return np.sum(s * s)
+
+
+@pytest.mark.parametrize(
+    "fn", [sized_by_a_growing_value_in_a_while, broadcast_against_a_growing_value]
+)
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_sizes_of_a_growing_carried_value_are_read_each_iteration(fn: Any, n: int) -> None:
+    x = np.array([0.1, -0.2, 0.3])
+    assert ad.gradcheck(fn, x, np.array(0.3), n).ok

@@ -307,6 +307,73 @@ def argument_add_at(x, idx, v):
     return np.sum(np.sin(x))
 
 
+# ---- one element read out of an array: a NumPy scalar, a copy, no view (issue 15, item 2) -------
+
+
+@program(V5, wrt=(0,))
+def element_read_then_base_written(v):
+    t = v[1]
+    v[1] = 7.0
+    return t * np.sum(v * v)
+
+
+@program(V5, wrt=(0,))
+def element_updated_leaves_the_array(y):
+    s = y[0]
+    s += 5.0
+    return s * np.sum(y)
+
+
+@program(V5, 2, wrt=(0,))
+@program(V5, -2, wrt=(0,))
+def element_at_an_int_parameter(y, n: int):
+    t = y[n]
+    y[n] += 1.0
+    t -= 1.0
+    return t * np.sum(y * y)
+
+
+@program(M34, 1, wrt=(0,))
+@program(M34, -3, wrt=(0,))
+def matrix_element_then_row_written(y, n: int):
+    t = y[n, -1]
+    y[n] = 0.5
+    t *= 3.0
+    return t + np.sum(y * y)
+
+
+@program(T234, wrt=(0,))
+def rank_3_element_then_written(y):
+    t = y[1, -2, 3]
+    y[1, -2] *= 3.0
+    s = y[0, 0, 0]
+    y[0, 0, 0] = t
+    s /= 2.0
+    return t * s + np.sum(y * y)
+
+
+@program(V4, 4, wrt=(0,))
+def elements_read_and_zeroed_in_a_loop(x, n: int):
+    acc = 0.0
+    for i in range(n):
+        t = x[i]
+        x[i] = 0.0
+        acc += t * t
+    return acc + np.sum(x)
+
+
+@program(M34, wrt=(0,))
+def element_accumulator_in_a_while_loop(x):
+    s = x[0, 0]
+    i = 1
+    while i < 3:
+        s **= 1.0
+        s += x[i, i]
+        x[i, i] = s
+        i += 1
+    return s * np.sum(x)
+
+
 # ---- the checks ---------------------------------------------------------------------------------
 
 

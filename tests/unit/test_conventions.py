@@ -3,6 +3,7 @@ values here are the contract, each named after the system whose choice it matche
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -150,3 +151,117 @@ def test_norm_at_zero_and_piecewise_constants() -> None:
     # The norm at 0: 0, as PyTorch (the subgradient of least norm); sign and floor: 0.
     np.testing.assert_array_equal(ad.grad(norm)(np.zeros(3)), np.zeros(3))
     np.testing.assert_array_equal(ad.grad(signs)(np.array([-1.0, 0.0, 2.0])), np.zeros(3))
+
+
+# ---- points where the derivative exists though the formula divides by 0 --------------------
+
+
+def power_float_zero(x):
+    return np.sum(np.power(x, 0.0))
+
+
+def power_int_zero(x):
+    return np.sum(x**0)
+
+
+def power_broadcast_zeros(x, y):
+    return np.sum(np.power(x, y))
+
+
+def power_one(x):
+    return np.sum(x**1)
+
+
+def power_two(x):
+    return np.sum(x**2)
+
+
+def power_one_and_a_half(x):
+    return np.sum(x**1.5)
+
+
+@pytest.mark.parametrize("fn", [power_float_zero, power_int_zero], ids=["0.0", "int-0"])
+def test_power_zero_at_zero_has_gradient_zero(fn: Any) -> None:
+    # x ** 0 is 1 everywhere: gradient and second derivative 0 at 0 too (was nan), as JAX.
+    x = np.array([0.0, -0.0, 2.0, -3.0])
+    np.testing.assert_array_equal(ad.grad(fn)(x), np.zeros(4))
+    np.testing.assert_array_equal(ad.hessian(fn)(x), np.zeros((4, 4)))
+
+
+def test_power_by_broadcast_zeros_at_zero() -> None:
+    x, y = np.array([0.0, 1.5, -2.0]), np.zeros((2, 3))
+    dx, dy = ad.grad(power_broadcast_zeros, argnums=(0, 1))(x, y)
+    np.testing.assert_array_equal(dx, np.zeros(3))
+    # The exponent's gradient, x ** y * log(x), only where log(x) is real (0 at x = 0).
+    np.testing.assert_allclose(dy, np.tile([0.0, np.log(1.5), 0.0], (2, 1)))
+
+
+def test_powers_at_zero_as_jax_defines_them() -> None:
+    x = np.array([0.0, 2.0])
+    np.testing.assert_array_equal(ad.grad(power_one)(x), [1.0, 1.0])
+    np.testing.assert_array_equal(ad.grad(power_two)(x), [0.0, 4.0])
+    np.testing.assert_array_equal(ad.grad(power_one_and_a_half)(x), [0.0, 1.5 * np.sqrt(2.0)])
+    with np.errstate(divide="ignore"):
+        assert ad.hessian(power_one_and_a_half)(x)[0, 0] == np.inf  # infinite, as sqrt's
+    # 0 ** y w.r.t. y: 0.
+    dy = ad.grad(power_broadcast_zeros, argnums=1)(np.zeros(3), np.array([0.0, 1.0, 2.0]))
+    np.testing.assert_array_equal(dy, np.zeros(3))
+
+
+def test_powers_at_zero_match_jax() -> None:
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    import jax.numpy as jnp
+
+    # JAX gives 0 for an int exponent 0 and nan for a float 0.0 (jax 0.10): the derivative is 0
+    # either way, so only the int exponents are compared.
+    x = np.array([0.0, 2.0, -1.0])
+    for fn, exponent in [(power_int_zero, 0), (power_two, 2)]:
+        expected = jax.grad(lambda q, e=exponent: jnp.sum(q**e))(jnp.asarray(x))
+        np.testing.assert_array_equal(ad.grad(fn)(x), np.asarray(expected))
+        second = jax.hessian(lambda q, e=exponent: jnp.sum(q**e))(jnp.asarray(x))
+        np.testing.assert_array_equal(ad.hessian(fn)(x), np.asarray(second))
+
+
+def deviation(x):
+    return np.std(x)
+
+
+def row_deviations(x):
+    return np.sum(np.std(x, axis=1, ddof=1))
+
+
+def variance(x):
+    return np.var(x)
+
+
+def test_std_of_equal_values_has_gradient_zero() -> None:
+    # std is a scaled norm of x - mean(x): the norm's rule, the least-norm subgradient 0 (was
+    # nan), and second derivative 0.
+    x = np.full(4, 0.5)
+    np.testing.assert_array_equal(ad.grad(deviation)(x), np.zeros(4))
+    np.testing.assert_array_equal(ad.hessian(deviation)(x), np.zeros((4, 4)))
+
+
+def test_std_with_axis_and_ddof_at_equal_rows() -> None:
+    x = np.array([[1.0, 1.0, 1.0], [1.0, 2.0, 4.0]])
+    grad = ad.grad(row_deviations)(x)
+    np.testing.assert_array_equal(grad[0], np.zeros(3))
+    centred = x[1] - x[1].mean()
+    np.testing.assert_allclose(grad[1], centred / (2 * np.std(x[1], ddof=1)))
+    hessian = np.asarray(ad.hessian(row_deviations)(x))
+    assert not np.isnan(hessian).any()
+    np.testing.assert_array_equal(hessian[0, :, 0, :], np.zeros((3, 3)))
+
+
+def test_var_of_equal_values_is_smooth() -> None:
+    # No convention needed: gradient 0, second derivative 2/n (I - 1/n).
+    x = np.full(4, 0.5)
+    np.testing.assert_array_equal(ad.grad(variance)(x), np.zeros(4))
+    np.testing.assert_allclose(ad.hessian(variance)(x), 2 / 4 * (np.eye(4) - 1 / 4))
+
+
+def test_the_document_states_these_conventions() -> None:
+    text = (Path(__file__).parents[2] / "docs" / "conventions.md").read_text()
+    for row in ("`np.std(x, axis=…, ddof=…)`", "`x ** 0`", "`x ** p` at `x = 0`", "# Complex"):
+        assert row in text, row

@@ -324,8 +324,10 @@ def check_gradients(op: str, operands: Operands, wrt: tuple[int, ...], rtol: flo
         operand = operand_at(operands, slot)
         where = f"{op} operand {slot[0]}" + ("" if slot[1] is None else f" item {slot[1]}")
         assert np.shape(grad) == np.shape(operand), f"{where}: gradient shape"
-        # A Python float's gradient is a float or a 0-d array, of the result's precision.
-        precision = np.result_type(*parts(out))
+        # A Python float's gradient is a float or a 0-d array, of the result's precision, and
+        # real: the real part where the result is complex (Note [Real operands of complex
+        # operators] in `autodiff.differentiate`).
+        precision = np.real(np.zeros((), np.result_type(*parts(out)))).dtype
         want = precision if isinstance(operand, float) else np.result_type(operand)
         assert np.result_type(grad) == want, f"{where}: gradient dtype"
         numeric = finite_differences(kernel, wide, slot, cotangent, eps)
@@ -399,6 +401,27 @@ def test_formula_keeps_float32(op: str, sample: Sample) -> None:
             id="hypot-origin",
         ),
         pytest.param("aten::sinc", (np.array([0.0, 1.0]),), (0,), [[0, -1]], id="sinc-0"),
+        pytest.param(
+            "aten::pow", (np.array([0.0, -0.0, 2.0]), 0.0), (0,), [[0, 0, 0]], id="pow-0.0-at-0"
+        ),
+        pytest.param("aten::pow", (np.array([0.0, 2.0]), 0), (0,), [[0, 0]], id="pow-int-0-at-0"),
+        pytest.param(
+            "aten::pow",
+            (np.array([0.0, 2.0]), np.zeros((2, 2))),
+            (0, 1),
+            [[0, 0], [[0, np.log(2.0)], [0, np.log(2.0)]]],
+            id="pow-broadcast-zeros-at-0",
+        ),
+        pytest.param(
+            "aten::std", (np.full(3, 0.5), None, False, 0), (0,), [[0, 0, 0]], id="std-equal"
+        ),
+        pytest.param(
+            "aten::std",
+            (np.array([[1.0, 1.0], [1.0, 3.0]]), 1, True, 1),
+            (0,),
+            [[[0, 0], [-1 / np.sqrt(2.0), 1 / np.sqrt(2.0)]]],
+            id="std-equal-row-ddof=1",
+        ),
         pytest.param(
             "aten::fmax",
             (np.array([np.nan, 1.0, 2.0]), np.array([1.0, np.nan, 2.0])),

@@ -413,3 +413,54 @@ def test_vjp_compiles_once_per_signature() -> None:
 
 def vjp_target(x):
     return np.sin(x) * 2.0
+
+
+def clip_in_place(x):
+    x[x > 1] = 1.0
+    return np.sum(x**2)
+
+
+def test_gradcheck_of_a_function_that_writes_its_argument() -> None:
+    # Issue 15, item 6: each evaluation gets fresh copies, so the point does not move.
+    x = np.array([0.5, -0.25, 2.0, 3.0])
+    given = x.copy()
+    result = ad.gradcheck(clip_in_place, x)
+    assert result.ok
+    np.testing.assert_array_equal(x, given)  # the caller's argument is left as it was
+
+
+# ---- parameters left to their defaults (issue 15, item 11) -----------------------------------
+
+
+def scaled_by_default(x, k: float = 0.5):
+    return np.sum(x * x) * k
+
+
+def test_vjp_returns_one_cotangent_per_argument_passed() -> None:
+    _, vjp_fn = ad.vjp(scaled_by_default, Y)
+    grads = vjp_fn(1.0)
+    assert len(grads) == 1
+    np.testing.assert_allclose(grads[0], Y, rtol=1e-14)
+    dx, dk = ad.vjp(scaled_by_default, Y, 0.25)[1](1.0)
+    np.testing.assert_allclose(dx, 0.5 * Y, rtol=1e-14)
+    assert dk == pytest.approx(np.sum(Y * Y), rel=1e-14)
+
+
+def test_gradcheck_of_a_function_with_a_default() -> None:
+    assert ad.gradcheck(scaled_by_default, Y).ok
+
+
+@pytest.mark.parametrize("argnums", [1, -1, (0, 1)])
+def test_argnums_at_a_parameter_left_to_its_default_is_refused(argnums: Any) -> None:
+    for make in (ad.grad, ad.value_and_grad, ad.jacobian, ad.hessian):
+        with pytest.raises(ad.DifferentiationError, match=r"parameter 'k' .* not passed"):
+            make(scaled_by_default, argnums=argnums)(Y)
+
+
+def test_argnums_at_a_default_passed_by_keyword_or_position() -> None:
+    expected = np.sum(Y * Y)
+    assert ad.grad(scaled_by_default, argnums=1)(Y, k=0.25) == pytest.approx(expected)
+    assert ad.grad(scaled_by_default, argnums=1)(Y, 0.25) == pytest.approx(expected)
+    np.testing.assert_allclose(ad.grad(scaled_by_default)(Y), Y, rtol=1e-14)
+    np.testing.assert_allclose(ad.jacobian(scaled_by_default)(Y), Y, rtol=1e-14)
+    np.testing.assert_allclose(ad.hessian(scaled_by_default)(Y), np.eye(4), rtol=1e-14)

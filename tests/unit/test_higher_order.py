@@ -4,6 +4,7 @@ differences of the compiled gradient (itself checked against finite differences 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -312,3 +313,131 @@ def test_gradient_with_aux_cannot_be_differentiated_again() -> None:
 
     with pytest.raises(ad.DifferentiationError, match="has_aux"):
         ad.grad(ad.grad(with_aux, has_aux=True))(np.array(1.0))
+
+
+# ---- derivatives of any order through control flow (issue 15, item 10) -------------------------
+# A gradient of a gradient is built for the declared (shapeless) argument types, where a zero
+# gradient cannot be materialised from its type: the third derivative through a loop kept
+# prim::GradOf, prim::AutogradAdd and prim::AutogradZero and was refused (Note [Gradients of
+# gradients at generic types] in `autodiff.higher_order`).
+
+
+def sine_for_loop(x):
+    s = x
+    for _ in range(3):
+        s = np.sin(s)
+    return np.sum(s)
+
+
+def sine_while_loop(x):
+    s = x
+    k = 0
+    while k < 3:
+        s = np.sin(s) * 1.5
+        k = k + 1
+    return np.sum(s)
+
+
+def branches_in_a_loop(x):
+    s = x
+    u = x * 0.5
+    for i in range(4):
+        if i % 2 == 0:
+            s = np.sin(s) * u
+        else:
+            u = u * np.cos(s)
+    return np.sum(s * u)
+
+
+def branch_on_the_argument(x):
+    if x > 0.5:  # noqa: SIM108 (a statement: a prim::If with blocks)
+        s = np.sin(x) * x
+    else:
+        s = np.exp(x)
+    return np.sum(s)
+
+
+def weights_and_a_list_in_a_loop(t, w):
+    hs = []
+    h = w * t
+    for _ in range(3):
+        h = np.tanh(h * w + t)
+        hs.append(h)
+    return np.sum(np.stack(hs)) + np.sum(hs[0] * hs[-1])
+
+
+def _jax_sine_for_loop(jnp: Any, x: Any) -> Any:
+    s = x
+    for _ in range(3):
+        s = jnp.sin(s)
+    return jnp.sum(s)
+
+
+def _jax_sine_while_loop(jnp: Any, x: Any) -> Any:
+    s = x
+    for _ in range(3):
+        s = jnp.sin(s) * 1.5
+    return jnp.sum(s)
+
+
+def _jax_branches_in_a_loop(jnp: Any, x: Any) -> Any:
+    s = x
+    u = x * 0.5
+    for i in range(4):
+        if i % 2 == 0:
+            s = jnp.sin(s) * u
+        else:
+            u = u * jnp.cos(s)
+    return jnp.sum(s * u)
+
+
+def _jax_branch_on_the_argument(jnp: Any, x: Any) -> Any:
+    return jnp.where(x > 0.5, jnp.sin(x) * x, jnp.exp(x))
+
+
+CONTROL_FLOW = [
+    (sine_for_loop, _jax_sine_for_loop),
+    (sine_while_loop, _jax_sine_while_loop),
+    (branches_in_a_loop, _jax_branches_in_a_loop),
+    (branch_on_the_argument, _jax_branch_on_the_argument),
+]
+
+
+def _nested_grads(fn: Callable[..., Any], orders: int) -> list[Callable[..., Any]]:
+    grads = [fn]
+    for _ in range(orders):
+        grads.append(ad.grad(grads[-1]))
+    return grads
+
+
+@pytest.mark.parametrize(
+    "fn", [case[0] for case in CONTROL_FLOW], ids=[case[0].__name__ for case in CONTROL_FLOW]
+)
+def test_third_and_fourth_derivatives_through_control_flow(fn: Callable[..., Any]) -> None:
+    grads = _nested_grads(fn, 4)
+    for order, point in ((3, 0.3), (4, 0.3), (3, 0.7), (4, 0.7)):
+        eps = 1e-5
+        numeric = (grads[order - 1](point + eps) - grads[order - 1](point - eps)) / (2 * eps)
+        np.testing.assert_allclose(grads[order](point), numeric, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize(("fn", "jax_fn"), CONTROL_FLOW, ids=[c[0].__name__ for c in CONTROL_FLOW])
+def test_derivatives_through_control_flow_match_jax(
+    fn: Callable[..., Any], jax_fn: Callable[..., Any]
+) -> None:
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    jax_grad: Callable[..., Any] = functools.partial(jax_fn, jax.numpy)
+    grads = _nested_grads(fn, 4)
+    for order in range(1, 5):
+        jax_grad = jax.grad(jax_grad)
+        np.testing.assert_allclose(grads[order](0.7), float(jax_grad(0.7)), rtol=1e-12)
+
+
+def test_fourth_derivative_through_a_loop_with_weights_and_a_list() -> None:
+    w = np.array([0.3, -0.5, 0.8])
+    grads = _nested_grads(weights_and_a_list_in_a_loop, 4)
+    eps = 1e-5
+    for order in (3, 4):
+        numeric = (grads[order - 1](0.4 + eps, w) - grads[order - 1](0.4 - eps, w)) / (2 * eps)
+        np.testing.assert_allclose(grads[order](0.4, w), numeric, rtol=1e-6)

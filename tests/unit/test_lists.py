@@ -263,6 +263,31 @@ def test_the_gradient_of_a_list_is_a_list_of_the_same_length() -> None:
     assert grad.df.outputs[0].node.inputs[0].ty == TensorType("float64", (2, 3))
 
 
+def list_of_weight_pairs(W, b, x):
+    # Issue 15, item 7: the elements are tuples, so their zero gradients are tuples of zeros
+    # (aten::_list_index_backward) and two list gradients add tuple by tuple, not by `+`, which
+    # concatenates tuples (aten::_add_lists).
+    params = [(W, b), (W * 2, b)]
+    return np.sum(params[0][0] @ x + params[1][1]) + np.sum(np.tanh(params[1][0] @ x))
+
+
+def test_a_list_of_tuples_built_in_the_function_is_differentiated() -> None:
+    args = (np.array([[0.3, -0.2], [0.5, 0.1]]), np.array([0.4, -0.7]), np.array([0.2, 0.9]))
+    grads = ad.grad(list_of_weight_pairs, argnums=(0, 1, 2))(*args)
+    for position, grad in enumerate(grads):
+        expected = finite_differences(list_of_weight_pairs, args, position)
+        np.testing.assert_allclose(grad, expected, rtol=1e-6, atol=1e-8)
+    assert ad.gradcheck(list_of_weight_pairs, *args).ok
+    hessian = ad.hessian(list_of_weight_pairs, argnums=2)(*args)
+    grad_x = ad.grad(list_of_weight_pairs, argnums=2)
+    eps = 1e-6
+    columns = [
+        (grad_x(*args[:2], args[2] + eps * d) - grad_x(*args[:2], args[2] - eps * d)) / (2 * eps)
+        for d in np.eye(2)
+    ]
+    np.testing.assert_allclose(hessian, np.stack(columns, axis=-1), rtol=1e-6, atol=1e-7)
+
+
 # ---- second derivatives -------------------------------------------------------------------------
 
 
@@ -308,3 +333,64 @@ def test_vjp_of_a_function_that_returns_a_list_takes_a_list_cotangent() -> None:
     np.testing.assert_allclose(out[0], np.sin(x))
     (dx,) = vjp_fn([np.ones(3), np.full(3, 0.5)])
     np.testing.assert_allclose(dx, np.cos(x) + 1.0)
+
+
+# ---- cotangents of results that are sequences (issue 15, item 9) ------------------------------
+
+
+def split_unequally(x):
+    return np.split(x, [1, 3])
+
+
+def array_split_unequally(x):
+    return np.array_split(x, 4)
+
+
+def hsplit_unequally(x):
+    return np.hsplit(x, [1])
+
+
+def vsplit_unequally(x):
+    return np.vsplit(x, [1])
+
+
+def dsplit_unequally(x):
+    return np.dsplit(x, [1, 2])
+
+
+SPLITS = [
+    (split_unequally, (6,), 0),
+    (array_split_unequally, (6,), 0),
+    (hsplit_unequally, (2, 3, 4), 1),
+    (vsplit_unequally, (3, 2), 0),
+    (dsplit_unequally, (2, 2, 4), 2),
+]
+
+
+@pytest.mark.parametrize(("fn", "shape", "axis"), SPLITS, ids=[s[0].__name__ for s in SPLITS])
+@pytest.mark.parametrize("sequence", [list, tuple])
+def test_vjp_of_unequal_pieces_takes_one_cotangent_per_piece(
+    fn: Callable[..., Any], shape: tuple[int, ...], axis: int, sequence: type
+) -> None:
+    # The pieces' cotangents, of different shapes, went through np.shape as one array.
+    x = np.random.default_rng(0).standard_normal(shape)
+    pieces, vjp_fn = ad.vjp(fn, x)
+    for piece, expected in zip(pieces, fn(x), strict=True):
+        np.testing.assert_array_equal(piece, expected)
+    cotangents = [np.full(np.shape(p), float(k + 1)) for k, p in enumerate(pieces)]
+    (dx,) = vjp_fn(sequence(cotangents))
+    np.testing.assert_array_equal(dx, np.concatenate(cotangents, axis=axis))
+    # None stands for the zeros of a piece that is not used.
+    (dx,) = vjp_fn(sequence([None, *cotangents[1:]]))
+    cotangents[0] = np.zeros(np.shape(pieces[0]))
+    np.testing.assert_array_equal(dx, np.concatenate(cotangents, axis=axis))
+
+
+def test_a_malformed_cotangent_of_pieces_is_refused_naming_the_piece() -> None:
+    _, vjp_fn = ad.vjp(split_unequally, np.arange(6.0))
+    with pytest.raises(ad.DifferentiationError, match=r"piece 1 of the result .* shape \(2,\)"):
+        vjp_fn([np.ones(1), np.ones(3), np.ones(3)])
+    with pytest.raises(ad.DifferentiationError, match="must be a list or tuple of 3"):
+        vjp_fn([np.ones(1), np.ones(2)])
+    with pytest.raises(ad.DifferentiationError, match="must be a list or tuple of 3"):
+        vjp_fn(np.ones(6))

@@ -191,6 +191,9 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ),
     ("aten::_dtype_of", (F32,), lambda a: "float32"),
     ("aten::_dtype_of", (2.0,), lambda a: "float64"),
+    ("aten::_is_complex", (A,), lambda a: False),
+    ("aten::_is_complex", (A + 1j,), lambda a: True),
+    ("aten::_is_complex", (2.0,), lambda a: False),
     ("aten::_select_backward", (V, (3, 4), 0, 1), lambda g, s, a, i: np.eye(3)[:, 1:2] * V),
     (
         "aten::_slice_backward",
@@ -607,6 +610,11 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("prim::Uninitialized", (), lambda: None),
     # The caller's array receives the final contents (Note [Functionalisation]).
     ("prim::WriteBack", (np.zeros(2), np.ones(2)), lambda *_: ()),
+    # What df reads, saved before the write-back (Note [Arguments written to]): arrays in it
+    # that may share memory with a written argument are copies, the others the arrays given.
+    ("prim::CopyIfShared", (A[1], A), lambda v, _: v.copy()),
+    ("prim::CopyIfShared", ((A, [V, 2.0]), V), lambda *_: (A, [V.copy(), 2.0])),
+    ("prim::CopyIfShared", (np.float64(1.5), A, V), lambda *_: np.float64(1.5)),
     ("aten::_zeros_like_value", ([A, (2.5, V)],), lambda v: [0 * A, (0.0, 0 * V)]),
     # Writes (Note [In-place operators]): each case owns the array its kernel fills, and the
     # reference builds the expected result without reading that array.
@@ -671,6 +679,20 @@ def test_kernel_matches_numpy(kind: str, operands: tuple[Any, ...], reference: A
 def test_every_kernel_has_a_case() -> None:
     with_kernel = {name for name, op in OPS.items() if op.kernel is not None}
     assert with_kernel - {c[0] for c in CASES} == set()
+
+
+def test_copy_if_shared_copies_exactly_the_arrays_that_share_memory() -> None:
+    kernel = OPS["prim::CopyIfShared"].kernel
+    assert kernel is not None
+    x, y = np.arange(6.0), np.ones(3)
+    saved = kernel([x[::2], (y, x.reshape(2, 3).T)], x)
+    assert not np.shares_memory(saved[0], x)
+    assert not np.shares_memory(saved[1][1], x)
+    assert saved[1][0] is y
+    np.testing.assert_array_equal(saved[1][1], x.reshape(2, 3).T)
+    untouched = (y, [y])
+    assert kernel(untouched, x) is untouched
+    assert not OPS["prim::CopyIfShared"].pure
 
 
 def test_in_place_kernels_fill_their_operand_and_return_it() -> None:

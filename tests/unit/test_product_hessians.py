@@ -68,3 +68,36 @@ def test_hessian_matches_finite_differences(fn: Callable[[Any], Any]) -> None:
         step[index] = 1e-5
         numeric[(..., *index)] = (grad(x + step) - grad(x - step)) / 2e-5
     np.testing.assert_allclose(hessian, numeric, rtol=1e-6, atol=1e-6)
+
+
+# np.einsum broadcasts a label of length 1 against a longer one (issue 15, item 8); the
+# gradient's own gradients (einsum_vjp_backward and its backward) sum along it too.
+BROADCAST_EINSUMS = [
+    ("mnd,mdo->mno", (1, 3, 2), (4, 2, 5)),
+    ("mij,mjk->ik", (1, 2, 3), (4, 1, 2)),
+    ("ij,ij->i", (1, 3), (4, 1)),
+]
+
+
+@pytest.mark.parametrize(("subscripts", "shape_x", "shape_y"), BROADCAST_EINSUMS)
+def test_hessian_of_a_broadcasting_einsum_matches_finite_differences(
+    subscripts: str, shape_x: tuple[int, ...], shape_y: tuple[int, ...]
+) -> None:
+    rng = np.random.default_rng(1)
+    x, y = rng.standard_normal(shape_x), rng.standard_normal(shape_y)
+
+    def fn(x: Any, y: Any) -> Any:
+        return np.sum(np.sin(np.einsum(subscripts, x, y)))
+
+    for wrt in (0, 1):
+        hessian = ad.hessian(fn, argnums=wrt)(x, y)
+        grad = ad.grad(fn, argnums=wrt)
+        args = [x, y]
+        numeric = np.zeros(hessian.shape)
+        for index in np.ndindex(args[wrt].shape):
+            step = np.zeros_like(args[wrt])
+            step[index] = 1e-5
+            up = [a + step if k == wrt else a for k, a in enumerate(args)]
+            down = [a - step if k == wrt else a for k, a in enumerate(args)]
+            numeric[(..., *index)] = (grad(*up) - grad(*down)) / 2e-5
+        np.testing.assert_allclose(hessian, numeric, rtol=1e-6, atol=1e-6)

@@ -99,6 +99,17 @@ def uses_fstring(x):
     return label
 
 
+def formats_with_percent(x, n: int):
+    label = "step %d" % n  # noqa: UP031 (the construct refused)
+    return x * len(label)
+
+
+def formats_in_place(x, n: int):
+    label = "step %d"
+    label %= n
+    return x * len(label)
+
+
 def uses_star_args(x, *rest):
     return x
 
@@ -199,6 +210,13 @@ def arrays_a_shape(x):
             "[v * 2 for v in x]",
         ),
         (uses_fstring, "f-strings are not supported", 'f"value', None),
+        (
+            formats_with_percent,
+            "string formatting with '%' is not supported",
+            '"step %d" % n',
+            None,
+        ),
+        (formats_in_place, "string formatting with '%' is not supported", "label %= n", None),
         (uses_star_args, "variadic parameters (*rest) are not supported", "*rest", None),
         (uses_unknown_name, "undefined name 'undefined_thing'", "undefined_thing", None),
         (

@@ -1,0 +1,202 @@
+"""Nested ``jacobian``/``hessian``/``grad``/``vjp`` compose as JAX's do (issue 15, item 3):
+``jacobian(jacobian(f))`` is the (n, n, n) second derivative, not the first one again; the
+Hessian of a vector function is (m, n, n). Each case against JAX (``jacrev``/``hessian`` with
+x64) where it is installed, and against central differences of the level below."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import pytest
+
+import autodiff as ad
+
+EPS = 1e-6
+X = np.array([0.3, -0.5, 0.7])
+Y = np.array([1.2, 0.4])
+
+
+def sine_times_square(x):
+    return np.sin(x) * np.sum(x**2)
+
+
+def sine_cubed_sum(x):
+    return np.sum(np.sin(x) ** 3)
+
+
+def mixed(x, y):
+    return np.sum(np.tanh(x)) * np.sum(y**2) + np.sum(x) * y[0]
+
+
+def vector_of_two(x, y):
+    return np.tanh(x) * np.sum(y**3)
+
+
+def quartic(t):
+    return t**4
+
+
+def central_jacobian(fn: Callable[..., Any], x: np.ndarray) -> np.ndarray:
+    """d fn / d x by central differences: shape fn(x).shape + x.shape."""
+    columns = []
+    for index in np.ndindex(x.shape):
+        step = np.zeros_like(x)
+        step[index] = EPS
+        columns.append((np.asarray(fn(x + step)) - np.asarray(fn(x - step))) / (2 * EPS))
+    out_shape = np.shape(fn(x))
+    return np.moveaxis(np.stack(columns), 0, -1).reshape(out_shape + x.shape)
+
+
+@pytest.fixture(scope="module")
+def jax() -> Any:
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    return jax
+
+
+def test_jacobian_of_jacobian_is_the_second_derivative(jax: Any) -> None:
+    nested = ad.jacobian(ad.jacobian(sine_times_square))(X)
+    assert nested.shape == (3, 3, 3)
+    jnp = jax.numpy
+    expected = jax.jacrev(jax.jacrev(lambda x: jnp.sin(x) * jnp.sum(x**2)))(X)
+    np.testing.assert_allclose(nested, expected, rtol=1e-12, atol=1e-14)
+    first = ad.jacobian(sine_times_square)
+    np.testing.assert_allclose(nested, central_jacobian(first, X), rtol=1e-6, atol=1e-8)
+
+
+def test_hessian_of_a_vector_function(jax: Any) -> None:
+    hessian = ad.hessian(sine_times_square)(X)
+    assert hessian.shape == (3, 3, 3)
+    jnp = jax.numpy
+    expected = jax.hessian(lambda x: jnp.sin(x) * jnp.sum(x**2))(X)
+    np.testing.assert_allclose(hessian, expected, rtol=1e-12, atol=1e-14)
+
+
+def test_hessian_of_a_scalar_function_stays_square(jax: Any) -> None:
+    jnp = jax.numpy
+    expected = jax.hessian(lambda x: jnp.sum(jnp.sin(x) ** 3))(X)
+    np.testing.assert_allclose(ad.hessian(sine_cubed_sum)(X), expected, rtol=1e-12)
+
+
+def test_jacobian_of_grad(jax: Any) -> None:
+    jnp = jax.numpy
+    expected = jax.jacrev(jax.grad(lambda x: jnp.sum(jnp.sin(x) ** 3)))(X)
+    np.testing.assert_allclose(ad.jacobian(ad.grad(sine_cubed_sum))(X), expected, rtol=1e-12)
+
+
+def test_vjp_of_grad(jax: Any) -> None:
+    jnp = jax.numpy
+    cotangent = np.array([1.0, -2.0, 0.5])
+    _, vjp_fn = ad.vjp(ad.grad(sine_cubed_sum), X)
+    (dx,) = vjp_fn(cotangent)
+    _, jax_vjp = jax.vjp(jax.grad(lambda x: jnp.sum(jnp.sin(x) ** 3)), X)
+    np.testing.assert_allclose(dx, jax_vjp(cotangent)[0], rtol=1e-12)
+
+
+def test_vjp_of_jacobian(jax: Any) -> None:
+    jnp = jax.numpy
+    cotangent = np.arange(9.0).reshape(3, 3)
+    out, vjp_fn = ad.vjp(ad.jacobian(sine_times_square), X)
+    assert out.shape == (3, 3)
+    (dx,) = vjp_fn(cotangent)
+    _, jax_vjp = jax.vjp(jax.jacrev(lambda x: jnp.sin(x) * jnp.sum(x**2)), X)
+    np.testing.assert_allclose(dx, jax_vjp(cotangent)[0], rtol=1e-12)
+
+
+def test_third_derivative_of_a_scalar_function() -> None:
+    third = ad.grad(ad.grad(ad.grad(quartic)))
+    assert third(1.5) == pytest.approx(24 * 1.5, rel=1e-12)
+    third_by_jacobians = ad.jacobian(ad.jacobian(ad.jacobian(quartic)))
+    assert float(third_by_jacobians(np.array(1.5))) == pytest.approx(36.0, rel=1e-12)
+
+
+def test_jacobian_of_jacobian_with_argnums_tuples(jax: Any) -> None:
+    jnp = jax.numpy
+    inner = ad.jacobian(vector_of_two, argnums=1)  # (3, 2)
+    nested = ad.jacobian(inner, argnums=(0, 1))(X, Y)
+    assert [block.shape for block in nested] == [(3, 2, 3), (3, 2, 2)]
+
+    def jax_vector_of_two(x, y):
+        return jnp.tanh(x) * jnp.sum(y**3)
+
+    expected = jax.jacrev(jax.jacrev(jax_vector_of_two, argnums=1), argnums=(0, 1))(X, Y)
+    for block, want in zip(nested, expected, strict=True):
+        np.testing.assert_allclose(block, want, rtol=1e-12, atol=1e-14)
+
+
+def test_hessian_with_argnums_tuple_of_a_vector_function(jax: Any) -> None:
+    jnp = jax.numpy
+
+    def jax_vector_of_two(x, y):
+        return jnp.tanh(x) * jnp.sum(y**3)
+
+    blocks = ad.hessian(vector_of_two, argnums=(0, 1))(X, Y)
+    expected = jax.hessian(jax_vector_of_two, argnums=(0, 1))(X, Y)
+    for row, want_row in zip(blocks, expected, strict=True):
+        for block, want in zip(row, want_row, strict=True):
+            assert block.shape == want.shape
+            np.testing.assert_allclose(block, want, rtol=1e-12, atol=1e-14)
+
+
+def test_grad_of_grad_with_argnums_tuple(jax: Any) -> None:
+    jnp = jax.numpy
+
+    def jax_mixed(x, y):
+        return jnp.sum(jnp.tanh(x)) * jnp.sum(y**2) + jnp.sum(x) * y[0]
+
+    got = ad.jacobian(ad.grad(mixed, argnums=0), argnums=(0, 1))(X, Y)
+    expected = jax.jacrev(jax.grad(jax_mixed, argnums=0), argnums=(0, 1))(X, Y)
+    for block, want in zip(got, expected, strict=True):
+        np.testing.assert_allclose(block, want, rtol=1e-12, atol=1e-14)
+
+
+def test_nested_jacobian_against_central_differences() -> None:
+    first = ad.jacobian(vector_of_two)
+    second = ad.jacobian(first)(X, Y)
+    np.testing.assert_allclose(
+        second, central_jacobian(lambda x: first(x, Y), X), rtol=1e-6, atol=1e-8
+    )
+
+
+sine_jacobian = ad.jacobian(sine_times_square)
+
+
+def sum_of_the_jacobian(x):
+    return np.sum(sine_jacobian(x))
+
+
+def test_scripted_code_calling_a_jacobian_is_refused_at_the_call() -> None:
+    with pytest.raises(ad.DifferentiationError, match="needs the shape") as raised:
+        ad.grad(sum_of_the_jacobian)(X)
+    message = str(raised.value)
+    assert "test_nested_derivatives.py:" in message
+    assert "np.sum(sine_jacobian(x))" in message
+    assert "^" in message
+
+
+def sine_loop(x):
+    s = x * 1.0
+    for _ in range(2):
+        s = np.sin(s) * x
+    return s
+
+
+def test_third_jacobian_through_a_loop() -> None:
+    second = ad.jacobian(ad.jacobian(sine_loop))
+    third = ad.jacobian(second)(Y)
+    assert third.shape == (2, 2, 2, 2)
+    np.testing.assert_allclose(third, central_jacobian(second, Y), rtol=1e-6, atol=1e-8)
+
+
+def overwrites_its_argument(x):
+    x[0] = 2.0 * x[1]
+    return x * x
+
+
+def test_nested_jacobian_of_a_function_that_writes_its_argument() -> None:
+    first = ad.jacobian(overwrites_its_argument)
+    second = ad.jacobian(first)(np.array([1.0, 2.0]))
+    expected = central_jacobian(lambda z: first(z.copy()), np.array([1.0, 2.0]))
+    np.testing.assert_allclose(second, expected, rtol=1e-6, atol=1e-8)
