@@ -37,15 +37,8 @@ IDIOM_PROPERTIES = ("scripted", "aliasing", "roundtrip", "gradients")
 
 # Idioms and properties that find bugs other parts of issue 15 fix; each names the item.
 PENDING: dict[str, str] = {
-    "accumulators": "issue 15 item 1: augmented assignment to a Python number in a loop",
-    "scalar_reads": "issue 15 item 2: s = y[i, j] is a copy",
-    "int_reads": "issue 15 item 2: e[i, j, k] is a copy",
     "views": "issue 15 item 2b: NumPy functions that return views",
     "readonly_writes": "issue 15 item 2b: writes through read-only views are accepted",
-    "saved_operands": "issue 15 item 2c: saved operands read after a write",
-    "split_einsum": "issue 15 items 8, 9: einsum broadcasting and split cotangents",
-    "list_of_tuples": "issue 15 item 7: lists of (W, b) tuples",
-    "complex": "issue 15 item 4: complex gradients (np.var, norms, svd, eigh, abs)",
     "complex_views": "issue 15 item 2b: np.real/np.imag views of complex arrays",
     "aliasing": "issue 15 item 2b: a view of an argument written before is returned as a copy",
     "nested": "issue 15 item 3: ad.jacobian(ad.jacobian(f)) is the first jacobian",
