@@ -2,14 +2,22 @@
 AssertionError (or the compiler's own error) when the program breaks it.
 
 - ``scripted``: ``ad.script(f)`` gives the plain function's results (type, dtype, shape,
-  values) and leaves the arguments as the plain function does.
+  values) and leaves the arguments as the plain function does. A program
+  NumPy refuses because it writes through a read-only view must be refused by the compiler,
+  with a located error; the other properties pass over it.
+- ``aliasing``: the scripted result shares memory with an argument exactly when the plain
+  function's does (``np.shares_memory``).
 - ``passes``: every registered graph pass, alone, and the default pipelines, keep the
   interpreter's results; the verifier accepts every graph they produce. Forward passes run on
   the typed, functionalised graph; every pass runs on the gradient-stage graph (with its
   ``prim::Reverse`` block) too, compared through `lambda_lift` and the runtime.
 - ``roundtrip``: print → parse → print is the identity for the graphs of every stage.
 - ``gradients``: ``ad.grad`` of ``loss`` (``np.sum(f(...))``) w.r.t. every float argument
-  matches central finite differences of the plain ``loss``.
+  matches central finite differences of the plain ``loss``; for a complex argument, in the
+  real and the imaginary direction (Note [Complex gradients] in `autodiff.formulas`: the
+  gradient is ``dL/dRe z - 1j * dL/dIm z``).
+- ``nested``: ``ad.jacobian(ad.jacobian(f))`` w.r.t. ``a`` matches central differences of
+  ``ad.jacobian(f)``, and ``ad.hessian(loss)`` central differences of ``ad.grad(loss)``.
 
 The properties of one program share its compilation (`compiled`): the module, the scripted
 function and the graphs of every stage are built once, and each check copies a graph before it
@@ -26,6 +34,7 @@ from types import ModuleType
 from typing import Any
 
 import numpy as np
+from hypothesis import reject
 
 import autodiff as ad
 from autodiff.lambda_lift import lambda_lift
@@ -33,6 +42,7 @@ from autodiff.pipeline import FORWARD_CLEANUP, REVERSE_OPTIMISATION, Stages, dif
 from autodiff.runtime import CompiledGradient
 from autodiff.script import SPECIALISE_PIPELINE, ScriptFunction
 from autodiff.specialize import argument_type
+from ir.errors import AutodiffError
 from ir.graph import Graph
 from ir.interpreter import run_graph
 from ir.printer import print_graph
@@ -95,10 +105,38 @@ class Compiled:
 
 
 @functools.lru_cache(maxsize=2)
+def loaded(program: Program) -> ModuleType:
+    return load_program(program)
+
+
+@functools.lru_cache(maxsize=2)
+def numpy_error(program: Program) -> Exception | None:
+    """What the plain ``f`` raises on the program's arguments, or None."""
+    try:
+        loaded(program).f(*fresh(program.arguments()))
+    except Exception as error:
+        return error
+    return None
+
+
+def numpy_runs(program: Program) -> bool:
+    """Whether NumPy runs ``program``. A program that writes through a read-only view does not
+    (the ``readonly_writes`` idiom; `check_scripted` asks the compiler to refuse it too); one
+    NumPy refuses otherwise is not a program the generator should write, and is rejected."""
+    error = numpy_error(program)
+    if error is None:
+        return True
+    if isinstance(error, ValueError) and "read-only" in str(error):
+        return False
+    reject()
+    raise AssertionError("unreachable")  # reject() raises
+
+
+@functools.lru_cache(maxsize=2)
 def compiled(program: Program) -> Compiled:
     """`Compiled` for ``program``, built once for all its properties (a failure is not kept:
     the next property that asks raises it again)."""
-    module = load_program(program)
+    module = loaded(program)
     scripted = ad.script(module.f)
     types = [
         argument_type("f", name, value)
@@ -116,6 +154,9 @@ def compiled(program: Program) -> Compiled:
 
 
 def check_scripted(program: Program) -> None:
+    if not numpy_runs(program):
+        check_refused(program)
+        return
     module = compiled(program).module
     plain_args, script_args = fresh(program.arguments()), fresh(program.arguments())
     expected = module.f(*plain_args)
@@ -123,6 +164,38 @@ def check_scripted(program: Program) -> None:
     assert_same(actual, expected, "result")
     for (name, _), a, e in zip(program.args, script_args, plain_args, strict=True):
         assert_same(a, e, f"argument {name} after the call")
+
+
+def check_aliasing(program: Program) -> None:
+    """The scripted result shares memory with an argument exactly when the plain one does."""
+    if not numpy_runs(program):
+        return
+    module = compiled(program).module
+    plain_args, script_args = fresh(program.arguments()), fresh(program.arguments())
+    expected = module.f(*plain_args)
+    actual = compiled(program).scripted(*script_args)
+    for (name, _), a, e in zip(program.args, script_args, plain_args, strict=True):
+        shares, numpy_shares = np.shares_memory(actual, a), np.shares_memory(expected, e)
+        assert shares == numpy_shares, (
+            f"the result shares memory with an argument: {shares}; in NumPy: {numpy_shares}"
+            f" (argument {name})"
+        )
+
+
+def check_refused(program: Program) -> None:
+    """NumPy raises on ``program``'s write through a read-only view: the compiler must refuse
+    it with an error located in the program (file, line, column), not run it."""
+    module = loaded(program)
+    try:
+        ad.script(module.f)(*fresh(program.arguments()))
+    except AutodiffError as error:
+        refusal = error
+    else:
+        raise AssertionError(
+            f"NumPy refuses the program ({numpy_error(program)}); the compiled function ran"
+        )
+    location = f"{module.__file__}:"
+    assert location in str(refusal), f"refused without a location in the program: {refusal}"
 
 
 # ---- passes ------------------------------------------------------------------------------------
@@ -151,6 +224,8 @@ def _after(graph: Graph, pipeline: Sequence[PipelineStep], *, verify: bool = Tru
 
 
 def check_passes(program: Program) -> None:
+    if not numpy_runs(program):
+        return
     shared = compiled(program)
     args = program.arguments()
     plain = fresh(args)
@@ -221,6 +296,8 @@ def check_gradient_passes(program: Program, typed: Graph, stages: Stages) -> Non
 def check_roundtrips(program: Program) -> None:
     """The parsed, typed and functionalised graphs, the forward cleanup's result, and the
     gradient stages: grad, optimized, f and df."""
+    if not numpy_runs(program):
+        return
     shared = compiled(program)
     stages = shared.stages
     gradient = stages.gradient
@@ -247,7 +324,27 @@ def assert_close_to_numeric(actual: Any, numeric: Any, where: str) -> None:
     )
 
 
+def directional_differences(
+    fn: Callable[..., Any], args: Sequence[Any], position: int, direction: complex
+) -> Any:
+    """Central differences of ``fn`` (real-valued) as each element of the complex array
+    ``args[position]`` moves along ``direction`` (1 or 1j); fresh arguments every time."""
+    base = np.asarray(args[position])
+    numeric = np.zeros(base.shape)
+    for index in np.ndindex(base.shape):
+        ends = []
+        for sign in (1.0, -1.0):
+            values = fresh(args)
+            values[position] = base.copy()
+            values[position][index] += sign * EPS * direction
+            ends.append(float(fn(*values)))
+        numeric[index] = (ends[0] - ends[1]) / (2 * EPS)
+    return numeric
+
+
 def check_gradients(program: Program) -> None:
+    if not numpy_runs(program):
+        return
     module = compiled(program).module
     args = program.arguments()
     positions = program.float_positions()
@@ -255,15 +352,61 @@ def check_gradients(program: Program) -> None:
     np.testing.assert_allclose(value, module.loss(*fresh(args)), rtol=1e-10, atol=1e-12)
     for position, grad in zip(positions, grads, strict=True):
         name = program.args[position][0]
+        if np.iscomplexobj(args[position]):
+            # Note [Complex gradients]: the gradient is dL/dRe z - 1j * dL/dIm z.
+            assert np.iscomplexobj(grad), f"gradient w.r.t. {name}: {np.asarray(grad).dtype}"
+            real = directional_differences(module.loss, args, position, 1.0)
+            imaginary = directional_differences(module.loss, args, position, 1j)
+            assert_close_to_numeric(np.real(grad), real, f"gradient w.r.t. Re {name}")
+            assert_close_to_numeric(-np.imag(grad), imaginary, f"gradient w.r.t. Im {name}")
+            continue
         numeric = finite_differences(module.loss, args, position, EPS)
         assert_close_to_numeric(grad, numeric, f"gradient w.r.t. {name}")
 
 
+# ---- nested jacobians and hessians ---------------------------------------------------------------
+
+
+def differences_of(fn: Callable[..., Any], args: Sequence[Any], position: int) -> Any:
+    """Central differences of the array-valued ``fn`` w.r.t. ``args[position]``: shape
+    ``fn(...).shape + args[position].shape`` (the order `ad.jacobian` gives)."""
+    base = np.asarray(args[position], dtype=np.float64)
+    columns = []
+    for index in np.ndindex(base.shape):
+        ends = []
+        for sign in (1.0, -1.0):
+            values = fresh(args)
+            values[position] = base.copy()
+            values[position][index] += sign * EPS
+            ends.append(np.asarray(fn(*values), dtype=np.float64))
+        columns.append((ends[0] - ends[1]) / (2 * EPS))
+    stacked = np.stack(columns, axis=-1)
+    return stacked.reshape(stacked.shape[:-1] + base.shape)
+
+
+def check_nested(program: Program) -> None:
+    """``ad.jacobian(ad.jacobian(f))`` and ``ad.hessian(loss)`` w.r.t. ``a`` (always a float
+    array) against central differences of the first derivative, which the ``gradients``
+    property checks."""
+    if not numpy_runs(program):
+        return
+    module = loaded(program)
+    args = program.arguments()
+    first = ad.jacobian(module.f)
+    second = ad.jacobian(first)(*fresh(args))
+    assert_close_to_numeric(second, differences_of(first, args, 0), "jacobian of jacobian")
+    hessian = ad.hessian(module.loss)(*fresh(args))
+    gradient = ad.grad(module.loss)
+    assert_close_to_numeric(hessian, differences_of(gradient, args, 0), "hessian")
+
+
 PROPERTIES: dict[str, Callable[[Program], None]] = {
     "scripted": check_scripted,
+    "aliasing": check_aliasing,
     "passes": check_passes,
     "roundtrip": check_roundtrips,
     "gradients": check_gradients,
+    "nested": check_nested,
 }
 
 

@@ -7,7 +7,9 @@ int argument), ``for … in range`` and counted ``while`` loops, elementwise ope
 functions with broadcasting, reductions, matmul, slicing and indexing reads, and writes
 (``y[i] = …``, ``y[:, j] += …``, ``y *= …``) into fresh arrays, into arguments and into views of
 either, in straight-line code, in branches and in loops (``out[i] = …`` in a ``for``), over
-small float64 arrays of fixed shapes.
+small float64 arrays of fixed shapes. The idioms of `tests.property.idioms` (accumulators,
+NumPy scalars read out of arrays, views, saved operands, complex arguments, …) are options
+``programs(idioms=...)`` draws besides.
 
 Writes stay within what the compiler supports (`passes.functionalize`, Note
 [Functionalisation]): a write never targets a name an ``if`` or a loop may bind to one array or
@@ -21,10 +23,11 @@ divisors are ``2 + cos(…)``, and an expression whose bound passes `WRAP_ABOVE`
 
 from __future__ import annotations
 
+import ast
 import linecache
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field, replace
 from itertools import count
 from types import ModuleType
@@ -34,7 +37,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 Shape = tuple[int, ...]
-ArgSpec = Shape | str  # an array's shape, "float", or "int=N"
+ArgSpec = Shape | str  # an array's shape, "float", "int=N", or "complex(3, 4)" (a complex array)
 
 # Shapes an expression may have. Two different sizes, so a transposition bug cannot hide.
 SHAPES: tuple[Shape, ...] = (
@@ -91,6 +94,9 @@ class Program:
         for _, spec in self.args:
             if spec == "float":
                 values.append(float(rng.uniform(-1, 1)))
+            elif is_complex(spec):
+                shape = complex_shape(spec)
+                values.append(rng.uniform(-1, 1, shape) + 1j * rng.uniform(-1, 1, shape))
             elif isinstance(spec, str):
                 values.append(int(spec.split("=")[1]))
             else:
@@ -103,6 +109,16 @@ class Program:
 
 def _is_int(spec: ArgSpec) -> bool:
     return isinstance(spec, str) and spec.startswith("int")
+
+
+def is_complex(spec: ArgSpec) -> bool:
+    return isinstance(spec, str) and spec.startswith("complex")
+
+
+def complex_shape(spec: str) -> Shape:
+    """The shape of a ``"complex(3, 4)"`` spec."""
+    shape = ast.literal_eval(spec.removeprefix("complex"))
+    return tuple(shape) if isinstance(shape, tuple) else (shape,)
 
 
 _modules = count()
@@ -169,8 +185,38 @@ class _Generator:
     # Arrays an if or a loop may have given out (a branch's view, a carried value's first one):
     # writing one would change what that output holds in a way functionalize refuses to tell.
     pinned: list[Array] = field(default_factory=list)
+    # The idioms (tests/property/idioms.py) this program may draw, and what they leave: names
+    # the result must read so that they are not dead, views it may return as they are, and
+    # the arguments they asked for.
+    idioms: tuple[str, ...] = ()
+    must_use: list[str] = field(default_factory=list)
+    returns: list[tuple[str, Shape]] = field(default_factory=list)
+    extra_args: list[tuple[str, ArgSpec]] = field(default_factory=list)
 
     # -- helpers --
+
+    def draw_int(self, low: int, high: int) -> int:
+        return int(self.draw(st.integers(low, high)))
+
+    def argument(self, name: str, spec: ArgSpec) -> str:
+        """A parameter ``name`` of ``spec`` an idiom reads, added on first use."""
+        if (name, spec) not in self.extra_args:
+            self.extra_args.append((name, spec))
+        return name
+
+    def argument_variable(self, name: str, shape: Shape) -> Variable:
+        """An array parameter an idiom adds, as a variable the statements after it see."""
+        found = self.lookup(name)
+        if found is None:
+            self.argument(name, shape)
+            self.scopes[0].append(Variable(name, shape, Array(1.0), local=False))
+            found = self.scopes[0][-1]
+        return found
+
+    def complex_argument(self, shape: Shape) -> Expr:
+        """The complex array parameter of ``shape`` (``u34``, ``u4``, …)."""
+        name = "u" + "".join(map(str, shape))
+        return Expr(self.argument(name, f"complex{shape}"), shape, math.sqrt(2))
 
     def choose(self, options: Any) -> Any:
         return self.draw(st.sampled_from(list(options)))
@@ -422,8 +468,15 @@ class _Generator:
         kinds = ["assign", "assign", "if", "for", "while", "write", "write", "augassign"]
         if depth <= 0:
             kinds = ["assign", "write", "augassign"]
+        if self.idioms and self.indent == 1:
+            kinds += ["idiom"] * 3
         kind = self.choose(kinds)
         getattr(self, f"{kind}_statement")(depth)
+
+    def idiom_statement(self, depth: int, name: str | None = None) -> None:
+        from tests.property.idioms import IDIOMS
+
+        IDIOMS[name or self.choose(self.idioms)].write(self)
 
     def assign_statement(self, depth: int) -> None:
         shape = self.choose(SHAPES)
@@ -434,7 +487,7 @@ class _Generator:
 
     def locals_of(self) -> list[Variable]:
         """Arrays assigned in the function."""
-        return [v for v in self.variables() if v.local and v.shape != ()]
+        return [v for v in self.variables() if v.local and len(v.shape) in (1, 2)]
 
     # -- writes --
 
@@ -446,7 +499,7 @@ class _Generator:
         return [
             v
             for v in self.variables()
-            if v.writable and v.shape != () and not any(v.array is a for a in self.pinned)
+            if v.writable and len(v.shape) in (1, 2) and not any(v.array is a for a in self.pinned)
         ]
 
     def trips(self) -> int:
@@ -681,10 +734,18 @@ def _bound_after(op: str, bound: float, value: float, times: int) -> float:
 
 
 @st.composite
-def programs(draw: Callable[[st.SearchStrategy[Any]], Any]) -> Program:
+def programs(
+    draw: Callable[[st.SearchStrategy[Any]], Any],
+    idioms: Collection[str] = (),
+    focus: str | None = None,
+) -> Program:
     """A `Program`: a function ``f`` of ``a`` (a (3, 4) array) and up to three more array or
     float arguments, and maybe an int ``n``, with up to four statements before its return.
-    Programs of the kinds tests/regressions/ records as known bugs (``XFAIL``) are left out."""
+    Programs of the kinds tests/regressions/ records as known bugs (``XFAIL``) are left out.
+
+    ``idioms`` names the idioms of `tests.property.idioms.IDIOMS` the statements may draw
+    (none: the base generator); half the programs that may draw one start with one, and
+    ``focus`` (one of them) makes every program start with that one."""
     args: list[tuple[str, ArgSpec]] = [("a", (3, 4))]
     for name in ("b", "c", "d")[: draw(st.integers(0, 3))]:
         spec: ArgSpec = (
@@ -695,7 +756,7 @@ def programs(draw: Callable[[st.SearchStrategy[Any]], Any]) -> Program:
         args.append((name, spec))
     if draw(st.booleans()):
         args.append(("n", f"int={draw(st.integers(0, 3))}"))
-    generator = _Generator(draw)
+    generator = _Generator(draw, idioms=tuple(sorted(idioms)))
     for name, spec in args:
         if spec == "float":
             generator.define(name, Expr(name, (), 1.0), local=False)
@@ -703,13 +764,15 @@ def programs(draw: Callable[[st.SearchStrategy[Any]], Any]) -> Program:
             generator.ints.append((name, int(spec.split("=")[1])))
         else:
             generator.define(name, Expr(name, spec, 1.0), local=False)
-    for _ in range(draw(st.integers(0, 4))):
+    statements = draw(st.integers(0, 4))
+    if focus is not None or (idioms and draw(st.booleans())):
+        generator.idiom_statement(2, focus)
+        statements = min(statements, 3)
+    for _ in range(statements):
         generator.statement(depth=2)
-    # The result's shape is mostly a local's, so that the statements are not all dead.
-    local_shapes = [v.shape for v in generator.locals_of()]
-    shapes = local_shapes if local_shapes and draw(st.integers(0, 2)) else list(SHAPES)
-    result = generator.expr(draw(st.sampled_from(shapes)), MAX_DEPTH)
+    result = _result(generator, draw)
     generator.emit(f"return {result.text}")
+    args += generator.extra_args
     names = ", ".join(name for name, _ in args)
     # Unannotated parameters given Python floats compute NumPy scalars (tests/regressions/011.py).
     parameters = ", ".join(f"{name}: float" if spec == "float" else name for name, spec in args)
@@ -722,3 +785,32 @@ def programs(draw: Callable[[st.SearchStrategy[Any]], Any]) -> Program:
     )
     seed = draw(st.integers(0, 2**16))
     return Program(body, tuple(args), seed)
+
+
+def _result(generator: _Generator, draw: Callable[[st.SearchStrategy[Any]], Any]) -> Expr:
+    """What ``f`` returns: a view an idiom made, as it is, or an expression (mostly of a
+    local's shape, so that the statements are not all dead) that reads what the idioms
+    computed."""
+    if generator.returns and draw(st.integers(0, 2)) == 0:
+        name, shape = draw(st.sampled_from(generator.returns))
+        if generator.lookup(name) is not None or shape not in SHAPES:
+            return Expr(name, shape, 1.0, False, name)
+    local_shapes = [v.shape for v in generator.locals_of()]
+    shapes = local_shapes if local_shapes and draw(st.integers(0, 2)) else list(SHAPES)
+    result = generator.expr(draw(st.sampled_from(shapes)), MAX_DEPTH)
+    for name in generator.must_use:
+        used = generator.lookup(name)
+        if used is None or name in result.text:
+            continue
+        term = f"np.tanh({name})"
+        if not _broadcasts_to(used.shape, result.shape):
+            term = f"np.tanh(np.sum({name}))"
+        result = Expr(f"({result.text} + {term})", result.shape, result.bound + 1.0)
+    return result
+
+
+def _broadcasts_to(shape: Shape, target: Shape) -> bool:
+    try:
+        return np.broadcast_shapes(shape, target) == target
+    except ValueError:
+        return False
