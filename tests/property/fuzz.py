@@ -27,7 +27,7 @@ import re
 import sys
 import time
 import traceback
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
@@ -212,24 +212,44 @@ def fuzz(
                 known.add(failure.detail)
             seed += 1
         return
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        done, assigned = 0, 0  # programs run, and programs in batches running
-        running: dict[Future[tuple[int, Failure | None]], tuple[int, int]] = {}
+    yield from run_batches(
+        lambda size, batch_seed: (fuzz_batch, size, batch_seed, properties, set(known), idioms),
+        examples,
+        seed,
+        jobs,
+        lambda failure: known.add(failure.detail),
+    )
+
+
+def run_batches(
+    batch: Callable[[int, int], tuple[Any, ...]],
+    examples: int,
+    seed: int,
+    jobs: int,
+    on_failure: Callable[[Any], None],
+) -> Iterator[tuple[int, int, Any]]:
+    """Run ``jobs`` batches at once in processes, the next seed for each, until ``examples``
+    cases have run; ``batch(size, seed)`` gives the function to call and its arguments, which
+    returns (cases run, failure or None). Yields each batch's seed, count and failure as it
+    ends, after ``on_failure`` has seen the failure (so batches started later know it)."""
+    with ProcessPoolExecutor(max_workers=max(jobs, 1)) as pool:
+        done, assigned = 0, 0  # cases run, and cases in batches running
+        running: dict[Future[tuple[int, Any]], tuple[int, int]] = {}
         while done < examples:
-            while len(running) < jobs and done + assigned < examples:
+            while len(running) < max(jobs, 1) and done + assigned < examples:
                 size = min(BATCH, examples - done - assigned)
-                batch = pool.submit(fuzz_batch, size, seed, properties, set(known), idioms)
-                running[batch] = (seed, size)
+                function, *arguments = batch(size, seed)
+                running[pool.submit(function, *arguments)] = (seed, size)
                 seed += 1
                 assigned += size
             finished, _ = wait(running, return_when=FIRST_COMPLETED)
-            for batch in finished:
-                batch_seed, size = running.pop(batch)
-                ran, failure = batch.result()
+            for future in finished:
+                batch_seed, size = running.pop(future)
+                ran, failure = future.result()
                 assigned -= size
                 done += ran
                 if failure is not None:
-                    known.add(failure.detail)
+                    on_failure(failure)
                 yield batch_seed, ran, failure
 
 

@@ -17,7 +17,6 @@ import random
 import sys
 import time
 from collections.abc import Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,7 +24,7 @@ from hypothesis import HealthCheck, given, reject, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis.errors import Unsatisfiable
 
-from tests.property.fuzz import detailed_key
+from tests.property.fuzz import detailed_key, run_batches
 from tests.property.ir_text import IRText, check_opt, ir_texts, seeds
 
 BATCH = 500  # cases per batch when batches run in processes (--jobs)
@@ -98,25 +97,13 @@ def fuzz(
     count and failure as it ends."""
     known: set[str] = set()
     seeds()  # built once here, before the worker processes fork
-    with ProcessPoolExecutor(max_workers=max(jobs, 1)) as pool:
-        done, assigned = 0, 0
-        running: dict[Future[tuple[int, IRFailure | None]], tuple[int, int]] = {}
-        while done < examples:
-            while len(running) < max(jobs, 1) and done + assigned < examples:
-                size = min(BATCH, examples - done - assigned)
-                batch = pool.submit(fuzz_batch, size, seed, set(known), subprocess_run)
-                running[batch] = (seed, size)
-                seed += 1
-                assigned += size
-            finished, _ = wait(running, return_when=FIRST_COMPLETED)
-            for batch in finished:
-                batch_seed, size = running.pop(batch)
-                ran, failure = batch.result()
-                assigned -= size
-                done += ran
-                if failure is not None:
-                    known.add(failure.key)
-                yield batch_seed, ran, failure
+    yield from run_batches(
+        lambda size, batch_seed: (fuzz_batch, size, batch_seed, set(known), subprocess_run),
+        examples,
+        seed,
+        jobs,
+        lambda failure: known.add(failure.key),
+    )
 
 
 def save(failure: IRFailure, directory: Path) -> Path:
