@@ -392,6 +392,8 @@ def check_nested(program: Program) -> None:
         return
     module = loaded(program)
     args = program.arguments()
+    if np.iscomplexobj(module.f(*fresh(args))):
+        return  # jacobians of complex results are not defined here (as JAX without holomorphic)
     first = ad.jacobian(module.f)
     second = ad.jacobian(first)(*fresh(args))
     assert_close_to_numeric(second, differences_of(first, args, 0), "jacobian of jacobian")
