@@ -241,17 +241,30 @@ def jacobian_graph(
         result.add_input(ty, v.name_hint) for ty, v in zip(input_types, graph.inputs, strict=True)
     ]
     rows: list[list[Value]] = [[] for _ in wrt]
+    # The arguments f writes are written once, after every row has read them as passed.
+    write_backs = [node for node in vjp.nodes() if node.kind == WRITE_BACK]
+    first_copies: dict[Value, Value] | None = None
     with result.inserting_at_end(result.block):
-        for index in np.ndindex(result_shape):
+        # An empty result has no rows, but its function still runs for what it writes.
+        indices: list[tuple[int, ...] | None] = [*np.ndindex(result_shape)]
+        for index in indices or [None]:
             one_hot = np.zeros(result_shape, dtype)
-            one_hot[index] = 1
+            if index is not None:
+                one_hot[index] = 1
             copies = dict(zip(vjp.inputs, arguments, strict=False))
             copies[vjp.inputs[-1]] = result.insert_constant(one_hot, seed_type)
             for node in vjp.nodes():
+                if node.kind == WRITE_BACK:
+                    continue
                 copy = result.insert_node(result.create_clone(node, copies.__getitem__))
                 copies.update(zip(node.outputs, copy.outputs, strict=True))
             for row, grad in zip(rows, packed.node.inputs, strict=True):
-                row.append(copies[grad])
+                if index is not None:
+                    row.append(copies[grad])
+            first_copies = first_copies or copies
+        for node in write_backs:
+            assert first_copies is not None
+            result.insert_node(result.create_clone(node, first_copies.__getitem__))
         jacobians = [
             _stacked(result, row, result_shape + shape, dtype)
             for row, shape in zip(rows, argument_shapes, strict=True)
