@@ -84,10 +84,13 @@ WRITES = {
 }
 
 WRITE_BACK = "prim::WriteBack"
+WRITTEN_ARGUMENT = "prim::WrittenArgument"
 
 
 # Tuples and lists hold their operands' arrays; element reads give one of them back.
 _HOLDS_OPERANDS = frozenset(["prim::TupleConstruct", "prim::ListConstruct", "prim::ListAppend"])
+# Nodes that build a tuple or list of exactly their operands.
+_PACKS = frozenset(["prim::TupleConstruct", "prim::ListConstruct"])
 _ELEMENTS = frozenset(
     [
         "prim::TupleIndex",
@@ -157,11 +160,14 @@ def functionalize(graph: Graph, *, number_inputs: str = "") -> bool:
     functionalizer = _Functionalizer(graph)
     env = _Env()
     functionalizer.block(graph.block, env)
+    written: dict[Value, Value] = {}  # the final version of an argument -> the argument
     with graph.inserting_at_end(graph.block):
         for value in graph.inputs:
             final = env.current(value)
             if final is not value:
                 graph.insert(WRITE_BACK, (value, final), ())
+                written.setdefault(final, value)
+    _return_arguments(graph, written)
     return True
 
 
@@ -676,6 +682,88 @@ def _shares_memory(value: Value, block: Block | None, slots: frozenset[Value]) -
     if block is not None and not in_block(value.node, block) and value.node.kind != PARAM:
         return True
     return value.node.kind == PARAM
+
+
+# Note [Returned arguments]
+# NumPy's function returns the very array it was given, or a view of it, when it returns the
+# argument (``return x``, ``x[1:]``, ``x.T``, ``np.flip(x)``, a reshape NumPy makes a view, a
+# split's pieces, tuples and lists of them): the caller's later write into the result changes
+# the argument. Functionalised, such a result reads the argument's final version ``%x.1``, a
+# new array. So each result that is the final version of an argument written back, or a chain
+# of view operators (Note [Views]) rooted at it, is derived again after the prim::WriteBack
+# nodes from the argument itself, which holds the final contents by then:
+# ``prim::WrittenArgument(%x.1, %x)`` gives ``%x`` (its derivative is ``%x.1``'s: the gradient
+# stays w.r.t. the values passed in, and the result depends on them through the written
+# version), then clones of the view nodes, whose kernels make NumPy's view of ``%x`` (a reshape
+# NumPy's stride rule makes a copy is a copy again, as in NumPy). The operator is impure: no
+# pass merges it with another, folds it or moves it before the write back; and it is not a
+# call that returns a new array, so no memory plan writes into it (Note [Typed calls] in
+# `ir.typed_calls`). Tuples and lists of results are built again from the derived elements.
+# A result an If or a loop gives out is left as it is: it is a new array (NumPy's may be the
+# argument, when a branch returns it after writing it).
+
+
+def _return_arguments(graph: Graph, written: dict[Value, Value]) -> None:
+    """Derive the graph's results that NumPy gives as a written argument or a view of it from
+    the argument itself (Note [Returned arguments]). ``written`` maps the final version of
+    each argument written back to that argument."""
+    if not written:
+        return
+    derived: dict[Value, Value] = {}
+
+    def rederive(value: Value) -> Value:
+        found = derived.get(value)
+        if found is not None:
+            return found
+        result = value
+        chain = _view_chain(value, written)
+        if chain is not None:
+            root, views = chain
+            if views:
+                result = _clone_views(graph, views, rederive(root))
+            else:
+                with graph.inserting_at_end(graph.block):
+                    argument = written[root]
+                    node = graph.insert(WRITTEN_ARGUMENT, (root, argument), (root.ty,))
+                result = node.output
+                result.name_hint = argument.name_hint
+        elif value.node.kind in _PACKS:
+            elements = [rederive(element) for element in value.node.inputs]
+            if any(new is not old for new, old in zip(elements, value.node.inputs, strict=True)):
+                with graph.inserting_at_end(graph.block):
+                    result = graph.insert(value.node.kind, elements, (value.ty,)).output
+        derived[value] = result
+        return result
+
+    for index, output in enumerate(list(graph.outputs)):
+        graph.block.return_node.replace_input(index, rederive(output))
+
+
+def _clone_views(graph: Graph, views: list[Node], root: Value) -> Value:
+    """The chain of ``views`` applied again to ``root``, at the end of the graph."""
+    result = root
+    for view in views:
+        with graph.inserting_at_end(graph.block):
+            clone = graph.create_clone(view, _replacing(view.inputs[0], result))
+            result = graph.insert_node(clone).output
+    return result
+
+
+def _replacing(old: Value, new: Value) -> Callable[[Value], Value]:
+    return lambda value: new if value is old else value
+
+
+def _view_chain(value: Value, written: dict[Value, Value]) -> tuple[Value, list[Node]] | None:
+    """The final version of a written argument that ``value`` is, or is a chain of views of,
+    with those view nodes in order; None when ``value`` is neither."""
+    views: list[Node] = []
+    while value not in written:
+        node = value.node
+        if node.owning_block is not node.graph.block or view_rule(node) is None:
+            return None
+        views.append(node)
+        value = node.inputs[0]
+    return value, views[::-1]
 
 
 def _expose_views(graph: Graph, block: Block) -> None:
