@@ -285,8 +285,8 @@ register_op(
     pure=False,
     differentiable=False,
 )(write_back)
-# Impure: it must run where it stands, after the prim::WriteBack nodes that fill its target;
-# no pass may merge, fold or move it (a pure one computed from ``value`` could be CSE'd away).
+# Impure: no pass may merge, fold, hoist or move it (Note [Returned arguments] in
+# `passes.functionalize`).
 register_op(
     "prim::WrittenArgument(Tensor value, Tensor target) -> Tensor",
     shape=_written_argument_rule,

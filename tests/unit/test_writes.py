@@ -281,12 +281,35 @@ def return_written_in_branch(x, c: bool):
     return x.T
 
 
+def return_view_from_a_branch(x, c: bool):
+    x[0] = 2.0 * x[1] * x[2]
+    if c:
+        y = x[1:].reshape(5, 1)
+    else:
+        y = x * 2.0
+    return y, x
+
+
+def return_view_written_in_a_branch(x, c: bool):
+    if c:
+        x[0] = x[1] * x[2]
+        y = x[1:]
+    else:
+        y = x.T
+    return (y, x)
+
+
 RETURNED = {
     "views": (return_written_views, ()),
     "argument": (return_written_argument, ()),
     "reshape_and_pieces": (return_written_reshape_and_pieces, ()),
     "loop": (return_written_in_loop, (3,)),
     "branch": (return_written_in_branch, (True,)),
+    "branch_not_taken": (return_written_in_branch, (False,)),
+    "view_from_branch": (return_view_from_a_branch, (True,)),
+    "copy_from_branch": (return_view_from_a_branch, (False,)),
+    "view_written_in_branch": (return_view_written_in_a_branch, (True,)),
+    "view_not_written_in_branch": (return_view_written_in_a_branch, (False,)),
 }
 ARGUMENT = np.array([0.7, -1.3, 0.4, 2.1, -0.6, 1.5])
 
@@ -354,12 +377,27 @@ def sum_of_branch(x, c: bool):
     return np.sum(return_written_in_branch(x, c))
 
 
+def sum_of_view_from_a_branch(x, c: bool):
+    y, z = return_view_from_a_branch(x, c)
+    return np.sum(y) + np.sum(z)
+
+
+def sum_of_view_written_in_a_branch(x, c: bool):
+    y, z = return_view_written_in_a_branch(x, c)
+    return np.sum(y) + np.sum(z)
+
+
 SUMS = {
     "views": sum_of_views,
     "argument": sum_of_argument,
     "reshape_and_pieces": sum_of_reshape_and_pieces,
     "loop": sum_of_loop,
     "branch": sum_of_branch,
+    "branch_not_taken": sum_of_branch,
+    "view_from_branch": sum_of_view_from_a_branch,
+    "copy_from_branch": sum_of_view_from_a_branch,
+    "view_written_in_branch": sum_of_view_written_in_a_branch,
+    "view_not_written_in_branch": sum_of_view_written_in_a_branch,
 }
 
 
