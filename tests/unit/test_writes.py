@@ -283,10 +283,7 @@ def return_written_in_branch(x, c: bool):
 
 def return_view_from_a_branch(x, c: bool):
     x[0] = 2.0 * x[1] * x[2]
-    if c:
-        y = x[1:].reshape(5, 1)
-    else:
-        y = x * 2.0
+    y = x[1:].reshape(5, 1) if c else x * 2.0
     return y, x
 
 
