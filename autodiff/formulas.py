@@ -92,7 +92,7 @@ from ir.ops.gradients import (
 )
 from ir.ops.indexing import select as select_kernel
 from ir.ops.indexing import slice_axis
-from ir.ops.prim import list_append, list_index
+from ir.ops.prim import list_append, list_index, written_argument
 from ir.ops.products import einsum as einsum_kernel
 from ir.ops.products import einsum_view as einsum_view_kernel
 from ir.ops.products import (
@@ -1866,6 +1866,15 @@ def ListAppend(lst, elem):
         return list_head(dout), list_index(dout, -1)
 
     return list_append(lst, elem), backward
+
+
+def WrittenArgument(value, target):
+    # The argument once written back holds ``value`` (Note [Returned arguments] in
+    # `passes.functionalize`): its gradient is ``value``'s; the argument as passed gets none.
+    def backward(dout):
+        return dout, None
+
+    return written_argument(value, target), backward
 
 
 def TapePush(tape, value):

@@ -84,10 +84,13 @@ WRITES = {
 }
 
 WRITE_BACK = "prim::WriteBack"
+WRITTEN_ARGUMENT = "prim::WrittenArgument"
 
 
 # Tuples and lists hold their operands' arrays; element reads give one of them back.
 _HOLDS_OPERANDS = frozenset(["prim::TupleConstruct", "prim::ListConstruct", "prim::ListAppend"])
+# Nodes that build a tuple or list of exactly their operands.
+_PACKS = frozenset(["prim::TupleConstruct", "prim::ListConstruct"])
 _ELEMENTS = frozenset(
     [
         "prim::TupleIndex",
@@ -157,11 +160,14 @@ def functionalize(graph: Graph, *, number_inputs: str = "") -> bool:
     functionalizer = _Functionalizer(graph)
     env = _Env()
     functionalizer.block(graph.block, env)
+    written: dict[Value, Value] = {}  # the final version of an argument -> the argument
     with graph.inserting_at_end(graph.block):
         for value in graph.inputs:
             final = env.current(value)
             if final is not value:
                 graph.insert(WRITE_BACK, (value, final), ())
+                written.setdefault(final, value)
+    _return_arguments(graph, written)
     return True
 
 
@@ -676,6 +682,140 @@ def _shares_memory(value: Value, block: Block | None, slots: frozenset[Value]) -
     if block is not None and not in_block(value.node, block) and value.node.kind != PARAM:
         return True
     return value.node.kind == PARAM
+
+
+# Note [Returned arguments]
+# NumPy's function returns the very array it was given, or a view of it, when it returns the
+# argument (``return x``, ``x[1:]``, ``x.T``, ``np.flip(x)``, a reshape NumPy makes a view, a
+# split's pieces, tuples and lists of them): the caller's later write into the result changes
+# the argument. Functionalised, such a result reads the argument's final version ``%x.1``, a
+# new array. So each result that is the final version of an argument written back, or a chain
+# of view operators (Note [Views]) rooted at it, is derived again after the prim::WriteBack
+# nodes from the argument itself, which holds the final contents by then:
+# ``prim::WrittenArgument(%x.1, %x)`` gives ``%x`` (its derivative is ``%x.1``'s: the gradient
+# stays w.r.t. the values passed in, and the result depends on them through the written
+# version), then clones of the view nodes, whose kernels make NumPy's view of ``%x`` (a reshape
+# NumPy's stride rule makes a copy is a copy again, as in NumPy). The operator is impure: no
+# pass merges it with another, folds it or moves it; and it is not a call that returns a new
+# array, so no memory plan writes into it or hands it to ``df`` as a private temporary (Note
+# [Typed calls] in `ir.typed_calls`). Tuples and lists of results are built again from the
+# derived elements.
+#
+# A result an If gives out, read by nothing but the return (directly or in tuples and lists),
+# is derived again in each branch where it is such a value, the branch's own version of the
+# argument (what it gives out as the final version) being the root: ``y = x[1:] if c else
+# x * 2`` is the argument's view when ``c`` holds and a new array otherwise, as in NumPy. There
+# the operator runs before the prim::WriteBack, which comes to the same: it gives the
+# argument's own memory, which the WriteBack then fills, and nothing reads it before the
+# function returns. A result a loop gives out is left a new array: a loop-carried value that
+# may be a view of an argument the loop writes is refused where it is read (Note
+# [Functionalisation]), and one read only by the return (``y = x[1:]`` in the body, ``x``
+# written after it) is not derived again yet.
+
+
+def _return_arguments(graph: Graph, written: dict[Value, Value]) -> None:
+    """Derive the graph's results that NumPy gives as a written argument or a view of it from
+    the argument itself (Note [Returned arguments]). ``written`` maps the final version of
+    each argument written back to that argument."""
+    if written:
+        block = graph.block
+        rederive = _Rederivation(graph, block, written)
+        for index, output in enumerate(list(block.outputs)):
+            block.return_node.replace_input(index, rederive(output))
+
+
+class _Rederivation:
+    """Results of ``block`` derived again from the arguments: ``finals`` maps each value that
+    is, in this block, the final version of an argument written back to that argument."""
+
+    def __init__(self, graph: Graph, block: Block, finals: dict[Value, Value]) -> None:
+        self.graph = graph
+        self.block = block
+        self.finals = finals
+        self.derived: dict[Value, Value] = {}
+
+    def __call__(self, value: Value) -> Value:
+        found = self.derived.get(value)
+        if found is None:
+            found = self.derived[value] = self.rederive(value)
+        return found
+
+    def rederive(self, value: Value) -> Value:
+        node = value.node
+        chain = _view_chain(value, self.finals)
+        if chain is not None:
+            root, views = chain
+            argument = self.finals[root]
+            if root is argument:
+                return value  # a branch that did not write: the argument already
+            if views:
+                return self.clone_views(views, self(root))
+            with self.graph.inserting_at_end(self.block):
+                derived = self.graph.insert(WRITTEN_ARGUMENT, (root, argument), (root.ty,))
+            derived.output.name_hint = argument.name_hint
+            return derived.output
+        if node.kind in _PACKS and node.owning_block is self.block:
+            elements = [self(element) for element in node.inputs]
+            if all(new is old for new, old in zip(elements, node.inputs, strict=True)):
+                return value
+            with self.graph.inserting_at_end(self.block):
+                return self.graph.insert(node.kind, elements, (value.ty,)).output
+        if node.kind == "prim::If" and node.owning_block is self.block and _only_returned(value):
+            self.branches(node, node.outputs.index(value))
+        return value
+
+    def branches(self, node: Node, index: int) -> None:
+        """Derive the If's result at ``index`` again in each branch that gives such a value:
+        it runs before the prim::WriteBack, which is the same as after it, since it gives the
+        argument's own memory and nothing reads the result before the function returns."""
+        for branch in node.blocks:
+            finals = dict(self.finals)
+            for output, given in zip(node.outputs, branch.outputs, strict=True):
+                if output in self.finals:
+                    finals[given] = self.finals[output]
+            derived = _Rederivation(self.graph, branch, finals)(branch.outputs[index])
+            branch.return_node.replace_input(index, derived)
+
+    def clone_views(self, views: list[Node], root: Value) -> Value:
+        """The chain of ``views`` applied again to ``root``, at the end of the block."""
+        result = root
+        for view in views:
+            with self.graph.inserting_at_end(self.block):
+                clone = self.graph.create_clone(view, _replacing(view.inputs[0], result))
+                result = self.graph.insert_node(clone).output
+        return result
+
+
+def _only_returned(value: Value) -> bool:
+    """Whether ``value`` is read only by its block's return, or by tuples and lists so read."""
+    block = value.node.owning_block
+    assert block is not None
+    return all(
+        use.user is block.return_node
+        or (
+            use.user.kind in _PACKS
+            and use.user.owning_block is block
+            and _only_returned(use.user.output)
+        )
+        for use in value.uses
+    )
+
+
+def _view_chain(value: Value, finals: dict[Value, Value]) -> tuple[Value, list[Node]] | None:
+    """The final version of a written argument that ``value`` is, or is a chain of views of,
+    with those view nodes in order; None when ``value`` is neither."""
+    views: list[Node] = []
+    while value not in finals:
+        node = value.node
+        if view_rule(node) is None:
+            return None
+        views.append(node)
+        value = node.inputs[0]
+    return value, views[::-1]
+
+
+def _replacing(old: Value, new: Value) -> Callable[[Value], Value]:
+    return lambda value: new if value is old else value
 
 
 def _expose_views(graph: Graph, block: Block) -> None:

@@ -244,6 +244,11 @@ def _linalg(draw: Draw, *shapes: tuple[int, ...]) -> list[Sample]:
     ]
 
 
+def _value_and_target(value: np.ndarray) -> Operands:
+    """A written value and the argument that received it (a copy of it)."""
+    return value, value.copy()
+
+
 def _orders(rng: Rng, rows: int, cols: int) -> np.ndarray:
     """One permutation of ``range(cols)`` per row (what argsort along the last axis gives)."""
     return np.argsort(rng.random((rows, cols)), axis=-1)
@@ -1126,6 +1131,11 @@ SAMPLES: dict[str, list[Sample]] = {
     "prim::TapePush": [
         Sample("to-two", lambda r: ([normal(r, 3), normal(r, 3)], normal(r, 3)), wrt=(0, 1)),
         Sample("to-empty", lambda r: ([], normal(r, 2, 3)), wrt=(1,)),
+    ],
+    # The argument once written back: its target holds its value (Note [Returned arguments]).
+    "prim::WrittenArgument": [
+        Sample("matrix", lambda r: _value_and_target(normal(r, 3, 4))),
+        Sample("0-d", lambda r: _value_and_target(normal(r))),
     ],
     "prim::ListIndex": [
         Sample("middle", lambda r: ([normal(r, 3), normal(r, 2, 2), normal(r, 4)], 1)),

@@ -92,6 +92,19 @@ def write_back(target: Any, value: Any) -> tuple[()]:
     return ()
 
 
+def written_argument(value: Any, target: Any) -> Any:
+    """The argument ``target`` once prim::WriteBack has left ``value`` in it: the array itself,
+    so that a result of the function that NumPy gives as the argument (or a view of it) is that
+    very array (Note [Returned arguments] in `passes.functionalize`). ``value`` is only read by
+    the derivative, which is that of ``value``.
+
+    >>> x = np.zeros(2)
+    >>> written_argument(x + 1, x) is x
+    True
+    """
+    return target
+
+
 def copy_if_shared(value: Any, *written: np.ndarray) -> Any:
     """``value`` with every array in it (looking into tuples and lists) that may share memory
     with one of ``written`` replaced by a copy; ``value`` itself when none may. ``f`` saves
@@ -150,6 +163,10 @@ def slice_sequence(sequence: Any, start: int | None, stop: int | None, step: int
 
 def _same_type_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
     return [types[0]]
+
+
+def _written_argument_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    return [types[1]]
 
 
 def _tuple_construct_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
@@ -268,6 +285,13 @@ register_op(
     pure=False,
     differentiable=False,
 )(write_back)
+# Impure: no pass may merge, fold, hoist or move it (Note [Returned arguments] in
+# `passes.functionalize`).
+register_op(
+    "prim::WrittenArgument(Tensor value, Tensor target) -> Tensor",
+    shape=_written_argument_rule,
+    pure=False,
+)(written_argument)
 # Impure: it must run where it stands, before the prim::WriteBack nodes that follow it.
 register_op(
     "prim::CopyIfShared(Any value, Tensor... written) -> Any",

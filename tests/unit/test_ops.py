@@ -621,6 +621,9 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("prim::WriteBack", (np.zeros(2), np.ones(2)), lambda *_: ()),
     # What df reads, saved before the write-back (Note [Arguments written to]): arrays in it
     # that may share memory with a written argument are copies, the others the arrays given.
+    # The argument once written back (Note [Returned arguments]): its target, which then holds
+    # its value.
+    ("prim::WrittenArgument", (A, A.copy()), lambda v, _: v),
     ("prim::CopyIfShared", (A[1], A), lambda v, _: v.copy()),
     ("prim::CopyIfShared", ((A, [V, 2.0]), V), lambda *_: (A, [V.copy(), 2.0])),
     ("prim::CopyIfShared", (np.float64(1.5), A, V), lambda *_: np.float64(1.5)),
@@ -708,6 +711,16 @@ def test_copy_if_shared_copies_exactly_the_arrays_that_share_memory() -> None:
     untouched = (y, [y])
     assert kernel(untouched, x) is untouched
     assert not OPS["prim::CopyIfShared"].pure
+
+
+def test_written_argument_is_its_target_and_impure() -> None:
+    """What the function returns as a written argument is that very array (Note [Returned
+    arguments]); no pass may merge or move the node."""
+    kernel = OPS["prim::WrittenArgument"].kernel
+    assert kernel is not None
+    target = np.zeros(3)
+    assert kernel(np.ones(3), target) is target
+    assert not OPS["prim::WrittenArgument"].pure
 
 
 def test_in_place_kernels_fill_their_operand_and_return_it() -> None:

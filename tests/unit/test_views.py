@@ -108,6 +108,11 @@ def write_through_then_read(x):
 
 def view(x):
     return {expression}
+
+
+def write_then_return(x):
+    x[0] += 5.0
+    return {expression}
 """
 
 
@@ -183,6 +188,40 @@ def test_returned_view_shares_memory_as_in_numpy(name: str) -> None:
     )
     _assert_close(actual, expected)
     assert np.shares_memory(actual, compiled_argument) == np.shares_memory(expected, plain_argument)
+
+
+@pytest.mark.parametrize("executor", ["codegen", "interpreter"])
+@pytest.mark.parametrize("name", list(CASES))
+def test_view_returned_after_a_write_shares_memory_as_in_numpy(
+    name: str, executor: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A view of an argument returned after a write to the argument is NumPy's view of the
+    argument (Note [Returned arguments]): it shares memory exactly when NumPy's does, and the
+    caller's write into it changes the argument exactly when NumPy's does."""
+    monkeypatch.setenv("AUTODIFF_EXECUTOR", executor)
+    actual, expected, compiled_argument, plain_argument = _run_both(
+        MODULES[name].write_then_return, CASES[name][1]
+    )
+    _assert_close(actual, expected)
+    np.testing.assert_array_equal(compiled_argument, plain_argument)
+    assert np.shares_memory(actual, compiled_argument) == np.shares_memory(expected, plain_argument)
+    assert actual.flags.writeable == expected.flags.writeable
+    if expected.flags.writeable:
+        expected[...] += 100.0
+        actual[...] += 100.0
+        np.testing.assert_array_equal(compiled_argument, plain_argument)
+
+
+@pytest.mark.parametrize("name", list(VIEWS))
+def test_gradient_of_a_view_returned_after_a_write(name: str) -> None:
+    """Returning the argument's own memory leaves the gradient w.r.t. the values passed in."""
+    fn = MODULES[name].write_then_return
+    argument = CASES[name][1]
+    outputs, vjp_fn = ad.vjp(ad.script(fn), argument.copy())
+    cotangent = np.random.default_rng(5).standard_normal(np.shape(outputs))
+    (gradient,) = vjp_fn(cotangent)
+    expected = _central_differences(lambda x: (fn(x),), argument, (cotangent,))
+    np.testing.assert_allclose(gradient, expected, rtol=1e-6, atol=1e-7)
 
 
 def test_the_table_says_what_numpy_does() -> None:
