@@ -123,6 +123,19 @@ def save_regression(failure: Failure, directory: Path = REGRESSIONS) -> Path:
     return path
 
 
+def batch_settings(examples: int) -> settings:
+    """Hypothesis settings of one fuzz batch: random (seeded by the caller), no database, no
+    deadline, stopping at the first failure."""
+    return settings(
+        max_examples=examples,
+        database=None,
+        deadline=None,
+        derandomize=False,
+        report_multiple_bugs=False,
+        suppress_health_check=list(HealthCheck),
+    )
+
+
 def fuzz_batch(
     examples: int,
     seed: int,
@@ -136,14 +149,7 @@ def fuzz_batch(
     ran = 0
     last: tuple[Program, str, BaseException] | None = None
 
-    @settings(
-        max_examples=examples,
-        database=None,
-        deadline=None,
-        derandomize=False,
-        report_multiple_bugs=False,
-        suppress_health_check=list(HealthCheck),
-    )
+    @batch_settings(examples)
     @hypothesis_seed(seed)
     @given(programs(idioms, focus))
     def run(program: Program) -> None:

@@ -20,11 +20,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, reject, settings
+from hypothesis import given, reject
 from hypothesis import seed as hypothesis_seed
 from hypothesis.errors import Unsatisfiable
 
-from tests.property.fuzz import detailed_key, run_batches
+from tests.property.fuzz import batch_settings, detailed_key, run_batches
 from tests.property.ir_text import IRText, check_opt, ir_texts, seeds
 
 BATCH = 500  # cases per batch when batches run in processes (--jobs)
@@ -45,14 +45,7 @@ def fuzz_batch(
     ran = 0
     last: tuple[IRText, BaseException] | None = None
 
-    @settings(
-        max_examples=examples,
-        database=None,
-        deadline=None,
-        derandomize=False,
-        report_multiple_bugs=False,
-        suppress_health_check=list(HealthCheck),
-    )
+    @batch_settings(examples)
     @hypothesis_seed(seed)
     @given(ir_texts())
     def run(case: IRText) -> None:
