@@ -550,9 +550,7 @@ class _ReverseBuilder:
         with self.graph.inserting_at_end(body):
             parts = []
             for grad, part in zip(grads, node.outputs, strict=True):
-                shape = self.graph.insert("aten::shape", (part,), (ANY,)).output
-                dtype = self.graph.insert("aten::_dtype_of", (part,), (STR,)).output
-                zeros = self.graph.insert("aten::zeros", (shape, dtype), (part.ty,)).output
+                zeros = self.zeros_like_part(part)
                 if grad is not None:
                     zeros = self.graph.insert("prim::AutogradAdd", (zeros, grad), (part.ty,)).output
                 parts.append(zeros)
@@ -560,6 +558,16 @@ class _ReverseBuilder:
         _set_ranges(body, node)
         body.register_output(list_grad)
         self.set_grad(source, grad_of.add_output(source.ty, _grad_name(source)))
+
+    def zeros_like_part(self, part: Value) -> Value:
+        """Insert zeros like ``part``, an element of a list: an array's are ``aten::zeros`` of
+        its shape and dtype (constants once shapes are specialised); a tuple's (``params =
+        [(W1, b1), (W2, b2)]``), which has no shape, the same tuple of zeros made at run time."""
+        if isinstance(part.ty, TupleType | ListType):
+            return self.graph.insert("aten::_zeros_like_value", (part,), (part.ty,)).output
+        shape = self.graph.insert("aten::shape", (part,), (ANY,)).output
+        dtype = self.graph.insert("aten::_dtype_of", (part,), (STR,)).output
+        return self.graph.insert("aten::zeros", (shape, dtype), (part.ty,)).output
 
     def zeros_of_part(self, source: Value, index: int, part: Value | None) -> Value:
         """Insert zeros like element ``index`` of the tuple ``source`` (``part`` when the

@@ -179,6 +179,8 @@ class _Specializer:
             self.visit_block(body)
         elif kind == "prim::TupleUnpack" and self.unpacks_known_parts(node):
             return
+        elif kind == "prim::TupleIndex" and self.within_a_list(node.inputs[0]):
+            self.states[node.output] = State.NONZERO
         elif kind in _LIST_ELEMENTS and self.state(node.inputs[0]) is State.NONZERO:
             # Note [Lists are values] in `ir.ops.prim`: a list never holds the sentinel.
             for out in node.outputs:
@@ -199,10 +201,21 @@ class _Specializer:
             for out, part in zip(node.outputs, producer.inputs, strict=True):
                 self.states[out] = self.state(part)
             return True
-        if _made_by_a_kernel(node.inputs[0]):
+        if _made_by_a_kernel(node.inputs[0]) or self.within_a_list(node.inputs[0]):
             for out in node.outputs:
                 self.states[out] = State.NONZERO
             return True
+        return False
+
+    def within_a_list(self, value: Value) -> bool:
+        """Whether ``value`` is an element of a list that is not the sentinel, or a part of
+        one (``params[i][0]`` of ``params = [(W1, b1), ...]``): Note [Lists are values] in
+        `ir.ops.prim`, a list holds no sentinel at any depth."""
+        producer = value.node
+        if producer.kind in _LIST_ELEMENTS:
+            return self.state(producer.inputs[0]) is State.NONZERO
+        if producer.kind in ("prim::TupleUnpack", "prim::TupleIndex"):
+            return self.within_a_list(producer.inputs[0])
         return False
 
     # -- control flow ------------------------------------------------------------------------

@@ -16,7 +16,7 @@ import numpy as np
 
 from ir.ops.arrangement import PadMode, _promoted_sequence, atleast_shape
 from ir.ops.indexing import _along
-from ir.ops.prim import autograd_add, join_all, join_list_gradients
+from ir.ops.prim import AUTOGRAD_ZERO, autograd_add, join_all, join_list_gradients
 from ir.ops.registry import NOT_CONSTANT, OPS, register_op
 from ir.ops.selection import diagonal_length
 from ir.ops.shape_ops import _concatenate_rule
@@ -618,14 +618,28 @@ register_op("aten::_stack_backward(Tensor grad, int axis) -> Any", shape=_stack_
 def list_index_backward(grad: Any, lst: Any, index: int) -> list[Any]:
     """The gradient of ``lst[index]`` w.r.t. the list ``lst``: zeros like each element, with
     ``grad`` at ``index``. An element may itself be a tuple or list (``[(W, b), (V, c)]``):
-    its zeros are then a tuple or list of zeros.
+    its zeros are then a tuple or list of zeros, and a part of ``grad`` that is
+    `AUTOGRAD_ZERO` (a part of the tuple nothing read) becomes zeros like that part, so that
+    no list gradient holds the sentinel at any depth (Note [Lists are values]).
 
     >>> list_index_backward(np.ones(2), [np.ones(2), np.ones(2)], -1)
     [array([0., 0.]), array([1., 1.])]
+    >>> list_index_backward((AUTOGRAD_ZERO, 2.0), [(np.ones(1), 1.0)], 0)
+    [(array([0.]), 2.0)]
     """
     grads = [zeros_like_value(element) for element in lst]
-    grads[index] = grad
+    grads[index] = _without_sentinel(grad, lst[index])
     return grads
+
+
+def _without_sentinel(grad: Any, like: Any) -> Any:
+    """``grad`` with each `AUTOGRAD_ZERO` in it (at any depth) replaced by zeros like the
+    matching part of ``like``."""
+    if grad is AUTOGRAD_ZERO:
+        return zeros_like_value(like)
+    if isinstance(grad, list | tuple):
+        return type(grad)(_without_sentinel(g, v) for g, v in zip(grad, like, strict=True))
+    return grad
 
 
 def _list_index_backward_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:

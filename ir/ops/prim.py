@@ -23,9 +23,10 @@ and the name ``hs`` is rebound to it (so a loop that appends carries the list). 
 share one list object, which keeps lists pure for CSE, DCE and differentiation. The price is
 aliasing: after ``a = hs; hs.append(x)`` Python's ``a`` sees ``x`` too, a scripted ``a`` does
 not. The gradient of a list is a list of the same length whose elements are the gradients of
-its elements, zeros where an element got none, never `AUTOGRAD_ZERO` inside the list:
-specialize-autograd-zero relies on it (an element of a list that is not the sentinel is not
-either, and two such lists add with ``aten::_add_lists``).
+its elements, zeros where an element got none, never `AUTOGRAD_ZERO` inside the list, at any
+depth (the gradient of ``params = [(W1, b1), (W2, b2)]`` holds no sentinel in its tuples
+either): specialize-autograd-zero relies on it (an element of a list that is not the sentinel
+is not either, nor are its parts, and two such lists add with ``aten::_add_lists``).
 
 These have no kernel: `ir.interpreter` runs them. Tuple, list and autograd-add operators are
 ordinary functions of their operands and have kernels; prim::AutogradZero has none because its

@@ -230,3 +230,85 @@ def test_every_row_of_a_jacobian_reads_the_argument_as_passed(
     plain = x.copy()
     fn(plain)
     np.testing.assert_array_equal(passed, plain)
+
+
+# ---- lists of (W, b) tuples built in the function (issue 15, items 3 and 7) -----------------
+
+
+def mlp_by_index(w1, b1, w2, b2, x):
+    params = [(w1, b1), (w2, b2)]
+    h = x
+    for i in range(len(params)):
+        h = np.tanh(h @ params[i][0] + params[i][1])
+    return np.sum(h**2)
+
+
+def mlp_over_the_list(w1, b1, w2, b2, x):
+    params = [(w1, b1), (w2, b2)]
+    h = x
+    for layer in params:
+        h = np.tanh(h @ layer[0] + layer[1])
+    return np.sum(h**2)
+
+
+def layers_of_different_shapes(a):
+    # The list's element type joins (Double(4, 3), Double(4)) and (Double(3, 4), Double(3)):
+    # no shape is known for params[i][0], so its zero gradient cannot come from its type.
+    params = [(a.T, a[1]), (a[:, 0:4], a[:, 2])]
+    h = a[:, 0]
+    for layer in params:
+        h = np.tanh(layer[0] @ h + layer[1])
+    return np.sum(h) * a[0]
+
+
+RNG = np.random.default_rng(15)
+MLP_ARGS = (
+    RNG.normal(size=(3, 4)),
+    RNG.normal(size=4),
+    RNG.normal(size=(4, 2)),
+    RNG.normal(size=2),
+    RNG.normal(size=(5, 3)),
+)
+
+
+@pytest.mark.parametrize("fn", [mlp_by_index, mlp_over_the_list])
+@pytest.mark.parametrize("argnums", [0, 1, 3, (0, 3)])
+def test_hessian_of_an_mlp_whose_params_are_a_list_of_tuples(
+    fn: Callable[..., Any], argnums: Any, jax: Any
+) -> None:
+    # The second differentiation unpacked the list gradient with zeros from aten::shape of
+    # each element, a tuple (a ShapeError); then the parts of a list element were taken for
+    # possible zero sentinels, and the gradient was refused as a run-time zero-or-not choice.
+    jnp = jax.numpy
+
+    def jax_mlp(w1, b1, w2, b2, x):
+        h = x
+        for w, b in [(w1, b1), (w2, b2)]:
+            h = jnp.tanh(h @ w + b)
+        return jnp.sum(h**2)
+
+    got = ad.hessian(fn, argnums)(*MLP_ARGS)
+    expected = jax.hessian(jax_mlp, argnums)(*MLP_ARGS)
+    if isinstance(argnums, int):
+        np.testing.assert_allclose(got, expected, rtol=1e-10, atol=1e-12)
+        return
+    for row, want_row in zip(got, expected, strict=True):
+        for block, want in zip(row, want_row, strict=True):
+            np.testing.assert_allclose(block, want, rtol=1e-10, atol=1e-12)
+
+
+def test_nested_jacobian_through_a_list_of_tuples_of_different_shapes() -> None:
+    a = np.random.default_rng(3).uniform(-1, 1, (3, 4))
+    first = ad.jacobian(layers_of_different_shapes)
+    second = ad.jacobian(first)(a)
+    assert second.shape == (4, 3, 4, 3, 4)
+    np.testing.assert_allclose(second, central_jacobian(first, a), rtol=1e-6, atol=1e-8)
+
+
+def test_third_derivative_through_a_list_of_tuples() -> None:
+    x = MLP_ARGS[1]
+    second = ad.hessian(mlp_over_the_list, 1)
+    third = ad.jacobian(second, 1)(*MLP_ARGS)
+    assert third.shape == (4, 4, 4)
+    expected = central_jacobian(lambda b: second(MLP_ARGS[0], b, *MLP_ARGS[2:]), x)
+    np.testing.assert_allclose(third, expected, rtol=1e-5, atol=1e-7)
