@@ -51,6 +51,10 @@ from ir.ops.fourier import (
     rfft_backward,
 )
 from ir.ops.gradients import (
+    NORM_COUNT,
+    NORM_EUCLIDEAN,
+    NORM_LARGEST,
+    NORM_POWER,
     add_at_tuple,
     add_lists,
     concatenate_backward,
@@ -74,6 +78,7 @@ from ir.ops.gradients import (
     matmul_backward_other,
     matmul_backward_self,
     norm_backward,
+    norm_kind,
     pad_backward,
     prod_backward,
     prod_double_backward,
@@ -1850,9 +1855,33 @@ def linalg_pinv(self):
 
 def linalg_norm(self, order, axis, keepdims):
     out = np.linalg.norm(self, order, axis, keepdims)
+    shape = self.shape
+    kind = norm_kind(order, axis, self.ndim)
+    complex_input = is_complex(self)
 
     def backward(dout):
-        return norm_backward(dout, self, out, order, axis, keepdims), None, None, None
+        # Written in differentiable operators (its Hessian), as std is; the branch folds
+        # once the rank is known. At a norm of 0 the gradient is the least-norm subgradient,
+        # 0, and so is its derivative (the where routes none through the other branch).
+        spread = unreduce(dout, shape, axis, keepdims)
+        norm = unreduce(out, shape, axis, keepdims)
+        safe = np.where(norm == 0.0, 1.0, norm)
+        slope = np.conj(np.sign(self)) if complex_input else np.sign(self)
+        if kind == NORM_EUCLIDEAN:
+            direction = np.conj(self) if complex_input else self
+            grad = np.where(norm == 0.0, 0.0, spread * direction / safe)
+        elif kind == NORM_POWER:
+            ratio = (np.abs(self) / safe) ** (float(order) - 1.0)
+            grad = np.where(norm == 0.0, 0.0, spread * slope * ratio)
+        elif kind == NORM_LARGEST:
+            # Ties in the largest (smallest) magnitude share the gradient evenly.
+            hits = (np.abs(self) == norm).astype(dtype_of(out))
+            grad = spread * slope * hits / np.sum(hits, axis=axis, keepdims=True)
+        elif kind == NORM_COUNT:
+            grad = spread * slope * 0.0
+        else:
+            grad = norm_backward(dout, self, out, order, axis, keepdims)
+        return grad, None, None, None
 
     return out, backward
 

@@ -976,6 +976,31 @@ def norm_backward(grad: Any, x: Any, out: Any, order: Any, axis: Any, keepdims: 
     raise ValueError(f"the gradient of a matrix norm with ord={order!r} is not supported")
 
 
+# The formulas of np.linalg.norm's gradient (`norm_kind`).
+NORM_EUCLIDEAN, NORM_POWER, NORM_LARGEST, NORM_COUNT, NORM_OTHER = range(5)
+
+
+def norm_kind(order: Any, axis: Any, ndim: int) -> int:
+    """Which of its formulas the gradient of ``np.linalg.norm(x, order, axis)`` takes, for an
+    ``x`` of rank ``ndim`` (a constant once ranks are known, so the formula's branches fold):
+    `NORM_EUCLIDEAN` (the 2-norm of vectors, the Frobenius norm), `NORM_POWER` (another
+    vector p-norm), `NORM_LARGEST` (vector ``inf``/``-inf``), `NORM_COUNT` (``ord=0``), and
+    `NORM_OTHER` for the matrix norms the `norm_backward` kernel computes, whose gradient is
+    not written in differentiable operators (no second derivative).
+
+    >>> norm_kind(None, None, 2), norm_kind(3, None, 1), norm_kind(2, None, 2)
+    (0, 1, 4)
+    """
+    vector = len(normalize_axes(axis, ndim)) == 1
+    if order is None or (isinstance(order, str) and order == "fro") or (vector and order == 2):
+        return NORM_EUCLIDEAN
+    if not vector or isinstance(order, str):
+        return NORM_OTHER
+    if order in (np.inf, -np.inf):
+        return NORM_LARGEST
+    return NORM_COUNT if order == 0 else NORM_POWER
+
+
 def _abs_slope(x: Any) -> Any:
     """The gradient of ``|x|`` elementwise: ``sign(x)``, and ``conj(x) / |x|`` for a complex
     ``x`` (Note [Complex gradients] in `autodiff.formulas`); 0 at 0."""
@@ -1013,3 +1038,6 @@ register_op(
     " -> Tensor",
     shape=_like_operand(1),
 )(norm_backward)
+register_op(
+    "aten::_norm_kind(Any ord, Any axis, int ndim) -> int", shape=fixed(INT), differentiable=False
+)(norm_kind)

@@ -312,3 +312,84 @@ def test_third_derivative_through_a_list_of_tuples() -> None:
     assert third.shape == (4, 4, 4)
     expected = central_jacobian(lambda b: second(MLP_ARGS[0], b, *MLP_ARGS[2:]), x)
     np.testing.assert_allclose(third, expected, rtol=1e-5, atol=1e-7)
+
+
+# ---- Hessians of norms: np.linalg.norm's gradient in differentiable operators ---------------
+
+
+def euclidean_norm(x):
+    return np.linalg.norm(x)
+
+
+def cubic_norm(x):
+    return np.linalg.norm(x, 3)
+
+
+def largest_magnitude(x):
+    return np.linalg.norm(x, np.inf)
+
+
+def frobenius_times_norm(a):
+    return np.linalg.norm(a, "fro") * np.linalg.norm(a)
+
+
+def weighted_row_norms(a):
+    return np.sum(np.linalg.norm(a, axis=1) ** 2 * np.arange(1.0, 4.0))
+
+
+def column_four_norms_kept(a):
+    return np.sum(np.linalg.norm(a, ord=4, axis=0, keepdims=True) * np.arange(1.0, 5.0))
+
+
+NORMS = [
+    (euclidean_norm, lambda jnp, x: jnp.linalg.norm(x), (4,)),
+    (cubic_norm, lambda jnp, x: jnp.linalg.norm(x, 3), (4,)),
+    (largest_magnitude, lambda jnp, x: jnp.linalg.norm(x, jnp.inf), (4,)),
+    (frobenius_times_norm, lambda jnp, a: jnp.linalg.norm(a, "fro") * jnp.linalg.norm(a), (3, 4)),
+    (
+        weighted_row_norms,
+        lambda jnp, a: jnp.sum(jnp.linalg.norm(a, axis=1) ** 2 * jnp.arange(1.0, 4.0)),
+        (3, 4),
+    ),
+    (
+        column_four_norms_kept,
+        lambda jnp, a: jnp.sum(
+            jnp.linalg.norm(a, ord=4, axis=0, keepdims=True) * jnp.arange(1.0, 5.0)
+        ),
+        (3, 4),
+    ),
+]
+
+
+@pytest.mark.parametrize(("fn", "jax_fn", "shape"), NORMS, ids=[n[0].__name__ for n in NORMS])
+def test_hessian_of_a_norm(fn: Callable[..., Any], jax_fn: Any, shape: Any, jax: Any) -> None:
+    # The gradient called aten::_norm_backward, which has no derivative: refused.
+    x = np.random.default_rng(4).normal(size=shape)
+    hessian = ad.hessian(fn)(x)
+    np.testing.assert_allclose(hessian, jax.hessian(lambda v: jax_fn(jax.numpy, v))(x), atol=1e-12)
+    np.testing.assert_allclose(hessian, central_jacobian(ad.grad(fn), x), rtol=1e-6, atol=1e-8)
+
+
+def test_hessian_of_a_norm_at_zero_is_zero() -> None:
+    # The least-norm subgradient, 0, at 0 (docs/conventions.md), and its derivative 0 there.
+    assert not np.any(ad.hessian(euclidean_norm)(np.zeros(3)))
+
+
+def spectral_values(a):
+    return np.sum(np.linalg.svd(a, compute_uv=False))
+
+
+def matrix_one_norm(a):
+    return np.linalg.norm(a, 1)
+
+
+@pytest.mark.parametrize("fn", [spectral_values, matrix_one_norm])
+def test_second_derivatives_without_a_formula_are_refused_at_the_call(
+    fn: Callable[..., Any],
+) -> None:
+    a = np.random.default_rng(5).normal(size=(3, 4))
+    with pytest.raises(ad.DifferentiationError, match="is not differentiable") as raised:
+        ad.hessian(fn)(a)
+    message = str(raised.value)
+    assert "test_nested_derivatives.py:" in message
+    assert "^" in message
