@@ -973,7 +973,26 @@ def norm_backward(grad: Any, x: Any, out: Any, order: Any, axis: Any, keepdims: 
         hits = (sums == out).astype(out.dtype)
         hits = hits / np.sum(hits, axis=axes, keepdims=True)
         return (grad * hits * _abs_slope(x)).astype(x.dtype)
+    if order in (2, -2, "nuc"):
+        return (grad * _singular_value_slope(x, order, axes)).astype(x.dtype)
     raise ValueError(f"the gradient of a matrix norm with ord={order!r} is not supported")
+
+
+def _singular_value_slope(x: Any, order: Any, axes: tuple[int, ...]) -> Any:
+    """The gradient of the largest (``ord=2``) or smallest (``-2``) singular value of the
+    matrices over ``axes``, or of their sum (``"nuc"``): ``U diag(w) V^H`` with ``w`` one at
+    the chosen value (ties sharing it evenly) or all ones, conjugated for a complex ``x``
+    (Note [Complex gradients] in `autodiff.formulas`); for distinct values where one is picked."""
+    matrices = np.moveaxis(x, axes, (-2, -1))
+    u, s, vh = np.linalg.svd(matrices, full_matrices=False)
+    if order == "nuc":
+        weights = np.ones_like(s)
+    else:
+        extreme = np.max(s, axis=-1, keepdims=True) if order == 2 else np.min(s, -1, keepdims=True)
+        hits = (s == extreme).astype(s.dtype)
+        weights = hits / np.sum(hits, axis=-1, keepdims=True)
+    slope = np.conj(u @ (weights[..., None] * vh))
+    return np.moveaxis(slope, (-2, -1), axes)
 
 
 # The formulas of np.linalg.norm's gradient (`norm_kind`).
