@@ -221,7 +221,16 @@ def jacobian_graph(
     if len(typed.outputs) != 1 or isinstance(typed.outputs[0].ty, TupleType):
         raise DifferentiationError(f"jacobian needs {graph.name}() to return one array")
     (value,) = typed.outputs
-    result_shape = _shape_of_type(graph, value.ty, what="its result")
+    if not _has_shape(value.ty):
+        # Every argument's shape is known here, yet the result's is not (the type of a value
+        # a loop carries changes from a Python number to an array): only a run would say it.
+        raise DifferentiationError(
+            f"cannot differentiate the jacobian of {graph.name}() again: the shape of the "
+            f"value it returns is not known from the shapes of its arguments (type "
+            f"{value.ty})",
+            value.node.source_range,
+        )
+    result_shape = _shape_of_type(graph, value.ty)
     dtype = value.ty.dtype if isinstance(value.ty, TensorType) and value.ty.dtype else "float64"
     seed_type = TensorType(dtype, result_shape)
     # sum(f(x...) * seed), whose gradient is f's vjp for the cotangent ``seed``
@@ -282,19 +291,24 @@ def jacobian_graph(
     return result
 
 
-def _shape_of_type(graph: Graph, ty: Type, what: str = "") -> tuple[int, ...]:
-    """The shape of a value of type ``ty``: () for a Python number."""
+def _has_shape(ty: Type) -> bool:
+    """Whether type ``ty`` says a value's shape: a Python number's is ()."""
     if ty in (FLOAT, INT, BOOL, SCALAR):
-        return ()
+        return True
+    return isinstance(ty, TensorType) and ty.shape is not None and None not in ty.shape
+
+
+def _shape_of_type(graph: Graph, ty: Type) -> tuple[int, ...]:
+    """The shape of an argument of type ``ty``: () for a Python number."""
+    if not _has_shape(ty):
+        raise DifferentiationError(
+            f"the jacobian of {graph.name}() as a graph needs the shape of each argument, "
+            f"which is not known here (type {ty}): call the jacobian from Python, where the "
+            "arguments' shapes are known"
+        )
     if isinstance(ty, TensorType) and ty.shape is not None:
-        sizes = [size for size in ty.shape if size is not None]
-        if len(sizes) == len(ty.shape):
-            return tuple(sizes)
-    raise DifferentiationError(
-        f"the jacobian of {graph.name}() as a graph needs the shape of {what or 'each argument'}"
-        f", which is not known here (type {ty}): call the jacobian from Python, "
-        "where the arguments' shapes are known"
-    )
+        return tuple(size for size in ty.shape if size is not None)
+    return ()
 
 
 def _stacked(graph: Graph, rows: list[Value], shape: tuple[int, ...], dtype: str) -> Value:

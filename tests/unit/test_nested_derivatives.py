@@ -393,3 +393,23 @@ def test_second_derivatives_without_a_formula_are_refused_at_the_call(
     message = str(raised.value)
     assert "test_nested_derivatives.py:" in message
     assert "^" in message
+
+
+def python_number_becomes_an_array(a):
+    s = 0
+    for _ in range(3):
+        s /= 2.0 + np.cos(a[0, 2])
+    return a[0:1] + np.tanh(s)
+
+
+def test_jacobian_of_a_result_of_unknown_shape_is_refused_where_it_is_returned() -> None:
+    # The Jacobian graph needs the result's shape from the arguments' shapes; ``s`` changes
+    # from a Python int to a NumPy scalar in the loop, so its type says no shape. The refusal
+    # had no location.
+    a = np.random.default_rng(6).normal(size=(3, 4))
+    assert ad.jacobian(python_number_becomes_an_array)(a).shape == (1, 4, 3, 4)
+    with pytest.raises(ad.DifferentiationError, match="not known from the shapes") as raised:
+        ad.jacobian(ad.jacobian(python_number_becomes_an_array))(a)
+    message = str(raised.value)
+    assert "test_nested_derivatives.py:" in message
+    assert "return a[0:1] + np.tanh(s)" in message
