@@ -337,7 +337,7 @@ def _gradients(
     for index in wrt:
         grad = by_input.get(index)
         if grad is None:
-            grad = np.zeros_like(np.asarray(values[index], dtype=float))
+            grad = np.zeros(np.shape(values[index]))
         result.append(_cast_like(grad, values[index]))
     return result
 
@@ -497,7 +497,7 @@ class GradFunction(_Differentiated):
             grads = []
             for index, slot, zero, like in plan:
                 if slot is None:
-                    grad = np.zeros_like(np.asarray(args[index], dtype=float))
+                    grad = np.zeros(np.shape(args[index]))
                 else:
                     grad = raw[slot]
                     if grad is AUTOGRAD_ZERO:
