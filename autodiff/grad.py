@@ -45,7 +45,12 @@ from autodiff import instrument
 from autodiff.cache import CompilationCache
 from autodiff.errors import DifferentiationError
 from autodiff.gradient import Gradient
-from autodiff.higher_order import complex_output_message, gradient_graph, jacobian_graph
+from autodiff.higher_order import (
+    blocks_graph,
+    complex_output_message,
+    gradient_graph,
+    jacobian_graph,
+)
 from autodiff.pipeline import (
     OutputTree,
     differentiate_typed,
@@ -807,9 +812,31 @@ def hessian(fn: Callable[..., Any], argnums: Argnums = 0) -> Callable[..., Any]:
     """
     if isinstance(argnums, int):
         return jacobian(jacobian(fn, argnums), argnums)
-    blocks = [[jacobian(jacobian(fn, i), j) for j in argnums] for i in argnums]
+    return HessianBlocks(fn, tuple(argnums))
 
-    def hessian_fn(*args: Any) -> Any:
-        return tuple(tuple(block(*args) for block in row) for row in blocks)
 
-    return hessian_fn
+class HessianBlocks:
+    """What ``ad.hessian`` returns for a tuple of ``argnums``: callable like the function,
+    returning the blocks ``H[i][j]`` (each a `jacobian` of a `jacobian`) as nested tuples;
+    and, as a Jacobian is, a graph that `vjp` differentiates and scripted code inlines."""
+
+    def __init__(self, fn: Callable[..., Any], argnums: tuple[int, ...]) -> None:
+        self.scripted = _as_script(fn)
+        self.argnums = argnums
+        self.blocks = [[jacobian(jacobian(fn, i), j) for j in argnums] for i in argnums]
+        functools.update_wrapper(self, self.scripted.fn, updated=())
+
+    def __call__(self, *args: Any) -> Any:
+        # Each block runs the function: all but the last on copies, so that each reads the
+        # arguments as passed and the ones the function writes are written once.
+        blocks = [block for row in self.blocks for block in row]
+        results = [block(*copy.deepcopy(args)) for block in blocks[:-1]]
+        results.append(blocks[-1](*args))
+        width = len(self.argnums)
+        return tuple(tuple(results[i * width : (i + 1) * width]) for i in range(width))
+
+    def __autodiff_graph__(self, argument_types: Sequence[Type] | None) -> Graph:
+        """Every block's graph for these argument types, side by side in one graph."""
+        types = self.scripted.declared_types() if argument_types is None else argument_types
+        graphs = [[_as_script(block).parsed_for(types) for block in row] for row in self.blocks]
+        return blocks_graph(self.scripted.qualname, types, graphs)

@@ -321,3 +321,41 @@ def _stacked(graph: Graph, rows: list[Value], shape: tuple[int, ...], dtype: str
     sizes = [graph.insert_constant(size, INT) for size in shape]
     spec = graph.insert("prim::TupleConstruct", sizes, (TupleType(tuple(INT for _ in shape)),))
     return graph.insert("aten::reshape", [stacked, spec.output], (TENSOR,)).output
+
+
+def blocks_graph(name: str, input_types: Sequence[Type], blocks: list[list[Graph]]) -> Graph:
+    """One graph returning the results of ``blocks`` (graphs of the same inputs, each
+    returning one array) as nested tuples ``((b00, b01, ...), (b10, ...), ...)``: the graph of
+    a Hessian's blocks for a tuple of ``argnums``. Each block reads the arguments as passed:
+    the arguments the function writes are written once, after every block (as the rows of
+    Note [Jacobian graphs])."""
+    result = Graph(name)
+    arguments = [result.add_input(ty) for ty in input_types]
+    first_copies: dict[Value, Value] | None = None
+    write_backs: list[Node] = []
+    rows: list[Value] = []
+    with result.inserting_at_end(result.block):
+        for row in blocks:
+            outputs: list[Value] = []
+            for block in row:
+                copies = dict(zip(block.inputs, arguments, strict=True))
+                for node in block.nodes():
+                    if node.kind == WRITE_BACK:
+                        if first_copies is None:
+                            write_backs.append(node)
+                        continue
+                    copy = result.insert_node(result.create_clone(node, copies.__getitem__))
+                    copies.update(zip(node.outputs, copy.outputs, strict=True))
+                first_copies = first_copies or copies
+                outputs.append(copies[block.outputs[0]])
+            types = TupleType(tuple(v.ty for v in outputs))
+            rows.append(result.insert("prim::TupleConstruct", outputs, (types,)).output)
+        for node in write_backs:
+            assert first_copies is not None
+            result.insert_node(result.create_clone(node, first_copies.__getitem__))
+        packed = result.insert(
+            "prim::TupleConstruct", rows, (TupleType(tuple(r.ty for r in rows)),)
+        ).output
+    result.register_output(packed)
+    run_passes(result, [(name, {}) for name in FORWARD_CLEANUP if name != "lower-tuples"])
+    return result

@@ -413,3 +413,55 @@ def test_jacobian_of_a_result_of_unknown_shape_is_refused_where_it_is_returned()
     message = str(raised.value)
     assert "test_nested_derivatives.py:" in message
     assert "return a[0:1] + np.tanh(s)" in message
+
+
+# ---- ad.hessian with a tuple of argnums composes (issue 15, item 3) ---------------------------
+
+
+def scaled_tanh(x, y):
+    return np.sum(np.tanh(x) * np.sum(y**3))
+
+
+def test_vjp_of_a_hessian_with_argnums_tuple(jax: Any) -> None:
+    # The blocks were a plain closure taking *args: vjp refused to compile it.
+    jnp = jax.numpy
+    blocks = ad.hessian(scaled_tanh, argnums=(0, 1))
+    cotangents = tuple(
+        tuple(
+            np.random.default_rng(7 + 2 * i + j).normal(size=block.shape)
+            for j, block in enumerate(row)
+        )
+        for i, row in enumerate(blocks(X, Y))
+    )
+    out, vjp_fn = ad.vjp(blocks, X, Y)
+    got = vjp_fn(cotangents)
+
+    def jax_scaled_tanh(x, y):
+        return jnp.sum(jnp.tanh(x) * jnp.sum(y**3))
+
+    jax_out, jax_vjp = jax.vjp(jax.hessian(jax_scaled_tanh, argnums=(0, 1)), X, Y)
+    for row, want_row in zip(out, jax_out, strict=True):
+        for block, want in zip(row, want_row, strict=True):
+            np.testing.assert_allclose(block, want, rtol=1e-12, atol=1e-14)
+    for grad, want in zip(got, jax_vjp(cotangents), strict=True):
+        np.testing.assert_allclose(grad, want, rtol=1e-10, atol=1e-12)
+
+
+def writes_then_scales(x, y):
+    x *= 2.0
+    return np.sum(np.sin(x) * y)
+
+
+@pytest.mark.parametrize("through_vjp", [False, True])
+def test_hessian_blocks_read_the_arguments_as_passed(through_vjp: bool) -> None:
+    # Each block runs the function, which writes x: every block after the first read the
+    # written x (a silent wrong Hessian), and x was written once per block.
+    blocks = ad.hessian(writes_then_scales, argnums=(0, 1))
+    y = np.array([0.5, -1.5, 2.0])
+    x = X.copy()
+    got = ad.vjp(blocks, x, y)[0] if through_vjp else blocks(x, y)
+    for i in (0, 1):
+        for j in (0, 1):
+            alone = ad.jacobian(ad.jacobian(writes_then_scales, i), j)(X.copy(), y)
+            np.testing.assert_allclose(got[i][j], alone, rtol=1e-12, atol=1e-14)
+    np.testing.assert_array_equal(x, X * 2.0)
