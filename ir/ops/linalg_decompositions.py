@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ir.errors import ShapeError
+from ir.ops.fourier import real_dtype
 from ir.ops.promotion import probe_dtype
 from ir.ops.registry import NOT_CONSTANT, register_op
 from ir.ops.shape_rules import Shape, as_tensor, broadcast_shapes, normalize_axes, tensor
@@ -87,7 +88,8 @@ def _eigh_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
     x = as_tensor(types[0])
     shape = _matrices(x)
     dtype = _float_dtype(x)
-    values = TensorType(dtype, None if shape is None else shape[:-1])
+    # A Hermitian matrix's eigenvalues are real, as NumPy returns them.
+    values = TensorType(real_dtype(dtype), None if shape is None else shape[:-1])
     return [TupleType((values, TensorType(dtype, shape)))]
 
 
@@ -95,14 +97,15 @@ def _svd_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
     x = as_tensor(types[0])
     shape = _matrices(x, square=False)
     dtype = _float_dtype(x)
+    values_dtype = real_dtype(dtype)  # singular values are real, as NumPy returns them
     full, compute_uv = consts[1], consts[2]
     if shape is None:
-        s = TensorType(dtype, None)
+        s = TensorType(values_dtype, None)
         u = vh = TensorType(dtype, None)
     else:
         *batch, m, n = shape
         k = None if m is None or n is None else min(m, n)
-        s = TensorType(dtype, (*batch, k))
+        s = TensorType(values_dtype, (*batch, k))
         if full is NOT_CONSTANT:
             u = TensorType(dtype, (*batch, m, None))
             vh = TensorType(dtype, (*batch, None, n))

@@ -465,3 +465,21 @@ def test_hessian_blocks_read_the_arguments_as_passed(through_vjp: bool) -> None:
             alone = ad.jacobian(ad.jacobian(writes_then_scales, i), j)(X.copy(), y)
             np.testing.assert_allclose(got[i][j], alone, rtol=1e-12, atol=1e-14)
     np.testing.assert_array_equal(x, X * 2.0)
+
+
+def eigenvalues_of_a_hermitian_matrix(a, z):
+    return np.linalg.eigh(z + np.conj(z).T + np.diag(4.0 * a))[0]
+
+
+def test_nested_jacobian_of_real_eigenvalues_of_a_complex_matrix() -> None:
+    # The eigenvalues (and singular values) of a complex matrix were typed complex, so the
+    # jacobian's graph took the real function for a complex one and refused it.
+    rng = np.random.default_rng(8)
+    a = np.array([1.0, 2.0, 3.5])
+    z = rng.normal(size=(3, 3)) + 1j * rng.normal(size=(3, 3))
+    first = ad.jacobian(eigenvalues_of_a_hermitian_matrix)
+    second = ad.jacobian(first)(a, z)
+    assert second.shape == (3, 3, 3)
+    np.testing.assert_allclose(
+        second, central_jacobian(lambda v: first(v, z), a), rtol=1e-6, atol=1e-8
+    )
