@@ -67,7 +67,7 @@ from ir.types import (
     type_of_value,
 )
 from passes.autograd_zero import can_materialise
-from passes.constant_propagation import constant_value, is_constant
+from passes.constant_propagation import constant_value, inline_constant_branches, is_constant
 from passes.registry import register_pass
 from passes.requires_grad import can_hold_gradient, values_requiring_grad
 from passes.shape_propagation import propagate_shapes
@@ -323,6 +323,7 @@ class _ReverseBuilder:
         self.block.append_node(grad_of)
         mapping = dict(zip(formula.backward.inputs, output_grads + context.saved, strict=True))
         grad_of.blocks[0]._clone_body(formula.backward.block, mapping, mapping.__getitem__)
+        inline_constant_branches(self.graph, grad_of.blocks[0])
         _set_ranges(grad_of.blocks[0], node)
         body = grad_of.blocks[0]
         results = list(body.outputs)

@@ -1824,9 +1824,20 @@ def linalg_eigh(self):
 
 def linalg_svd(self, full_matrices, compute_uv):
     out = np.linalg.svd(self, full_matrices, compute_uv)
+    complex_input = is_complex(self)
 
     def backward(dout):
-        return svd_backward(dout, self, out, full_matrices, compute_uv), None, None
+        if compute_uv:
+            grad = svd_backward(dout, self, out, full_matrices, compute_uv)
+        else:
+            # The values alone: U diag(ds) V^H (conjugated for a complex input: Note [Complex
+            # gradients]) in differentiable operators, so that it differentiates again (the
+            # Hessian of a nuclear norm). The branch on the constant compute_uv is inlined
+            # where the formula is, before shapes: its other branch types dout as a tuple.
+            u, _, vh = np.linalg.svd(self, full_matrices=False)
+            grad = (u * np.expand_dims(dout, -2)) @ vh
+            grad = np.conj(grad) if complex_input else grad
+        return grad, None, None
 
     return out, backward
 

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from ir.errors import ShapeError
-from ir.graph import Graph, Node, Value
+from ir.graph import Block, Graph, Node, Value
 from ir.ops import NOT_CONSTANT, OPS, OpDef
 from ir.ops.scalar import evaluate_bounded
 from ir.types import BOOL, FLOAT, INT, NONE, ListType, TensorType, TupleType, Type
@@ -51,6 +51,22 @@ def propagate_constants(graph: Graph, *, max_elements: int = 1000) -> bool:
     Result:  %c : int = prim::Constant[value=6]()
     """
     return _Folder(graph, max_elements).fold_block(graph.block.param_node.next)
+
+
+def inline_constant_branches(graph: Graph, block: Block) -> None:
+    """Inline each prim::If of ``block`` (and of the blocks nested in it) whose condition is a
+    constant, as `propagate_constants` does, folding nothing else: a derivative formula's
+    branch on an operand such as ``compute_uv`` (whose other branch does not type-check for
+    this call) is gone before shapes are propagated."""
+    folder = _Folder(graph, 0)
+    node = block.param_node.next
+    while node.kind != "prim::Return":
+        if node.kind == "prim::If" and is_constant(node.inputs[0]):
+            node = folder.inline_branch(node)
+            continue
+        for inner in node.blocks:
+            inline_constant_branches(graph, inner)
+        node = node.next
 
 
 def is_constant(value: Value) -> bool:

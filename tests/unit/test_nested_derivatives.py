@@ -383,13 +383,30 @@ def matrix_one_norm(a):
     return np.linalg.norm(a, 1)
 
 
-@pytest.mark.parametrize("fn", [spectral_values, matrix_one_norm])
-def test_second_derivatives_without_a_formula_are_refused_at_the_call(
-    fn: Callable[..., Any],
-) -> None:
+def test_hessian_of_singular_values(jax: Any) -> None:
+    # The values' gradient called aten::_svd_backward, which has no derivative: refused.
+    jnp = jax.numpy
     a = np.random.default_rng(5).normal(size=(3, 4))
+    hessian = ad.hessian(spectral_values)(a)
+    expected = jax.hessian(lambda v: jnp.sum(jnp.linalg.svd(v, compute_uv=False)))(a)
+    np.testing.assert_allclose(hessian, expected, atol=1e-10)
+    np.testing.assert_allclose(
+        hessian, central_jacobian(ad.grad(spectral_values), a), rtol=1e-6, atol=1e-8
+    )
+
+
+@pytest.mark.parametrize(
+    ("fn", "order"), [(matrix_one_norm, 2), (spectral_values, 3)], ids=["matrix-1-norm", "svd"]
+)
+def test_derivatives_without_a_formula_are_refused_at_the_call(
+    fn: Callable[..., Any], order: int
+) -> None:
+    # The second derivative of the matrix 1-norm, the third of singular values: the
+    # gradients of aten::_norm_backward and aten::_svd_backward are kernels without formulas.
+    a = np.random.default_rng(5).normal(size=(3, 4))
+    derivative = ad.hessian(fn) if order == 2 else ad.jacobian(ad.hessian(fn))
     with pytest.raises(ad.DifferentiationError, match="is not differentiable") as raised:
-        ad.hessian(fn)(a)
+        derivative(a)
     message = str(raised.value)
     assert "test_nested_derivatives.py:" in message
     assert "^" in message
