@@ -1827,8 +1827,36 @@ def linalg_svd(self, full_matrices, compute_uv):
     complex_input = is_complex(self)
 
     def backward(dout):
-        if compute_uv:
+        if compute_uv and full_matrices:
             grad = svd_backward(dout, self, out, full_matrices, compute_uv)
+        elif compute_uv:
+            # svd_backward for full_matrices=False in differentiable operators (second
+            # derivatives through singular vectors): Wan and Zhang (2019) in the conjugate
+            # convention, the cotangents conjugated on the way in and the result on the way
+            # out (Note [Complex gradients]); i Im(w) is written (w - conj(w)) / 2, and H is
+            # the conjugate transpose. For a square U (V) its term is 0 up to rounding.
+            u, s, vh = out
+            grad_u, grad_s, grad_vh = dout
+            grad_u = np.conj(grad_u)
+            v = np.conj(np.swapaxes(vh, -1, -2))
+            grad_v = np.swapaxes(grad_vh, -1, -2)
+            u_h = np.conj(np.swapaxes(u, -1, -2))
+            eye = np.eye(s.shape[-1], dtype=dtype_of(s))
+            squares = np.expand_dims(s, -2) ** 2 - np.expand_dims(s, -1) ** 2
+            apart = (1.0 - eye) / (squares + eye)
+            uhgu = u_h @ grad_u
+            vhgv = np.conj(np.swapaxes(v, -1, -2)) @ grad_v
+            sigma = np.expand_dims(s, -2) * eye
+            u_part = apart * (uhgu - np.conj(np.swapaxes(uhgu, -1, -2)))
+            v_part = apart * (vhgv - np.conj(np.swapaxes(vhgv, -1, -2)))
+            core = u_part @ sigma + sigma @ v_part + np.expand_dims(grad_s, -2) * eye
+            inverse = np.expand_dims(1.0 / s, -2)
+            if complex_input:
+                core = core + (uhgu - np.conj(uhgu)) * 0.5 * eye * inverse
+            grad = u @ core @ vh + ((grad_u - u @ uhgu) * inverse) @ vh
+            rest = (grad_v - v @ vhgv) * inverse
+            grad = grad + u @ np.conj(np.swapaxes(rest, -1, -2))
+            grad = np.conj(grad) if complex_input else grad
         else:
             # The values alone: U diag(ds) V^H (conjugated for a complex input: Note [Complex
             # gradients]) in differentiable operators, so that it differentiates again (the

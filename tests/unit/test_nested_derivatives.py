@@ -395,18 +395,19 @@ def test_hessian_of_singular_values(jax: Any) -> None:
     )
 
 
-@pytest.mark.parametrize(
-    ("fn", "order"), [(matrix_one_norm, 2), (spectral_values, 3)], ids=["matrix-1-norm", "svd"]
-)
-def test_derivatives_without_a_formula_are_refused_at_the_call(
-    fn: Callable[..., Any], order: int
-) -> None:
-    # The second derivative of the matrix 1-norm, the third of singular values: the
-    # gradients of aten::_norm_backward and aten::_svd_backward are kernels without formulas.
+def test_third_derivative_of_singular_values() -> None:
     a = np.random.default_rng(5).normal(size=(3, 4))
-    derivative = ad.hessian(fn) if order == 2 else ad.jacobian(ad.hessian(fn))
+    hessian = ad.hessian(spectral_values)
+    third = ad.jacobian(hessian)(a)
+    assert third.shape == (3, 4, 3, 4, 3, 4)
+    np.testing.assert_allclose(third, central_jacobian(hessian, a), rtol=1e-6, atol=1e-8)
+
+
+def test_second_derivative_of_a_matrix_one_norm_is_refused_at_the_call() -> None:
+    # Its gradient is the aten::_norm_backward kernel, which has no derivative formula.
+    a = np.random.default_rng(5).normal(size=(3, 4))
     with pytest.raises(ad.DifferentiationError, match="is not differentiable") as raised:
-        derivative(a)
+        ad.hessian(matrix_one_norm)(a)
     message = str(raised.value)
     assert "test_nested_derivatives.py:" in message
     assert "^" in message
@@ -500,3 +501,23 @@ def test_nested_jacobian_of_real_eigenvalues_of_a_complex_matrix() -> None:
     np.testing.assert_allclose(
         second, central_jacobian(lambda v: first(v, z), a), rtol=1e-6, atol=1e-8
     )
+
+
+def magnitudes_of_singular_vectors(a, z):
+    separated = a * z + 4.0 * np.eye(4, 3) * np.arange(1.0, 4.0)
+    u, s, vh = np.linalg.svd(separated, full_matrices=False)
+    rows = np.sum(np.abs(u) ** 2 * np.arange(1.0, 5.0)[:, None])
+    return rows + np.sum(np.abs(vh) ** 3 * np.arange(1.0, 4.0)[:, None]) + np.sum(s**2)
+
+
+@pytest.mark.parametrize("complex_matrix", [False, True])
+def test_hessian_through_singular_vectors(complex_matrix: bool) -> None:
+    # The gradient through U and V^H called aten::_svd_backward, which has no derivative
+    # (the complex idiom's abs(U) read out, differentiated twice): refused.
+    rng = np.random.default_rng(9)
+    a = rng.normal(size=(4, 3)) * 0.3
+    z = rng.normal(size=(4, 3)) + (1j * rng.normal(size=(4, 3)) if complex_matrix else 0.0)
+    gradient = ad.grad(magnitudes_of_singular_vectors)
+    hessian = ad.hessian(magnitudes_of_singular_vectors)(a, z)
+    expected = central_jacobian(lambda v: gradient(v, z), a)
+    np.testing.assert_allclose(hessian, expected, rtol=1e-6, atol=1e-7)
