@@ -521,3 +521,40 @@ def test_hessian_through_singular_vectors(complex_matrix: bool) -> None:
     hessian = ad.hessian(magnitudes_of_singular_vectors)(a, z)
     expected = central_jacobian(lambda v: gradient(v, z), a)
     np.testing.assert_allclose(hessian, expected, rtol=1e-6, atol=1e-7)
+
+
+# ---- any order through loops and branches (issue 15, item 10) -------------------------------
+
+
+def accumulates_in_a_branchy_while(x):
+    s = 0.0
+    k = 0
+    while k < 3:
+        if np.sum(x) > 0.0:  # noqa: SIM108 (the statement form, a prim::If, is what is tested)
+            s = s + np.sum(np.sin(x) * x) * (k + 1)
+        else:
+            s = s - np.sum(x**3)
+        k = k + 1
+    return s
+
+
+def branches_in_a_loop(x):
+    h = x * 1.0
+    for _ in range(2):
+        if h[0] > 0.0:  # noqa: SIM108 (the statement form, a prim::If, is what is tested)
+            h = np.tanh(h) * x
+        else:
+            h = h * h
+    return h
+
+
+@pytest.mark.parametrize("x", [np.array([0.3, -0.2, 0.5]), np.array([-0.3, -0.2, 0.1])])
+def test_third_derivatives_through_branches_in_loops(x: np.ndarray) -> None:
+    second = ad.hessian(accumulates_in_a_branchy_while)
+    np.testing.assert_allclose(
+        ad.jacobian(second)(x), central_jacobian(second, x), rtol=1e-6, atol=1e-8
+    )
+    second = ad.jacobian(ad.jacobian(branches_in_a_loop))
+    np.testing.assert_allclose(
+        ad.jacobian(second)(x), central_jacobian(second, x), rtol=1e-6, atol=1e-8
+    )
