@@ -200,8 +200,11 @@ def _zeros_like(graph: Graph, value: Value) -> Value:
 # copy of the forward nodes the rows share. Unrolling needs the result's shape, so the graph
 # is built per argument shapes (Python calls know them: `ScriptFunction.parsed_for`); a
 # Jacobian called from scripted code, whose argument shapes are not known when it is
-# compiled, is refused at the call. Its size grows with the number of result elements: it is
-# meant for the small Jacobians of nested derivatives (``jacobian(jacobian(f))``, Hessians).
+# compiled, is refused at the call, and one whose result's shape the arguments' shapes do not
+# give (a loop carrying a Python number that becomes a NumPy scalar) where it returns. Its size
+# grows with the number of result elements: it is meant for the small Jacobians of nested
+# derivatives (``jacobian(jacobian(f))``, Hessians). ``hessian`` with a tuple of argnums puts
+# one such graph per block side by side (`blocks_graph`).
 
 
 def jacobian_graph(
