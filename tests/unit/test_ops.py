@@ -230,6 +230,15 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("aten::_list_index_backward", (V, [A, V], 1), lambda *_: [np.zeros_like(A), V]),
     ("aten::_is_list", ([A],), lambda s: True),
     ("aten::_is_list", ((A,),), lambda s: False),
+    # Which formula np.linalg.norm's gradient takes (NORM_EUCLIDEAN, NORM_POWER, ...).
+    ("aten::_norm_kind", (None, None, 2), lambda o, a, n: 0),
+    ("aten::_norm_kind", ("fro", (0, 1), 3), lambda o, a, n: 0),
+    ("aten::_norm_kind", (2, None, 1), lambda o, a, n: 0),
+    ("aten::_norm_kind", (3, 1, 2), lambda o, a, n: 1),
+    ("aten::_norm_kind", (-np.inf, None, 1), lambda o, a, n: 2),
+    ("aten::_norm_kind", (0, -1, 2), lambda o, a, n: 3),
+    ("aten::_norm_kind", (2, None, 2), lambda o, a, n: 4),
+    ("aten::_norm_kind", ("nuc", (1, 2), 3), lambda o, a, n: 4),
     # Scatters (Note [Scatters]): each returns a new array; the operand stays as it was.
     ("aten::_written", (F32, V), lambda t, v: np.broadcast_to(V, (3, 4)).astype(np.float32)),
     ("aten::_written", (INTS, 7), lambda t, v: np.full((3, 4), 7)),
