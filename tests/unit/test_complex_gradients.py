@@ -572,3 +572,20 @@ def test_singular_values_match_jax() -> None:
         jnp.asarray(z)
     )
     np.testing.assert_allclose(ad.grad(singular_values)(z), np.asarray(expected), rtol=1e-8)
+
+
+def spectral_norm(x):
+    return np.linalg.norm(x, 2)
+
+
+def nuclear_norm(x):
+    return np.linalg.norm(x, "nuc")
+
+
+def test_singular_value_norms_take_the_least_norm_subgradient() -> None:
+    # The spectral norm's gradient was refused at run time (ord=2 unsupported); ties share it
+    # as JAX's max of the singular values does, and the nuclear norm leaves out zero values.
+    tied = np.vstack([np.diag([2.0, 2.0, 1.0]), np.zeros((1, 3))])
+    np.testing.assert_allclose(ad.grad(spectral_norm)(tied), tied * (tied == 2.0) / 4.0)
+    rank_two = np.diag([2.0, 1.0, 0.0])
+    np.testing.assert_allclose(ad.grad(nuclear_norm)(rank_two), np.diag([1.0, 1.0, 0.0]))
