@@ -131,7 +131,7 @@ class CompiledFunction:
         leaves = iter(outputs)
 
         def build(tree: OutputTree) -> Any:
-            return next(leaves) if tree is None else tuple(build(t) for t in tree)
+            return next(leaves) if tree is None else type(tree)(build(t) for t in tree)
 
         return build(self.tree)
 
@@ -146,7 +146,7 @@ class CompiledFunction:
             if not (isinstance(part, tuple | list) and len(part) == len(tree)):
                 raise DifferentiationError(
                     f"the cotangent must nest like the result of {qualname}(), which has "
-                    f"a tuple of {len(tree)} where the cotangent has {_describe(part)}"
+                    f"{_describe(tree)} where the cotangent has {_describe(part)}"
                 )
             return [leaf for t, p in zip(tree, part, strict=True) for leaf in leaves(t, p)]
 
@@ -186,12 +186,15 @@ class _Differentiated:
             for index in wrt:
                 self.check_differentiable(names, index, types)
             number_inputs = numpy_scalar_positions(values)
-            typed = typed_graph(self.scripted.parsed_for(types), types, number_inputs)
+            parsed = self.scripted.parsed_for(types)
+            typed = typed_graph(parsed, types, number_inputs)
             sites = tap_sites(typed) if taps else {}
             check_names(self.qualname, sites, sorted(taps))
             gradient = differentiate_typed(typed, wrt, taps).gradient
             compiled = CompiledFunction(
-                CompiledGradient(gradient, values), output_tree(typed), repeated_names(sites, taps)
+                CompiledGradient(gradient, values),
+                output_tree(typed, [output.ty for output in parsed.outputs]),
+                repeated_names(sites, taps),
             )
             self.cache.store(signature, compiled)
         return compiled
@@ -258,9 +261,9 @@ def _checked_cotangent(seed: Any, output: Any, where: str) -> Any:
 
 def _check_scalar(qualname: str, value: Any) -> None:
     needs = f"grad requires {qualname}() to return a scalar (a 0-d or one-element array)"
-    if isinstance(value, tuple):
+    if isinstance(value, tuple | list):
         raise DifferentiationError(
-            f"{needs}, but it returned a tuple of {len(value)}; "
+            f"{needs}, but it returned {_describe(value)}; "
             "with has_aux=True it may return a pair (value, aux)"
         )
     if np.size(value) != 1:
@@ -752,9 +755,10 @@ class JacobianFunction:
         positions = _positions(self.qualname, self.argnums, parameters)
         _check_passed(self.scripted, positions, args)
         out, vjp_fn = vjp(self.scripted, *args)
-        if isinstance(out, tuple):
+        if isinstance(out, tuple | list):
             raise DifferentiationError(
-                f"jacobian needs {self.qualname}() to return one array, it returned a tuple"
+                f"jacobian needs {self.qualname}() to return one array, it returned "
+                f"{_describe(out)}"
             )
         out_shape = _shape_of(out)
         rows: list[list[Any]] = [[] for _ in positions]

@@ -362,11 +362,11 @@ class FunctionEmitter(CallEmitter, SubscriptEmitter, ListEmitter):
         if isinstance(value.ty, TupleType):
             count = self.constant(len(value.ty.elems), INT, r)
             element = "prim::TupleIndex"
-        elif builds_list(value):
+        elif isinstance(value.ty, ListType):
             # The list as it was when the loop started: appending to it in the body makes a
             # new list (Note [Lists are values]), so the loop does not see those elements.
             count = self.apply("prim::len", [value], r)
-            element = "prim::ListIndex"
+            element = "prim::ListIndex" if builds_list(value) else "prim::TupleIndex"
         else:
             raise ScriptError(
                 "for loops only iterate over range(...), a tuple or a list: iterate over "
