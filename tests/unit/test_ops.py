@@ -633,6 +633,10 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     # Writes (Note [In-place operators]): each case owns the array its kernel fills, and the
     # reference builds the expected result without reading that array.
     ("aten::copy", (A,), lambda a: a.copy()),
+    ("aten::copy", (np.float64(0.5),), lambda s: np.array(0.5)),
+    # ``x.copy()`` keeps a NumPy scalar a NumPy scalar, as NumPy's method does.
+    ("aten::copy_method", (A,), lambda a: a.copy()),
+    ("aten::copy_method", (np.float32(0.5),), lambda s: np.float32(0.5)),
     ("aten::copy_", (np.zeros((2, 3)), np.arange(3.0)), lambda *_: np.tile(np.arange(3.0), (2, 1))),
     ("aten::copy_", (np.zeros(3, np.int64), np.array([1, 2, 3])), lambda *_: np.array([1, 2, 3])),
     ("aten::copy_", (np.float64(1.0), np.float64(2.5)), lambda *_: np.float64(2.5)),
