@@ -151,20 +151,8 @@ class ListEmitter(ExpressionEmitter):
     def items(self, sequence: Value, r: SourceRange) -> list[Value]:
         """The items of ``sequence`` as values, its length known at compile time; refused
         where it is not (Note [Concatenating sequences])."""
-        node = sequence.node
-        if node.kind in ("prim::TupleConstruct", "prim::ListConstruct"):
-            return list(node.inputs)
-        if node.kind == APPEND:
-            return [*self.items(node.inputs[0], r), node.inputs[1]]
-        if node.kind == "prim::TupleSlice":
-            bounds = [_constant(bound) for bound in node.inputs[1:]]
-            if all(b is None or type(b) is int for b in bounds):
-                start, stop, step = cast("list[int | None]", bounds)
-                return self.items(node.inputs[0], r)[start:stop:step]
-        count = len(sequence.ty.elems) if isinstance(sequence.ty, TupleType) else None
-        if count is None:
-            count = _split_count(sequence)
-        if count is None:
+        found = self.known_items(sequence, r)
+        if found is None:
             kind = _kind(sequence)
             raise ScriptError(
                 f"cannot concatenate or repeat this {kind}: its length is only known at run "
@@ -172,6 +160,28 @@ class ListEmitter(ExpressionEmitter):
                 "of items, or append to a list ('hs.append(v)')",
                 r,
             )
+        return found
+
+    def known_items(self, sequence: Value, r: SourceRange) -> list[Value] | None:
+        """The items of ``sequence`` as values when its length is known at compile time (each
+        read with a constant index where it is not built here), else None."""
+        node = sequence.node
+        if node.kind in ("prim::TupleConstruct", "prim::ListConstruct"):
+            return list(node.inputs)
+        if node.kind == APPEND:
+            head = self.known_items(node.inputs[0], r)
+            return None if head is None else [*head, node.inputs[1]]
+        if node.kind == "prim::TupleSlice":
+            bounds = [_constant(bound) for bound in node.inputs[1:]]
+            whole = self.known_items(node.inputs[0], r)
+            if whole is not None and all(b is None or type(b) is int for b in bounds):
+                start, stop, step = cast("list[int | None]", bounds)
+                return whole[start:stop:step]
+        count = len(sequence.ty.elems) if isinstance(sequence.ty, TupleType) else None
+        if count is None:
+            count = _split_count(sequence)
+        if count is None:
+            return None
         index = "prim::ListIndex" if builds_list(sequence) else "prim::TupleIndex"
         return [self.apply(index, [sequence, self.constant(i, INT, r)], r) for i in range(count)]
 

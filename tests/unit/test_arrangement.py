@@ -394,6 +394,67 @@ def test_for_loop_iterates_over_pieces() -> None:
     assert "for piece in np.split(x, n):" in str(caught.value)
 
 
+def pieces_looped(x):
+    total = 0.0
+    for piece in np.array_split(x, 3):
+        total = total + np.sum(np.sin(piece)) * len(piece)
+    return total
+
+
+def tuple_looped(x):
+    total = 0.0
+    for part in (x, x * 2.0, x[::-1]):
+        total = total + np.sum(part * part[0])
+    return total
+
+
+def pieces_written_in_a_loop(x):
+    for piece in np.split(x, 2):
+        piece[0] = piece[1] * 3.0
+    return np.sum(x * x)
+
+
+def pieces_read_after_the_base_is_written(x):
+    pieces = np.split(x, 3)
+    x[0] = 5.0
+    total = 0.0
+    for piece in pieces:
+        total = total + piece[0] * piece[1]
+    return total
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [pieces_looped, tuple_looped, pieces_written_in_a_loop, pieces_read_after_the_base_is_written],
+    ids=lambda fn: fn.__name__,
+)
+def test_loops_over_sequences_of_known_length_are_unrolled_and_differentiated(
+    fn: Callable[..., Any],
+) -> None:
+    # A loop read each item with an index known only at run time: not differentiable, and a
+    # write through an item was refused.
+    x = np.arange(6.0) * 0.3 + 0.1
+    plain, scripted = x.copy(), x.copy()
+    np.testing.assert_allclose(ad.script(fn)(scripted), fn(plain), rtol=1e-12)
+    np.testing.assert_array_equal(scripted, plain)
+    assert ad.gradcheck(fn, x).ok
+
+
+def test_a_loop_over_pieces_that_breaks_stays_a_loop() -> None:
+    def until_large(x):
+        total = 0.0
+        for piece in np.split(x, 3):
+            if np.sum(piece) > 3.0:
+                break
+            total = total + np.sum(piece)
+        return total
+
+    x = np.arange(6.0)
+    assert ad.script(until_large)(x) == until_large(x)
+    with pytest.raises(ad.DifferentiationError, match=r"only known at run time"):
+        ad.grad(until_large)(x)
+
+
 def test_jacobian_and_grad_refuse_a_list_of_pieces_by_name() -> None:
     x = np.arange(4.0)
     with pytest.raises(ad.DifferentiationError, match=r"returned a list of 2"):
