@@ -27,7 +27,7 @@ from autodiff.lambda_lift import lambda_lift
 from autodiff.taps import prepare_taps
 from ir.graph import Graph, Value
 from ir.parser import gc_paused
-from ir.types import Type
+from ir.types import ANY, ListType, TupleType, Type
 from passes.registry import PipelineStep, run_passes
 from passes.shape_propagation import propagate_shapes, specialise
 
@@ -64,9 +64,18 @@ REVERSE_OPTIMISATION = (
 )
 
 
-OutputTree = tuple["OutputTree", ...] | None
-"""How a graph's results nest in tuples built by prim::TupleConstruct: None for one value,
-a tuple with one tree per element for a tuple."""
+OutputTree = tuple["OutputTree", ...] | list["OutputTree"] | None
+"""How a graph's results nest in sequences: None for one value, a tuple with one tree per
+element for a tuple built by prim::TupleConstruct, a list for such a tuple that is a list in
+the plain function (Note [Lists in the output tree])."""
+
+# Note [Lists in the output tree]
+# ``np.split`` returns a list of pieces. Specialisation types them as a tuple of known length,
+# and lower-tuples rebuilds a tuple that flowed through a prim::If or prim::Loop with a
+# prim::TupleConstruct, so the typed graph no longer tells a list from a tuple. The parsed
+# graph still does: its results are typed ``Tensor[]`` where the function returns a list.
+# `output_tree` reads those types next to the typed graph's structure, so that the result is
+# rebuilt as the list NumPy gives, and a cotangent may be given as either kind.
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,21 +155,31 @@ def _name_gradients(gradient: Gradient) -> None:
             result.name_hint = f"d{hint}"
 
 
-def output_tree(graph: Graph) -> OutputTree:
-    """How the result of ``graph`` (one output, or a tuple of its several) nests in tuples.
+def output_tree(graph: Graph, declared: Sequence[Type] | None = None) -> OutputTree:
+    """How the result of ``graph`` (one output, or a tuple of its several) nests in sequences;
+    ``declared`` are the types of the parsed graph's results, which say where a tuple of the
+    typed graph is a list (Note [Lists in the output tree]).
 
     >>> output_tree(graph_of("return loss, (a, b)"))
     (None, (None, None))
     """
 
-    def tree(value: Value) -> OutputTree:
-        if value.node.kind == "prim::TupleConstruct":
-            return tuple(tree(element) for element in value.node.inputs)
-        return None
+    def tree(value: Value, declared: Type) -> OutputTree:
+        if value.node.kind != "prim::TupleConstruct":
+            return None
+        elements = value.node.inputs
+        if isinstance(declared, ListType):
+            return [tree(element, declared.elem) for element in elements]
+        if isinstance(declared, TupleType) and len(declared.elems) == len(elements):
+            return tuple(tree(e, d) for e, d in zip(elements, declared.elems, strict=True))
+        return tuple(tree(element, ANY) for element in elements)
 
+    types = list(declared) if declared is not None else [ANY] * len(graph.outputs)
+    if len(graph.outputs) != len(types):
+        types = [ANY] * len(graph.outputs)
     if len(graph.outputs) == 1:
-        return tree(graph.outputs[0])
-    return tuple(tree(output) for output in graph.outputs)
+        return tree(graph.outputs[0], types[0])
+    return tuple(tree(output, ty) for output, ty in zip(graph.outputs, types, strict=True))
 
 
 def flatten_outputs(graph: Graph) -> bool:
