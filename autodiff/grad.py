@@ -337,7 +337,7 @@ def _gradients(
     for index in wrt:
         grad = by_input.get(index)
         if grad is None:
-            grad = np.zeros_like(np.asarray(values[index], dtype=float))
+            grad = np.zeros(np.shape(values[index]))
         result.append(_cast_like(grad, values[index]))
     return result
 

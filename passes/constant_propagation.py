@@ -181,11 +181,11 @@ def _as_constant(result: Any, declared: Type, max_elements: int) -> tuple[Any, T
             # Kept as it is: np.array would make it a 0-d array, a value of another
             # Python type than the node's at run time.
             exact = TensorType.of(result, declared.requires_grad)
-            if result.dtype.hasobject or not exact.refines_to(declared):
+            if not _writable(result.dtype) or not exact.refines_to(declared):
                 return None
             return result, exact
         array = np.array(result)
-        if array.dtype.hasobject or array.size > max_elements:
+        if not _writable(array.dtype) or array.size > max_elements:
             return None
         exact = TensorType.of(array, declared.requires_grad)
         return (array, exact) if exact.refines_to(declared) else None
@@ -232,6 +232,12 @@ def _as_sequence_constant(
     if isinstance(declared, ListType):
         return items, declared
     return tuple(items), TupleType(tuple(types))
+
+
+def _writable(dtype: np.dtype[Any]) -> bool:
+    """Whether IR text can spell a constant of ``dtype``: it has no complex literal, so a
+    complex result stays the node that computes it."""
+    return not dtype.hasobject and dtype.kind != "c"
 
 
 def _known_size(ty: Type) -> int:

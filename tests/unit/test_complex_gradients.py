@@ -14,6 +14,7 @@ the reason. The second part checks whole functions a user writes, first and seco
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -387,6 +388,21 @@ def test_python_float_beside_a_complex_array() -> None:
     _, da = vjp_fn(1.0)
     assert isinstance(da, float)
     np.testing.assert_allclose(da, 2 * 1.5 * np.sum(np.abs(z) ** 2))
+
+
+def doubled_sum_of_first(x, z):
+    return np.sum(x * 2.0)
+
+
+def test_unreached_complex_argument_gets_a_complex_zero_without_a_warning() -> None:
+    # Its zero gradient was made by casting the argument to float: a ComplexWarning per call.
+    z = _complex(np.random.default_rng(2), 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        dx, dz = ad.grad(doubled_sum_of_first, argnums=(0, 1))(np.ones(3), z)
+    np.testing.assert_array_equal(dx, [2.0, 2.0, 2.0])
+    assert dz.dtype == z.dtype
+    assert not np.any(dz)
 
 
 def mixed(x, z):
