@@ -63,6 +63,7 @@ the array it writes, and every view read after a write is derived again from the
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 
 from ir.errors import IRError
@@ -701,16 +702,25 @@ def _shares_memory(value: Value, block: Block | None, slots: frozenset[Value]) -
 # [Typed calls] in `ir.typed_calls`). Tuples and lists of results are built again from the
 # derived elements.
 #
-# A result an If gives out, read by nothing but the return (directly or in tuples and lists),
-# is derived again in each branch where it is such a value, the branch's own version of the
-# argument (what it gives out as the final version) being the root: ``y = x[1:] if c else
-# x * 2`` is the argument's view when ``c`` holds and a new array otherwise, as in NumPy. There
-# the operator runs before the prim::WriteBack, which comes to the same: it gives the
-# argument's own memory, which the WriteBack then fills, and nothing reads it before the
-# function returns. A result a loop gives out is left a new array: a loop-carried value that
-# may be a view of an argument the loop writes is refused where it is read (Note
-# [Functionalisation]), and one read only by the return (``y = x[1:]`` in the body, ``x``
-# written after it) is not derived again yet.
+# A result an If gives out is derived again in each branch where it is such a value, the
+# branch's own version of the argument (what it gives out as the final version) being the root,
+# and given out as one more output of the If, which only the return reads (the first one keeps
+# its other readers, and DCE drops it when none is left): ``y = x[1:] if c else x * 2`` is the
+# argument's view when ``c`` holds and a new array otherwise, as in NumPy. There the operator
+# runs before the prim::WriteBack, which comes to the same: it gives the argument's own memory,
+# which the WriteBack then fills, and nothing reads it before the function returns.
+#
+# A result a loop gives out is derived again the same way as one more carried value, which
+# nothing in the body reads: at the end of the body from the body's versions of the arguments
+# (those the last iteration gives out as the final ones; in an earlier iteration the derived
+# value is the argument's memory too, which a view taken then would be in NumPy), and in front
+# of the loop from the versions it starts with, the final ones when it runs no iteration. Where
+# the body (or a branch in it) gives the carried value on unchanged, the derived one is given
+# on unchanged too. Gradients flow through the derived value's prim::WrittenArgument to the
+# version it was derived from, which is the final one whenever the loop gives it out: a
+# carried value that an iteration gives on after writing the argument it may be a view of is
+# refused where it is read (Note [Functionalisation]), so one given on unchanged comes from an
+# iteration that did not write it.
 
 
 def _return_arguments(graph: Graph, written: dict[Value, Value]) -> None:
@@ -726,12 +736,24 @@ def _return_arguments(graph: Graph, written: dict[Value, Value]) -> None:
 
 class _Rederivation:
     """Results of ``block`` derived again from the arguments: ``finals`` maps each value that
-    is, in this block, the final version of an argument written back to that argument."""
+    is, in this block, the final version of an argument written back to that argument. New
+    nodes go in front of ``before``, or at the end of ``block`` when it is None."""
 
-    def __init__(self, graph: Graph, block: Block, finals: dict[Value, Value]) -> None:
+    def __init__(
+        self,
+        graph: Graph,
+        block: Block,
+        finals: dict[Value, Value],
+        before: Node | None = None,
+        carried: dict[Value, Value] | None = None,
+    ) -> None:
         self.graph = graph
         self.block = block
         self.finals = finals
+        self.before = before
+        # A loop-carried parameter -> the parameter of the loop's carried value derived again
+        # for it, which holds what the previous iteration gave derived again.
+        self.carried = carried or {}
         self.derived: dict[Value, Value] = {}
 
     def __call__(self, value: Value) -> Value:
@@ -740,7 +762,14 @@ class _Rederivation:
             found = self.derived[value] = self.rederive(value)
         return found
 
+    def inserting(self) -> AbstractContextManager[None]:
+        if self.before is None:
+            return self.graph.inserting_at_end(self.block)
+        return self.graph.inserting_before(self.before)
+
     def rederive(self, value: Value) -> Value:
+        if value in self.carried:
+            return self.carried[value]
         node = value.node
         chain = _view_chain(value, self.finals)
         if chain is not None:
@@ -750,55 +779,81 @@ class _Rederivation:
                 return value  # a branch that did not write: the argument already
             if views:
                 return self.clone_views(views, self(root))
-            with self.graph.inserting_at_end(self.block):
+            with self.inserting():
                 derived = self.graph.insert(WRITTEN_ARGUMENT, (root, argument), (root.ty,))
             derived.output.name_hint = argument.name_hint
             return derived.output
-        if node.kind in _PACKS and node.owning_block is self.block:
+        if node.owning_block is not self.block:
+            return value
+        if node.kind in _PACKS:
             elements = [self(element) for element in node.inputs]
             if all(new is old for new, old in zip(elements, node.inputs, strict=True)):
                 return value
-            with self.graph.inserting_at_end(self.block):
+            with self.inserting():
                 return self.graph.insert(node.kind, elements, (value.ty,)).output
-        if node.kind == "prim::If" and node.owning_block is self.block and _only_returned(value):
-            self.branches(node, node.outputs.index(value))
+        if node.kind == "prim::If":
+            return self.branches(node, node.outputs.index(value))
+        if node.kind == "prim::Loop":
+            return self.loop(node, node.outputs.index(value))
         return value
 
-    def branches(self, node: Node, index: int) -> None:
-        """Derive the If's result at ``index`` again in each branch that gives such a value:
-        it runs before the prim::WriteBack, which is the same as after it, since it gives the
-        argument's own memory and nothing reads the result before the function returns."""
+    def branches(self, node: Node, index: int) -> Value:
+        """The If's result at ``index`` derived again in each branch, given out as one more
+        output of the If: it runs before the prim::WriteBack, which is the same as after it,
+        since it gives the argument's own memory and only the return reads it."""
+        derived = []
         for branch in node.blocks:
             finals = dict(self.finals)
             for output, given in zip(node.outputs, branch.outputs, strict=True):
                 if output in self.finals:
                     finals[given] = self.finals[output]
-            derived = _Rederivation(self.graph, branch, finals)(branch.outputs[index])
-            branch.return_node.replace_input(index, derived)
+            rederivation = _Rederivation(self.graph, branch, finals, carried=self.carried)
+            derived.append(rederivation(branch.outputs[index]))
+        result = node.outputs[index]
+        if all(
+            new is branch.outputs[index] for new, branch in zip(derived, node.blocks, strict=True)
+        ):
+            return result
+        for branch, new in zip(node.blocks, derived, strict=True):
+            branch.register_output(new)
+        return node.add_output(result.ty, result.name_hint)
+
+    def loop(self, node: Node, position: int) -> Value:
+        """The loop's carried result at ``position`` derived again, given out as one more
+        carried value of the loop that nothing in the body reads: at the end of the body from
+        the body's own versions of the arguments (the final ones after the last iteration),
+        and, for a loop that runs no iteration, in front of the loop from the versions it
+        starts with (the final ones then)."""
+        body = node.blocks[0]
+        body_finals, initial_finals = dict(self.finals), dict(self.finals)
+        for index, output in enumerate(node.outputs):
+            if output in self.finals:
+                body_finals[body.outputs[1 + index]] = self.finals[output]
+                initial_finals[node.inputs[2 + index]] = self.finals[output]
+        param = body.inputs[1 + position]
+        carried = {**self.carried, param: body.add_input(param.ty, param.name_hint)}
+        result = _Rederivation(self.graph, body, body_finals, carried=carried)(
+            body.outputs[1 + position]
+        )
+        initial = _Rederivation(self.graph, self.block, initial_finals, node, self.carried)(
+            node.inputs[2 + position]
+        )
+        output = node.outputs[position]
+        if result is body.outputs[1 + position] and initial is node.inputs[2 + position]:
+            body.erase_input(len(body.inputs) - 1)
+            return output
+        node.add_input(initial)
+        body.register_output(result)
+        return node.add_output(output.ty, output.name_hint)
 
     def clone_views(self, views: list[Node], root: Value) -> Value:
-        """The chain of ``views`` applied again to ``root``, at the end of the block."""
+        """The chain of ``views`` applied again to ``root``, where this derivation inserts."""
         result = root
         for view in views:
-            with self.graph.inserting_at_end(self.block):
+            with self.inserting():
                 clone = self.graph.create_clone(view, _replacing(view.inputs[0], result))
                 result = self.graph.insert_node(clone).output
         return result
-
-
-def _only_returned(value: Value) -> bool:
-    """Whether ``value`` is read only by its block's return, or by tuples and lists so read."""
-    block = value.node.owning_block
-    assert block is not None
-    return all(
-        use.user is block.return_node
-        or (
-            use.user.kind in _PACKS
-            and use.user.owning_block is block
-            and _only_returned(use.user.output)
-        )
-        for use in value.uses
-    )
 
 
 def _view_chain(value: Value, finals: dict[Value, Value]) -> tuple[Value, list[Node]] | None:
