@@ -54,7 +54,12 @@ from autodiff.pipeline import (
 )
 from autodiff.runtime import CompiledGradient, Saved, ZeroSpec
 from autodiff.script import ScriptFunction
-from autodiff.specialize import argument_type, numpy_scalar_positions, signature_key
+from autodiff.specialize import (
+    argument_type,
+    numpy_scalar_positions,
+    signature_key,
+    strided_inputs,
+)
 from autodiff.taps import Hook, HookRun, check_names, normalise_hooks, repeated_names, tap_sites
 from ir.graph import Graph
 from ir.interpreter import AUTOGRAD_ZERO
@@ -185,8 +190,12 @@ class _Differentiated:
                 self.scripted.check_declared(name, parameter_type, ty)
             for index in wrt:
                 self.check_differentiable(names, index, types)
-            number_inputs = numpy_scalar_positions(values)
-            typed = typed_graph(self.scripted.parsed_for(types), types, number_inputs)
+            typed = typed_graph(
+                self.scripted.parsed_for(types, strided_inputs(values)),
+                types,
+                numpy_scalar_positions(values),
+                strided_inputs(values),
+            )
             sites = tap_sites(typed) if taps else {}
             check_names(self.qualname, sites, sorted(taps))
             gradient = differentiate_typed(typed, wrt, taps).gradient
@@ -517,10 +526,13 @@ class GradFunction(_Differentiated):
 
         return hit
 
-    def __autodiff_graph__(self, argument_types: Sequence[Type] | None) -> Graph:
+    def __autodiff_graph__(
+        self, argument_types: Sequence[Type] | None, strided_inputs: str = ""
+    ) -> Graph:
         """The graph of this gradient for arguments of these types (None: the parameters'
-        declared types), which scripted callers inline and `grad` differentiates again.
-        See Note [Gradient graphs] in `autodiff.higher_order`."""
+        declared types) and layouts (`autodiff.specialize.strided_inputs`), which scripted
+        callers inline and `grad` differentiates again. See Note [Gradient graphs] in
+        `autodiff.higher_order`."""
         if self.has_aux or self.taps:
             what = "has_aux=True" if self.has_aux else "retain= or hooks="
             raise DifferentiationError(
@@ -530,10 +542,11 @@ class GradFunction(_Differentiated):
         types = self.scripted.declared_types() if argument_types is None else argument_types
         _check_declared_types(self.scripted, types)
         return gradient_graph(
-            self.scripted.parsed_for(types),
+            self.scripted.parsed_for(types, strided_inputs),
             types,
             self.positions(len(types)),
             several=not isinstance(self.argnums, int),
+            strided_inputs=strided_inputs,
             with_value=self.with_value,
         )
 
@@ -772,16 +785,19 @@ class JacobianFunction:
         )
         return jacobians[0] if isinstance(self.argnums, int) else jacobians
 
-    def __autodiff_graph__(self, argument_types: Sequence[Type] | None) -> Graph:
-        """The graph of this Jacobian for arguments of these types, which `vjp`, `jacobian`
-        and `grad` differentiate again. See Note [Jacobian graphs]."""
+    def __autodiff_graph__(
+        self, argument_types: Sequence[Type] | None, strided_inputs: str = ""
+    ) -> Graph:
+        """The graph of this Jacobian for arguments of these types and layouts, which `vjp`,
+        `jacobian` and `grad` differentiate again. See Note [Jacobian graphs]."""
         types = self.scripted.declared_types() if argument_types is None else argument_types
         _check_declared_types(self.scripted, types)
         return jacobian_graph(
-            self.scripted.parsed_for(types),
+            self.scripted.parsed_for(types, strided_inputs),
             types,
             _positions(self.qualname, self.argnums, len(types)),
             several=not isinstance(self.argnums, int),
+            strided_inputs=strided_inputs,
         )
 
 

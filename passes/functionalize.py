@@ -15,9 +15,10 @@ the array it writes, and every view read after a write is derived again from the
 #   alias of its operand's base, with the chain of view nodes that leads there; an in-place
 #   operator's result is an alias of what it wrote; any other value is a base of its own, since
 #   NumPy returns new arrays. A reshape or ravel that NumPy's stride rule makes a copy starts a
-#   new base (graph inputs and the arrays operators make are taken to be C-contiguous); one
-#   whose strides are not known at compile time may be either, so a write through it, or a read
-#   of it after its base is written, is refused. First, an einsum that only relabels its one
+#   new base (graph inputs have the strides they are compiled for, ``strided_inputs``, and the
+#   arrays operators make of C-contiguous operands are C-contiguous); one whose strides are not
+#   known at compile time may be either, so a write through it, or a read of it after its base
+#   is written, is refused. First, an einsum that only relabels its one
 #   operand becomes ``aten::_einsum_view`` of it, and unpacking a split's pieces one
 #   prim::TupleIndex per piece (`_expose_views`). Reading one element (``y[i]`` on a 1-D
 #   ``y``, ``y[i, j]`` on a 2-D one) gives a NumPy scalar, a copy: no view (the select's and
@@ -136,10 +137,13 @@ class _Env:
 
 
 @register_pass("functionalize")
-def functionalize(graph: Graph, *, number_inputs: str = "") -> bool:
+def functionalize(graph: Graph, *, number_inputs: str = "", strided_inputs: str = "") -> bool:
     """Rewrite in-place writes into out-of-place operators and scatters. See Note
     [Functionalisation]. ``number_inputs``: the positions of the inputs that are NumPy scalars
     at run time, comma-separated (``"0,2"``); every other tensor input is an array.
+    ``strided_inputs``: the inputs that are arrays not C-contiguous at run time, each as its
+    position and its strides in bytes (``"0:8,24;2:-8"``); every other array input is
+    C-contiguous (Note [Views]).
 
     Given:   graph(%y : Double(3, 2), %v : Double(2)):
                %i : int = prim::Constant[value=0]()
@@ -158,7 +162,7 @@ def functionalize(graph: Graph, *, number_inputs: str = "") -> bool:
     rebind_number_updates(graph, positions)  # Note [Numbers and 0-d arrays]
     _expose_views(graph, graph.block)
     _pass_through_carried_arrays(graph.block)
-    functionalizer = _Functionalizer(graph)
+    functionalizer = _Functionalizer(graph, _input_strides(graph, strided_inputs))
     env = _Env()
     functionalizer.block(graph.block, env)
     written: dict[Value, Value] = {}  # the final version of an argument -> the argument
@@ -172,9 +176,21 @@ def functionalize(graph: Graph, *, number_inputs: str = "") -> bool:
     return True
 
 
+def _input_strides(graph: Graph, strided_inputs: str) -> dict[Value, tuple[int, ...]]:
+    """The inputs named by ``strided_inputs`` (``"0:8,24;2:-8"``) -> their strides."""
+    strides: dict[Value, tuple[int, ...]] = {}
+    for item in strided_inputs.split(";"):
+        if item.strip():
+            position, _, steps = item.partition(":")
+            strides[graph.inputs[int(position)]] = tuple(int(step) for step in steps.split(","))
+    return strides
+
+
 class _Functionalizer:
-    def __init__(self, graph: Graph) -> None:
+    def __init__(self, graph: Graph, input_strides: dict[Value, tuple[int, ...]]) -> None:
         self.graph = graph
+        # The graph inputs that are not C-contiguous -> their strides (Note [Views]).
+        self.input_strides = input_strides
         self.aliases: dict[Value, _Alias] = {}
         self.base_of_version: dict[Value, Value] = {}
         self.version_of: dict[Value, Value] = {}  # the base version a view was computed from
@@ -269,14 +285,14 @@ class _Functionalizer:
                 node.replace_input(index, current)
 
     def c_contiguous(self, base: Value) -> bool:
-        """Whether ``base`` is known to be C-contiguous (Note [Views]): a graph input, or made
-        by an operator whose array operands all are (NumPy's ufuncs keep their operands'
-        layout)."""
+        """Whether ``base`` is known to be C-contiguous (Note [Views]): a graph input given
+        so, or made by an operator whose array operands all are (NumPy's ufuncs keep their
+        operands' layout)."""
         known = self.layouts.get(base)
         if known is None:
             node = base.node
             if node.kind == PARAM:
-                known = node.owning_block is self.graph.block
+                known = node.owning_block is self.graph.block and base not in self.input_strides
             elif node.blocks:
                 known = False
             else:
@@ -291,11 +307,12 @@ class _Functionalizer:
 
     def c_contiguous_value(self, value: Value) -> bool:
         info = self.alias(value)
-        if not self.c_contiguous(info.base):
+        strides = self.input_strides.get(info.base)
+        if strides is None and not self.c_contiguous(info.base):
             return False
-        if not info.chain:
+        if strides is None and not info.chain:
             return True
-        probe = probe_chain(info.chain, info.base)
+        probe = probe_chain(info.chain, info.base, strides)
         return probe is not None and bool(probe.flags.c_contiguous)
 
     def view(self, node: Node, rule: ViewRule) -> None:
@@ -303,9 +320,10 @@ class _Functionalizer:
         info = self.alias(operand)
         undecided = info.undecided
         if rule.strided:
-            copies = view_is_copy(info.chain, info.base, node)
-            if copies is False and not self.c_contiguous(info.base):
-                copies = None
+            strides = self.input_strides.get(info.base)
+            copies = view_is_copy(info.chain, info.base, node, strides)
+            if strides is None and not self.c_contiguous(info.base):
+                copies = None  # a probe of C-contiguous strides says nothing of these
             if copies:
                 return  # NumPy copies: a new base
             if copies is None:
