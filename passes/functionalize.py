@@ -172,7 +172,7 @@ def functionalize(graph: Graph, *, number_inputs: str = "", strided_inputs: str 
             if final is not value:
                 graph.insert(WRITE_BACK, (value, final), ())
                 written.setdefault(final, value)
-    _return_arguments(graph, written)
+    _return_arguments(graph, written, functionalizer.written_through)
     return True
 
 
@@ -207,6 +207,9 @@ class _Functionalizer:
         # output that may be either): the bases of those arrays, each with its version then.
         self.held: dict[Value, list[tuple[Value, Value]]] = {}
         self.layouts: dict[Value, bool] = {}
+        # A write's new contents of what it wrote (`write`) -> the base's version it made and
+        # the chain of views from that base (Note [Returned arguments]).
+        self.written_through: dict[Value, tuple[Value, tuple[Node, ...]]] = {}
 
     def alias(self, value: Value) -> _Alias:
         found = self.aliases.get(value)
@@ -376,6 +379,7 @@ class _Functionalizer:
         written.name_hint = node.output.name_hint or target.name_hint
         self.aliases[written] = info
         self.version_of[written] = value
+        self.written_through[written] = (value, info.chain)
         node.output.replace_all_uses_with(written)
         node.destroy()
 
@@ -741,13 +745,18 @@ def _shares_memory(value: Value, block: Block | None, slots: frozenset[Value]) -
 # iteration that did not write it.
 
 
-def _return_arguments(graph: Graph, written: dict[Value, Value]) -> None:
+def _return_arguments(
+    graph: Graph,
+    written: dict[Value, Value],
+    written_through: dict[Value, tuple[Value, tuple[Node, ...]]],
+) -> None:
     """Derive the graph's results that NumPy gives as a written argument or a view of it from
     the argument itself (Note [Returned arguments]). ``written`` maps the final version of
-    each argument written back to that argument."""
+    each argument written back to that argument; ``written_through`` each write's new contents
+    of what it wrote to the base's version it made and the views from that base."""
     if written:
         block = graph.block
-        rederive = _Rederivation(graph, block, written)
+        rederive = _Rederivation(graph, block, written, written_through)
         for index, output in enumerate(list(block.outputs)):
             block.return_node.replace_input(index, rederive(output))
 
@@ -762,12 +771,14 @@ class _Rederivation:
         graph: Graph,
         block: Block,
         finals: dict[Value, Value],
+        written_through: dict[Value, tuple[Value, tuple[Node, ...]]],
         before: Node | None = None,
         carried: dict[Value, Value] | None = None,
     ) -> None:
         self.graph = graph
         self.block = block
         self.finals = finals
+        self.written_through = written_through
         self.before = before
         # A loop-carried parameter -> the parameter of the loop's carried value derived again
         # for it, which holds what the previous iteration gave derived again.
@@ -785,11 +796,26 @@ class _Rederivation:
             return self.graph.inserting_at_end(self.block)
         return self.graph.inserting_before(self.before)
 
+    def nested(
+        self,
+        block: Block,
+        finals: dict[Value, Value],
+        before: Node | None = None,
+        carried: dict[Value, Value] | None = None,
+    ) -> _Rederivation:
+        return _Rederivation(self.graph, block, finals, self.written_through, before, carried)
+
     def rederive(self, value: Value) -> Value:
         if value in self.carried:
             return self.carried[value]
         node = value.node
         chain = _view_chain(value, self.finals)
+        if chain is None and value in self.written_through:
+            # What a write through a view wrote, read where its base's version is the final
+            # one (a stale one would have been derived again where it was read).
+            version, through = self.written_through[value]
+            if version in self.finals:
+                chain = version, list(through)
         if chain is not None:
             root, views = chain
             argument = self.finals[root]
@@ -825,7 +851,7 @@ class _Rederivation:
             for output, given in zip(node.outputs, branch.outputs, strict=True):
                 if output in self.finals:
                     finals[given] = self.finals[output]
-            rederivation = _Rederivation(self.graph, branch, finals, carried=self.carried)
+            rederivation = self.nested(branch, finals, carried=self.carried)
             derived.append(rederivation(branch.outputs[index]))
         result = node.outputs[index]
         if all(
@@ -850,10 +876,8 @@ class _Rederivation:
                 initial_finals[node.inputs[2 + index]] = self.finals[output]
         param = body.inputs[1 + position]
         carried = {**self.carried, param: body.add_input(param.ty, param.name_hint)}
-        result = _Rederivation(self.graph, body, body_finals, carried=carried)(
-            body.outputs[1 + position]
-        )
-        initial = _Rederivation(self.graph, self.block, initial_finals, node, self.carried)(
+        result = self.nested(body, body_finals, carried=carried)(body.outputs[1 + position])
+        initial = self.nested(self.block, initial_finals, node, self.carried)(
             node.inputs[2 + position]
         )
         output = node.outputs[position]

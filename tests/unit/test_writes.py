@@ -302,6 +302,21 @@ def return_view_from_a_branch_also_read(x, c: bool):
     return y, np.sum(y) * y
 
 
+def return_view_written_through(x):
+    v = np.flip(x)
+    x[0] = 2.0 * x[1]
+    v += x[2]
+    return v, x
+
+
+def return_view_written_through_in_a_loop(x, n: int):
+    v = x[1:]
+    for i in range(n):
+        v = x[::2]
+        v[1] += x[i] * 2.0
+    return v
+
+
 # A loop's result that NumPy gives as a view of the argument the loop writes: derived again as
 # one more carried value (Note [Returned arguments]); ``n = 0`` runs no iteration.
 def return_view_from_a_loop(x, n: int):
@@ -426,6 +441,8 @@ RETURNED = {
     "view_written_in_branch": (return_view_written_in_a_branch, (True,)),
     "view_not_written_in_branch": (return_view_written_in_a_branch, (False,)),
     "view_from_branch_also_read": (return_view_from_a_branch_also_read, (True,)),
+    "view_written_through": (return_view_written_through, ()),
+    "view_written_through_in_loop": (return_view_written_through_in_a_loop, (2,)),
     **LOOPS,
 }
 ARGUMENT = np.array([0.7, -1.3, 0.4, 2.1, -0.6, 1.5])
@@ -555,6 +572,15 @@ def sum_of_view_from_a_branch_also_read(x, c: bool):
     return np.sum(y) + np.sum(z)
 
 
+def sum_of_view_written_through(x):
+    v, y = return_view_written_through(x)
+    return np.sum(v) + np.sum(y)
+
+
+def sum_of_view_written_through_in_a_loop(x, n: int):
+    return np.sum(return_view_written_through_in_a_loop(x, n))
+
+
 LOOP_SUMS = {
     "view_from_loop": sum_of_view_from_a_loop,
     "view_from_loop_no_iteration": sum_of_view_from_a_loop,
@@ -588,6 +614,8 @@ SUMS = {
     "view_written_in_branch": sum_of_view_written_in_a_branch,
     "view_not_written_in_branch": sum_of_view_written_in_a_branch,
     "view_from_branch_also_read": sum_of_view_from_a_branch_also_read,
+    "view_written_through": sum_of_view_written_through,
+    "view_written_through_in_loop": sum_of_view_written_through_in_a_loop,
     **LOOP_SUMS,
 }
 
