@@ -70,7 +70,13 @@ from dataclasses import dataclass, field
 from ir.errors import IRError
 from ir.graph import PARAM, Block, Graph, Node, Value, in_block
 from ir.ops.products import einsum_relabels
-from ir.ops.views import ViewRule, probe_chain, view_is_copy, view_rule
+from ir.ops.views import (
+    ViewRule,
+    probe_chain,
+    view_is_copy,
+    view_is_copy_in_any_order,
+    view_rule,
+)
 from ir.source import SourceRange
 from ir.types import INT, TensorType
 from passes.constant_propagation import constant_value, is_constant
@@ -324,9 +330,14 @@ class _Functionalizer:
         undecided = info.undecided
         if rule.strided:
             strides = self.input_strides.get(info.base)
-            copies = view_is_copy(info.chain, info.base, node, strides)
-            if strides is None and not self.c_contiguous(info.base):
-                copies = None  # a probe of C-contiguous strides says nothing of these
+            if strides is not None or self.c_contiguous(info.base):
+                copies = view_is_copy(info.chain, info.base, node, strides)
+            elif info.base.node.kind.startswith("aten::"):
+                # A new array an operator made (element reads of tuples and lists, parameters,
+                # If and loop outputs may be any view): contiguous in an order NumPy chose.
+                copies = view_is_copy_in_any_order(info.chain, info.base, node)
+            else:
+                copies = None
             if copies:
                 return  # NumPy copies: a new base
             if copies is None:

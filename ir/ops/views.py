@@ -38,6 +38,7 @@ split) is written back by the scatter operator of `ir.ops.scatter` that matches 
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -342,6 +343,36 @@ def view_is_copy(
     except ValueError:
         return True
     return False
+
+
+def view_is_copy_in_any_order(chain: tuple[Node, ...], base: Value, view: Node) -> bool | None:
+    """`view_is_copy` of a ``base`` whose layout is not known but which NumPy allocated itself
+    (what a ufunc, a copy or a reduction returns): contiguous in some order of its axes, with
+    positive strides. The decision when every such order gives the same one, else None."""
+    shape = static_shape(base)
+    if shape is None or len(shape) > _MAX_ORDERED_RANK or not isinstance(base.ty, TensorType):
+        return None
+    itemsize = np.dtype(base.ty.dtype or "float64").itemsize
+    decisions = {
+        view_is_copy(chain, base, view, _strides_in_order(shape, order, itemsize))
+        for order in itertools.permutations(range(len(shape)))
+    }
+    return decisions.pop() if len(decisions) == 1 else None
+
+
+_MAX_ORDERED_RANK = 4  # 24 orders at most
+
+
+def _strides_in_order(
+    shape: tuple[int, ...], order: tuple[int, ...], itemsize: int
+) -> tuple[int, ...]:
+    """The strides of a contiguous array whose axes lie in memory in ``order``, outermost first."""
+    strides = [0] * len(shape)
+    step = itemsize
+    for axis in reversed(order):
+        strides[axis] = step
+        step *= max(shape[axis], 1)
+    return tuple(strides)
 
 
 def _contiguous(chain: tuple[Node, ...]) -> bool:

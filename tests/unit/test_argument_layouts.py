@@ -193,3 +193,27 @@ def test_a_reshape_that_is_a_copy_of_a_c_contiguous_array_is_undecided_for_other
         ad.script(reshape_of_a_transposed_product_transposed_back)(MATRIX.copy())
     assert "test_argument_layouts.py:" in str(raised.value)
     assert "v[0] = 100.0" in str(raised.value)
+
+
+def reshape_of_reversed_product(x):
+    y = x.T * 1.0  # F-contiguous in NumPy; its layout is not known at compile time
+    w = y[::-1].reshape(-1)  # a copy in every order of y's axes
+    y[0] = 0.5
+    return np.sum(np.sin(w)) * y
+
+
+def test_a_reshape_that_copies_in_every_layout_of_a_new_array_is_a_copy() -> None:
+    """An array an operator made is contiguous in some order of its axes: a reshape that
+    copies (or views) in each of them is decided (found by the fuzzer, views idiom)."""
+    plain_argument, compiled_argument = MATRIX.copy(), MATRIX.copy()
+    expected = reshape_of_reversed_product(plain_argument)
+    np.testing.assert_allclose(
+        ad.script(reshape_of_reversed_product)(compiled_argument), expected, rtol=1e-12
+    )
+    gradient = ad.grad(sum_of_reshape_of_reversed_product)(MATRIX.copy())
+    expected_gradient = _central_differences(sum_of_reshape_of_reversed_product, MATRIX, np.copy)
+    np.testing.assert_allclose(gradient, expected_gradient, rtol=1e-6, atol=1e-6)
+
+
+def sum_of_reshape_of_reversed_product(x):
+    return np.sum(reshape_of_reversed_product(x))
