@@ -397,8 +397,10 @@ class _Functionalizer:
     def written_from_outside(self, body: Block) -> list[Value]:
         """The bases defined outside ``body`` that writes inside it (nested blocks included)
         write, in order of first write. A write's target is followed through the views and
-        writes of the graph as emitted, then through what this pass knows of the values it
-        already rewrote (an earlier write's result is a version of its base)."""
+        writes of the body as emitted (a reshape there that NumPy makes a copy may add a base
+        the loop carries for nothing), then, out of the body, through what this pass knows of
+        the values it already rewrote (an earlier write's result is a version of its base; a
+        reshape that copied, ``w = y[::-1].ravel()``, is a base of its own)."""
         found: dict[Value, None] = {}
         pending = [body]
         while pending:
@@ -406,7 +408,12 @@ class _Functionalizer:
             for node in block.nodes():
                 pending.extend(node.blocks)
                 if node.kind in WRITES and isinstance(node.inputs[0].ty, TensorType):
-                    base = self.alias(_root(node.inputs[0])).base
+                    target = node.inputs[0]
+                    while in_block(target.node, body) and (
+                        target.node.kind in WRITES or is_view(target.node)
+                    ):
+                        target = target.node.inputs[0]
+                    base = self.alias(target).base
                     if not in_block(base.node, body):
                         found.setdefault(base, None)
         return list(found)

@@ -687,3 +687,31 @@ def test_value_and_grad_aux_is_the_written_argument(
         assert np.shares_memory(aux[1], argument)
         np.testing.assert_array_equal(aux[1], expected_aux[1])
         np.testing.assert_allclose(gradient, expected_gradient, rtol=1e-6, atol=1e-7)
+
+
+def write_in_a_loop_to_a_copying_ravel(x, b: float):
+    y = x * 1.0
+    w = y[::-1].ravel()  # NumPy copies: w is an array of its own, not a view of y
+    w[0] = np.tanh(b)
+    for i in range(2):
+        w[i] = np.sin(b) * x[i]
+    return w, y
+
+
+def test_a_loop_writing_a_copy_a_reshape_made_carries_it() -> None:
+    """The loop carries the array the write reaches, the reshape's copy, not the array the
+    reshape read (the write in the loop was lost); found by the fuzzer (views idiom, seed 12)."""
+    x = np.arange(6.0) / 7 + 0.3
+    expected = write_in_a_loop_to_a_copying_ravel(x.copy(), 0.5)
+    actual = ad.script(write_in_a_loop_to_a_copying_ravel)(x.copy(), 0.5)
+    for result, reference in zip(actual, expected, strict=True):
+        np.testing.assert_array_equal(result, reference)
+
+    def loss(z: np.ndarray) -> float:
+        w, y = write_in_a_loop_to_a_copying_ravel(z.copy(), 0.5)
+        return float(np.sum(w * w) + np.sum(y))
+
+    _, vjp_fn = ad.vjp(ad.script(write_in_a_loop_to_a_copying_ravel), x.copy(), 0.5)
+    w, y = expected
+    gradient = vjp_fn((2.0 * w, np.ones_like(y)))[0]
+    np.testing.assert_allclose(gradient, _central_differences_of(loss, x), rtol=1e-6, atol=1e-7)
