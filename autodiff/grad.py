@@ -2,10 +2,11 @@
 
 # Note [Gradient cache]
 # A GradFunction compiles one CompiledGradient per (signature key, argnums): the key has each
-# argument's kind, dtype and shape, as for plain calls (Note [Specialisation cache]); the values
-# of int and bool arguments are not in it, since loops and branches on them are differentiated
-# as they run (Note [Control-flow derivatives] in `autodiff.differentiate`). Only a compilation
-# that succeeded is stored, so an error leaves nothing behind. The names whose taps are
+# argument's kind, dtype, shape and strides, as for plain calls (Note [Specialisation
+# cache]); the values of int and bool arguments are not in it, since loops and branches on
+# them are differentiated as they run (Note [Control-flow derivatives] in
+# `autodiff.differentiate`). Only a compilation that succeeded is stored, so an error leaves
+# nothing behind. The names whose taps are
 # retained or hooked are in the key as well: a gradient with none of them has no hook
 # operator in ``df`` (Note [Taps] in `autodiff.taps`), one with some has.
 #
@@ -59,6 +60,7 @@ from autodiff.specialize import (
     numpy_scalar_positions,
     signature_key,
     strided_inputs,
+    unknown_layouts,
 )
 from autodiff.taps import Hook, HookRun, check_names, normalise_hooks, repeated_names, tap_sites
 from ir.graph import Graph
@@ -527,11 +529,11 @@ class GradFunction(_Differentiated):
         return hit
 
     def __autodiff_graph__(
-        self, argument_types: Sequence[Type] | None, strided_inputs: str = ""
+        self, argument_types: Sequence[Type] | None, strided_inputs: str | None = None
     ) -> Graph:
         """The graph of this gradient for arguments of these types (None: the parameters'
-        declared types) and layouts (`autodiff.specialize.strided_inputs`), which scripted
-        callers inline and `grad` differentiates again. See Note [Gradient graphs] in
+        declared types) and layouts (`autodiff.specialize.strided_inputs`; None: not known),
+        which scripted callers inline and `grad` differentiates again. See Note [Gradient graphs] in
         `autodiff.higher_order`."""
         if self.has_aux or self.taps:
             what = "has_aux=True" if self.has_aux else "retain= or hooks="
@@ -541,6 +543,8 @@ class GradFunction(_Differentiated):
             )
         types = self.scripted.declared_types() if argument_types is None else argument_types
         _check_declared_types(self.scripted, types)
+        if strided_inputs is None:  # a scripted caller's values: any layout
+            strided_inputs = unknown_layouts(types)
         return gradient_graph(
             self.scripted.parsed_for(types, strided_inputs),
             types,
@@ -786,12 +790,14 @@ class JacobianFunction:
         return jacobians[0] if isinstance(self.argnums, int) else jacobians
 
     def __autodiff_graph__(
-        self, argument_types: Sequence[Type] | None, strided_inputs: str = ""
+        self, argument_types: Sequence[Type] | None, strided_inputs: str | None = None
     ) -> Graph:
         """The graph of this Jacobian for arguments of these types and layouts, which `vjp`,
         `jacobian` and `grad` differentiate again. See Note [Jacobian graphs]."""
         types = self.scripted.declared_types() if argument_types is None else argument_types
         _check_declared_types(self.scripted, types)
+        if strided_inputs is None:  # a scripted caller's values: any layout
+            strided_inputs = unknown_layouts(types)
         return jacobian_graph(
             self.scripted.parsed_for(types, strided_inputs),
             types,

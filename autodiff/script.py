@@ -3,8 +3,9 @@ by the executor `ir.codegen.executable` picks, with the plain function's observa
 
 # Note [Specialisation cache]
 # Each call binds its arguments as Python would, turns lists into arrays, and looks its
-# signature key (kind, dtype, shape per argument; not the values of Python numbers) up in the
-# cache. A miss specialises the parsed graph to the arguments' types, cleans it up with the
+# signature key (kind, dtype, shape, strides per argument; not the values of Python numbers)
+# up in the cache. A miss specialises the parsed graph to the arguments' types (and, for
+# functionalisation, the strides of those not C-contiguous), cleans it up with the
 # SPECIALISE_PIPELINE, and compiles it with `ir.codegen.executable`. Only a compilation that
 # succeeded is stored, so a call that fails with a shape error leaves nothing behind for the
 # next call to trip on. The cache is a bounded LRU (Note [Cache bounds] in `autodiff.cache`).

@@ -163,6 +163,12 @@ def strided_inputs(values: Sequence[Any]) -> str:
     )
 
 
+def unknown_layouts(types: Sequence[Type]) -> str:
+    """`strided_inputs` for arrays of ``types`` whose strides are not known (a scripted
+    caller's values): ``"0:?;2:?"``."""
+    return ";".join(f"{i}:?" for i, ty in enumerate(types) if isinstance(ty, TensorType))
+
+
 def functionalize_options(number_inputs: str, strided_inputs: str) -> dict[str, str]:
     """The options that tell `passes.functionalize` the inputs' kinds and layouts (the strides
     only when some input has other strides than C-contiguous ones)."""

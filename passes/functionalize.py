@@ -148,7 +148,8 @@ def functionalize(graph: Graph, *, number_inputs: str = "", strided_inputs: str 
     [Functionalisation]. ``number_inputs``: the positions of the inputs that are NumPy scalars
     at run time, comma-separated (``"0,2"``); every other tensor input is an array.
     ``strided_inputs``: the inputs that are arrays not C-contiguous at run time, each as its
-    position and its strides in bytes (``"0:8,24;2:-8"``); every other array input is
+    position and its strides in bytes (``"0:8,24;2:-8"``), or ``?`` for strides not known
+    (``"1:?"``: any array, as a scripted caller may pass); every other array input is
     C-contiguous (Note [Views]).
 
     Given:   graph(%y : Double(3, 2), %v : Double(2)):
@@ -182,20 +183,23 @@ def functionalize(graph: Graph, *, number_inputs: str = "", strided_inputs: str 
     return True
 
 
-def _input_strides(graph: Graph, strided_inputs: str) -> dict[Value, tuple[int, ...]]:
-    """The inputs named by ``strided_inputs`` (``"0:8,24;2:-8"``) -> their strides."""
-    strides: dict[Value, tuple[int, ...]] = {}
+def _input_strides(graph: Graph, strided_inputs: str) -> dict[Value, tuple[int, ...] | None]:
+    """The inputs named by ``strided_inputs`` (``"0:8,24;2:-8;3:?"``) -> their strides (None:
+    not known)."""
+    strides: dict[Value, tuple[int, ...] | None] = {}
     for item in strided_inputs.split(";"):
         if item.strip():
             position, _, steps = item.partition(":")
-            strides[graph.inputs[int(position)]] = tuple(int(step) for step in steps.split(","))
+            known = None if steps.strip() == "?" else tuple(int(s) for s in steps.split(","))
+            strides[graph.inputs[int(position)]] = known
     return strides
 
 
 class _Functionalizer:
-    def __init__(self, graph: Graph, input_strides: dict[Value, tuple[int, ...]]) -> None:
+    def __init__(self, graph: Graph, input_strides: dict[Value, tuple[int, ...] | None]) -> None:
         self.graph = graph
-        # The graph inputs that are not C-contiguous -> their strides (Note [Views]).
+        # The graph inputs that are not C-contiguous -> their strides, None where not known
+        # (Note [Views]).
         self.input_strides = input_strides
         self.aliases: dict[Value, _Alias] = {}
         self.base_of_version: dict[Value, Value] = {}

@@ -217,3 +217,20 @@ def test_a_reshape_that_copies_in_every_layout_of_a_new_array_is_a_copy() -> Non
 
 def sum_of_reshape_of_reversed_product(x):
     return np.sum(reshape_of_reversed_product(x))
+
+
+GRADIENT_OF_A_WRITE_THROUGH_FLATTENED = ad.grad(write_through_flattened)
+
+
+def gradient_at_transpose(x):
+    return GRADIENT_OF_A_WRITE_THROUGH_FLATTENED(x.T) * 1.0
+
+
+def test_a_gradient_called_from_scripted_code_knows_no_layout() -> None:
+    """A scripted caller may pass any view (here x.T, where NumPy's reshape copies): the
+    gradient's graph is built for strides not known, and the write through the reshape is
+    refused where it is, rather than taken for a view of a C-contiguous array."""
+    with pytest.raises(IRError, match="view or a copy") as raised:
+        ad.script(gradient_at_transpose)(MATRIX.copy())
+    assert "test_argument_layouts.py:" in str(raised.value)
+    assert "y[0] = 5.0 * y[1]" in str(raised.value)
