@@ -2,10 +2,11 @@
 
 # Note [Gradient cache]
 # A GradFunction compiles one CompiledGradient per (signature key, argnums): the key has each
-# argument's kind, dtype and shape, as for plain calls (Note [Specialisation cache]); the values
-# of int and bool arguments are not in it, since loops and branches on them are differentiated
-# as they run (Note [Control-flow derivatives] in `autodiff.differentiate`). Only a compilation
-# that succeeded is stored, so an error leaves nothing behind. The names whose taps are
+# argument's kind, dtype, shape and strides, as for plain calls (Note [Specialisation
+# cache]); the values of int and bool arguments are not in it, since loops and branches on
+# them are differentiated as they run (Note [Control-flow derivatives] in
+# `autodiff.differentiate`). Only a compilation that succeeded is stored, so an error leaves
+# nothing behind. The names whose taps are
 # retained or hooked are in the key as well: a gradient with none of them has no hook
 # operator in ``df`` (Note [Taps] in `autodiff.taps`), one with some has.
 #
@@ -54,7 +55,13 @@ from autodiff.pipeline import (
 )
 from autodiff.runtime import CompiledGradient, Saved, ZeroSpec
 from autodiff.script import ScriptFunction
-from autodiff.specialize import argument_type, numpy_scalar_positions, signature_key
+from autodiff.specialize import (
+    argument_type,
+    numpy_scalar_positions,
+    signature_key,
+    strided_inputs,
+    unknown_layouts,
+)
 from autodiff.taps import Hook, HookRun, check_names, normalise_hooks, repeated_names, tap_sites
 from ir.graph import Graph
 from ir.interpreter import AUTOGRAD_ZERO
@@ -185,9 +192,9 @@ class _Differentiated:
                 self.scripted.check_declared(name, parameter_type, ty)
             for index in wrt:
                 self.check_differentiable(names, index, types)
-            number_inputs = numpy_scalar_positions(values)
-            parsed = self.scripted.parsed_for(types)
-            typed = typed_graph(parsed, types, number_inputs)
+            layouts = strided_inputs(values)
+            parsed = self.scripted.parsed_for(types, layouts)
+            typed = typed_graph(parsed, types, numpy_scalar_positions(values), layouts)
             sites = tap_sites(typed) if taps else {}
             check_names(self.qualname, sites, sorted(taps))
             gradient = differentiate_typed(typed, wrt, taps).gradient
@@ -520,10 +527,13 @@ class GradFunction(_Differentiated):
 
         return hit
 
-    def __autodiff_graph__(self, argument_types: Sequence[Type] | None) -> Graph:
+    def __autodiff_graph__(
+        self, argument_types: Sequence[Type] | None, strided_inputs: str | None = None
+    ) -> Graph:
         """The graph of this gradient for arguments of these types (None: the parameters'
-        declared types), which scripted callers inline and `grad` differentiates again.
-        See Note [Gradient graphs] in `autodiff.higher_order`."""
+        declared types) and layouts (`autodiff.specialize.strided_inputs`; None: not known),
+        which scripted callers inline and `grad` differentiates again. See Note [Gradient graphs] in
+        `autodiff.higher_order`."""
         if self.has_aux or self.taps:
             what = "has_aux=True" if self.has_aux else "retain= or hooks="
             raise DifferentiationError(
@@ -532,11 +542,14 @@ class GradFunction(_Differentiated):
             )
         types = self.scripted.declared_types() if argument_types is None else argument_types
         _check_declared_types(self.scripted, types)
+        if strided_inputs is None:  # a scripted caller's values: any layout
+            strided_inputs = unknown_layouts(types)
         return gradient_graph(
-            self.scripted.parsed_for(types),
+            self.scripted.parsed_for(types, strided_inputs),
             types,
             self.positions(len(types)),
             several=not isinstance(self.argnums, int),
+            strided_inputs=strided_inputs,
             with_value=self.with_value,
         )
 
@@ -839,9 +852,11 @@ class JacobianFunction:
         )
         return jacobians[0] if isinstance(self.argnums, int) else jacobians
 
-    def __autodiff_graph__(self, argument_types: Sequence[Type] | None) -> Graph:
-        """The graph of this Jacobian for arguments of these types, which `vjp`, `jacobian`
-        and `grad` differentiate again. See Note [Jacobian graphs]."""
+    def __autodiff_graph__(
+        self, argument_types: Sequence[Type] | None, strided_inputs: str | None = None
+    ) -> Graph:
+        """The graph of this Jacobian for arguments of these types and layouts, which `vjp`,
+        `jacobian` and `grad` differentiate again. See Note [Jacobian graphs]."""
         types = self.scripted.declared_types() if argument_types is None else argument_types
         _check_declared_types(self.scripted, types)
         if self.holomorphic:
@@ -855,11 +870,14 @@ class JacobianFunction:
             ty = types[position]
             if isinstance(ty, TensorType) and ty.dtype is not None:
                 self.check_argument(names[position], np.dtype(ty.dtype))
+        if strided_inputs is None:  # a scripted caller's values: any layout
+            strided_inputs = unknown_layouts(types)
         return jacobian_graph(
-            self.scripted.parsed_for(types),
+            self.scripted.parsed_for(types, strided_inputs),
             types,
             positions,
             several=not isinstance(self.argnums, int),
+            strided_inputs=strided_inputs,
         )
 
 

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from autodiff.differentiate import add_reverse
 from autodiff.gradient import Gradient
 from autodiff.lambda_lift import lambda_lift
+from autodiff.specialize import functionalize_options
 from autodiff.taps import prepare_taps
 from ir.graph import Graph, Value
 from ir.parser import gc_paused
@@ -103,12 +104,17 @@ class Stages:
         return self.kept
 
 
-def typed_graph(graph: Graph, input_types: Sequence[Type], number_inputs: str = "") -> Graph:
+def typed_graph(
+    graph: Graph, input_types: Sequence[Type], number_inputs: str = "", strided_inputs: str = ""
+) -> Graph:
     """``graph`` specialised to ``input_types`` and cleaned up (the ``typed`` stage); the
-    inputs at ``number_inputs`` are NumPy scalars (`autodiff.specialize.numpy_scalar_positions`)."""
+    inputs at ``number_inputs`` are NumPy scalars (`autodiff.specialize.numpy_scalar_positions`),
+    those in ``strided_inputs`` arrays that are not C-contiguous
+    (`autodiff.specialize.strided_inputs`)."""
     with gc_paused():  # Note [Compile-time cost]
         typed = specialise(graph, input_types)
-        steps: list[PipelineStep] = [("functionalize", {"number_inputs": number_inputs})]
+        options = functionalize_options(number_inputs, strided_inputs)
+        steps: list[PipelineStep] = [("functionalize", options)]
         run_passes(typed, steps + [(name, {}) for name in FORWARD_CLEANUP])
     return typed
 

@@ -37,9 +37,6 @@ IDIOM_PROPERTIES = ("scripted", "aliasing", "roundtrip", "gradients")
 
 # Idioms and properties that find bugs other parts of issue 15 fix; each names the item.
 PENDING: dict[str, str] = {
-    "views": "issue 15 item 2b: NumPy functions that return views",
-    "complex_views": "issue 15 item 2b: np.real/np.imag views of complex arrays",
-    "aliasing": "issue 15 item 2b: a view of an argument written before is returned as a copy",
     "nested": "issue 15 item 3: jacobian(jacobian(f)) of generated programs still fails",
 }
 CI_IDIOMS = tuple(name for name in IDIOMS if name not in PENDING)
