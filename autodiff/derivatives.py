@@ -34,6 +34,8 @@ ALIASES = {
     "prim::truediv": "aten::div",
     "prim::pow": "aten::pow",
     "prim::neg": "aten::neg",
+    # ``x.copy()`` differs from ``np.copy(x)`` only in the kind of a 0-d result.
+    "aten::copy_method": "aten::copy",
 }
 
 

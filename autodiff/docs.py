@@ -25,6 +25,7 @@ _SUBSCRIPTS = {
     "aten::select": "x[i]",
     "aten::slice": "x[a:b:c]",
     "aten::index": "x[array]",
+    "prim::TupleConcat": "x.shape + (1,)",
 }
 # Writes the emitter lowers to in-place operators (Note [Writes] in `frontend.subscripts`).
 _WRITES = {

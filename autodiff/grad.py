@@ -2,10 +2,11 @@
 
 # Note [Gradient cache]
 # A GradFunction compiles one CompiledGradient per (signature key, argnums): the key has each
-# argument's kind, dtype and shape, as for plain calls (Note [Specialisation cache]); the values
-# of int and bool arguments are not in it, since loops and branches on them are differentiated
-# as they run (Note [Control-flow derivatives] in `autodiff.differentiate`). Only a compilation
-# that succeeded is stored, so an error leaves nothing behind. The names whose taps are
+# argument's kind, dtype, shape and strides, as for plain calls (Note [Specialisation
+# cache]); the values of int and bool arguments are not in it, since loops and branches on
+# them are differentiated as they run (Note [Control-flow derivatives] in
+# `autodiff.differentiate`). Only a compilation that succeeded is stored, so an error leaves
+# nothing behind. The names whose taps are
 # retained or hooked are in the key as well: a gradient with none of them has no hook
 # operator in ``df`` (Note [Taps] in `autodiff.taps`), one with some has.
 #
@@ -59,7 +60,13 @@ from autodiff.pipeline import (
 )
 from autodiff.runtime import CompiledGradient, Saved, ZeroSpec
 from autodiff.script import ScriptFunction
-from autodiff.specialize import argument_type, numpy_scalar_positions, signature_key
+from autodiff.specialize import (
+    argument_type,
+    numpy_scalar_positions,
+    signature_key,
+    strided_inputs,
+    unknown_layouts,
+)
 from autodiff.taps import Hook, HookRun, check_names, normalise_hooks, repeated_names, tap_sites
 from ir.graph import Graph
 from ir.interpreter import AUTOGRAD_ZERO
@@ -136,7 +143,7 @@ class CompiledFunction:
         leaves = iter(outputs)
 
         def build(tree: OutputTree) -> Any:
-            return next(leaves) if tree is None else tuple(build(t) for t in tree)
+            return next(leaves) if tree is None else type(tree)(build(t) for t in tree)
 
         return build(self.tree)
 
@@ -151,7 +158,7 @@ class CompiledFunction:
             if not (isinstance(part, tuple | list) and len(part) == len(tree)):
                 raise DifferentiationError(
                     f"the cotangent must nest like the result of {qualname}(), which has "
-                    f"a tuple of {len(tree)} where the cotangent has {_describe(part)}"
+                    f"{_describe(tree)} where the cotangent has {_describe(part)}"
                 )
             return [leaf for t, p in zip(tree, part, strict=True) for leaf in leaves(t, p)]
 
@@ -190,13 +197,16 @@ class _Differentiated:
                 self.scripted.check_declared(name, parameter_type, ty)
             for index in wrt:
                 self.check_differentiable(names, index, types)
-            number_inputs = numpy_scalar_positions(values)
-            typed = typed_graph(self.scripted.parsed_for(types), types, number_inputs)
+            layouts = strided_inputs(values)
+            parsed = self.scripted.parsed_for(types, layouts)
+            typed = typed_graph(parsed, types, numpy_scalar_positions(values), layouts)
             sites = tap_sites(typed) if taps else {}
             check_names(self.qualname, sites, sorted(taps))
             gradient = differentiate_typed(typed, wrt, taps).gradient
             compiled = CompiledFunction(
-                CompiledGradient(gradient, values), output_tree(typed), repeated_names(sites, taps)
+                CompiledGradient(gradient, values),
+                output_tree(typed, [output.ty for output in parsed.outputs]),
+                repeated_names(sites, taps),
             )
             self.cache.store(signature, compiled)
         return compiled
@@ -263,9 +273,9 @@ def _checked_cotangent(seed: Any, output: Any, where: str) -> Any:
 
 def _check_scalar(qualname: str, value: Any) -> None:
     needs = f"grad requires {qualname}() to return a scalar (a 0-d or one-element array)"
-    if isinstance(value, tuple):
+    if isinstance(value, tuple | list):
         raise DifferentiationError(
-            f"{needs}, but it returned a tuple of {len(value)}; "
+            f"{needs}, but it returned {_describe(value)}; "
             "with has_aux=True it may return a pair (value, aux)"
         )
     if np.size(value) != 1:
@@ -522,10 +532,13 @@ class GradFunction(_Differentiated):
 
         return hit
 
-    def __autodiff_graph__(self, argument_types: Sequence[Type] | None) -> Graph:
+    def __autodiff_graph__(
+        self, argument_types: Sequence[Type] | None, strided_inputs: str | None = None
+    ) -> Graph:
         """The graph of this gradient for arguments of these types (None: the parameters'
-        declared types), which scripted callers inline and `grad` differentiates again.
-        See Note [Gradient graphs] in `autodiff.higher_order`."""
+        declared types) and layouts (`autodiff.specialize.strided_inputs`; None: not known),
+        which scripted callers inline and `grad` differentiates again. See Note [Gradient graphs] in
+        `autodiff.higher_order`."""
         if self.has_aux or self.taps:
             what = "has_aux=True" if self.has_aux else "retain= or hooks="
             raise DifferentiationError(
@@ -534,11 +547,14 @@ class GradFunction(_Differentiated):
             )
         types = self.scripted.declared_types() if argument_types is None else argument_types
         _check_declared_types(self.scripted, types)
+        if strided_inputs is None:  # a scripted caller's values: any layout
+            strided_inputs = unknown_layouts(types)
         return gradient_graph(
-            self.scripted.parsed_for(types),
+            self.scripted.parsed_for(types, strided_inputs),
             types,
             self.positions(len(types)),
             several=not isinstance(self.argnums, int),
+            strided_inputs=strided_inputs,
             with_value=self.with_value,
         )
 
@@ -730,6 +746,11 @@ def gradcheck(
     return worst
 
 
+def _is_numeric(value: Any) -> bool:
+    """A number or an array: what has a dtype to check."""
+    return isinstance(value, int | float | complex | np.ndarray | np.generic)
+
+
 def _is_low_precision(value: Any) -> bool:
     return isinstance(value, np.ndarray | np.generic) and value.dtype in (np.float16, np.float32)
 
@@ -739,14 +760,67 @@ def _widened(value: Any) -> Any:
     return value.astype(np.float64) if _is_low_precision(value) else value
 
 
+# Note [Complex Jacobians]
+# A function of a complex argument is a map of 2n real numbers, whose Jacobian has four real
+# blocks; one complex row per output element holds all of them only when the function is
+# holomorphic (Cauchy-Riemann). Each row is a vjp, which under Note [Complex gradients] (in
+# `autodiff.formulas`) gives ``c * f'(z)`` for a holomorphic f and a cotangent c, so the rows
+# are exactly f'(z) then; for any other function they would be the derivative of the real
+# part alone, silently. So, as JAX's ``jacrev``, a Jacobian refuses complex arguments and
+# complex results unless ``holomorphic=True``, which in turn needs both to be complex.
+
+
 class JacobianFunction:
     """What ``ad.jacobian`` returns: callable like the function, returning its Jacobian; and,
-    as a gradient is, differentiable again (Note [Jacobian graphs] in `autodiff.higher_order`)."""
+    as a gradient is, differentiable again (Note [Jacobian graphs] in `autodiff.higher_order`).
+    ``what`` names it in errors (``jacobian``, or ``hessian`` for the outer of two)."""
 
-    def __init__(self, fn: Callable[..., Any], argnums: Argnums) -> None:
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        argnums: Argnums,
+        *,
+        holomorphic: bool = False,
+        what: str = "jacobian",
+    ) -> None:
         self.scripted = _as_script(fn)
         self.argnums = argnums
+        self.holomorphic = holomorphic
+        self.what = what
         functools.update_wrapper(self, self.scripted.fn, updated=())
+
+    def check_argument(self, name: str, dtype: np.dtype[Any]) -> None:
+        """Refuse a complex argument, or with ``holomorphic``, a real one (Note [Complex
+        Jacobians])."""
+        if np.issubdtype(dtype, np.complexfloating) == self.holomorphic:
+            return
+        if self.holomorphic:
+            raise DifferentiationError(
+                f"{self.what} with holomorphic=True needs complex arguments, but argument "
+                f"'{name}' of {self.qualname}() is {dtype}"
+            )
+        raise DifferentiationError(
+            f"{self.what} of {self.qualname}() with respect to argument '{name}', which is "
+            f"{dtype}: the Jacobian of a complex argument is one complex matrix only for a "
+            "holomorphic function; pass holomorphic=True if it is one, or differentiate "
+            "with respect to its real and imaginary parts as separate real arguments"
+        )
+
+    def check_complex_result(self, out: Any) -> None:
+        complex_result = np.iscomplexobj(out)
+        if complex_result == self.holomorphic:
+            return
+        dtype = np.result_type(out)
+        if self.holomorphic:
+            raise DifferentiationError(
+                f"{self.what} with holomorphic=True needs a complex result, but "
+                f"{self.qualname}() returns {dtype}"
+            )
+        raise DifferentiationError(
+            f"{self.what} needs a real result, but {self.qualname}() returns {dtype}: pass "
+            "holomorphic=True for a holomorphic function of complex arguments, or take the "
+            "Jacobians of np.real and np.imag of the result"
+        )
 
     @property
     def qualname(self) -> str:
@@ -756,11 +830,17 @@ class JacobianFunction:
         parameters = len(self.scripted.signature.parameters)
         positions = _positions(self.qualname, self.argnums, parameters)
         _check_passed(self.scripted, positions, args)
+        names = list(self.scripted.signature.parameters)
+        for position in positions:
+            if _is_numeric(args[position]):
+                self.check_argument(names[position], np.result_type(args[position]))
         out, vjp_fn = vjp(self.scripted, *args)
-        if isinstance(out, tuple):
+        if isinstance(out, tuple | list):
             raise DifferentiationError(
-                f"jacobian needs {self.qualname}() to return one array, it returned a tuple"
+                f"jacobian needs {self.qualname}() to return one array, it returned "
+                f"{_describe(out)}"
             )
+        self.check_complex_result(out)
         out_shape = _shape_of(out)
         rows: list[list[Any]] = [[] for _ in positions]
         for index in np.ndindex(out_shape):
@@ -777,28 +857,48 @@ class JacobianFunction:
         )
         return jacobians[0] if isinstance(self.argnums, int) else jacobians
 
-    def __autodiff_graph__(self, argument_types: Sequence[Type] | None) -> Graph:
-        """The graph of this Jacobian for arguments of these types, which `vjp`, `jacobian`
-        and `grad` differentiate again. See Note [Jacobian graphs]."""
+    def __autodiff_graph__(
+        self, argument_types: Sequence[Type] | None, strided_inputs: str | None = None
+    ) -> Graph:
+        """The graph of this Jacobian for arguments of these types and layouts, which `vjp`,
+        `jacobian` and `grad` differentiate again. See Note [Jacobian graphs]."""
         types = self.scripted.declared_types() if argument_types is None else argument_types
         _check_declared_types(self.scripted, types)
+        if self.holomorphic:
+            raise DifferentiationError(
+                f"the {self.what} of {self.qualname}() with holomorphic=True cannot be "
+                "differentiated again or called from scripted code"
+            )
+        positions = _positions(self.qualname, self.argnums, len(types))
+        names = list(self.scripted.signature.parameters)
+        for position in positions:
+            ty = types[position]
+            if isinstance(ty, TensorType) and ty.dtype is not None:
+                self.check_argument(names[position], np.dtype(ty.dtype))
+        if strided_inputs is None:  # a scripted caller's values: any layout
+            strided_inputs = unknown_layouts(types)
         return jacobian_graph(
-            self.scripted.parsed_for(types),
+            self.scripted.parsed_for(types, strided_inputs),
             types,
-            _positions(self.qualname, self.argnums, len(types)),
+            positions,
             several=not isinstance(self.argnums, int),
+            strided_inputs=strided_inputs,
         )
 
 
-def jacobian(fn: Callable[..., Any], argnums: Argnums = 0) -> JacobianFunction:
+def jacobian(
+    fn: Callable[..., Any], argnums: Argnums = 0, *, holomorphic: bool = False
+) -> JacobianFunction:
     """The Jacobian of an array-valued function w.r.t. the arguments at ``argnums``, one vjp
     row per element of the result: shape ``result.shape + argument.shape``. It composes with
-    itself, `grad`, `hessian` and `vjp` as JAX's ``jacrev`` does.
+    itself, `grad`, `hessian` and `vjp` as JAX's ``jacrev`` does, and as it, refuses complex
+    arguments and results unless ``holomorphic=True`` (Note [Complex Jacobians]).
 
     >>> ad.jacobian(np.tanh_of_w)(w)            # (n, n), diagonal
     >>> ad.jacobian(ad.jacobian(f))(w)          # (n, n, n) for f: (n,) -> (n,)
+    >>> ad.jacobian(np.square, holomorphic=True)(z)   # diag(2 z) for complex z
     """
-    return JacobianFunction(fn, argnums)
+    return JacobianFunction(fn, argnums, holomorphic=holomorphic)
 
 
 def hessian(fn: Callable[..., Any], argnums: Argnums = 0) -> Callable[..., Any]:
@@ -811,7 +911,7 @@ def hessian(fn: Callable[..., Any], argnums: Argnums = 0) -> Callable[..., Any]:
     >>> ad.hessian(f)(w)                         # (m, n, n) for f: (n,) -> (m,)
     """
     if isinstance(argnums, int):
-        return jacobian(jacobian(fn, argnums), argnums)
+        return JacobianFunction(jacobian(fn, argnums), argnums, what="hessian")
     return HessianBlocks(fn, tuple(argnums))
 
 
@@ -823,7 +923,9 @@ class HessianBlocks:
     def __init__(self, fn: Callable[..., Any], argnums: tuple[int, ...]) -> None:
         self.scripted = _as_script(fn)
         self.argnums = argnums
-        self.blocks = [[jacobian(jacobian(fn, i), j) for j in argnums] for i in argnums]
+        self.blocks = [
+            [JacobianFunction(jacobian(fn, i), j, what="hessian") for j in argnums] for i in argnums
+        ]
         functools.update_wrapper(self, self.scripted.fn, updated=())
 
     def __call__(self, *args: Any) -> Any:
@@ -835,8 +937,13 @@ class HessianBlocks:
         width = len(self.argnums)
         return tuple(tuple(results[i * width : (i + 1) * width]) for i in range(width))
 
-    def __autodiff_graph__(self, argument_types: Sequence[Type] | None) -> Graph:
-        """Every block's graph for these argument types, side by side in one graph."""
+    def __autodiff_graph__(
+        self, argument_types: Sequence[Type] | None, strided_inputs: str | None = None
+    ) -> Graph:
+        """Every block's graph for these argument types and layouts, side by side."""
         types = self.scripted.declared_types() if argument_types is None else argument_types
-        graphs = [[_as_script(block).parsed_for(types) for block in row] for row in self.blocks]
+        graphs = [
+            [_as_script(block).parsed_for(types, strided_inputs or "") for block in row]
+            for row in self.blocks
+        ]
         return blocks_graph(self.scripted.qualname, types, graphs)

@@ -69,19 +69,21 @@ def gradient_graph(
     *,
     several: bool,
     with_value: bool = False,
+    strided_inputs: str = "",
 ) -> Graph:
     """The graph of the gradient of scalar-valued ``graph`` w.r.t. the inputs at ``wrt``,
-    specialised to ``input_types``: it returns the gradient (a tuple of them when
-    ``several``), preceded by the value when ``with_value``. See Note [Gradient graphs] and
-    Note [Gradients of gradients at generic types].
+    specialised to ``input_types`` and ``strided_inputs`` (`autodiff.specialize`): it returns
+    the gradient (a tuple of them when ``several``), preceded by the value when
+    ``with_value``. See Note [Gradient graphs] and Note [Gradients of gradients at generic
+    types].
 
     Given:   graph(%x : Tensor): %y = aten::sum(aten::sin(%x)); return (%y)
     Execute: gradient_graph(graph, [Tensor], [0], several=False)
     Result:  graph(%x : Tensor): ... %dx = aten::mul(..., aten::cos(%x)); return (%dx)
     """
-    result = _gradient_graph(graph, input_types, wrt, several, with_value, False)
+    result = _gradient_graph(graph, input_types, wrt, several, with_value, False, strided_inputs)
     if _left_reverse_nodes(result):
-        result = _gradient_graph(graph, input_types, wrt, several, with_value, True)
+        result = _gradient_graph(graph, input_types, wrt, several, with_value, True, strided_inputs)
     left = _left_reverse_nodes(result)
     if left:
         kinds = ", ".join(sorted({n.kind for n in left}))
@@ -105,8 +107,9 @@ def _gradient_graph(
     several: bool,
     with_value: bool,
     materialise_zeros: bool,
+    strided_inputs: str,
 ) -> Graph:
-    result = typed_graph(graph, input_types)
+    result = typed_graph(graph, input_types, "", strided_inputs)
     if len(result.outputs) != 1 or isinstance(result.outputs[0].ty, TupleType):
         raise DifferentiationError(
             f"the gradient of {graph.name}() as a graph needs it to return one scalar array"
@@ -208,7 +211,12 @@ def _zeros_like(graph: Graph, value: Value) -> Value:
 
 
 def jacobian_graph(
-    graph: Graph, input_types: Sequence[Type], wrt: Sequence[int], *, several: bool
+    graph: Graph,
+    input_types: Sequence[Type],
+    wrt: Sequence[int],
+    *,
+    several: bool,
+    strided_inputs: str = "",
 ) -> Graph:
     """The graph of the Jacobian of array-valued ``graph`` w.r.t. the inputs at ``wrt``,
     specialised to ``input_types`` (which must have shapes): it returns, per input at
@@ -220,7 +228,7 @@ def jacobian_graph(
     Result:  graph(%x : Double(2)): ... %j = aten::reshape(aten::stack(...), (2, 2)); return (%j)
     """
     argument_shapes = [_shape_of_type(graph, input_types[i]) for i in wrt]
-    typed = typed_graph(graph, input_types)
+    typed = typed_graph(graph, input_types, "", strided_inputs)
     if len(typed.outputs) != 1 or isinstance(typed.outputs[0].ty, TupleType):
         raise DifferentiationError(f"jacobian needs {graph.name}() to return one array")
     (value,) = typed.outputs

@@ -24,10 +24,11 @@ from dataclasses import dataclass
 from autodiff.differentiate import add_reverse
 from autodiff.gradient import Gradient
 from autodiff.lambda_lift import lambda_lift
+from autodiff.specialize import functionalize_options
 from autodiff.taps import prepare_taps
 from ir.graph import Graph, Value
 from ir.parser import gc_paused
-from ir.types import Type
+from ir.types import ANY, ListType, TupleType, Type
 from passes.registry import PipelineStep, run_passes
 from passes.shape_propagation import propagate_shapes, specialise
 
@@ -64,9 +65,18 @@ REVERSE_OPTIMISATION = (
 )
 
 
-OutputTree = tuple["OutputTree", ...] | None
-"""How a graph's results nest in tuples built by prim::TupleConstruct: None for one value,
-a tuple with one tree per element for a tuple."""
+OutputTree = tuple["OutputTree", ...] | list["OutputTree"] | None
+"""How a graph's results nest in sequences: None for one value, a tuple with one tree per
+element for a tuple built by prim::TupleConstruct, a list for such a tuple that is a list in
+the plain function (Note [Lists in the output tree])."""
+
+# Note [Lists in the output tree]
+# ``np.split`` returns a list of pieces. Specialisation types them as a tuple of known length,
+# and lower-tuples rebuilds a tuple that flowed through a prim::If or prim::Loop with a
+# prim::TupleConstruct, so the typed graph no longer tells a list from a tuple. The parsed
+# graph still does: its results are typed ``Tensor[]`` where the function returns a list.
+# `output_tree` reads those types next to the typed graph's structure, so that the result is
+# rebuilt as the list NumPy gives, and a cotangent may be given as either kind.
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,12 +104,17 @@ class Stages:
         return self.kept
 
 
-def typed_graph(graph: Graph, input_types: Sequence[Type], number_inputs: str = "") -> Graph:
+def typed_graph(
+    graph: Graph, input_types: Sequence[Type], number_inputs: str = "", strided_inputs: str = ""
+) -> Graph:
     """``graph`` specialised to ``input_types`` and cleaned up (the ``typed`` stage); the
-    inputs at ``number_inputs`` are NumPy scalars (`autodiff.specialize.numpy_scalar_positions`)."""
+    inputs at ``number_inputs`` are NumPy scalars (`autodiff.specialize.numpy_scalar_positions`),
+    those in ``strided_inputs`` arrays that are not C-contiguous
+    (`autodiff.specialize.strided_inputs`)."""
     with gc_paused():  # Note [Compile-time cost]
         typed = specialise(graph, input_types)
-        steps: list[PipelineStep] = [("functionalize", {"number_inputs": number_inputs})]
+        options = functionalize_options(number_inputs, strided_inputs)
+        steps: list[PipelineStep] = [("functionalize", options)]
         run_passes(typed, steps + [(name, {}) for name in FORWARD_CLEANUP])
     return typed
 
@@ -146,21 +161,31 @@ def _name_gradients(gradient: Gradient) -> None:
             result.name_hint = f"d{hint}"
 
 
-def output_tree(graph: Graph) -> OutputTree:
-    """How the result of ``graph`` (one output, or a tuple of its several) nests in tuples.
+def output_tree(graph: Graph, declared: Sequence[Type] | None = None) -> OutputTree:
+    """How the result of ``graph`` (one output, or a tuple of its several) nests in sequences;
+    ``declared`` are the types of the parsed graph's results, which say where a tuple of the
+    typed graph is a list (Note [Lists in the output tree]).
 
     >>> output_tree(graph_of("return loss, (a, b)"))
     (None, (None, None))
     """
 
-    def tree(value: Value) -> OutputTree:
-        if value.node.kind == "prim::TupleConstruct":
-            return tuple(tree(element) for element in value.node.inputs)
-        return None
+    def tree(value: Value, declared: Type) -> OutputTree:
+        if value.node.kind != "prim::TupleConstruct":
+            return None
+        elements = value.node.inputs
+        if isinstance(declared, ListType):
+            return [tree(element, declared.elem) for element in elements]
+        if isinstance(declared, TupleType) and len(declared.elems) == len(elements):
+            return tuple(tree(e, d) for e, d in zip(elements, declared.elems, strict=True))
+        return tuple(tree(element, ANY) for element in elements)
 
+    types = list(declared) if declared is not None else [ANY] * len(graph.outputs)
+    if len(graph.outputs) != len(types):
+        types = [ANY] * len(graph.outputs)
     if len(graph.outputs) == 1:
-        return tree(graph.outputs[0])
-    return tuple(tree(output) for output in graph.outputs)
+        return tree(graph.outputs[0], types[0])
+    return tuple(tree(output, ty) for output, ty in zip(graph.outputs, types, strict=True))
 
 
 def flatten_outputs(graph: Graph) -> bool:

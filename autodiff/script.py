@@ -3,8 +3,9 @@ by the executor `ir.codegen.executable` picks, with the plain function's observa
 
 # Note [Specialisation cache]
 # Each call binds its arguments as Python would, turns lists into arrays, and looks its
-# signature key (kind, dtype, shape per argument; not the values of Python numbers) up in the
-# cache. A miss specialises the parsed graph to the arguments' types, cleans it up with the
+# signature key (kind, dtype, shape, strides per argument; not the values of Python numbers)
+# up in the cache. A miss specialises the parsed graph to the arguments' types (and, for
+# functionalisation, the strides of those not C-contiguous), cleans it up with the
 # SPECIALISE_PIPELINE, and compiles it with `ir.codegen.executable`. Only a compilation that
 # succeeded is stored, so a call that fails with a shape error leaves nothing behind for the
 # next call to trip on. The cache is a bounded LRU (Note [Cache bounds] in `autodiff.cache`).
@@ -38,9 +39,11 @@ from autodiff.specialize import (
     ArgumentError,
     argument_type,
     bind_arguments,
+    functionalize_options,
     numpy_scalar_positions,
     runtime_value,
     signature_key,
+    strided_inputs,
 )
 from frontend import compile_function
 from ir.codegen import Runnable, executable
@@ -63,10 +66,14 @@ SPECIALISE_PIPELINE: tuple[PipelineStep, ...] = (
 )
 
 
-def with_number_inputs(pipeline: Sequence[PipelineStep], number_inputs: str) -> list[PipelineStep]:
-    """``pipeline`` with functionalisation told which inputs are NumPy scalars."""
+def with_input_layouts(
+    pipeline: Sequence[PipelineStep], number_inputs: str, strided_inputs: str
+) -> list[PipelineStep]:
+    """``pipeline`` with functionalisation told which inputs are NumPy scalars and which are
+    arrays that are not C-contiguous (`autodiff.specialize.strided_inputs`)."""
+    layouts = functionalize_options(number_inputs, strided_inputs)
     return [
-        (name, {**options, "number_inputs": number_inputs} if name == "functionalize" else options)
+        (name, {**options, **layouts} if name == "functionalize" else options)
         for name, options in pipeline
     ]
 
@@ -86,10 +93,9 @@ class ScriptFunction:
         self.fn = fn
         self.signature = inspect.signature(fn)
         # A gradient or a Jacobian (Note [Gradient graphs] in autodiff.higher_order): its graph
-        # is built per argument types (`parsed_for`); the one for the declared types, when asked.
-        self.graph_of: Callable[[Sequence[Type] | None], Graph] | None = getattr(
-            fn, "__autodiff_graph__", None
-        )
+        # is built per argument types and layouts (`parsed_for`); the one for the declared
+        # types, when asked.
+        self.graph_of: Callable[..., Graph] | None = getattr(fn, "__autodiff_graph__", None)
         self._graph: Graph | None = None
         if self.graph_of is None:
             module = compile_function(fn)
@@ -159,9 +165,12 @@ class ScriptFunction:
         """The specialised graph a call with these arguments runs."""
         return self.executable_for(self.runtime_values(args, kwargs)).graph
 
-    def graph_for_types(self, types: Sequence[Type], number_inputs: str = "") -> Graph:
+    def graph_for_types(
+        self, types: Sequence[Type], number_inputs: str = "", strided_inputs: str = ""
+    ) -> Graph:
         """The graph specialised to parameter types given directly (one per parameter); the
-        parameters at ``number_inputs`` are given NumPy scalars (`numpy_scalar_positions`)."""
+        parameters at ``number_inputs`` are given NumPy scalars (`numpy_scalar_positions`),
+        those in ``strided_inputs`` arrays with those strides (`strided_inputs`)."""
         names = list(self.signature.parameters)
         if len(types) != len(names):
             raise ArgumentError(
@@ -170,24 +179,25 @@ class ScriptFunction:
         for name, declared, ty in zip(names, self.declared_types(), types, strict=True):
             self.check_declared(name, declared, ty)
         try:
-            typed = specialise(self.parsed_for(types), list(types))
+            typed = specialise(self.parsed_for(types, strided_inputs), list(types))
         except ShapeError as error:
             arguments = ", ".join(f"{n}: {t}" for n, t in zip(names, types, strict=True))
             error.add_note_line(f"in {self.qualname}({arguments})")
             raise
-        run_passes(typed, with_number_inputs(SPECIALISE_PIPELINE, number_inputs))
+        run_passes(typed, with_input_layouts(SPECIALISE_PIPELINE, number_inputs, strided_inputs))
         return typed
 
-    def parsed_for(self, types: Sequence[Type]) -> Graph:
+    def parsed_for(self, types: Sequence[Type], strided_inputs: str = "") -> Graph:
         """The parsed graph to specialise to ``types``: ``graph``, or where an unannotated
         parameter gets a Python number, the function compiled with that parameter typed so
         (Note [Python numbers for unannotated parameters]); for a gradient or a Jacobian, its
-        graph built for ``types``."""
+        graph built for ``types`` and the arrays' layouts (``strided_inputs``: the function it
+        differentiates decides reshapes by them, Note [Views] in `ir.ops.views`)."""
         if self.graph_of is not None:
-            key = tuple(types)
+            key = (tuple(types), strided_inputs)
             built = self.parsed.lookup(key)
             if built is None:
-                built = self.graph_of(types)
+                built = self.graph_of(types, strided_inputs)
                 self.parsed.store(key, built)
             return built
         numbers = tuple(
@@ -221,7 +231,10 @@ class ScriptFunction:
                 argument_type(self.qualname, name, value)
                 for name, value in zip(self.signature.parameters, values, strict=True)
             ]
-            compiled = executable(self.graph_for_types(types, numpy_scalar_positions(values)))
+            graph = self.graph_for_types(
+                types, numpy_scalar_positions(values), strided_inputs(values)
+            )
+            compiled = executable(graph)
             self.cache.store(key, compiled)
         return compiled
 

@@ -1,8 +1,11 @@
 """Call arguments of a scripted function: binding, conversion to runtime values, IR types, and
 the signature key that compiled code is cached by.
 
-A compiled graph depends on each argument's kind, dtype and shape, never on a number's value:
-``f(x, 3)`` and ``f(x, 4)`` share one executable, as in TorchScript's profiling executor.
+A compiled graph depends on each argument's kind, dtype, shape and strides, never on a
+number's value: ``f(x, 3)`` and ``f(x, 4)`` share one executable, as in TorchScript's profiling
+executor. The strides are there because NumPy's reshape and ravel make a view or a copy
+depending on them (Note [Views] in `ir.ops.views`): a write through ``x.reshape(-1)`` reaches
+``x`` when ``x`` is C-contiguous and not when it is ``a.T``, so each layout compiles its own.
 """
 
 from __future__ import annotations
@@ -150,20 +153,46 @@ def numpy_scalar_positions(values: Sequence[Any]) -> str:
     return ",".join(str(i) for i, value in enumerate(values) if isinstance(value, np.generic))
 
 
+def strided_inputs(values: Sequence[Any]) -> str:
+    """The arrays among ``values`` that are not C-contiguous, each as its position and its
+    strides in bytes, as `passes.functionalize` takes them (``"0:8,24;2:-8"``)."""
+    return ";".join(
+        f"{i}:{','.join(str(step) for step in value.strides)}"
+        for i, value in enumerate(values)
+        if isinstance(value, np.ndarray) and not value.flags.c_contiguous
+    )
+
+
+def unknown_layouts(types: Sequence[Type]) -> str:
+    """`strided_inputs` for arrays of ``types`` whose strides are not known (a scripted
+    caller's values): ``"0:?;2:?"``."""
+    return ";".join(f"{i}:?" for i, ty in enumerate(types) if isinstance(ty, TensorType))
+
+
+def functionalize_options(number_inputs: str, strided_inputs: str) -> dict[str, str]:
+    """The options that tell `passes.functionalize` the inputs' kinds and layouts (the strides
+    only when some input has other strides than C-contiguous ones)."""
+    options = {"number_inputs": number_inputs}
+    if strided_inputs:
+        options["strided_inputs"] = strided_inputs
+    return options
+
+
 def signature_key(values: Sequence[Any]) -> SignatureKey:
     """What compiled code depends on, per argument: its kind, and for arrays and NumPy scalars
-    their dtype and shape. The values of Python numbers are left out on purpose.
+    their dtype and shape, and an array's strides (`strided_inputs`). The values of Python
+    numbers are left out on purpose.
 
-    An array is keyed by ``(dtype, shape)``, anything else by its type (a NumPy scalar's type
-    names its dtype); one loop with the array case inline, since every call of a compiled
-    function computes it (Note [Gradient cache] in `autodiff.grad`). It takes values
+    An array is keyed by ``(dtype, shape, strides)``, anything else by its type (a NumPy
+    scalar's type names its dtype); one loop with the array case inline, since every call of a
+    compiled function computes it (Note [Gradient cache] in `autodiff.grad`). It takes values
     of any kind: a value `runtime_value` would convert or reject gets a key no compilation was
     stored under (its type: list, tuple, str, ...), so a hit on raw call arguments means they
     are runtime values already."""
     key: list[Hashable] = []
     append = key.append
     for v in values:  # a loop: a comprehension is a function call more in Python 3.11
-        append((v.dtype, v.shape) if type(v) is _NDARRAY else _other_key(v))
+        append((v.dtype, v.shape, v.strides) if type(v) is _NDARRAY else _other_key(v))
     return tuple(key)
 
 
@@ -172,5 +201,5 @@ _NDARRAY = np.ndarray
 
 def _other_key(value: Any) -> Hashable:
     if isinstance(value, np.ndarray):  # a subclass: keyed apart, so that a call checks it
-        return (type(value), value.dtype, value.shape)
+        return (type(value), value.dtype, value.shape, value.strides)
     return cast(Hashable, type(value))

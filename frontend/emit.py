@@ -48,7 +48,7 @@ from typing import Any
 
 from frontend import syntax
 from frontend.calls import CallEmitter, CallHook, default_call_hook, range_argument
-from frontend.environment import Unbound, append_target, assigned_names, has_exit
+from frontend.environment import Unbound, append_target, assigned_names, exits_anywhere, has_exit
 from frontend.errors import ScriptError
 from frontend.expressions import FreeName
 from frontend.lists import ListEmitter, builds_list
@@ -223,7 +223,7 @@ class FunctionEmitter(CallEmitter, SubscriptEmitter, ListEmitter):
         elif isinstance(stmt, syntax.If):
             self.emit_if(stmt, exits)
         elif isinstance(stmt, syntax.For):
-            self.emit_for(stmt)
+            self.emit_for(stmt, exits)
         elif isinstance(stmt, syntax.While):
             self.emit_while(stmt)
         elif isinstance(stmt, syntax.FunctionDef):
@@ -349,7 +349,7 @@ class FunctionEmitter(CallEmitter, SubscriptEmitter, ListEmitter):
 
     # ---- loops ------------------------------------------------------------------------------
 
-    def emit_for(self, stmt: syntax.For) -> None:
+    def emit_for(self, stmt: syntax.For, exits: Exit) -> None:
         if not isinstance(stmt.target, syntax.Name):
             raise ScriptError("a for loop target must be a single name", stmt.target.range)
         iterable = stmt.iter
@@ -359,14 +359,24 @@ class FunctionEmitter(CallEmitter, SubscriptEmitter, ListEmitter):
             return
         value = self.emit_expr(iterable)
         r = iterable.range
+        if not builds_list(value) and not exits_anywhere(stmt.body):
+            # A tuple, or np.split's pieces, of a length known here: unrolled, so that each
+            # item is read with a constant index, which is differentiated and whose views are
+            # followed (an index known only at run time is neither).
+            items = self.known_items(value, r)
+            if items is not None:
+                for item in items:
+                    self.assign(stmt.target, item, stmt.target.range)
+                    self.emit_block(stmt.body, exits)
+                return
         if isinstance(value.ty, TupleType):
             count = self.constant(len(value.ty.elems), INT, r)
             element = "prim::TupleIndex"
-        elif builds_list(value):
+        elif isinstance(value.ty, ListType):
             # The list as it was when the loop started: appending to it in the body makes a
             # new list (Note [Lists are values]), so the loop does not see those elements.
             count = self.apply("prim::len", [value], r)
-            element = "prim::ListIndex"
+            element = "prim::ListIndex" if builds_list(value) else "prim::TupleIndex"
         else:
             raise ScriptError(
                 "for loops only iterate over range(...), a tuple or a list: iterate over "

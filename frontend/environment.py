@@ -114,6 +114,15 @@ def _target_names(target: syntax.Expr) -> Iterator[str]:
             yield from _target_names(element)
 
 
+def exits_anywhere(statements: Iterable[syntax.Stmt]) -> bool:
+    """True when a ``return``, ``break`` or ``continue`` is among ``statements`` or nested in
+    them, at any depth."""
+    return any(
+        isinstance(stmt, syntax.Return | syntax.Break | syntax.Continue)
+        for stmt in _walk_statements(statements)
+    )
+
+
 def has_exit(stmt: syntax.Stmt) -> bool:
     """True when ``stmt`` is an ``if`` with a ``return``, ``break`` or ``continue`` in one of its
     branches (not counting those inside nested loops, which end only that loop's body)."""

@@ -358,7 +358,7 @@ METHODS: dict[str, Spelling] = {
     "diagonal": _method("diagonal", "aten::diagonal", "offset axis1 axis2"),
     "trace": _method("trace", "aten::trace", "offset axis1 axis2 !dtype !out"),
     "astype": _method("astype", "aten::astype", "dtype !order !casting !subok !copy"),
-    "copy": _method("copy", "aten::copy", "!order"),
+    "copy": _method("copy", "aten::copy_method", "!order"),
     "dot": _method("dot", "aten::dot", "b:other !out"),
     "clip": _method("clip", "aten::clip", "min:a_min max:a_max !out"),
 }

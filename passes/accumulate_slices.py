@@ -30,11 +30,16 @@ from __future__ import annotations
 
 from ir.graph import Graph, Node, Value
 from ir.types import TupleType
+from passes.pattern_rewriter import PatternTable, Rewriter
 from passes.registry import register_pass
 from passes.rewriting import insert_typed
 
 SCATTER = "aten::_scatter_slices"
 SINGLE = ("aten::_slice_backward", "aten::_select_backward")
+
+# One pattern: see Note [Pattern rewrite driver] for how the table is applied.
+PATTERNS = PatternTable[None]("accumulate-slices")
+Accumulator = Rewriter[None]
 
 
 @register_pass("accumulate-slices")
@@ -48,14 +53,12 @@ def accumulate_slices(graph: Graph) -> bool:
     Execute: accumulate_slices(graph)
     Result:  %c : Double(10) = aten::_scatter_slices(%grads, %shape, %keys)
     """
-    changed = False
-    for node in list(graph.all_nodes()):
-        if node.kind == "aten::add" and node.owning_block is not None:
-            changed |= _merge(graph, node)
-    return changed
+    return PATTERNS.rewrite(graph, None)
 
 
-def _merge(graph: Graph, node: Node) -> bool:
+@PATTERNS.register("aten::add")
+def merge(rewriter: Accumulator, node: Node) -> bool:
+    """add(a, b) of the gradients of single slices or of scatters -> one scatter."""
     first, second = (value.node for value in node.inputs)
     if not (_scattered(first, node) and _scattered(second, node)):
         return False
@@ -68,24 +71,22 @@ def _merge(graph: Graph, node: Node) -> bool:
         return False
     grads: list[Value] = []
     keys: list[Value] = []
-    with graph.inserting_before(node):
+    with rewriter.inserting_before(node):
         for piece in (first, second):
-            piece_grads, piece_keys = _pieces(graph, piece)
+            piece_grads, piece_keys = _pieces(rewriter, piece)
             grads += piece_grads
             keys += piece_keys
-        packed_grads = _tuple(graph, grads)
-        packed_keys = _tuple(graph, keys)
-        result = insert_typed(graph, SCATTER, [packed_grads, shape, packed_keys], node)
+        packed_grads = _tuple(rewriter, grads)
+        packed_keys = _tuple(rewriter, keys)
+        result = insert_typed(rewriter, SCATTER, [packed_grads, shape, packed_keys], node)
     if result.ty != node.output.ty:
         for value in (result, packed_keys, packed_grads, *keys):
             if not value.uses:
                 value.node.destroy()
         return False
-    result.name_hint = node.output.name_hint
-    node.output.replace_all_uses_with(result)
-    node.destroy()
+    rewriter.replace(node, [result], take_names=True)
     for piece in (first, second):
-        _destroy_piece(piece)
+        _destroy_piece(rewriter, piece)
     return True
 
 
@@ -109,24 +110,24 @@ def _same_shape(a: Value, b: Value) -> bool:
     ) == b.node.attrs.get("value")
 
 
-def _pieces(graph: Graph, piece: Node) -> tuple[list[Value], list[Value]]:
+def _pieces(rewriter: Accumulator, piece: Node) -> tuple[list[Value], list[Value]]:
     """The gradients of ``piece`` and a key for each."""
     if piece.kind == SCATTER:
         grads, _, keys = piece.inputs
         return list(grads.node.inputs), list(keys.node.inputs)
     grad, _, *place = piece.inputs
-    return [grad], [_tuple(graph, place)]
+    return [grad], [_tuple(rewriter, place)]
 
 
-def _tuple(graph: Graph, items: list[Value]) -> Value:
+def _tuple(rewriter: Accumulator, items: list[Value]) -> Value:
     ty = TupleType(tuple(item.ty for item in items))
-    return graph.insert("prim::TupleConstruct", items, [ty]).output
+    return rewriter.insert("prim::TupleConstruct", items, [ty], None).output
 
 
-def _destroy_piece(piece: Node) -> None:
+def _destroy_piece(rewriter: Accumulator, piece: Node) -> None:
     """Destroy a piece the merged node replaced, and the tuples of a merged scatter."""
     packed = list(piece.inputs) if piece.kind == SCATTER else []
-    piece.destroy()
+    rewriter.destroy(piece)
     for value in packed:
         if value.node.kind == "prim::TupleConstruct" and not value.uses:
-            value.node.destroy()
+            rewriter.destroy(value.node)

@@ -12,10 +12,12 @@ from typing import Any
 from ir.graph import Graph, Node
 from ir.ops import NOT_CONSTANT, OPS
 from ir.types import TensorType, Type, type_of_value
+from passes.pattern_rewriter import PatternTable, Rewriter
 from passes.registry import register_pass
 
-# Operators that are the identity when their shape operand equals their input's shape.
-_IDENTITY_AT_OWN_SHAPE = {"aten::sum_to_size", "aten::broadcast_to", "aten::reshape"}
+# See Note [Pattern rewrite driver] for how the table is applied.
+PATTERNS = PatternTable[None]("fold-sizes")
+Folder = Rewriter[None]
 
 
 @register_pass("fold-sizes")
@@ -28,35 +30,48 @@ def fold_sizes(graph: Graph) -> bool:
     Result:  %s : NoneType = prim::Constant[value=None]()
              (uses of %g read %d)
     """
-    changed = False
-    for node in list(graph.all_nodes()):
-        if node.owning_block is None:  # destroyed with an enclosing block
-            continue
-        op = OPS.get(node.kind)
-        if op is None or not op.pure:
-            continue
-        if op.value_from_types is not None:
-            value = op.value_from_types([v.ty for v in node.inputs])
-            if value is not NOT_CONSTANT:
-                _replace_with_constant(graph, node, value)
-                changed = True
-                continue
-        if node.kind in _IDENTITY_AT_OWN_SHAPE and _is_own_shape(node):
-            source = node.inputs[0]
-            if source.ty == node.output.ty or isinstance(source.ty, TensorType):
-                node.output.replace_all_uses_with(source)
-                node.destroy()
-                changed = True
-    return changed
+    return PATTERNS.rewrite(graph, None)
 
 
-def _replace_with_constant(graph: Graph, node: Node, value: Any) -> None:
+def fold_type_determined(rewriter: Folder, node: Node) -> bool:
+    """An operator whose value its operands' types determine (a shape query) is a constant."""
+    value_from_types = OPS[node.kind].value_from_types
+    assert value_from_types is not None
+    value = value_from_types([v.ty for v in node.inputs])
+    if value is NOT_CONSTANT:
+        return False
+    _replace_with_constant(rewriter, node, value)
+    return True
+
+
+# Operators that are the identity when their shape operand equals their input's shape.
+_IDENTITY_AT_OWN_SHAPE = ("aten::sum_to_size", "aten::broadcast_to", "aten::reshape")
+
+
+def drop_identity(rewriter: Folder, node: Node) -> bool:
+    """A resize to the shape its input has already is its input."""
+    if not _is_own_shape(node):
+        return False
+    source = node.inputs[0]
+    if source.ty != node.output.ty and not isinstance(source.ty, TensorType):
+        return False
+    rewriter.replace(node, [source])
+    return True
+
+
+for _kind, _op in OPS.items():
+    if _op.pure and _op.value_from_types is not None:
+        PATTERNS.register(_kind)(fold_type_determined)
+for _kind in _IDENTITY_AT_OWN_SHAPE:
+    if OPS[_kind].pure:
+        PATTERNS.register(_kind)(drop_identity)
+
+
+def _replace_with_constant(rewriter: Folder, node: Node, value: Any) -> None:
     ty: Type = type_of_value(value)
-    with graph.inserting_before(node):
-        constant = graph.insert_constant(value, ty, node.source_range)
-    constant.name_hint = node.output.name_hint
-    node.output.replace_all_uses_with(constant)
-    node.destroy()
+    with rewriter.inserting_before(node):
+        constant = rewriter.insert_constant(value, ty, node.source_range)
+    rewriter.replace(node, [constant], take_names=True)
 
 
 def _is_own_shape(node: Node) -> bool:

@@ -15,9 +15,10 @@ the array it writes, and every view read after a write is derived again from the
 #   alias of its operand's base, with the chain of view nodes that leads there; an in-place
 #   operator's result is an alias of what it wrote; any other value is a base of its own, since
 #   NumPy returns new arrays. A reshape or ravel that NumPy's stride rule makes a copy starts a
-#   new base (graph inputs and the arrays operators make are taken to be C-contiguous); one
-#   whose strides are not known at compile time may be either, so a write through it, or a read
-#   of it after its base is written, is refused. First, an einsum that only relabels its one
+#   new base (graph inputs have the strides they are compiled for, ``strided_inputs``, and the
+#   arrays operators make of C-contiguous operands are C-contiguous); one whose strides are not
+#   known at compile time may be either, so a write through it, or a read of it after its base
+#   is written, is refused. First, an einsum that only relabels its one
 #   operand becomes ``aten::_einsum_view`` of it, and unpacking a split's pieces one
 #   prim::TupleIndex per piece (`_expose_views`). Reading one element (``y[i]`` on a 1-D
 #   ``y``, ``y[i, j]`` on a 2-D one) gives a NumPy scalar, a copy: no view (the select's and
@@ -63,12 +64,19 @@ the array it writes, and every view read after a write is derived again from the
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 
 from ir.errors import IRError
 from ir.graph import PARAM, Block, Graph, Node, Value, in_block
 from ir.ops.products import einsum_relabels
-from ir.ops.views import ViewRule, probe_chain, view_is_copy, view_rule
+from ir.ops.views import (
+    ViewRule,
+    probe_chain,
+    view_is_copy,
+    view_is_copy_in_any_order,
+    view_rule,
+)
 from ir.source import SourceRange
 from ir.types import INT, TensorType
 from passes.constant_propagation import constant_value, is_constant
@@ -135,10 +143,14 @@ class _Env:
 
 
 @register_pass("functionalize")
-def functionalize(graph: Graph, *, number_inputs: str = "") -> bool:
+def functionalize(graph: Graph, *, number_inputs: str = "", strided_inputs: str = "") -> bool:
     """Rewrite in-place writes into out-of-place operators and scatters. See Note
     [Functionalisation]. ``number_inputs``: the positions of the inputs that are NumPy scalars
     at run time, comma-separated (``"0,2"``); every other tensor input is an array.
+    ``strided_inputs``: the inputs that are arrays not C-contiguous at run time, each as its
+    position and its strides in bytes (``"0:8,24;2:-8"``), or ``?`` for strides not known
+    (``"1:?"``: any array, as a scripted caller may pass); every other array input is
+    C-contiguous (Note [Views]).
 
     Given:   graph(%y : Double(3, 2), %v : Double(2)):
                %i : int = prim::Constant[value=0]()
@@ -157,7 +169,7 @@ def functionalize(graph: Graph, *, number_inputs: str = "") -> bool:
     rebind_number_updates(graph, positions)  # Note [Numbers and 0-d arrays]
     _expose_views(graph, graph.block)
     _pass_through_carried_arrays(graph.block)
-    functionalizer = _Functionalizer(graph)
+    functionalizer = _Functionalizer(graph, _input_strides(graph, strided_inputs))
     env = _Env()
     functionalizer.block(graph.block, env)
     written: dict[Value, Value] = {}  # the final version of an argument -> the argument
@@ -167,13 +179,28 @@ def functionalize(graph: Graph, *, number_inputs: str = "") -> bool:
             if final is not value:
                 graph.insert(WRITE_BACK, (value, final), ())
                 written.setdefault(final, value)
-    _return_arguments(graph, written)
+    _return_arguments(graph, written, functionalizer.written_through)
     return True
 
 
+def _input_strides(graph: Graph, strided_inputs: str) -> dict[Value, tuple[int, ...] | None]:
+    """The inputs named by ``strided_inputs`` (``"0:8,24;2:-8;3:?"``) -> their strides (None:
+    not known)."""
+    strides: dict[Value, tuple[int, ...] | None] = {}
+    for item in strided_inputs.split(";"):
+        if item.strip():
+            position, _, steps = item.partition(":")
+            known = None if steps.strip() == "?" else tuple(int(s) for s in steps.split(","))
+            strides[graph.inputs[int(position)]] = known
+    return strides
+
+
 class _Functionalizer:
-    def __init__(self, graph: Graph) -> None:
+    def __init__(self, graph: Graph, input_strides: dict[Value, tuple[int, ...] | None]) -> None:
         self.graph = graph
+        # The graph inputs that are not C-contiguous -> their strides, None where not known
+        # (Note [Views]).
+        self.input_strides = input_strides
         self.aliases: dict[Value, _Alias] = {}
         self.base_of_version: dict[Value, Value] = {}
         self.version_of: dict[Value, Value] = {}  # the base version a view was computed from
@@ -190,6 +217,9 @@ class _Functionalizer:
         # output that may be either): the bases of those arrays, each with its version then.
         self.held: dict[Value, list[tuple[Value, Value]]] = {}
         self.layouts: dict[Value, bool] = {}
+        # A write's new contents of what it wrote (`write`) -> the base's version it made and
+        # the chain of views from that base (Note [Returned arguments]).
+        self.written_through: dict[Value, tuple[Value, tuple[Node, ...]]] = {}
 
     def alias(self, value: Value) -> _Alias:
         found = self.aliases.get(value)
@@ -268,14 +298,14 @@ class _Functionalizer:
                 node.replace_input(index, current)
 
     def c_contiguous(self, base: Value) -> bool:
-        """Whether ``base`` is known to be C-contiguous (Note [Views]): a graph input, or made
-        by an operator whose array operands all are (NumPy's ufuncs keep their operands'
-        layout)."""
+        """Whether ``base`` is known to be C-contiguous (Note [Views]): a graph input given
+        so, or made by an operator whose array operands all are (NumPy's ufuncs keep their
+        operands' layout)."""
         known = self.layouts.get(base)
         if known is None:
             node = base.node
             if node.kind == PARAM:
-                known = node.owning_block is self.graph.block
+                known = node.owning_block is self.graph.block and base not in self.input_strides
             elif node.blocks:
                 known = False
             else:
@@ -290,11 +320,12 @@ class _Functionalizer:
 
     def c_contiguous_value(self, value: Value) -> bool:
         info = self.alias(value)
-        if not self.c_contiguous(info.base):
+        strides = self.input_strides.get(info.base)
+        if strides is None and not self.c_contiguous(info.base):
             return False
-        if not info.chain:
+        if strides is None and not info.chain:
             return True
-        probe = probe_chain(info.chain, info.base)
+        probe = probe_chain(info.chain, info.base, strides)
         return probe is not None and bool(probe.flags.c_contiguous)
 
     def view(self, node: Node, rule: ViewRule) -> None:
@@ -302,8 +333,14 @@ class _Functionalizer:
         info = self.alias(operand)
         undecided = info.undecided
         if rule.strided:
-            copies = view_is_copy(info.chain, info.base, node)
-            if copies is False and not self.c_contiguous(info.base):
+            strides = self.input_strides.get(info.base)
+            if strides is not None or self.c_contiguous(info.base):
+                copies = view_is_copy(info.chain, info.base, node, strides)
+            elif info.base.node.kind.startswith("aten::"):
+                # A new array an operator made (element reads of tuples and lists, parameters,
+                # If and loop outputs may be any view): contiguous in an order NumPy chose.
+                copies = view_is_copy_in_any_order(info.chain, info.base, node)
+            else:
                 copies = None
             if copies:
                 return  # NumPy copies: a new base
@@ -357,14 +394,17 @@ class _Functionalizer:
         written.name_hint = node.output.name_hint or target.name_hint
         self.aliases[written] = info
         self.version_of[written] = value
+        self.written_through[written] = (value, info.chain)
         node.output.replace_all_uses_with(written)
         node.destroy()
 
     def written_from_outside(self, body: Block) -> list[Value]:
         """The bases defined outside ``body`` that writes inside it (nested blocks included)
         write, in order of first write. A write's target is followed through the views and
-        writes of the graph as emitted, then through what this pass knows of the values it
-        already rewrote (an earlier write's result is a version of its base)."""
+        writes of the body as emitted (a reshape there that NumPy makes a copy may add a base
+        the loop carries for nothing), then, out of the body, through what this pass knows of
+        the values it already rewrote (an earlier write's result is a version of its base; a
+        reshape that copied, ``w = y[::-1].ravel()``, is a base of its own)."""
         found: dict[Value, None] = {}
         pending = [body]
         while pending:
@@ -372,7 +412,12 @@ class _Functionalizer:
             for node in block.nodes():
                 pending.extend(node.blocks)
                 if node.kind in WRITES and isinstance(node.inputs[0].ty, TensorType):
-                    base = self.alias(_root(node.inputs[0])).base
+                    target = node.inputs[0]
+                    while in_block(target.node, body) and (
+                        target.node.kind in WRITES or is_view(target.node)
+                    ):
+                        target = target.node.inputs[0]
+                    base = self.alias(target).base
                     if not in_block(base.node, body):
                         found.setdefault(base, None)
         return list(found)
@@ -701,37 +746,65 @@ def _shares_memory(value: Value, block: Block | None, slots: frozenset[Value]) -
 # [Typed calls] in `ir.typed_calls`). Tuples and lists of results are built again from the
 # derived elements.
 #
-# A result an If gives out, read by nothing but the return (directly or in tuples and lists),
-# is derived again in each branch where it is such a value, the branch's own version of the
-# argument (what it gives out as the final version) being the root: ``y = x[1:] if c else
-# x * 2`` is the argument's view when ``c`` holds and a new array otherwise, as in NumPy. There
-# the operator runs before the prim::WriteBack, which comes to the same: it gives the
-# argument's own memory, which the WriteBack then fills, and nothing reads it before the
-# function returns. A result a loop gives out is left a new array: a loop-carried value that
-# may be a view of an argument the loop writes is refused where it is read (Note
-# [Functionalisation]), and one read only by the return (``y = x[1:]`` in the body, ``x``
-# written after it) is not derived again yet.
+# A result an If gives out is derived again in each branch where it is such a value, the
+# branch's own version of the argument (what it gives out as the final version) being the root,
+# and given out as one more output of the If, which only the return reads (the first one keeps
+# its other readers, and DCE drops it when none is left): ``y = x[1:] if c else x * 2`` is the
+# argument's view when ``c`` holds and a new array otherwise, as in NumPy. There the operator
+# runs before the prim::WriteBack, which comes to the same: it gives the argument's own memory,
+# which the WriteBack then fills, and nothing reads it before the function returns.
+#
+# A result a loop gives out is derived again the same way as one more carried value, which
+# nothing in the body reads: at the end of the body from the body's versions of the arguments
+# (those the last iteration gives out as the final ones; in an earlier iteration the derived
+# value is the argument's memory too, which a view taken then would be in NumPy), and in front
+# of the loop from the versions it starts with, the final ones when it runs no iteration. Where
+# the body (or a branch in it) gives the carried value on unchanged, the derived one is given
+# on unchanged too. Gradients flow through the derived value's prim::WrittenArgument to the
+# version it was derived from, which is the final one whenever the loop gives it out: a
+# carried value that an iteration gives on after writing the argument it may be a view of is
+# refused where it is read (Note [Functionalisation]), so one given on unchanged comes from an
+# iteration that did not write it.
 
 
-def _return_arguments(graph: Graph, written: dict[Value, Value]) -> None:
+def _return_arguments(
+    graph: Graph,
+    written: dict[Value, Value],
+    written_through: dict[Value, tuple[Value, tuple[Node, ...]]],
+) -> None:
     """Derive the graph's results that NumPy gives as a written argument or a view of it from
     the argument itself (Note [Returned arguments]). ``written`` maps the final version of
-    each argument written back to that argument."""
+    each argument written back to that argument; ``written_through`` each write's new contents
+    of what it wrote to the base's version it made and the views from that base."""
     if written:
         block = graph.block
-        rederive = _Rederivation(graph, block, written)
+        rederive = _Rederivation(graph, block, written, written_through)
         for index, output in enumerate(list(block.outputs)):
             block.return_node.replace_input(index, rederive(output))
 
 
 class _Rederivation:
     """Results of ``block`` derived again from the arguments: ``finals`` maps each value that
-    is, in this block, the final version of an argument written back to that argument."""
+    is, in this block, the final version of an argument written back to that argument. New
+    nodes go in front of ``before``, or at the end of ``block`` when it is None."""
 
-    def __init__(self, graph: Graph, block: Block, finals: dict[Value, Value]) -> None:
+    def __init__(
+        self,
+        graph: Graph,
+        block: Block,
+        finals: dict[Value, Value],
+        written_through: dict[Value, tuple[Value, tuple[Node, ...]]],
+        before: Node | None = None,
+        carried: dict[Value, Value] | None = None,
+    ) -> None:
         self.graph = graph
         self.block = block
         self.finals = finals
+        self.written_through = written_through
+        self.before = before
+        # A loop-carried parameter -> the parameter of the loop's carried value derived again
+        # for it, which holds what the previous iteration gave derived again.
+        self.carried = carried or {}
         self.derived: dict[Value, Value] = {}
 
     def __call__(self, value: Value) -> Value:
@@ -740,9 +813,31 @@ class _Rederivation:
             found = self.derived[value] = self.rederive(value)
         return found
 
+    def inserting(self) -> AbstractContextManager[None]:
+        if self.before is None:
+            return self.graph.inserting_at_end(self.block)
+        return self.graph.inserting_before(self.before)
+
+    def nested(
+        self,
+        block: Block,
+        finals: dict[Value, Value],
+        before: Node | None = None,
+        carried: dict[Value, Value] | None = None,
+    ) -> _Rederivation:
+        return _Rederivation(self.graph, block, finals, self.written_through, before, carried)
+
     def rederive(self, value: Value) -> Value:
+        if value in self.carried:
+            return self.carried[value]
         node = value.node
         chain = _view_chain(value, self.finals)
+        if chain is None and value in self.written_through:
+            # What a write through a view wrote, read where its base's version is the final
+            # one (a stale one would have been derived again where it was read).
+            version, through = self.written_through[value]
+            if version in self.finals:
+                chain = version, list(through)
         if chain is not None:
             root, views = chain
             argument = self.finals[root]
@@ -750,55 +845,79 @@ class _Rederivation:
                 return value  # a branch that did not write: the argument already
             if views:
                 return self.clone_views(views, self(root))
-            with self.graph.inserting_at_end(self.block):
+            with self.inserting():
                 derived = self.graph.insert(WRITTEN_ARGUMENT, (root, argument), (root.ty,))
             derived.output.name_hint = argument.name_hint
             return derived.output
-        if node.kind in _PACKS and node.owning_block is self.block:
+        if node.owning_block is not self.block:
+            return value
+        if node.kind in _PACKS:
             elements = [self(element) for element in node.inputs]
             if all(new is old for new, old in zip(elements, node.inputs, strict=True)):
                 return value
-            with self.graph.inserting_at_end(self.block):
+            with self.inserting():
                 return self.graph.insert(node.kind, elements, (value.ty,)).output
-        if node.kind == "prim::If" and node.owning_block is self.block and _only_returned(value):
-            self.branches(node, node.outputs.index(value))
+        if node.kind == "prim::If":
+            return self.branches(node, node.outputs.index(value))
+        if node.kind == "prim::Loop":
+            return self.loop(node, node.outputs.index(value))
         return value
 
-    def branches(self, node: Node, index: int) -> None:
-        """Derive the If's result at ``index`` again in each branch that gives such a value:
-        it runs before the prim::WriteBack, which is the same as after it, since it gives the
-        argument's own memory and nothing reads the result before the function returns."""
+    def branches(self, node: Node, index: int) -> Value:
+        """The If's result at ``index`` derived again in each branch, given out as one more
+        output of the If: it runs before the prim::WriteBack, which is the same as after it,
+        since it gives the argument's own memory and only the return reads it."""
+        derived = []
         for branch in node.blocks:
             finals = dict(self.finals)
             for output, given in zip(node.outputs, branch.outputs, strict=True):
                 if output in self.finals:
                     finals[given] = self.finals[output]
-            derived = _Rederivation(self.graph, branch, finals)(branch.outputs[index])
-            branch.return_node.replace_input(index, derived)
+            rederivation = self.nested(branch, finals, carried=self.carried)
+            derived.append(rederivation(branch.outputs[index]))
+        result = node.outputs[index]
+        if all(
+            new is branch.outputs[index] for new, branch in zip(derived, node.blocks, strict=True)
+        ):
+            return result
+        for branch, new in zip(node.blocks, derived, strict=True):
+            branch.register_output(new)
+        return node.add_output(result.ty, result.name_hint)
+
+    def loop(self, node: Node, position: int) -> Value:
+        """The loop's carried result at ``position`` derived again, given out as one more
+        carried value of the loop that nothing in the body reads: at the end of the body from
+        the body's own versions of the arguments (the final ones after the last iteration),
+        and, for a loop that runs no iteration, in front of the loop from the versions it
+        starts with (the final ones then)."""
+        body = node.blocks[0]
+        body_finals, initial_finals = dict(self.finals), dict(self.finals)
+        for index, output in enumerate(node.outputs):
+            if output in self.finals:
+                body_finals[body.outputs[1 + index]] = self.finals[output]
+                initial_finals[node.inputs[2 + index]] = self.finals[output]
+        param = body.inputs[1 + position]
+        carried = {**self.carried, param: body.add_input(param.ty, param.name_hint)}
+        result = self.nested(body, body_finals, carried=carried)(body.outputs[1 + position])
+        initial = self.nested(self.block, initial_finals, node, self.carried)(
+            node.inputs[2 + position]
+        )
+        output = node.outputs[position]
+        if result is body.outputs[1 + position] and initial is node.inputs[2 + position]:
+            body.erase_input(len(body.inputs) - 1)
+            return output
+        node.add_input(initial)
+        body.register_output(result)
+        return node.add_output(output.ty, output.name_hint)
 
     def clone_views(self, views: list[Node], root: Value) -> Value:
-        """The chain of ``views`` applied again to ``root``, at the end of the block."""
+        """The chain of ``views`` applied again to ``root``, where this derivation inserts."""
         result = root
         for view in views:
-            with self.graph.inserting_at_end(self.block):
+            with self.inserting():
                 clone = self.graph.create_clone(view, _replacing(view.inputs[0], result))
                 result = self.graph.insert_node(clone).output
         return result
-
-
-def _only_returned(value: Value) -> bool:
-    """Whether ``value`` is read only by its block's return, or by tuples and lists so read."""
-    block = value.node.owning_block
-    assert block is not None
-    return all(
-        use.user is block.return_node
-        or (
-            use.user.kind in _PACKS
-            and use.user.owning_block is block
-            and _only_returned(use.user.output)
-        )
-        for use in value.uses
-    )
 
 
 def _view_chain(value: Value, finals: dict[Value, Value]) -> tuple[Value, list[Node]] | None:

@@ -68,7 +68,8 @@ MAKES_ARRAY = frozenset(
     }
 )
 # Operators whose result is of the kind of their first operand: views (``np.reshape`` of a
-# NumPy scalar is a NumPy scalar, of an array a 0-d array), ``astype``, and writes.
+# NumPy scalar is a NumPy scalar, of an array a 0-d array), ``astype``, ``x.copy()``, and
+# writes.
 KEEPS_KIND = frozenset(
     {
         "aten::reshape",
@@ -81,6 +82,7 @@ KEEPS_KIND = frozenset(
         "aten::real",
         "aten::imag",
         "aten::astype",
+        "aten::copy_method",
         "aten::index_put_",
         "aten::add_at_",
         "aten::_written",

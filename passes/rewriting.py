@@ -1,5 +1,6 @@
 """Small helpers the peephole passes of the reverse program share: what is known about a value at
-compile time, and inserting a node whose output type its operator's shape rule gives.
+compile time, and inserting a node whose output type its operator's shape rule gives (through
+the `Rewriter` of Note [Pattern rewrite driver]).
 """
 
 from __future__ import annotations
@@ -8,11 +9,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from ir.errors import ShapeError
-from ir.graph import Graph, Node, Value
+from ir.graph import Node, Value
 from ir.ops import NOT_CONSTANT, OPS
 from ir.ops.scalar import evaluate_bounded
 from ir.types import BOOL, FLOAT, INT, TensorType, Type
 from passes.constant_propagation import constant_value, is_constant
+from passes.pattern_rewriter import Rewriter
 
 # Python numbers: a kernel sees them as shape () operands that NumPy never promotes a result to.
 PYTHON_SCALARS: tuple[Type, ...] = (INT, FLOAT, BOOL)
@@ -68,11 +70,13 @@ def located_output_types(kind: str, inputs: Sequence[Value], like: Node) -> list
         raise ShapeError(error.message, like.source_range) from None
 
 
-def insert_typed(graph: Graph, kind: str, inputs: Sequence[Value], like: Node) -> Value:
+def insert_typed(
+    rewriter: Rewriter[object], kind: str, inputs: Sequence[Value], like: Node
+) -> Value:
     """Insert ``kind(*inputs)`` at the insertion point, typed by its shape rule, with the
     source range of ``like`` (the node whose work it takes over)."""
     types = located_output_types(kind, inputs, like)
-    return graph.insert(kind, inputs, types, source_range=like.source_range).output
+    return rewriter.insert(kind, inputs, types, like.source_range).output
 
 
 def retype(node: Node) -> None:

@@ -34,8 +34,26 @@ from ir.graph import Graph, Node, Value
 from ir.ops import NOT_CONSTANT
 from ir.types import FLOAT, INT, TensorType, type_of_value
 from passes.constant_propagation import constant_value, is_constant
+from passes.pattern_rewriter import PatternTable, Rewriter
 from passes.registry import register_pass
 from passes.rewriting import PYTHON_SCALARS, insert_typed, known_shape, static_value
+
+Simplifier = Rewriter[None]
+
+
+def _floating(node: Node) -> bool:
+    ty = node.outputs[0].ty if len(node.outputs) == 1 else None
+    return (
+        isinstance(ty, TensorType)
+        and ty.dtype is not None
+        and np.dtype(ty.dtype).kind in "fc"
+        and known_shape(ty) is not None
+    )
+
+
+# Only floating and complex arrays of known shapes are rewritten (Note [Exact arithmetic
+# rewrites]); see Note [Pattern rewrite driver] for how the table is applied.
+PATTERNS = PatternTable[None]("simplify-arithmetic", guard=_floating)
 
 
 @register_pass("simplify-arithmetic")
@@ -50,35 +68,108 @@ def simplify_arithmetic(graph: Graph) -> bool:
     Result:  %p : Double(9) = aten::square(%x)
              %n = aten::mul(%d, %ns)           %ns : Double() = aten::neg(%s)
     """
-    changed = False
-    for _ in range(_MAX_SWEEPS):
-        swept = False
-        for node in list(graph.all_nodes()):
-            if node.owning_block is None or not _floating(node):
-                continue
-            if node.kind == "aten::pow":
-                swept |= _power(graph, node)
-            elif node.kind == "aten::neg":
-                swept |= _negated_product(graph, node) or _double_negation(node)
-            elif node.kind == "aten::mul":
-                swept |= _scaled_product(graph, node) or _delayed_negation(graph, node)
-            elif node.kind in _CARRIERS:
-                swept |= _delayed_negation(graph, node)
-        changed |= swept
-        if not swept:
-            break
-    return changed
+    return PATTERNS.rewrite(graph, None)
 
 
-# A sweep in program order carries a negation down a whole chain; a few more catch what an
-# earlier rewrite exposed.
-_MAX_SWEEPS = 4
+@PATTERNS.register("aten::pow")
+def power(rewriter: Simplifier, node: Node) -> bool:
+    """pow(x, 1) -> x; pow(x, 2) -> square(x)."""
+    base, exponent = node.inputs
+    value = static_value(exponent)
+    if value is NOT_CONSTANT or np.ndim(value) != 0 or base.ty != node.output.ty:
+        return False
+    if _complex(node):
+        # NumPy's complex power is not the correctly rounded product: z ** 2.0 and z * z may
+        # differ in the last bit, so nothing is rewritten.
+        return False
+    if value == 1:
+        rewriter.replace(node, [base])
+        return True
+    if value == 2:
+        with rewriter.inserting_before(node):
+            square = insert_typed(rewriter, "aten::square", [base], node)
+        if square.ty != node.output.ty:
+            square.node.destroy()
+            return False
+        rewriter.replace(node, [square], take_names=True)
+        return True
+    return False
+
+
+@PATTERNS.register("aten::neg")
+def negated_product(rewriter: Simplifier, node: Node) -> bool:
+    """neg(mul(a, s)) -> mul(a, neg(s))."""
+    product = node.inputs[0].node
+    if product.kind != "aten::mul" or product.output.ty != node.output.ty:
+        return False
+    position = _scalar_operand(product)
+    if position is None:
+        return False
+    with rewriter.inserting_before(node):
+        negated = _negate(rewriter, product.inputs[position], node)
+        if negated is None:
+            return False
+        multiplier = product.inputs[1 - position]
+        result = insert_typed(rewriter, "aten::mul", [multiplier, negated], product)
+    return _replace(rewriter, node, result)
+
+
+@PATTERNS.register("aten::neg")
+def double_negation(rewriter: Simplifier, node: Node) -> bool:
+    """neg(neg(x)) -> x."""
+    inner = node.inputs[0].node
+    if inner.kind != "aten::neg" or inner.inputs[0].ty != node.output.ty:
+        return False
+    rewriter.replace_all_uses_with(node.output, inner.inputs[0])
+    _destroy_dead(rewriter, node)
+    return True
+
+
+@PATTERNS.register("aten::mul")
+def scaled_product(rewriter: Simplifier, node: Node) -> bool:
+    """mul(neg(a), s) -> mul(a, neg(s)); mul(mul(a, s), c) -> mul(a, mul(s, c)) when s or c is
+    a power of two."""
+    position = _scalar_operand(node)
+    if position is None:
+        return False
+    scalar, operand = node.inputs[position], node.inputs[1 - position]
+    inner = operand.node
+    if inner.kind == "aten::neg" and inner.output.ty == node.output.ty:
+        with rewriter.inserting_before(node):
+            negated = _negate(rewriter, scalar, node)
+            if negated is None:
+                return False
+            result = insert_typed(rewriter, "aten::mul", [inner.inputs[0], negated], node)
+        return _replace(rewriter, node, result)
+    if inner.kind != "aten::mul" or inner.output.ty != node.output.ty:
+        return False
+    inner_position = _scalar_operand(inner)
+    if inner_position is None:
+        return False
+    inner_scalar = inner.inputs[inner_position]
+    if not (_power_of_two(scalar) or _power_of_two(inner_scalar)):
+        return False
+    with rewriter.inserting_before(node):
+        if all(v.ty in PYTHON_SCALARS and is_constant(v) for v in (inner_scalar, scalar)):
+            number = constant_value(inner_scalar) * constant_value(scalar)
+            scale = rewriter.insert_constant(number, type_of_value(number), node.source_range)
+        else:
+            scale = insert_typed(rewriter, "aten::mul", [inner_scalar, scalar], node)
+        array = inner.inputs[1 - inner_position]
+        result = insert_typed(rewriter, "aten::mul", [array, scale], node)
+    if not _is_scalar(scale):
+        _discard(result, scale)
+        return False
+    return _replace(rewriter, node, result)
+
+
 # Operators a negation of an operand can move through or end in (Note [Exact arithmetic
 # rewrites]).
 _CARRIERS = ("aten::mul", "aten::div", "aten::sum_to_size", "aten::add", "aten::sub")
 
 
-def _delayed_negation(graph: Graph, node: Node) -> bool:
+@PATTERNS.register(*_CARRIERS)
+def delayed_negation(rewriter: Simplifier, node: Node) -> bool:
     """An operand negated for this node alone: the negation moves after it, where a reduction
     makes it cheaper, or into it (``x + -y`` is ``x - y``)."""
     for position, operand in enumerate(node.inputs):
@@ -95,17 +186,17 @@ def _delayed_negation(graph: Graph, node: Node) -> bool:
         if node.kind == "aten::sub" and position == 0:
             continue
         plain = negation.inputs[0]
-        with graph.inserting_before(node):
+        with rewriter.inserting_before(node):
             if node.kind in ("aten::add", "aten::sub"):
                 other = node.inputs[1 - position]
                 kind = "aten::sub" if node.kind == "aten::add" else "aten::add"
-                result = insert_typed(graph, kind, [other, plain], node)
+                result = insert_typed(rewriter, kind, [other, plain], node)
             else:
                 inputs = list(node.inputs)
                 inputs[position] = plain
-                inner = insert_typed(graph, node.kind, inputs, node)
-                result = insert_typed(graph, "aten::neg", [inner], negation)
-        return _replace(node, result)
+                inner = insert_typed(rewriter, node.kind, inputs, node)
+                result = insert_typed(rewriter, "aten::neg", [inner], negation)
+        return _replace(rewriter, node, result)
     return False
 
 
@@ -114,54 +205,9 @@ def _size(value: Value) -> int:
     return -1 if shape is None else math.prod(shape)
 
 
-def _double_negation(node: Node) -> bool:
-    inner = node.inputs[0].node
-    if inner.kind != "aten::neg" or inner.inputs[0].ty != node.output.ty:
-        return False
-    node.output.replace_all_uses_with(inner.inputs[0])
-    _destroy_dead(node)
-    return True
-
-
-def _floating(node: Node) -> bool:
-    ty = node.outputs[0].ty if len(node.outputs) == 1 else None
-    return (
-        isinstance(ty, TensorType)
-        and ty.dtype is not None
-        and np.dtype(ty.dtype).kind in "fc"
-        and known_shape(ty) is not None
-    )
-
-
 def _complex(node: Node) -> bool:
     ty = node.outputs[0].ty
     return isinstance(ty, TensorType) and ty.dtype is not None and np.dtype(ty.dtype).kind == "c"
-
-
-def _power(graph: Graph, node: Node) -> bool:
-    base, exponent = node.inputs
-    value = static_value(exponent)
-    if value is NOT_CONSTANT or np.ndim(value) != 0 or base.ty != node.output.ty:
-        return False
-    if _complex(node):
-        # NumPy's complex power is not the correctly rounded product: z ** 2.0 and z * z may
-        # differ in the last bit, so nothing is rewritten.
-        return False
-    if value == 1:
-        node.output.replace_all_uses_with(base)
-        node.destroy()
-        return True
-    if value == 2:
-        with graph.inserting_before(node):
-            square = insert_typed(graph, "aten::square", [base], node)
-        if square.ty != node.output.ty:
-            square.node.destroy()
-            return False
-        square.name_hint = node.output.name_hint
-        node.output.replace_all_uses_with(square)
-        node.destroy()
-        return True
-    return False
 
 
 def _scalar_operand(node: Node) -> int | None:
@@ -177,58 +223,6 @@ def _is_scalar(value: Value) -> bool:
     return value.ty in PYTHON_SCALARS or known_shape(value.ty) == ()
 
 
-def _negated_product(graph: Graph, node: Node) -> bool:
-    """neg(mul(a, s)) -> mul(a, neg(s))."""
-    product = node.inputs[0].node
-    if product.kind != "aten::mul" or product.output.ty != node.output.ty:
-        return False
-    position = _scalar_operand(product)
-    if position is None:
-        return False
-    with graph.inserting_before(node):
-        negated = _negate(graph, product.inputs[position], node)
-        if negated is None:
-            return False
-        result = insert_typed(graph, "aten::mul", [product.inputs[1 - position], negated], product)
-    return _replace(node, result)
-
-
-def _scaled_product(graph: Graph, node: Node) -> bool:
-    """mul(neg(a), s) -> mul(a, neg(s)); mul(mul(a, s), c) -> mul(a, mul(s, c)) when s or c is
-    a power of two."""
-    position = _scalar_operand(node)
-    if position is None:
-        return False
-    scalar, operand = node.inputs[position], node.inputs[1 - position]
-    inner = operand.node
-    if inner.kind == "aten::neg" and inner.output.ty == node.output.ty:
-        with graph.inserting_before(node):
-            negated = _negate(graph, scalar, node)
-            if negated is None:
-                return False
-            result = insert_typed(graph, "aten::mul", [inner.inputs[0], negated], node)
-        return _replace(node, result)
-    if inner.kind != "aten::mul" or inner.output.ty != node.output.ty:
-        return False
-    inner_position = _scalar_operand(inner)
-    if inner_position is None:
-        return False
-    inner_scalar = inner.inputs[inner_position]
-    if not (_power_of_two(scalar) or _power_of_two(inner_scalar)):
-        return False
-    with graph.inserting_before(node):
-        if all(v.ty in PYTHON_SCALARS and is_constant(v) for v in (inner_scalar, scalar)):
-            number = constant_value(inner_scalar) * constant_value(scalar)
-            scale = graph.insert_constant(number, type_of_value(number), node.source_range)
-        else:
-            scale = insert_typed(graph, "aten::mul", [inner_scalar, scalar], node)
-        result = insert_typed(graph, "aten::mul", [inner.inputs[1 - inner_position], scale], node)
-    if not _is_scalar(scale):
-        _discard(result, scale)
-        return False
-    return _replace(node, result)
-
-
 def _power_of_two(value: Value) -> bool:
     if not is_constant(value) or value.ty not in (INT, FLOAT):
         return False
@@ -239,23 +233,23 @@ def _power_of_two(value: Value) -> bool:
     return mantissa == 0.5
 
 
-def _negate(graph: Graph, value: Value, like: Node) -> Value | None:
+def _negate(rewriter: Simplifier, value: Value, like: Node) -> Value | None:
     """``-value`` for a scalar: a constant when ``value`` is one, else an ``aten::neg``."""
     if value.ty in PYTHON_SCALARS:
         if not is_constant(value) or value.ty not in (INT, FLOAT):
             return None
         negated = -constant_value(value)
-        return graph.insert_constant(negated, type_of_value(negated), like.source_range)
-    return insert_typed(graph, "aten::neg", [value], like)
+        return rewriter.insert_constant(negated, type_of_value(negated), like.source_range)
+    return insert_typed(rewriter, "aten::neg", [value], like)
 
 
-def _replace(node: Node, result: Value) -> bool:
+def _replace(rewriter: Simplifier, node: Node, result: Value) -> bool:
     if result.ty != node.output.ty:
         _discard(result)
         return False
     result.name_hint = node.output.name_hint
-    node.output.replace_all_uses_with(result)
-    _destroy_dead(node)
+    rewriter.replace_all_uses_with(node.output, result)
+    _destroy_dead(rewriter, node)
     return True
 
 
@@ -274,10 +268,10 @@ def _discard(*values: Value) -> None:
 _INSERTED = ("aten::neg", "aten::mul", "prim::Constant")
 
 
-def _destroy_dead(node: Node) -> None:
+def _destroy_dead(rewriter: Simplifier, node: Node) -> None:
     """Destroy ``node`` and the producers of its operands that only it read."""
-    operands = [v.node for v in node.inputs]
-    node.destroy()
+    operands = list(dict.fromkeys(v.node for v in node.inputs))
+    rewriter.destroy(node)
     for operand in operands:
         if operand.kind in ("aten::neg", "aten::mul") and not operand.output.uses:
-            operand.destroy()
+            rewriter.destroy(operand)

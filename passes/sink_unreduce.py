@@ -31,11 +31,16 @@ from ir.ops.elementwise import BINARY, UNARY
 from ir.ops.shape_rules import normalize_axes
 from ir.types import BOOL, NONE, TensorType, type_of_value
 from passes.constant_propagation import constant_value, is_constant
+from passes.pattern_rewriter import PatternTable, Rewriter
 from passes.registry import register_pass
 from passes.rewriting import insert_typed, known_shape, retype
 
 UNREDUCE = "aten::_unreduce"
 ELEMENTWISE = frozenset(f"aten::{name}" for name in (*BINARY, *UNARY))
+
+# One pattern: see Note [Pattern rewrite driver] for how the table is applied.
+PATTERNS = PatternTable[None]("sink-unreduce")
+Sinker = Rewriter[None]
 
 
 @register_pass("sink-unreduce")
@@ -50,22 +55,20 @@ def sink_unreduce(graph: Graph) -> bool:
     Result:  %a : Double() = aten::mul(%g, %c)
              %b : Double(3, 4) = aten::mul(%a, %d)
     """
-    changed = False
-    worklist = [node for node in graph.all_nodes() if node.kind == UNREDUCE]
-    while worklist:
-        node = worklist.pop()
-        if node.owning_block is not None:
-            changed |= _sink(graph, node, worklist)
-    return changed
+    return PATTERNS.rewrite(graph, None)
 
 
-def _sink(graph: Graph, node: Node, worklist: list[Node]) -> bool:
+@PATTERNS.register(UNREDUCE)
+def sink(rewriter: Sinker, node: Node) -> bool:
+    """Make the elementwise readers of ``node`` read the gradient it broadcasts (with the
+    reduced dims put back as 1s), each followed by a new ``_unreduce`` when its result is now
+    smaller than before."""
     grad, shape, axis, keepdims = node.inputs
     if not all(is_constant(v) for v in (shape, axis, keepdims)):
         return False
     if not isinstance(grad.ty, TensorType) or known_shape(grad.ty) is None:
         return False
-    changed = _skip_inner_broadcast(graph, node)
+    changed = _skip_inner_broadcast(rewriter, node)
     grad = node.inputs[0]
     spread = known_shape(grad.ty)
     target = known_shape(node.output.ty)
@@ -88,9 +91,9 @@ def _sink(graph: Graph, node: Node, worklist: list[Node]) -> bool:
         if produced is None or any(shape is None for shape in others):
             continue
         if expanded is None:
-            expanded = grad if not reduced else _expand(graph, node)
+            expanded = grad if not reduced else _expand(rewriter, node)
         result_shape = np.broadcast_shapes(spread, *(s for s in others if s is not None))
-        user.replace_input(use.index, expanded)
+        rewriter.replace_input(user, use.index, expanded)
         changed = True
         if tuple(result_shape) == produced:
             continue
@@ -98,31 +101,27 @@ def _sink(graph: Graph, node: Node, worklist: list[Node]) -> bool:
         full_type = user.output.ty
         readers = list(user.output.uses)
         retype(user)
-        with graph.inserting_after(user):
-            shape_value = graph.insert_constant(produced, type_of_value(produced))
-            no_axis = graph.insert_constant(None, NONE)
-            keep = graph.insert_constant(True, BOOL)
-            again = graph.insert(
-                UNREDUCE,
-                [user.output, shape_value, no_axis, keep],
-                [full_type],
-                source_range=node.source_range,
+        with rewriter.inserting_after(user):
+            shape_value = rewriter.insert_constant(produced, type_of_value(produced), None)
+            no_axis = rewriter.insert_constant(None, NONE, None)
+            keep = rewriter.insert_constant(True, BOOL, None)
+            again = rewriter.insert(
+                UNREDUCE, [user.output, shape_value, no_axis, keep], [full_type], node.source_range
             )
         for reader in readers:
-            reader.user.replace_input(reader.index, again.output)
-        worklist.append(again)
+            rewriter.replace_input(reader.user, reader.index, again.output)
     if not node.output.uses:
-        node.destroy()
+        rewriter.destroy(node)
     return changed
 
 
-def _expand(graph: Graph, node: Node) -> Value:
+def _expand(rewriter: Sinker, node: Node) -> Value:
     """The gradient with the reduced dims put back as 1s, just after ``node``."""
-    with graph.inserting_after(node):
-        return insert_typed(graph, "aten::expand_dims", [node.inputs[0], node.inputs[2]], node)
+    with rewriter.inserting_after(node):
+        return insert_typed(rewriter, "aten::expand_dims", [node.inputs[0], node.inputs[2]], node)
 
 
-def _skip_inner_broadcast(graph: Graph, node: Node) -> bool:
+def _skip_inner_broadcast(rewriter: Sinker, node: Node) -> bool:
     """``_unreduce(_unreduce(%a, ...), %shape, ...)`` of an %a with one element (a scalar's
     gradient spread twice) is ``_unreduce(%a, %shape, None, True)``."""
     inner = node.inputs[0].node
@@ -135,12 +134,12 @@ def _skip_inner_broadcast(graph: Graph, node: Node) -> bool:
         return False
     if len(source_shape) > len(target) or any(d != 1 for d in source_shape):
         return False
-    with graph.inserting_before(node):
-        no_axis = graph.insert_constant(None, NONE)
-        keep = graph.insert_constant(True, BOOL)
-    node.replace_input(0, source)
-    node.replace_input(2, no_axis)
-    node.replace_input(3, keep)
+    with rewriter.inserting_before(node):
+        no_axis = rewriter.insert_constant(None, NONE, None)
+        keep = rewriter.insert_constant(True, BOOL, None)
+    rewriter.replace_input(node, 0, source)
+    rewriter.replace_input(node, 2, no_axis)
+    rewriter.replace_input(node, 3, keep)
     if not inner.output.uses:
-        inner.destroy()
+        rewriter.destroy(inner)
     return True

@@ -1222,18 +1222,16 @@ SAMPLES: dict[str, list[Sample]] = {
         Sample("axis=0-ord=inf", lambda r: (nonzero(r, 3, 4), np.inf, 0, False)),
         Sample("matrix-ord=1", lambda r: (nonzero(r, 3, 4), 1, None, False)),
         Sample("matrix-ord=inf-axes", lambda r: (nonzero(r, 2, 3, 4), np.inf, (1, 2), False)),
-        Sample("matrix-ord=2", lambda r: (_distinct_singular_values(r, 3, 4), 2, None, False)),
-        Sample("matrix-ord=-2", lambda r: (_distinct_singular_values(r, 4, 3), -2, None, False)),
-        Sample("nuc", lambda r: (_distinct_singular_values(r, 3, 4), "nuc", None, False)),
+        # (row axis, column axis) in the order given: summed over axis 1, maxed over axis 0.
+        Sample("matrix-ord=1-axes-reversed", lambda r: (nonzero(r, 3, 4), 1, (1, 0), False)),
         Sample(
-            "ord=2-axes-swapped-keepdims",
-            lambda r: (
-                np.moveaxis(_distinct_singular_values(r, 2, 3, 4), 0, -1),
-                2,
-                (1, 0),
-                True,
-            ),
+            "matrix-ord=-inf-axes-reversed", lambda r: (nonzero(r, 3, 4), -np.inf, (1, 0), False)
         ),
+        Sample("matrix-ord=2", lambda r: (normal(r, 3, 4), 2, None, False)),
+        Sample("matrix-ord=-2", lambda r: (normal(r, 4, 3), -2, None, False)),
+        Sample("matrix-nuc", lambda r: (normal(r, 3, 4), "nuc", None, False)),
+        Sample("matrix-ord=2-axes-keepdims", lambda r: (normal(r, 3, 2, 4), 2, (2, 0), True)),
+        Sample("matrix-nuc-axes", lambda r: (normal(r, 2, 3, 4), "nuc", (0, 2), False)),
     ],
 }
 

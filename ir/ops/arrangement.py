@@ -2,10 +2,11 @@
 repeating, padding, flipping and rolling.
 
 The split family (``np.split``, ``array_split``, ``hsplit``, ``vsplit``, ``dsplit``) returns
-several arrays. Their schemas say ``-> Tensor[]``, as NumPy returns a list, so the frontend
-unpacks and subscripts the result like any sequence; their kernels return a tuple, and their
-shape rules type it ``(Tensor, Tensor, ...)`` once the number of pieces is known at compile
-time (as ``aten::shape`` is typed ``(int, int)``), and ``Tensor[]`` otherwise.
+several arrays. Their schemas say ``-> Tensor[]`` and their kernels return NumPy's own list,
+so the frontend unpacks, subscripts and iterates the result like any sequence and a function
+that returns it returns a list, as the plain one does; their shape rules type it
+``(Tensor, Tensor, ...)`` once the number of pieces is known at compile time (as
+``aten::shape`` is typed ``(int, int)``), and ``Tensor[]`` otherwise.
 """
 
 from __future__ import annotations
@@ -241,24 +242,24 @@ def _directional_split_rule(name: str, min_ndim: int, axis: int | None) -> Any:
     return rule
 
 
-def split(x: Any, indices_or_sections: Any, axis: int) -> tuple[Any, ...]:
-    return tuple(np.split(x, indices_or_sections, axis))
+def split(x: Any, indices_or_sections: Any, axis: int) -> list[Any]:
+    return np.split(x, indices_or_sections, axis)
 
 
-def array_split(x: Any, indices_or_sections: Any, axis: int) -> tuple[Any, ...]:
-    return tuple(np.array_split(x, indices_or_sections, axis))
+def array_split(x: Any, indices_or_sections: Any, axis: int) -> list[Any]:
+    return np.array_split(x, indices_or_sections, axis)
 
 
-def hsplit(x: Any, indices_or_sections: Any) -> tuple[Any, ...]:
-    return tuple(np.hsplit(x, indices_or_sections))
+def hsplit(x: Any, indices_or_sections: Any) -> list[Any]:
+    return np.hsplit(x, indices_or_sections)
 
 
-def vsplit(x: Any, indices_or_sections: Any) -> tuple[Any, ...]:
-    return tuple(np.vsplit(x, indices_or_sections))
+def vsplit(x: Any, indices_or_sections: Any) -> list[Any]:
+    return np.vsplit(x, indices_or_sections)
 
 
-def dsplit(x: Any, indices_or_sections: Any) -> tuple[Any, ...]:
-    return tuple(np.dsplit(x, indices_or_sections))
+def dsplit(x: Any, indices_or_sections: Any) -> list[Any]:
+    return np.dsplit(x, indices_or_sections)
 
 
 # ---- repeating and padding -----------------------------------------------------------------------

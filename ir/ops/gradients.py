@@ -26,6 +26,7 @@ from ir.ops.shape_rules import (
     fixed,
     int_sequence,
     normalize_axes,
+    normalize_axis,
     same_shape,
     tensor,
 )
@@ -967,31 +968,35 @@ def norm_backward(grad: Any, x: Any, out: Any, order: Any, axis: Any, keepdims: 
     if len(axes) == 1:
         return (grad * _vector_norm_slope(x, out, order, axes)).astype(x.dtype)
     if order in (1, -1, np.inf, -np.inf):
-        # Matrix 1/inf norms: the extreme column (row) sum of absolute values.
-        summed = axes[0] if order in (1, -1) else axes[1]
+        # Matrix 1/inf norms: the extreme column (row) sum of absolute values. ``axis`` is
+        # (row axis, column axis) in the order given, which ``axes`` (sorted) forgets.
+        rows, columns = axes if axis is None else (normalize_axis(int(a), x.ndim) for a in axis)
+        summed = rows if order in (1, -1) else columns
         sums = np.sum(np.abs(x), axis=summed, keepdims=True)
         hits = (sums == out).astype(out.dtype)
         hits = hits / np.sum(hits, axis=axes, keepdims=True)
         return (grad * hits * _abs_slope(x)).astype(x.dtype)
     if order in (2, -2, "nuc"):
-        return (grad * _singular_value_slope(x, order, axes)).astype(x.dtype)
+        return (grad * _singular_norm_slope(x, order, axes)).astype(x.dtype)
     raise ValueError(f"the gradient of a matrix norm with ord={order!r} is not supported")
 
 
-def _singular_value_slope(x: Any, order: Any, axes: tuple[int, ...]) -> Any:
-    """The gradient of the largest (``ord=2``) or smallest (``-2``) singular value of the
-    matrices over ``axes``, or of their sum (``"nuc"``): ``U diag(w) V^H`` with ``w`` one at
-    the chosen value (ties sharing it evenly) or all ones, conjugated for a complex ``x``
-    (Note [Complex gradients] in `autodiff.formulas`); for distinct values where one is picked."""
+def _singular_norm_slope(x: Any, order: Any, axes: tuple[int, ...]) -> Any:
+    """The slope of the spectral (ord 2), smallest-singular-value (-2) and nuclear norms of
+    the matrices over ``axes``, with those axes kept: ``conj(u_i vh_i)`` summed over the
+    singular pairs the norm takes (the conjugate is the slope's in Note [Complex gradients]).
+    A largest or smallest value several pairs share gives each of them an equal part, and the
+    nuclear norm takes the pairs whose value is not 0: the least-norm subgradient, as for the
+    other norms' ties (docs/conventions.md)."""
     matrices = np.moveaxis(x, axes, (-2, -1))
     u, s, vh = np.linalg.svd(matrices, full_matrices=False)
     if order == "nuc":
-        weights = np.ones_like(s)
+        taken = (s > 0).astype(s.dtype)
     else:
-        extreme = np.max(s, axis=-1, keepdims=True) if order == 2 else np.min(s, -1, keepdims=True)
-        hits = (s == extreme).astype(s.dtype)
-        weights = hits / np.sum(hits, axis=-1, keepdims=True)
-    slope = np.conj(u @ (weights[..., None] * vh))
+        extreme = s[..., :1] if order == 2 else s[..., -1:]
+        taken = (s == extreme).astype(s.dtype)
+        taken = taken / np.sum(taken, axis=-1, keepdims=True)
+    slope = np.conj((u * taken[..., None, :]) @ vh)
     return np.moveaxis(slope, (-2, -1), axes)
 
 

@@ -52,7 +52,18 @@ def _index_tuple(indices: Sequence[Any]) -> tuple[Any, ...]:
 
 
 def copy(x: Any) -> np.ndarray:
+    """``np.copy(x)``, ``np.array(x)``: always an array, 0-d for a NumPy scalar."""
     return np.array(x, copy=True)
+
+
+def copy_method(x: Any) -> Any:
+    """``x.copy()``: NumPy's method, which keeps a NumPy scalar a NumPy scalar (``np.copy``
+    makes it a 0-d array). A Python number, immutable, is its own copy.
+
+    >>> type(copy_method(np.float64(0.5))).__name__, type(copy(np.float64(0.5))).__name__
+    ('float64', 'ndarray')
+    """
+    return x.copy() if isinstance(x, np.ndarray | np.generic) else x
 
 
 def copy_(target: Any, source: Any) -> Any:
@@ -120,6 +131,7 @@ def _written_rule(message: str) -> ShapeRule:
 
 
 register_op("aten::copy(Tensor self) -> Tensor", shape=same_shape)(copy)
+register_op("aten::copy_method(Tensor self) -> Tensor", shape=same_shape)(copy_method)
 register_op(
     "aten::copy_(Any self, Any src) -> Any",
     shape=_copy_rule,

@@ -162,6 +162,18 @@ def slice_sequence(sequence: Any, start: int | None, stop: int | None, step: int
     return sequence[start:stop:step]
 
 
+def _concatenated_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    a, b = types
+    if isinstance(a, TupleType) and isinstance(b, TupleType):
+        return [TupleType(a.elems + b.elems)]
+    elements = [t.elem if isinstance(t, ListType) else join_all(_items(t), NOTHING) for t in types]
+    return [ListType(join_all(elements, NOTHING))]
+
+
+def _items(ty: Type) -> tuple[Type, ...]:
+    return ty.elems if isinstance(ty, TupleType) else (ANY,)
+
+
 def _same_type_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
     return [types[0]]
 
@@ -275,6 +287,11 @@ register_op("prim::TupleIndex(Any tup, int i) -> Any", shape=_element_rule)(oper
 register_op(
     "prim::TupleSlice(Any tup, int? start, int? stop, int? step) -> Any", shape=_slice_rule
 )(slice_sequence)
+# ``a + b`` of two tuples of ints whose lengths are only known once specialised: shapes, as in
+# ``x.reshape(x.shape + (1,))`` (Note [Concatenating sequences] in `frontend.lists`).
+register_op(
+    "prim::TupleConcat(Any a, Any b) -> Any", shape=_concatenated_rule, differentiable=False
+)(operator.add)
 register_op("prim::ListConstruct(Any... elems) -> Any", shape=_list_construct_rule)(make_list)
 register_op("prim::ListUnpack(Any lst) -> Any...", shape=None)(unpack)
 register_op("prim::ListIndex(Any lst, int i) -> Any", shape=_element_rule)(list_index)

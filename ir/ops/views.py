@@ -15,10 +15,13 @@ what shares memory (Note [Functionalisation]). A rule says:
 * ``strided``: the result is a view only when NumPy's stride rule allows it, a copy otherwise
   (``reshape``: when the new shape can be expressed with the strides of the old one;
   ``ravel``: when the operand is C-contiguous). `view_is_copy` applies the rule to the strides
-  the chain of views before it gives. A graph input is taken to be C-contiguous, and so is an
-  array an operator makes of C-contiguous operands; one made of other views (``x.T * 2`` keeps
-  the transpose's layout, as NumPy's ufuncs do) or passed along by a loop or an If has strides
-  the compiler does not know, and so does a reshape of it.
+  the chain of views before it gives. A graph input has the strides it is compiled for: the
+  signature key holds each array argument's strides, and those of one that is not C-contiguous
+  (``a.T``, ``a[::2]``, ``np.asfortranarray(a)``) reach `passes.functionalize`
+  (``strided_inputs``); an array an operator makes of C-contiguous operands is C-contiguous;
+  one made of other views (``x.T * 2`` keeps the transpose's layout, as NumPy's ufuncs do) or
+  passed along by a loop or an If has strides the compiler does not know, and so does a
+  reshape of it.
 * ``pieces``: the result is a tuple of views (``np.split``); each ``prim::TupleIndex`` of it is a
   view of the operand, written back by ``scatter`` (the TupleIndex node is the one it gets).
 * ``read_only``: a view that refuses writes only for some nodes (``np.imag`` of a real array is
@@ -35,6 +38,7 @@ split) is written back by the scatter operator of `ir.ops.scatter` that matches 
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -296,16 +300,21 @@ def pieces(axis_of: Callable[[Node], int]) -> ViewRule:
 # ---- NumPy's stride rule --------------------------------------------------------------------
 
 
-def probe_chain(chain: tuple[Node, ...], base: Value) -> Any:
-    """What ``chain`` of views makes of a C-contiguous array of ``base``'s shape and dtype: an
-    array with the view's strides, whose memory is never read (views only move strides), or
-    None when the shape, the dtype or an argument is not known at compile time."""
+def probe_chain(
+    chain: tuple[Node, ...], base: Value, strides: tuple[int, ...] | None = None
+) -> Any:
+    """What ``chain`` of views makes of an array of ``base``'s shape and dtype with ``strides``
+    (in bytes; None: C-contiguous): an array with the view's strides, whose memory is never
+    read (views only move strides), or None when the shape, the dtype or an argument is not
+    known at compile time."""
     shape = static_shape(base)
     dtype = base.ty.dtype if isinstance(base.ty, TensorType) else None
-    if shape is None or dtype is None:
+    if shape is None or dtype is None or (strides is not None and len(strides) != len(shape)):
         return None
+    if strides is None:
+        strides = _c_strides(shape, np.dtype(dtype).itemsize)
     probe: Any = np.lib.stride_tricks.as_strided(
-        np.zeros(1, dtype), shape, _c_strides(shape, np.dtype(dtype).itemsize), writeable=False
+        np.zeros(1, dtype), shape, strides, writeable=False
     )
     try:
         for node in chain:
@@ -315,13 +324,15 @@ def probe_chain(chain: tuple[Node, ...], base: Value) -> Any:
     return probe
 
 
-def view_is_copy(chain: tuple[Node, ...], base: Value, view: Node) -> bool | None:
+def view_is_copy(
+    chain: tuple[Node, ...], base: Value, view: Node, strides: tuple[int, ...] | None = None
+) -> bool | None:
     """Whether ``view`` (a strided view rule: reshape, ravel) of the result of ``chain`` of
-    views of ``base``, a C-contiguous array, copies, as NumPy decides from the strides; None
-    when that is not known at compile time."""
-    probe = probe_chain(chain, base)
+    views of ``base``, an array with ``strides`` (None: C-contiguous), copies, as NumPy decides
+    from the strides; None when that is not known at compile time."""
+    probe = probe_chain(chain, base, strides)
     if probe is None:
-        return False if _contiguous(chain) else None
+        return False if strides is None and _contiguous(chain) else None
     if view.kind == "aten::ravel":
         return not probe.flags.c_contiguous
     target = static_shape(view.output)
@@ -332,6 +343,36 @@ def view_is_copy(chain: tuple[Node, ...], base: Value, view: Node) -> bool | Non
     except ValueError:
         return True
     return False
+
+
+def view_is_copy_in_any_order(chain: tuple[Node, ...], base: Value, view: Node) -> bool | None:
+    """`view_is_copy` of a ``base`` whose layout is not known but which NumPy allocated itself
+    (what a ufunc, a copy or a reduction returns): contiguous in some order of its axes, with
+    positive strides. The decision when every such order gives the same one, else None."""
+    shape = static_shape(base)
+    if shape is None or len(shape) > _MAX_ORDERED_RANK or not isinstance(base.ty, TensorType):
+        return None
+    itemsize = np.dtype(base.ty.dtype or "float64").itemsize
+    decisions = {
+        view_is_copy(chain, base, view, _strides_in_order(shape, order, itemsize))
+        for order in itertools.permutations(range(len(shape)))
+    }
+    return decisions.pop() if len(decisions) == 1 else None
+
+
+_MAX_ORDERED_RANK = 4  # 24 orders at most
+
+
+def _strides_in_order(
+    shape: tuple[int, ...], order: tuple[int, ...], itemsize: int
+) -> tuple[int, ...]:
+    """The strides of a contiguous array whose axes lie in memory in ``order``, outermost first."""
+    strides = [0] * len(shape)
+    step = itemsize
+    for axis in reversed(order):
+        strides[axis] = step
+        step *= max(shape[axis], 1)
+    return tuple(strides)
 
 
 def _contiguous(chain: tuple[Node, ...]) -> bool:

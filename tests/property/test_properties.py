@@ -36,11 +36,7 @@ CI_IDIOM_EXAMPLES = 6  # per idiom, every property but passes and nested
 IDIOM_PROPERTIES = ("scripted", "aliasing", "roundtrip", "gradients")
 
 # Idioms and properties that find bugs other parts of issue 15 fix; each names the item.
-PENDING: dict[str, str] = {
-    "views": "issue 15 item 2b: NumPy functions that return views",
-    "complex_views": "issue 15 item 2b: np.real/np.imag views of complex arrays",
-    "aliasing": "issue 15 item 2b: a view of an argument written before is returned as a copy",
-}
+PENDING: dict[str, str] = {}
 CI_IDIOMS = tuple(name for name in IDIOMS if name not in PENDING)
 
 

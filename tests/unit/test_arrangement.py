@@ -295,3 +295,169 @@ def test_autograd_add_of_tuples_adds_element_by_element() -> None:
     assert isinstance(total, tuple)
     np.testing.assert_array_equal(total[0], [3.0, 3.0])
     assert total[1] is two
+
+
+# ---- the pieces are a list, as NumPy's (issue 15) -------------------------------------------
+
+
+def split_pieces(x):
+    return np.split(x, 2, axis=1)
+
+
+def array_split_pieces(x):
+    return np.array_split(x, [1, 3], axis=2)
+
+
+def hsplit_pieces(x):
+    return np.hsplit(x, [1])
+
+
+def vsplit_pieces(x):
+    return np.vsplit(x, 2)
+
+
+def dsplit_pieces(x):
+    return np.dsplit(x, [3])
+
+
+def pieces_from_a_branch(x, flag: bool):
+    pieces = np.split(x, 2) if flag else np.split(x[::-1] * 2.0, 2)
+    return pieces
+
+
+SPLITTERS = [split_pieces, array_split_pieces, hsplit_pieces, vsplit_pieces, dsplit_pieces]
+CUBE_4 = RNG.standard_normal((2, 4, 4))
+
+
+def _assert_same_pieces(got: Any, want: list[Any]) -> None:
+    assert type(got) is list
+    assert type(want) is list
+    assert len(got) == len(want)
+    for piece, expected in zip(got, want, strict=True):
+        assert type(piece) is np.ndarray
+        np.testing.assert_array_equal(piece, expected)
+
+
+@pytest.mark.parametrize("fn", SPLITTERS, ids=lambda fn: fn.__name__)
+def test_split_family_returns_a_list_of_pieces(fn: Callable[..., Any]) -> None:
+    want = fn(CUBE_4)
+    _assert_same_pieces(ad.script(fn)(CUBE_4), want)
+    out, vjp_fn = ad.vjp(fn, CUBE_4)
+    _assert_same_pieces(out, want)
+    # A cotangent per piece, given as a list or a tuple: the pieces put back where they were.
+    cotangents = [RNG.standard_normal(piece.shape) for piece in want]
+    backward = np.concatenate if fn is not dsplit_pieces else np.dstack
+    axis = {split_pieces: 1, array_split_pieces: 2, hsplit_pieces: 1, vsplit_pieces: 0}
+    expected = (
+        np.dstack(cotangents) if backward is np.dstack else np.concatenate(cotangents, axis[fn])
+    )
+    for given in (cotangents, tuple(cotangents)):
+        (grad,) = vjp_fn(given)
+        np.testing.assert_array_equal(grad, expected)
+
+
+@pytest.mark.parametrize("flag", [True, False])
+def test_pieces_chosen_by_an_if_are_returned_as_a_list(flag: bool) -> None:
+    x = np.arange(6.0)
+    want = pieces_from_a_branch(x, flag)
+    _assert_same_pieces(ad.script(pieces_from_a_branch)(x, flag), want)
+    out, vjp_fn = ad.vjp(pieces_from_a_branch, x, flag)
+    _assert_same_pieces(out, want)
+    grad, _ = vjp_fn([np.ones(3), np.zeros(3)])
+    np.testing.assert_array_equal(grad, [1, 1, 1, 0, 0, 0] if flag else [0, 0, 0, 2, 2, 2])
+
+
+def test_pieces_nested_in_a_result_stay_a_list() -> None:
+    def pieces_and_sum(x):
+        return np.split(x, 3), np.sum(x)
+
+    x = np.arange(6.0)
+    out, vjp_fn = ad.vjp(pieces_and_sum, x)
+    _assert_same_pieces(out[0], pieces_and_sum(x)[0])
+    (grad,) = vjp_fn(([np.ones(2), None, 2 * np.ones(2)], 1.0))
+    np.testing.assert_array_equal(grad, [2, 2, 1, 1, 3, 3])
+
+
+def test_for_loop_iterates_over_pieces() -> None:
+    def weighted(x, n: int):
+        total = 0.0
+        for piece in np.split(x, n):
+            total = total + np.sum(np.sin(piece)) * len(piece)
+        return total
+
+    x = np.arange(6.0)
+    for n in (2, 3):
+        assert ad.script(weighted)(x, n) == weighted(x, n)
+    # The index into the pieces is only known at run time: refused where it is written.
+    with pytest.raises(ad.DifferentiationError, match=r"only known at run time") as caught:
+        ad.grad(weighted)(x, 3)
+    assert "for piece in np.split(x, n):" in str(caught.value)
+
+
+def pieces_looped(x):
+    total = 0.0
+    for piece in np.array_split(x, 3):
+        total = total + np.sum(np.sin(piece)) * len(piece)
+    return total
+
+
+def tuple_looped(x):
+    total = 0.0
+    for part in (x, x * 2.0, x[::-1]):
+        total = total + np.sum(part * part[0])
+    return total
+
+
+def pieces_written_in_a_loop(x):
+    for piece in np.split(x, 2):
+        piece[0] = piece[1] * 3.0
+    return np.sum(x * x)
+
+
+def pieces_read_after_the_base_is_written(x):
+    pieces = np.split(x, 3)
+    x[0] = 5.0
+    total = 0.0
+    for piece in pieces:
+        total = total + piece[0] * piece[1]
+    return total
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [pieces_looped, tuple_looped, pieces_written_in_a_loop, pieces_read_after_the_base_is_written],
+    ids=lambda fn: fn.__name__,
+)
+def test_loops_over_sequences_of_known_length_are_unrolled_and_differentiated(
+    fn: Callable[..., Any],
+) -> None:
+    # A loop read each item with an index known only at run time: not differentiable, and a
+    # write through an item was refused.
+    x = np.arange(6.0) * 0.3 + 0.1
+    plain, scripted = x.copy(), x.copy()
+    np.testing.assert_allclose(ad.script(fn)(scripted), fn(plain), rtol=1e-12)
+    np.testing.assert_array_equal(scripted, plain)
+    assert ad.gradcheck(fn, x).ok
+
+
+def test_a_loop_over_pieces_that_breaks_stays_a_loop() -> None:
+    def until_large(x):
+        total = 0.0
+        for piece in np.split(x, 3):
+            if np.sum(piece) > 3.0:
+                break
+            total = total + np.sum(piece)
+        return total
+
+    x = np.arange(6.0)
+    assert ad.script(until_large)(x) == until_large(x)
+    with pytest.raises(ad.DifferentiationError, match=r"only known at run time"):
+        ad.grad(until_large)(x)
+
+
+def test_jacobian_and_grad_refuse_a_list_of_pieces_by_name() -> None:
+    x = np.arange(4.0)
+    with pytest.raises(ad.DifferentiationError, match=r"returned a list of 2"):
+        ad.jacobian(split_pieces)(x.reshape(2, 2))
+    with pytest.raises(ad.DifferentiationError, match=r"returned a list of 2"):
+        ad.grad(split_pieces)(x.reshape(2, 2))

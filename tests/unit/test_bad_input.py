@@ -1,7 +1,9 @@
 """Bad input gives a clear error or the right (empty) answer, never a wrong number or a
 traceback (issue 15, item 13): gradients of means, variances and deviations over empty arrays
 are empty, as in JAX and PyTorch; ``grad`` of a complex loss is refused where the loss is
-computed; ``np.matrix`` and masked-array arguments are refused at the call, by name."""
+computed; a Jacobian or Hessian with respect to a complex argument is refused, naming it, unless
+``holomorphic=True``, as in JAX; ``np.matrix`` and masked-array arguments are refused at the
+call, by name."""
 
 from __future__ import annotations
 
@@ -132,6 +134,87 @@ def test_vjp_of_a_complex_result_is_still_allowed() -> None:
     out, vjp_fn = ad.vjp(complex_square_sum, Z)
     assert out == pytest.approx(np.sum(Z * Z))
     assert vjp_fn(1.0 + 0.0j)[0].shape == Z.shape
+
+
+# ---- Jacobians of complex arguments: Note [Complex Jacobians] in `autodiff.grad` --------------
+
+
+def complex_square(z):
+    return z * z
+
+
+def scaled_by_complex(x, z):
+    return x * z
+
+
+def holomorphic_mix(z):
+    return np.sin(z) * z[::-1] + np.exp(z) @ np.ones((2, 2)) + z**3
+
+
+@pytest.mark.parametrize(
+    ("make", "args", "what"),
+    [
+        (lambda: ad.jacobian(complex_square), (Z,), "jacobian of complex_square()"),
+        (lambda: ad.jacobian(modulus_sum), (Z,), "jacobian of modulus_sum()"),
+        (lambda: ad.hessian(modulus_sum), (Z,), "hessian of modulus_sum()"),
+        (lambda: ad.hessian(modulus_sum, argnums=(0,)), (Z,), "hessian of modulus_sum()"),
+        (lambda: ad.jacobian(ad.jacobian(modulus_sum)), (Z,), "jacobian of"),
+    ],
+)
+def test_jacobian_of_a_complex_argument_is_refused_naming_it(
+    make: Callable[[], Any], args: tuple[Any, ...], what: str
+) -> None:
+    # Each row would be the derivative of the real part alone, and not say so.
+    with pytest.raises(ad.DifferentiationError, match="holomorphic=True") as caught:
+        make()(*args)
+    message = str(caught.value)
+    assert what in message
+    assert "argument 'z'" in message
+    assert "complex128" in message
+
+
+def test_vjp_of_a_jacobian_of_a_complex_argument_is_refused() -> None:
+    with pytest.raises(ad.DifferentiationError, match="argument 'z'"):
+        ad.vjp(ad.jacobian(modulus_sum), Z)
+
+
+def test_jacobian_of_a_complex_result_is_refused() -> None:
+    # Differentiated with respect to the real x only: the rows would drop d Im / d x.
+    with pytest.raises(ad.DifferentiationError, match=r"needs a real result, but .* complex128"):
+        ad.jacobian(scaled_by_complex)(np.ones(2), Z)
+
+
+def test_jacobian_of_a_complex_argument_not_differentiated_is_allowed() -> None:
+    np.testing.assert_allclose(
+        ad.jacobian(scaled_by_complex, argnums=0)(np.ones(2), np.abs(Z)), np.diag(np.abs(Z))
+    )
+
+
+def test_holomorphic_jacobian_is_the_complex_derivative() -> None:
+    np.testing.assert_allclose(
+        ad.jacobian(complex_square, holomorphic=True)(Z), np.diag(2 * Z), rtol=1e-14
+    )
+    with pytest.raises(ad.DifferentiationError, match=r"needs complex arguments, .* float64"):
+        ad.jacobian(complex_square, holomorphic=True)(Z.real)
+    with pytest.raises(ad.DifferentiationError, match=r"needs a complex result, .* float64"):
+        ad.jacobian(modulus_sum, holomorphic=True)(Z)
+    with pytest.raises(ad.DifferentiationError, match="cannot be differentiated again"):
+        ad.jacobian(ad.jacobian(complex_square, holomorphic=True), holomorphic=True)(Z)
+
+
+def test_holomorphic_jacobian_matches_jax() -> None:
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    jnp = jax.numpy
+
+    def jax_mix(z: Any) -> Any:
+        return jnp.sin(z) * z[::-1] + jnp.exp(z) @ jnp.ones((2, 2)) + z**3
+
+    expected = jax.jacrev(jax_mix, holomorphic=True)(jnp.asarray(Z))
+    actual = ad.jacobian(holomorphic_mix, holomorphic=True)(Z)
+    np.testing.assert_allclose(actual, np.asarray(expected), rtol=1e-12)
+    with pytest.raises(TypeError, match="holomorphic=True"):  # JAX refuses as we do
+        jax.jacrev(jax_mix)(jnp.asarray(Z))
 
 
 # ---- np.matrix and masked arrays ----------------------------------------------------------------

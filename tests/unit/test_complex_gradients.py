@@ -14,6 +14,7 @@ the reason. The second part checks whole functions a user writes, first and seco
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -389,6 +390,21 @@ def test_python_float_beside_a_complex_array() -> None:
     np.testing.assert_allclose(da, 2 * 1.5 * np.sum(np.abs(z) ** 2))
 
 
+def doubled_sum_of_first(x, z):
+    return np.sum(x * 2.0)
+
+
+def test_unreached_complex_argument_gets_a_complex_zero_without_a_warning() -> None:
+    # Its zero gradient was made by casting the argument to float: a ComplexWarning per call.
+    z = _complex(np.random.default_rng(2), 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        dx, dz = ad.grad(doubled_sum_of_first, argnums=(0, 1))(np.ones(3), z)
+    np.testing.assert_array_equal(dx, [2.0, 2.0, 2.0])
+    assert dz.dtype == z.dtype
+    assert not np.any(dz)
+
+
 def mixed(x, z):
     return np.sum(np.abs(x * z) ** 2) + np.sum(np.sin(x) * np.real(z))
 
@@ -556,3 +572,20 @@ def test_singular_values_match_jax() -> None:
         jnp.asarray(z)
     )
     np.testing.assert_allclose(ad.grad(singular_values)(z), np.asarray(expected), rtol=1e-8)
+
+
+def spectral_norm(x):
+    return np.linalg.norm(x, 2)
+
+
+def nuclear_norm(x):
+    return np.linalg.norm(x, "nuc")
+
+
+def test_singular_value_norms_take_the_least_norm_subgradient() -> None:
+    # The spectral norm's gradient was refused at run time (ord=2 unsupported); ties share it
+    # as JAX's max of the singular values does, and the nuclear norm leaves out zero values.
+    tied = np.vstack([np.diag([2.0, 2.0, 1.0]), np.zeros((1, 3))])
+    np.testing.assert_allclose(ad.grad(spectral_norm)(tied), tied * (tied == 2.0) / 4.0)
+    rank_two = np.diag([2.0, 1.0, 0.0])
+    np.testing.assert_allclose(ad.grad(nuclear_norm)(rank_two), np.diag([1.0, 1.0, 0.0]))

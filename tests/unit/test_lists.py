@@ -5,6 +5,7 @@ differences. Loops that append are differentiated in `tests/gradients/test_list_
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -394,3 +395,150 @@ def test_a_malformed_cotangent_of_pieces_is_refused_naming_the_piece() -> None:
         vjp_fn([np.ones(1), np.ones(2)])
     with pytest.raises(ad.DifferentiationError, match="must be a list or tuple of 3"):
         vjp_fn(np.ones(6))
+
+
+# ---- concatenating and repeating lists and tuples (issue 15): Note [Concatenating sequences] --
+
+
+def literals_concatenated(x):
+    hs = [x, x * 2.0] + [np.sin(x)]  # noqa: RUF005
+    return np.sum(np.stack(hs) ** 2) + len(hs)
+
+
+def tuples_concatenated(x):
+    pair = (x, np.cos(x))
+    triple = pair + (x * 3.0,)  # noqa: RUF005
+    return np.sum(triple[2] * triple[1]) + np.sum(triple[0])
+
+
+def params_twice(x):
+    params = [(x, x[0]), (x * 2.0, x[1])]
+    total = 0.0
+    for layer in params + params:
+        W, b = layer
+        total = total + np.sum(np.tanh(W * b))
+    return total
+
+
+def pieces_and_more(x):
+    pieces = np.split(x, 2)
+    a, b, c = pieces + [x[1:3]]  # noqa: RUF005
+    return np.sum(a * b) + np.sum(c**2)
+
+
+def pieces_sliced_and_joined(x):
+    pieces = np.array_split(x, [1, 3])
+    return np.sum(np.concatenate(pieces[1:] + pieces[:1]) * x)
+
+
+def appended_then_extended(x):
+    hs = []
+    hs.append(x)
+    hs += [x * x]
+    return np.sum(np.stack(hs * 2) * np.arange(4.0)[:, None])
+
+
+def tuple_repeated(x):
+    return np.sum(np.stack(2 * (x, np.exp(x))))
+
+
+def shapes_concatenated(x):
+    column = x.reshape(x.shape + (1,))  # noqa: RUF005
+    return np.sum(column * np.ones((1,) + x.shape[1:] + (2,)) ** 2)  # noqa: RUF005
+
+
+CONCATENATIONS = [
+    shapes_concatenated,
+    literals_concatenated,
+    tuples_concatenated,
+    params_twice,
+    pieces_and_more,
+    pieces_sliced_and_joined,
+    appended_then_extended,
+    tuple_repeated,
+]
+
+
+@pytest.mark.parametrize("fn", CONCATENATIONS, ids=lambda fn: fn.__name__)
+def test_concatenated_sequences_give_the_plain_value_and_gradient(fn: Callable[..., Any]) -> None:
+    x = np.array([0.3, -0.7, 1.1, 0.4])
+    np.testing.assert_allclose(ad.script(fn)(x), fn(x), rtol=1e-12)
+    grad = ad.grad(fn)(x)
+    np.testing.assert_allclose(grad, finite_differences(fn, (x,), 0), rtol=1e-6, atol=1e-8)
+
+
+def test_shapes_concatenate_in_loops_once_their_rank_is_known() -> None:
+    def rotated(x, n: int):
+        for _ in range(n):
+            x = x.reshape(x.shape[1:] + x.shape[:1])
+        return x.shape + (len(x.shape),)  # noqa: RUF005
+
+    x = np.zeros((2, 3, 4))
+    assert ad.script(rotated)(x, 2) == rotated(x, 2) == (4, 2, 3, 3)
+
+
+def test_a_concatenated_list_is_returned_as_a_list() -> None:
+    def joined(x):
+        return np.split(x, 2) + [x]  # noqa: RUF005
+
+    x = np.arange(4.0)
+    for result in (ad.script(joined)(x), ad.vjp(joined, x)[0]):
+        assert type(result) is list
+        assert [piece.tolist() for piece in result] == [[0, 1], [2, 3], [0, 1, 2, 3]]
+    _, vjp_fn = ad.vjp(joined, x)
+    (grad,) = vjp_fn([np.ones(2), 2 * np.ones(2), np.ones(4)])
+    np.testing.assert_array_equal(grad, [2, 2, 3, 3])
+
+
+def test_writes_through_what_a_concatenated_list_holds_are_refused_where_read() -> None:
+    # NumPy's list holds x's pieces themselves; the scripted list does not see writes to
+    # them, so reading it after one (or writing through it) is refused, located, as for any
+    # list the program builds.
+    def written_after(x):
+        joined = np.split(x, 2) + [x * 1.0]  # noqa: RUF005
+        x[0] = 5.0
+        return joined[0] + joined[2][:2]
+
+    def written_through(x):
+        joined = np.split(x, 2) + [x * 1.0]  # noqa: RUF005
+        joined[0][1] = 7.0
+        return x
+
+    for fn, where in ((written_after, "joined[0] + joined[2][:2]"), (written_through, "= 7.0")):
+        with pytest.raises(ad.AutodiffError, match="tuple or list") as caught:
+            ad.script(fn)(np.arange(4.0))
+        assert where in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("body", "message", "caret"),
+    [
+        ("    return [x] + (x,)", 'can only concatenate list (not "tuple") to list', "[x] + (x,)"),
+        ("    return (x,) - (x,)", "unsupported operand types for -: 'tuple' and 'tuple'", "(x,)"),
+        ("    return [x] + 1.0", "unsupported operand types for +: 'list' and 'float'", "[x]"),
+        (
+            "    hs = []\n    for i in range(n):\n        hs = hs + [x]\n    return hs",
+            "cannot concatenate or repeat this list: its length is only known at run time",
+            "hs + [x]",
+        ),
+        (
+            "    return np.split(x, n) + [x]",
+            "the pieces of a split into a number of sections computed at run time",
+            "np.split(x, n) + [x]",
+        ),
+        ("    return [x] * n", "needs a number of times known at compile time", "[x] * n"),
+    ],
+)
+def test_sequence_operators_that_cannot_work_are_refused_where_written(
+    tmp_path: Any, body: str, message: str, caret: str
+) -> None:
+    source = tmp_path / "sequences.py"
+    source.write_text(f"import numpy as np\n\n\ndef f(x, n: int):\n{body}\n")
+    namespace: dict[str, Any] = {}
+    exec(compile(source.read_text(), str(source), "exec"), namespace)
+    with pytest.raises(ad.ScriptError, match=re.escape(message)) as caught:
+        ad.script(namespace["f"])(np.arange(4.0), 2)
+    text = str(caught.value)
+    assert f"{source}:" in text
+    assert caret in text
+    assert "^" in text

@@ -269,3 +269,80 @@ def test_item_assignment_into_a_numpy_scalar_is_refused_where_it_is(fn: Any) -> 
     with pytest.raises(IRError, match="'s' is a number here") as info:
         ad.script(fn)(np.arange(3.0))
     assert "s[" in str(info.value)
+
+
+# ---- copies of NumPy scalars (issue 15): ``s.copy()`` stays a scalar, ``np.copy(s)`` is 0-d ----
+
+
+def method_copy_of_an_element(x):
+    s = x[0, 1]
+    return s.copy()
+
+
+def method_copy_of_a_reduction(x):
+    return np.sum(x).copy()
+
+
+def function_copy_of_an_element(x):
+    return np.copy(x[0, 1])
+
+
+def function_copy_of_a_reduction(x):
+    return np.copy(np.sum(x * x))
+
+
+def method_copy_of_a_zero_d_array(x):
+    return np.zeros(()).copy() + x[1, 1]
+
+
+def method_copy_updated(x):
+    s = x[0, 0]
+    t = s.copy()
+    t += 2.0  # a NumPy scalar: rebound, so s keeps its value
+    return s * 1.0, t
+
+
+def function_copy_updated(x):
+    t = np.copy(x[0, 0])
+    first = t
+    t += 2.0  # a 0-d array: updated in place, so first sees it
+    return first, t * x[1, 0]
+
+
+def method_copy_of_a_float32_element(x):
+    return x.astype(np.float32)[2, 1].copy()
+
+
+COPIES = [
+    method_copy_of_an_element,
+    method_copy_of_a_reduction,
+    function_copy_of_an_element,
+    function_copy_of_a_reduction,
+    method_copy_of_a_zero_d_array,
+    method_copy_updated,
+    function_copy_updated,
+    method_copy_of_a_float32_element,
+]
+
+
+def _kind_of(value: Any) -> tuple[type, Any, tuple[int, ...]]:
+    return type(value), np.result_type(value), np.shape(value)
+
+
+@pytest.mark.parametrize("fn", COPIES, ids=lambda fn: fn.__name__)
+def test_a_copy_has_the_type_dtype_and_shape_numpy_gives(fn: Any) -> None:
+    expected = fn(X.copy())
+    pairs = [(ad.script(fn)(X.copy()), expected), (ad.vjp(fn, X.copy())[0], expected)]
+    for actual, want in pairs:
+        actuals = actual if isinstance(actual, tuple) else (actual,)
+        wants = want if isinstance(want, tuple) else (want,)
+        assert len(actuals) == len(wants)
+        for a, w in zip(actuals, wants, strict=True):
+            assert _kind_of(a) == _kind_of(w)
+            np.testing.assert_array_equal(a, w)
+    if fn is method_copy_of_a_float32_element:
+        return  # its gradient is float32 rounding; its value and kind are what matters here
+    out, vjp_fn = ad.vjp(fn, X.copy())
+    cotangents = tuple(np.ones_like(o) for o in out) if isinstance(out, tuple) else 1.0
+    (grad,) = vjp_fn(cotangents)
+    np.testing.assert_allclose(grad, central_difference_of_total(fn, (X,), 0), rtol=1e-6, atol=1e-8)

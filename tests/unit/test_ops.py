@@ -329,12 +329,13 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("aten::hstack", ((V, V[:2]),), lambda xs: np.concatenate(xs)),
     ("aten::hstack", ((A, A[:, :1]),), lambda xs: np.concatenate(xs, axis=1)),
     ("aten::vstack", ((A, V),), lambda xs: np.concatenate([A, V[None]])),
-    ("aten::split", (A, 2, 1), lambda a, s, axis: (a[:, :2], a[:, 2:])),
-    ("aten::split", (V, (1, 3), 0), lambda a, s, axis: (a[:1], a[1:3], a[3:])),
-    ("aten::array_split", (V, 3, 0), lambda a, s, axis: (a[:2], a[2:3], a[3:])),
-    ("aten::hsplit", (A, 2), lambda a, s: (a[:, :2], a[:, 2:])),
-    ("aten::vsplit", (A, [1]), lambda a, s: (a[:1], a[1:])),
-    ("aten::dsplit", (CUBE, 2), lambda a, s: (a[..., :2], a[..., 2:])),
+    # The split family returns NumPy's list of pieces.
+    ("aten::split", (A, 2, 1), lambda a, s, axis: [a[:, :2], a[:, 2:]]),
+    ("aten::split", (V, (1, 3), 0), lambda a, s, axis: [a[:1], a[1:3], a[3:]]),
+    ("aten::array_split", (V, 3, 0), lambda a, s, axis: [a[:2], a[2:3], a[3:]]),
+    ("aten::hsplit", (A, 2), lambda a, s: [a[:, :2], a[:, 2:]]),
+    ("aten::vsplit", (A, [1]), lambda a, s: [a[:1], a[1:]]),
+    ("aten::dsplit", (CUBE, 2), lambda a, s: [a[..., :2], a[..., 2:]]),
     ("aten::repeat", (A, 2, None), lambda a, r, axis: a.repeat(2)),
     ("aten::repeat", (A, (1, 0, 2), 0), lambda a, r, axis: a.repeat([1, 0, 2], axis=0)),
     ("aten::tile", (V, (2, 1, 2)), lambda a, reps: np.tile(a, (2, 1, 2))),
@@ -582,6 +583,7 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("prim::TupleUnpack", ((1, 2),), tuple),
     ("prim::TupleIndex", ((1, 2, 3), -1), operator.getitem),
     ("prim::TupleSlice", ((1, 2, 3), 1, None, None), lambda t, *b: t[1:]),
+    ("prim::TupleConcat", ((2, 3), (1,)), lambda a, b: (2, 3, 1)),
     ("prim::ListConstruct", (A, V), lambda *xs: [A, V]),
     ("prim::ListUnpack", ([1, 2],), tuple),
     ("prim::ListIndex", ([4, 5], 1), operator.getitem),
@@ -640,6 +642,10 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     # Writes (Note [In-place operators]): each case owns the array its kernel fills, and the
     # reference builds the expected result without reading that array.
     ("aten::copy", (A,), lambda a: a.copy()),
+    ("aten::copy", (np.float64(0.5),), lambda s: np.array(0.5)),
+    # ``x.copy()`` keeps a NumPy scalar a NumPy scalar, as NumPy's method does.
+    ("aten::copy_method", (A,), lambda a: a.copy()),
+    ("aten::copy_method", (np.float32(0.5),), lambda s: np.float32(0.5)),
     ("aten::copy_", (np.zeros((2, 3)), np.arange(3.0)), lambda *_: np.tile(np.arange(3.0), (2, 1))),
     ("aten::copy_", (np.zeros(3, np.int64), np.array([1, 2, 3])), lambda *_: np.array([1, 2, 3])),
     ("aten::copy_", (np.float64(1.0), np.float64(2.5)), lambda *_: np.float64(2.5)),

@@ -77,10 +77,18 @@ def compatible(actual: Type, predicted: Type) -> bool:
     return actual == predicted
 
 
+# They return NumPy's list of pieces, which their rules type as a tuple once the number of
+# pieces is known (`ir.ops.arrangement`).
+SPLITS = {"aten::split", "aten::array_split", "aten::hsplit", "aten::vsplit", "aten::dsplit"}
+
+
 def run_case(kind: str, operands: tuple[Any, ...]) -> list[Type]:
     op = OPS[kind]
     assert op.kernel is not None
     result = op.kernel(*operands)
+    if kind in SPLITS:
+        assert type(result) is list
+        result = tuple(result)
     return [value_type(r) for r in (result if op.num_outputs != 1 else (result,))]
 
 

@@ -296,6 +296,139 @@ def return_view_written_in_a_branch(x, c: bool):
     return (y, x)
 
 
+def return_view_from_a_branch_also_read(x, c: bool):
+    x[0] = x[1] * x[2]
+    y = x[2:] if c else x * 2.0
+    return y, np.sum(y) * y
+
+
+def return_view_written_through(x):
+    v = np.flip(x)
+    x[0] = 2.0 * x[1]
+    v += x[2]
+    return v, x
+
+
+def return_view_written_through_in_a_loop(x, n: int):
+    v = x[1:]
+    for i in range(n):
+        v = x[::2]
+        v[1] += x[i] * 2.0
+    return v
+
+
+# A loop's result that NumPy gives as a view of the argument the loop writes: derived again as
+# one more carried value (Note [Returned arguments]); ``n = 0`` runs no iteration.
+def return_view_from_a_loop(x, n: int):
+    v = x[:1]
+    for i in range(n):
+        x[i] = x[i] * 2.0
+        v = x[1:]
+    return v
+
+
+def return_view_taken_before_the_loop_writes(x, n: int):
+    v = x
+    for i in range(n):
+        v = x[::-1]
+        x[i] = x[i + 1] * x[i]
+    return v
+
+
+def return_view_from_a_loop_after_a_write(x, n: int):
+    x[0] = x[1] * x[2]
+    v = x[:2]
+    for i in range(n):
+        x[i + 1] = np.sin(x[i])
+        v = x[1:].reshape(1, 5)
+    return v, x
+
+
+def return_view_from_a_while_loop(x, n: int):
+    v = x[1:]
+    i = 0
+    while i < n:
+        x[i] += x[i + 1] * x[i]
+        v = x[::2]
+        i += 1
+    return v
+
+
+def return_view_from_a_loop_in_a_branch(x, c: bool):
+    v = x * 1.0
+    if c:
+        for i in range(2):
+            x[i] = x[i + 2] * x[i]
+            v = x[i:]
+    return v, x
+
+
+def return_view_from_a_branch_in_a_loop(x, n: int):
+    v = x[:3]
+    for i in range(n):
+        x[i] = x[i] * x[5]
+        v = x[2:] if i % 2 == 0 else x * 3.0
+    return v
+
+
+def return_view_from_nested_loops(x, n: int):
+    v = x
+    for i in range(n):
+        for j in range(2):
+            x[j] = x[j] * x[i + 2]
+            v = x[j:].T
+    return v, (v, x[1:])
+
+
+def return_tuple_of_views_from_a_loop(x, n: int):
+    t = (x, x[:1])
+    for i in range(n):
+        x[i] = np.cos(x[i]) * x[3]
+        t = (x[1:], x[::-1])
+    return t
+
+
+def return_view_the_loop_also_reads(x, n: int):
+    v = x[:1]
+    s = 0.0
+    for i in range(n):
+        s = s + np.sum(v)
+        x[i] = x[i] * 2.0
+        v = x[1:]
+    return v, s * v
+
+
+def return_view_kept_by_later_iterations(x, n: int):
+    v = x * 1.0
+    for i in range(n):
+        for j in range(2):
+            if i + j == 0:
+                x[0] = x[1] * 5.0
+                v = x[1:]
+    return v, x
+
+
+LOOPS = {
+    "view_from_loop": (return_view_from_a_loop, (2,)),
+    "view_from_loop_no_iteration": (return_view_from_a_loop, (0,)),
+    "view_taken_before_loop_writes": (return_view_taken_before_the_loop_writes, (2,)),
+    "view_from_loop_after_write": (return_view_from_a_loop_after_a_write, (3,)),
+    "view_from_loop_after_write_no_iteration": (return_view_from_a_loop_after_a_write, (0,)),
+    "view_from_while": (return_view_from_a_while_loop, (3,)),
+    "view_from_while_no_iteration": (return_view_from_a_while_loop, (0,)),
+    "view_from_loop_in_branch": (return_view_from_a_loop_in_a_branch, (True,)),
+    "copy_from_loop_in_branch": (return_view_from_a_loop_in_a_branch, (False,)),
+    "view_from_branch_in_loop": (return_view_from_a_branch_in_a_loop, (3,)),
+    "copy_from_branch_in_loop": (return_view_from_a_branch_in_a_loop, (2,)),
+    "view_from_nested_loops": (return_view_from_nested_loops, (2,)),
+    "view_from_nested_loops_no_iteration": (return_view_from_nested_loops, (0,)),
+    "tuple_of_views_from_loop": (return_tuple_of_views_from_a_loop, (2,)),
+    "tuple_of_views_no_iteration": (return_tuple_of_views_from_a_loop, (0,)),
+    "view_loop_also_reads": (return_view_the_loop_also_reads, (3,)),
+    "view_kept_by_later_iterations": (return_view_kept_by_later_iterations, (2,)),
+}
+
+
 RETURNED = {
     "views": (return_written_views, ()),
     "argument": (return_written_argument, ()),
@@ -307,6 +440,10 @@ RETURNED = {
     "copy_from_branch": (return_view_from_a_branch, (False,)),
     "view_written_in_branch": (return_view_written_in_a_branch, (True,)),
     "view_not_written_in_branch": (return_view_written_in_a_branch, (False,)),
+    "view_from_branch_also_read": (return_view_from_a_branch_also_read, (True,)),
+    "view_written_through": (return_view_written_through, ()),
+    "view_written_through_in_loop": (return_view_written_through_in_a_loop, (2,)),
+    **LOOPS,
 }
 ARGUMENT = np.array([0.7, -1.3, 0.4, 2.1, -0.6, 1.5])
 
@@ -384,6 +521,87 @@ def sum_of_view_written_in_a_branch(x, c: bool):
     return np.sum(y) + np.sum(z)
 
 
+def sum_of_view_from_a_loop(x, n: int):
+    return np.sum(return_view_from_a_loop(x, n))
+
+
+def sum_of_view_taken_before_the_loop_writes(x, n: int):
+    return np.sum(return_view_taken_before_the_loop_writes(x, n))
+
+
+def sum_of_view_from_a_loop_after_a_write(x, n: int):
+    v, y = return_view_from_a_loop_after_a_write(x, n)
+    return np.sum(v) + np.sum(y)
+
+
+def sum_of_view_from_a_while_loop(x, n: int):
+    return np.sum(return_view_from_a_while_loop(x, n))
+
+
+def sum_of_view_from_a_loop_in_a_branch(x, c: bool):
+    v, y = return_view_from_a_loop_in_a_branch(x, c)
+    return np.sum(v) + np.sum(y)
+
+
+def sum_of_view_from_a_branch_in_a_loop(x, n: int):
+    return np.sum(return_view_from_a_branch_in_a_loop(x, n))
+
+
+def sum_of_view_from_nested_loops(x, n: int):
+    v, (w, y) = return_view_from_nested_loops(x, n)
+    return np.sum(v) + np.sum(w) + np.sum(y)
+
+
+def sum_of_tuple_of_views_from_a_loop(x, n: int):
+    v, w = return_tuple_of_views_from_a_loop(x, n)
+    return np.sum(v) + np.sum(w)
+
+
+def sum_of_view_the_loop_also_reads(x, n: int):
+    v, w = return_view_the_loop_also_reads(x, n)
+    return np.sum(v) + np.sum(w)
+
+
+def sum_of_view_kept_by_later_iterations(x, n: int):
+    v, y = return_view_kept_by_later_iterations(x, n)
+    return np.sum(v) + np.sum(y)
+
+
+def sum_of_view_from_a_branch_also_read(x, c: bool):
+    y, z = return_view_from_a_branch_also_read(x, c)
+    return np.sum(y) + np.sum(z)
+
+
+def sum_of_view_written_through(x):
+    v, y = return_view_written_through(x)
+    return np.sum(v) + np.sum(y)
+
+
+def sum_of_view_written_through_in_a_loop(x, n: int):
+    return np.sum(return_view_written_through_in_a_loop(x, n))
+
+
+LOOP_SUMS = {
+    "view_from_loop": sum_of_view_from_a_loop,
+    "view_from_loop_no_iteration": sum_of_view_from_a_loop,
+    "view_taken_before_loop_writes": sum_of_view_taken_before_the_loop_writes,
+    "view_from_loop_after_write": sum_of_view_from_a_loop_after_a_write,
+    "view_from_loop_after_write_no_iteration": sum_of_view_from_a_loop_after_a_write,
+    "view_from_while": sum_of_view_from_a_while_loop,
+    "view_from_while_no_iteration": sum_of_view_from_a_while_loop,
+    "view_from_loop_in_branch": sum_of_view_from_a_loop_in_a_branch,
+    "copy_from_loop_in_branch": sum_of_view_from_a_loop_in_a_branch,
+    "view_from_branch_in_loop": sum_of_view_from_a_branch_in_a_loop,
+    "copy_from_branch_in_loop": sum_of_view_from_a_branch_in_a_loop,
+    "view_from_nested_loops": sum_of_view_from_nested_loops,
+    "view_from_nested_loops_no_iteration": sum_of_view_from_nested_loops,
+    "tuple_of_views_from_loop": sum_of_tuple_of_views_from_a_loop,
+    "tuple_of_views_no_iteration": sum_of_tuple_of_views_from_a_loop,
+    "view_loop_also_reads": sum_of_view_the_loop_also_reads,
+    "view_kept_by_later_iterations": sum_of_view_kept_by_later_iterations,
+}
+
+
 SUMS = {
     "views": sum_of_views,
     "argument": sum_of_argument,
@@ -395,6 +613,10 @@ SUMS = {
     "copy_from_branch": sum_of_view_from_a_branch,
     "view_written_in_branch": sum_of_view_written_in_a_branch,
     "view_not_written_in_branch": sum_of_view_written_in_a_branch,
+    "view_from_branch_also_read": sum_of_view_from_a_branch_also_read,
+    "view_written_through": sum_of_view_written_through,
+    "view_written_through_in_loop": sum_of_view_written_through_in_a_loop,
+    **LOOP_SUMS,
 }
 
 
@@ -465,3 +687,31 @@ def test_value_and_grad_aux_is_the_written_argument(
         assert np.shares_memory(aux[1], argument)
         np.testing.assert_array_equal(aux[1], expected_aux[1])
         np.testing.assert_allclose(gradient, expected_gradient, rtol=1e-6, atol=1e-7)
+
+
+def write_in_a_loop_to_a_copying_ravel(x, b: float):
+    y = x * 1.0
+    w = y[::-1].ravel()  # NumPy copies: w is an array of its own, not a view of y
+    w[0] = np.tanh(b)
+    for i in range(2):
+        w[i] = np.sin(b) * x[i]
+    return w, y
+
+
+def test_a_loop_writing_a_copy_a_reshape_made_carries_it() -> None:
+    """The loop carries the array the write reaches, the reshape's copy, not the array the
+    reshape read (the write in the loop was lost); found by the fuzzer (views idiom, seed 12)."""
+    x = np.arange(6.0) / 7 + 0.3
+    expected = write_in_a_loop_to_a_copying_ravel(x.copy(), 0.5)
+    actual = ad.script(write_in_a_loop_to_a_copying_ravel)(x.copy(), 0.5)
+    for result, reference in zip(actual, expected, strict=True):
+        np.testing.assert_array_equal(result, reference)
+
+    def loss(z: np.ndarray) -> float:
+        w, y = write_in_a_loop_to_a_copying_ravel(z.copy(), 0.5)
+        return float(np.sum(w * w) + np.sum(y))
+
+    _, vjp_fn = ad.vjp(ad.script(write_in_a_loop_to_a_copying_ravel), x.copy(), 0.5)
+    w, y = expected
+    gradient = vjp_fn((2.0 * w, np.ones_like(y)))[0]
+    np.testing.assert_allclose(gradient, _central_differences_of(loss, x), rtol=1e-6, atol=1e-7)

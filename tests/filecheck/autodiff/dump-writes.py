@@ -17,13 +17,13 @@ def f(x, v):
 
 # PARSED-LABEL: graph @f(%x : Tensor, %v : Tensor):
 # PARSED:         aten::index_put_(%x, %v, %{{.+}})
-# PARSED:         aten::copy(%x)
+# PARSED:         aten::copy_method(%x)
 # PARSED:         aten::copy_(%row, %{{.+}})
 
 # TYPED-LABEL: graph @f(%x : Double(3, 4), %v : Double(4)):
 # TYPED-NOT:     aten::{{copy_|index_put_}}
 # TYPED:         %[[X1:.+]] : Double(3, 4) = aten::index_put(%x, %v, %{{.+}})
-# TYPED:         %y : Double(3, 4) = aten::copy(%[[X1]])
+# TYPED:         %y : Double(3, 4) = aten::copy_method(%[[X1]])
 # TYPED:         aten::_written(%row,
 # TYPED:         aten::select_scatter(%y,
 # TYPED:         prim::WriteBack(%x, %[[X1]])
