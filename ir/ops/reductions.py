@@ -68,6 +68,8 @@ def reduction_rule(fn: Callable[..., Any]) -> ShapeRule:
         axis, keepdims = consts[1], consts[2]
         if axis is NOT_CONSTANT and types[1] is NONE:
             axis = None
+        if x.shape is None and axis is None and keepdims is False:
+            return tensor(dtype, ())  # every axis reduced: a NumPy scalar, whatever the rank
         if x.shape is None or keepdims is NOT_CONSTANT:
             return tensor(dtype, None)
         if axis is NOT_CONSTANT:
