@@ -1,4 +1,4 @@
-"""Compile the derivative formulas of `autodiff.formulas` into forward/backward graph pairs.
+"""Compile the derivative formulas (the `autodiff.formulas` package) into forward/backward graphs.
 
 Each formula ``def op(operands): ...; def backward(dout): ...; return out, backward`` becomes:
 
@@ -16,6 +16,7 @@ import inspect
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from types import ModuleType
 
 from autodiff import formulas
 from autodiff.errors import DifferentiationError
@@ -63,22 +64,29 @@ def formula_for(node: Node) -> Formula | None:
 @cache
 def all_formulas() -> dict[str, Formula]:
     """Every formula, keyed by operator name (compiled once per process)."""
-    path = Path(inspect.getfile(formulas))
+    table: dict[str, Formula] = {}
+    for family in formulas.FAMILIES:
+        _compile_family(family, table)
+    return table
+
+
+def _compile_family(family: ModuleType, table: dict[str, Formula]) -> None:
+    path = Path(inspect.getfile(family))
     module = parse_source(path.read_text(), str(path))
     # The formulas' own functions are left out: a formula's parameter such as ``index`` must
     # not resolve to the formula of that name, as Python closure scoping would have it.
     namespace = {
         name: value
-        for name, value in vars(formulas).items()
-        if getattr(value, "__module__", None) != formulas.__name__
+        for name, value in vars(family).items()
+        if not (getattr(value, "__module__", None) or "").startswith(formulas.__name__)
     }
-    table: dict[str, Formula] = {}
     for fdef in module.functions:
         op = formula_operator(fdef.name)
         if op not in OPS:
             raise DifferentiationError(f"formula {fdef.name!r} names no operator", fdef.range)
+        if op in table:
+            raise DifferentiationError(f"a second formula for {op}", fdef.range)
         table[op] = _compile(op, fdef, namespace)
-    return table
 
 
 def formula_operator(name: str) -> str:
