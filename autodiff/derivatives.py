@@ -48,6 +48,7 @@ class Formula:
     forward: Graph
     backward: Graph
     num_outputs: int
+    defined_at: SourceRange  # the formula's ``def``, for the operator reference to link to
 
     @property
     def packs_variadic(self) -> bool:
@@ -138,7 +139,7 @@ def _compile(op: str, fdef: syntax.FunctionDef, namespace: dict[str, object]) ->
     context_types = {name: v.ty for name, v in zip(context, forward.outputs[count:], strict=True)}
     backward = _emit_backward(closure, namespace, [], context_types, op)
     _flatten_tuple_return(backward)
-    return Formula(op, forward, backward, count)
+    return Formula(op, forward, backward, count, fdef.range)
 
 
 def _schema_types(op: str, count: int) -> list[Type]:

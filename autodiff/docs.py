@@ -9,15 +9,16 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from functools import cache
 from pathlib import Path
-from typing import Any
 
-from autodiff.derivatives import ALIASES, all_formulas
+from autodiff.derivatives import ALIASES, Formula, all_formulas
 from frontend.expressions import ATEN_BINARY, COMPARISONS, PRIM_BINARY
 from frontend.resolve import ATTRIBUTES, BUILTINS, METHODS, NUMPY_FUNCTIONS, is_numpy
 from ir.ops import OPS
 
-PAGE = Path(__file__).resolve().parents[1] / "docs" / "operators.md"
+ROOT = Path(__file__).resolve().parents[1]
+PAGE = ROOT / "docs" / "operators.md"
 COMMAND = "python -m autodiff.docs"
 
 # Spellings the emitter lowers itself rather than through `frontend.resolve`'s tables.
@@ -44,12 +45,14 @@ it by hand. CI checks that it is current.
 
 - **Spellings**: NumPy functions (`numpy.x`, found under any alias), array methods and
   attributes (`ndarray.x`), Python operators and builtins that compile to the operator.
-- **Differentiable**: *yes* when the operator has a derivative formula. Operators named
-  `aten::_…` are helpers that derivative formulas call; `prim::` operators are Python scalars
-  and program structure.
+- **Record**: where the operator is registered (its schema, kernel and shape rule).
+- **Differentiable**: *yes* when the operator has a derivative formula, linked to it (in the
+  `autodiff/formulas/` module named like the record's file). Operators named `aten::_…` are
+  helpers that derivative formulas call; `prim::` operators are Python scalars and program
+  structure.
 
-| Operator | Spellings | Schema | Differentiable |
-|---|---|---|---|
+| Operator | Record | Spellings | Schema | Differentiable |
+|---|---|---|---|---|
 """
 
 
@@ -87,8 +90,40 @@ def spellings() -> dict[str, list[str]]:
     return {op: sorted(texts) for op, texts in found.items() if op in OPS}
 
 
-def _differentiable(name: str, formulas: dict[str, Any]) -> bool:
-    return ALIASES.get(name, name) in formulas
+def _target(filename: str, line: int) -> str:
+    """Where a link from ``docs/operators.md`` to a line of a repository file points."""
+    return f"../{Path(filename).resolve().relative_to(ROOT).as_posix()}#L{line}"
+
+
+def _record(name: str) -> str:
+    defined_at = OPS[name].defined_at
+    if defined_at is None:
+        return "—"
+    filename, line = _table_entry(name, *defined_at)
+    return f"[{Path(filename).name}:{line}]({_target(filename, line)})"
+
+
+def _table_entry(name: str, filename: str, line: int) -> tuple[str, int]:
+    """The line that names the operator: its ``register_op`` call, or, when that call is in a
+    loop over a table (``for _name, _fn in UNARY.items()``), the table's entry ``"tanh": ...``."""
+    lines = _lines(filename)
+    if any(f"{name}(" in text for text in lines[line - 1 : line + 3]):
+        return filename, line
+    key = '"' + name.split("::", 1)[1] + '":'
+    entries = [number for number, text in enumerate(lines, 1) if text.strip().startswith(key)]
+    return filename, entries[0] if len(entries) == 1 else line
+
+
+@cache
+def _lines(filename: str) -> list[str]:
+    return Path(filename).read_text().split("\n")
+
+
+def _differentiable(name: str, formulas: dict[str, Formula]) -> str:
+    formula = formulas.get(ALIASES.get(name, name))
+    if formula is None:
+        return "no"
+    return f"[yes]({_target(formula.defined_at.source.filename, formula.defined_at.line)})"
 
 
 def _cell(text: str) -> str:
@@ -103,8 +138,8 @@ def render() -> str:
     for name in sorted(OPS):
         texts = ", ".join(f"`{_cell(t)}`" for t in spelled.get(name, [])) or "—"
         schema = f"`{_cell(str(OPS[name].schema))}`"
-        differentiable = "yes" if _differentiable(name, formulas) else "no"
-        rows.append(f"| `{name}` | {texts} | {schema} | {differentiable} |\n")
+        differentiable = _differentiable(name, formulas)
+        rows.append(f"| `{name}` | {_record(name)} | {texts} | {schema} | {differentiable} |\n")
     return _HEADER + "".join(rows)
 
 
