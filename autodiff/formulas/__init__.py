@@ -2,7 +2,8 @@
 
 One module per operator family, named like the `ir.ops` module that registers the operators
 (``tanh``'s formula is in `autodiff.formulas.elementwise`, as ``aten::tanh`` is in
-`ir.ops.elementwise`). `autodiff.derivatives` compiles the modules of ``FAMILIES`` with the
+`ir.ops.elementwise`); the helpers of the `ir.ops.gradients` package have theirs in
+`autodiff.formulas.gradients`. `autodiff.derivatives` compiles the modules of ``FAMILIES`` with the
 project's own frontend; Python never runs a formula. Each function is named after the operator it
 differentiates (``mul`` is ``aten::mul``; a trailing underscore keeps a name off a Python builtin; a
 capitalised name such as ``ListAppend`` is a ``prim::`` operator) and takes the operator's operands

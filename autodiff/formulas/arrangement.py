@@ -3,13 +3,8 @@
 import numpy as np
 
 from ir.ops.arrangement import negated, rollaxis_destination
-from ir.ops.gradients import (
-    input_shapes,
-    join_backward,
-    pad_backward,
-    repeat_backward,
-    tile_backward,
-)
+from ir.ops.gradients.arrangement import join_backward, pad_backward, repeat_backward, tile_backward
+from ir.ops.gradients.shape_ops import input_shapes
 
 
 def moveaxis(self, source, destination):

@@ -6,39 +6,25 @@ in that direction."""
 
 import numpy as np
 
-from ir.ops.gradients import (
-    add_lists,
-    concatenate_backward,
-    cumsum_backward,
-    diag_backward,
-    diagonal_backward,
-    diff_backward,
-    dot_backward,
-    gather_last_written,
-    index_backward,
-    index_tuple,
-    input_shapes,
-    is_list,
+from ir.ops.gradients.arrangement import (
     join,
     join_backward,
-    list_head,
-    list_index_backward,
-    matmul_backward_other,
-    matmul_backward_self,
     pad_backward,
-    prod_backward,
-    prod_double_backward,
     repeat_backward,
-    scatter_last_written,
-    select_backward,
-    sequence_as,
-    slice_backward,
-    stack_backward,
-    take_backward,
     tile_backward,
+)
+from ir.ops.gradients.indexing import index_backward, index_tuple, select_backward, slice_backward
+from ir.ops.gradients.linalg import dot_backward, matmul_backward_other, matmul_backward_self
+from ir.ops.gradients.prim import add_lists, is_list, list_head, list_index_backward, sequence_as
+from ir.ops.gradients.reductions import prod_backward, prod_double_backward, unreduce
+from ir.ops.gradients.scans import cumsum_backward, diff_backward
+from ir.ops.gradients.scatter import gather_last_written, scatter_last_written, zero_written
+from ir.ops.gradients.selection import diag_backward, diagonal_backward, take_backward
+from ir.ops.gradients.shape_ops import (
+    concatenate_backward,
+    input_shapes,
+    stack_backward,
     transpose_backward,
-    unreduce,
-    zero_written,
 )
 from ir.ops.indexing import select as select_kernel
 from ir.ops.indexing import slice_axis

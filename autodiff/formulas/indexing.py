@@ -1,6 +1,6 @@
 """Derivative formulas of the operators of `ir.ops.indexing`."""
 
-from ir.ops.gradients import index_backward, index_tuple, select_backward, slice_backward
+from ir.ops.gradients.indexing import index_backward, index_tuple, select_backward, slice_backward
 from ir.ops.indexing import select as select_kernel
 from ir.ops.indexing import slice_axis
 

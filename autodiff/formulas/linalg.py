@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ir.ops.gradients import dot_backward, matmul_backward_other, matmul_backward_self
+from ir.ops.gradients.linalg import dot_backward, matmul_backward_other, matmul_backward_self
 
 
 def matmul(self, other):

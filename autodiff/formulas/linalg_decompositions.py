@@ -8,17 +8,17 @@ NumPy does: the other triangle gets no gradient."""
 import numpy as np
 
 from ir.ops.fourier import is_complex
-from ir.ops.gradients import (
+from ir.ops.gradients.common import dtype_of
+from ir.ops.gradients.linalg_decompositions import (
     NORM_COUNT,
     NORM_EUCLIDEAN,
     NORM_LARGEST,
     NORM_POWER,
-    dtype_of,
     norm_backward,
     norm_kind,
     svd_backward,
-    unreduce,
 )
+from ir.ops.gradients.reductions import unreduce
 from ir.ops.shape_ops import sum_to_size
 
 

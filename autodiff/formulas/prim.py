@@ -3,7 +3,7 @@
 Lists: Note [Lists are values] in `ir.ops.prim`. The gradient of a list is a list of its elements'
 gradients, zeros for those that got none."""
 
-from ir.ops.gradients import list_head, list_index_backward
+from ir.ops.gradients.prim import list_head, list_index_backward
 from ir.ops.prim import list_append, list_index, written_argument
 
 

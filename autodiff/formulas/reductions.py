@@ -3,7 +3,8 @@
 import numpy as np
 
 from ir.ops.fourier import is_complex
-from ir.ops.gradients import dtype_of, prod_backward, unreduce
+from ir.ops.gradients.common import dtype_of
+from ir.ops.gradients.reductions import prod_backward, unreduce
 
 
 def sum_(self, axis, keepdims):

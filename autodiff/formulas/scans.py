@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ir.ops.gradients import cumsum_backward, diff_backward
+from ir.ops.gradients.scans import cumsum_backward, diff_backward
 
 
 def cumsum(self, axis):

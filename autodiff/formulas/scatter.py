@@ -7,12 +7,12 @@ result's precision)."""
 
 import numpy as np
 
-from ir.ops.gradients import (
+from ir.ops.gradients.common import gradient_dtype
+from ir.ops.gradients.indexing import index_tuple
+from ir.ops.gradients.scatter import (
     add_at_tuple,
     gather_last_written,
-    gradient_dtype,
     index_put_tuple,
-    index_tuple,
     zero_written,
 )
 from ir.ops.indexing import select as select_kernel

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ir.ops.gradients import diag_backward, diagonal_backward, take_backward
+from ir.ops.gradients.selection import diag_backward, diagonal_backward, take_backward
 from ir.ops.shape_ops import size_if_not_equal, sum_to_size
 
 

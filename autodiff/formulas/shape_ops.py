@@ -2,12 +2,11 @@
 
 import numpy as np
 
-from ir.ops.gradients import (
+from ir.ops.gradients.common import dtype_of
+from ir.ops.gradients.prim import is_list, sequence_as
+from ir.ops.gradients.shape_ops import (
     concatenate_backward,
-    dtype_of,
     input_shapes,
-    is_list,
-    sequence_as,
     stack_backward,
     transpose_backward,
 )

@@ -1,6 +1,6 @@
 """Derivative formulas of the operators of `ir.ops.tapes`."""
 
-from ir.ops.gradients import list_head
+from ir.ops.gradients.prim import list_head
 from ir.ops.prim import list_index
 from ir.ops.tapes import tape_push
 

@@ -153,11 +153,7 @@ def register_structural(
     schema: str, *, pure: bool, num_blocks: int, shape: ShapeRule | None = None
 ) -> None:
     """Register a prim op without a kernel; `ir.interpreter` runs it itself."""
-    _add(
-        OpDef(
-            parse_schema(schema), None, shape, pure, False, num_blocks, defined_at=_caller()
-        )
-    )
+    _add(OpDef(parse_schema(schema), None, shape, pure, False, num_blocks, defined_at=_caller()))
 
 
 def lookup_op(kind: str) -> OpDef:
