@@ -1,4 +1,4 @@
-"""Derivative formulas of the operators of `ir.ops.gradients`.
+"""Derivative formulas of the helper operators of the `ir.ops.gradients` package.
 
 They make gradients differentiable again. Each helper is linear in its gradient operand, so its own
 gradient is the adjoint map; the product helpers are bilinear, so d<G, f(A, B)> in a direction is f
