@@ -1,4 +1,4 @@
-"""Compile the derivative formulas of `autodiff.formulas` into forward/backward graph pairs.
+"""Compile the derivative formulas (the `autodiff.formulas` package) into forward/backward graphs.
 
 Each formula ``def op(operands): ...; def backward(dout): ...; return out, backward`` becomes:
 
@@ -16,6 +16,7 @@ import inspect
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from types import ModuleType
 
 from autodiff import formulas
 from autodiff.errors import DifferentiationError
@@ -47,6 +48,7 @@ class Formula:
     forward: Graph
     backward: Graph
     num_outputs: int
+    defined_at: SourceRange  # the formula's ``def``, for the operator reference to link to
 
     @property
     def packs_variadic(self) -> bool:
@@ -63,22 +65,29 @@ def formula_for(node: Node) -> Formula | None:
 @cache
 def all_formulas() -> dict[str, Formula]:
     """Every formula, keyed by operator name (compiled once per process)."""
-    path = Path(inspect.getfile(formulas))
+    table: dict[str, Formula] = {}
+    for family in formulas.FAMILIES:
+        _compile_family(family, table)
+    return table
+
+
+def _compile_family(family: ModuleType, table: dict[str, Formula]) -> None:
+    path = Path(inspect.getfile(family))
     module = parse_source(path.read_text(), str(path))
     # The formulas' own functions are left out: a formula's parameter such as ``index`` must
     # not resolve to the formula of that name, as Python closure scoping would have it.
     namespace = {
         name: value
-        for name, value in vars(formulas).items()
-        if getattr(value, "__module__", None) != formulas.__name__
+        for name, value in vars(family).items()
+        if not (getattr(value, "__module__", None) or "").startswith(formulas.__name__)
     }
-    table: dict[str, Formula] = {}
     for fdef in module.functions:
         op = formula_operator(fdef.name)
         if op not in OPS:
             raise DifferentiationError(f"formula {fdef.name!r} names no operator", fdef.range)
+        if op in table:
+            raise DifferentiationError(f"a second formula for {op}", fdef.range)
         table[op] = _compile(op, fdef, namespace)
-    return table
 
 
 def formula_operator(name: str) -> str:
@@ -130,7 +139,7 @@ def _compile(op: str, fdef: syntax.FunctionDef, namespace: dict[str, object]) ->
     context_types = {name: v.ty for name, v in zip(context, forward.outputs[count:], strict=True)}
     backward = _emit_backward(closure, namespace, [], context_types, op)
     _flatten_tuple_return(backward)
-    return Formula(op, forward, backward, count)
+    return Formula(op, forward, backward, count, fdef.range)
 
 
 def _schema_types(op: str, count: int) -> list[Type]:

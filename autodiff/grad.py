@@ -70,7 +70,7 @@ from autodiff.specialize import (
 from autodiff.taps import Hook, HookRun, check_names, normalise_hooks, repeated_names, tap_sites
 from ir.graph import Graph
 from ir.interpreter import AUTOGRAD_ZERO
-from ir.ops.gradients import zeros_like_value
+from ir.ops.gradients.prim import zeros_like_value
 from ir.types import TensorType, Type
 from passes.requires_grad import can_hold_gradient
 

@@ -26,8 +26,9 @@ which means "keep the node's declared types".
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from ir.errors import IRError
@@ -74,6 +75,9 @@ class OpDef:
     fresh: bool = False
     # The result is a NumPy view of the first operand (Note [Views] in `ir.ops.views`).
     view: ViewRule | None = None
+    # Where the operator is registered, (file, line) of the ``register_op`` call: the operator
+    # reference (`autodiff.docs`) links to it, and the formula families follow its file.
+    defined_at: tuple[str, int] | None = field(default=None, compare=False)
 
     @property
     def name(self) -> str:
@@ -98,6 +102,12 @@ def _add(op: OpDef) -> None:
     OPS[op.name] = op
 
 
+def _caller() -> tuple[str, int]:
+    """The file and line of the call to ``register_op``/``register_structural``."""
+    frame = sys._getframe(2)
+    return frame.f_code.co_filename, frame.f_lineno
+
+
 def register_op(
     schema: str,
     *,
@@ -117,6 +127,7 @@ def register_op(
     True
     """
     parsed = parse_schema(schema)
+    defined_at = _caller()
 
     def decorate(kernel: K) -> K:
         _add(
@@ -130,6 +141,7 @@ def register_op(
                 value_from_types,
                 fresh,
                 view,
+                defined_at,
             )
         )
         return kernel
@@ -141,7 +153,7 @@ def register_structural(
     schema: str, *, pure: bool, num_blocks: int, shape: ShapeRule | None = None
 ) -> None:
     """Register a prim op without a kernel; `ir.interpreter` runs it itself."""
-    _add(OpDef(parse_schema(schema), None, shape, pure, False, num_blocks))
+    _add(OpDef(parse_schema(schema), None, shape, pure, False, num_blocks, defined_at=_caller()))
 
 
 def lookup_op(kind: str) -> OpDef:

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from ir.errors import ShapeError
-from ir.ops.gradients import add_at_tuple, index_put_tuple
+from ir.ops.gradients.scatter import add_at_tuple, index_put_tuple
 from ir.ops.indexing import _along, _index_rule, _select_rule, _slice_rule
 from ir.ops.products import einsum_view_rule
 from ir.ops.registry import ShapeRule, register_op

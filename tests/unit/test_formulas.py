@@ -39,9 +39,12 @@ RTOL_FLOAT32 = 1e-4
 # A kernel with a float32 result (astype) rounds away differences of 1e-6: take wider steps.
 EPS_ROUNDED, RTOL_ROUNDED = 1e-3, 1e-3
 
-# The helper operators of `ir.ops.gradients` (and the adjoints kept beside their operators in
-# `ir.ops.products` and `ir.ops.sorting`): derivative formulas call them.
-_HELPER_MODULES = {gradients.__name__, products.__name__, sorting.__name__}
+# The helper operators of the `ir.ops.gradients` package (and the adjoints kept beside their
+# operators in `ir.ops.products` and `ir.ops.sorting`): derivative formulas call them.
+_HELPER_MODULES = {f"{gradients.__name__}.{module}" for module in gradients.__all__} | {
+    products.__name__,
+    sorting.__name__,
+}
 HELPERS = {
     name
     for name, op in OPS.items()

@@ -15,7 +15,7 @@ import autodiff as ad
 from autodiff import pipeline
 from benchmarks.workloads import BY_NAME
 from ir.graph import Graph
-from ir.ops.gradients import scatter_slices, select_backward, slice_backward
+from ir.ops.gradients.indexing import scatter_slices, select_backward, slice_backward
 from ir.types import FLOAT
 
 NEW_PASSES = ("sink-unreduce", "simplify-arithmetic", "accumulate-slices")
