@@ -33,10 +33,10 @@ from __future__ import annotations
 
 from autodiff.errors import DifferentiationError
 from autodiff.gradient import Gradient
+from ir.analysis import is_within, reverse_nodes
 from ir.graph import PARAM, Graph, Node, Value
 from ir.types import BOOL, FLOAT, INT, NONE, SCALAR, STR, ListType, OptionalType, TupleType, Type
 from passes.functionalize import WRITE_BACK
-from passes.lift_constants import is_within, reverse_nodes
 from passes.registry import Module, register_module_pass
 
 

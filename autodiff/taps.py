@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from autodiff.errors import DifferentiationError
+from ir.analysis import in_loop
 from ir.graph import Graph, Node
 from ir.ops.taps import HOOK_RUNNER, tap
 from passes.constant_propagation import constant_value, is_constant
@@ -120,19 +121,10 @@ def repeated_names(sites: Mapping[str, list[Node]], names: Iterable[str]) -> dic
     """Per name of ``names`` that ``sites`` has, whether it may be computed more than once:
     tapped by several nodes, or inside a loop."""
     return {
-        name: len(sites[name]) > 1 or any(_in_loop(node) for node in sites[name])
+        name: len(sites[name]) > 1 or any(in_loop(node) for node in sites[name])
         for name in names
         if name in sites
     }
-
-
-def _in_loop(node: Node) -> bool:
-    block = node.owning_block
-    while block is not None and block.owning_node is not None:
-        if block.owning_node.kind == "prim::Loop":
-            return True
-        block = block.owning_node.owning_block
-    return False
 
 
 class HookRun:

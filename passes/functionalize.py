@@ -67,8 +67,9 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 
+from ir.analysis import in_block
 from ir.errors import IRError
-from ir.graph import PARAM, Block, Graph, Node, Value, in_block
+from ir.graph import PARAM, Block, Graph, Node, Value
 from ir.ops.products import einsum_relabels
 from ir.ops.views import (
     ViewRule,

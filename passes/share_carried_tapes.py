@@ -19,7 +19,8 @@
 
 from __future__ import annotations
 
-from ir.graph import Block, Graph, Node, Value, in_block
+from ir.analysis import in_block
+from ir.graph import Block, Graph, Node, Value
 from ir.types import TensorType
 from passes.constant_propagation import constant_value, is_constant
 from passes.registry import register_pass
