@@ -9,9 +9,10 @@
 # turns those names' taps into ``aten::_tap_hooked``, whose formula's backward is
 # ``aten::_run_hooks(grad, "h")``: impure, so the gradient flowing into the tapped value
 # reaches it as ``df`` runs, wherever the tap is (a branch's reverse runs it only when the
-# branch ran, a loop's once per iteration). The kernel calls what `HOOK_RUNNER` holds, which
-# `HookRun` sets around one backward run: the hooks registered for the name in order, each
-# non-None result replacing the gradient, then the retained gradient is recorded (after the
+# branch ran, a loop's once per iteration). The kernel is a hook point
+# (`ir.ops.taps.running_hooks`) into which `HookRun` installs itself around one backward run:
+# the hooks registered for the name in order, each non-None result replacing the gradient,
+# then the retained gradient is recorded (after the
 # hooks, as torch's ``retain_grad`` sees what the tensor's hooks returned). What the last
 # hook returned is what ``df`` passes on to earlier operations.
 #
@@ -32,7 +33,7 @@ import numpy as np
 from autodiff.errors import DifferentiationError
 from ir.analysis import in_loop
 from ir.graph import Graph, Node
-from ir.ops.taps import HOOK_RUNNER, tap
+from ir.ops.taps import running_hooks, tap
 from passes.constant_propagation import constant_value, is_constant
 
 TAP = "aten::_tap"
@@ -159,11 +160,8 @@ class HookRun:
 
     @contextmanager
     def active(self) -> Any:
-        token = HOOK_RUNNER.set(self)
-        try:
+        with running_hooks(self):
             yield self
-        finally:
-            HOOK_RUNNER.reset(token)
 
     def retained(self) -> dict[str, Any]:
         """Name → gradient, or a list of them in forward order for a repeated name. The
