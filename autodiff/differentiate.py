@@ -69,7 +69,6 @@ from ir.types import (
 )
 from passes.autograd_zero import can_materialise
 from passes.constant_propagation import constant_value, inline_constant_branches, is_constant
-from passes.registry import register_pass
 from passes.requires_grad import can_hold_gradient, values_requiring_grad
 from passes.shape_propagation import propagate_shapes
 from passes.stack_tapes import runs_its_count
@@ -124,7 +123,6 @@ def differentiable_inputs(graph: Graph) -> list[Value]:
     return list(graph.inputs)
 
 
-@register_pass("differentiate")
 def differentiate_graph(graph: Graph) -> bool:
     """Add the reverse program w.r.t. `differentiable_inputs` (`add_reverse` as a pass, so that
     `autodiff opt` shows it on IR text). True if there was anything to differentiate.

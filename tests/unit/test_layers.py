@@ -56,3 +56,24 @@ def test_package_imports_only_the_packages_below_it(package: str) -> None:
 def test_the_check_sees_deferred_and_relative_imports() -> None:
     source = "import numpy\ndef f():\n    from autodiff import grad\n    from . import graph\n"
     assert project_imports(source, "ir") == [(3, "autodiff"), (4, "ir")]
+
+
+def test_autodiff_registers_its_passes_in_one_list() -> None:
+    """`autodiff.reverse_passes` is the one place autodiff adds passes to the registry."""
+    from autodiff import reverse_passes
+    from passes.registry import PASSES
+
+    registering = [
+        f"{path.relative_to(ROOT)}:{node.lineno}"
+        for path in sorted((ROOT / "autodiff").rglob("*.py"))
+        if path.name != "reverse_passes.py"
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.Name) and node.id in ("register_pass", "register_module_pass")
+    ]
+    assert registering == []
+    for name, function in reverse_passes.GRAPH_PASSES:
+        assert PASSES[name].function is function
+        assert not PASSES[name].on_module
+    for name, function in reverse_passes.MODULE_PASSES:
+        assert PASSES[name].function is function
+        assert PASSES[name].on_module
