@@ -50,7 +50,7 @@ import numpy as np
 
 from autodiff.derivatives import Formula, formula_for
 from autodiff.errors import DifferentiationError
-from ir.analysis import REVERSE, in_block
+from ir.analysis import REVERSE, constant_value, in_block, is_constant, runs_its_count
 from ir.graph import Block, Graph, Node, Value
 from ir.ops import NOT_CONSTANT, OPS
 from ir.ops.views import not_one_element
@@ -68,10 +68,9 @@ from ir.types import (
     type_of_value,
 )
 from passes.autograd_zero import can_materialise
-from passes.constant_propagation import constant_value, inline_constant_branches, is_constant
+from passes.constant_propagation import inline_constant_branches
 from passes.requires_grad import can_hold_gradient, values_requiring_grad
 from passes.shape_propagation import propagate_shapes
-from passes.stack_tapes import runs_its_count
 
 # Operators a reverse loop recomputes instead of taping their results, when their operands come
 # from outside the loop or the counter: views of an array the loop only reads (`_recomputed`),

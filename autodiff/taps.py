@@ -31,10 +31,9 @@ from typing import Any
 import numpy as np
 
 from autodiff.errors import DifferentiationError
-from ir.analysis import in_loop
+from ir.analysis import constant_value, in_loop, is_constant
 from ir.graph import Graph, Node
 from ir.ops.taps import running_hooks, tap
-from passes.constant_propagation import constant_value, is_constant
 
 TAP = "aten::_tap"
 TAP_HOOKED = "aten::_tap_hooked"

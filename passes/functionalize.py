@@ -66,7 +66,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ir.analysis import in_block
+from ir.analysis import constant_value, in_block, is_constant
 from ir.errors import IRError
 from ir.graph import PARAM, Block, Graph, Node, Value
 from ir.ops.products import einsum_relabels
@@ -79,7 +79,6 @@ from ir.ops.views import (
 )
 from ir.source import SourceRange
 from ir.types import INT, TensorType
-from passes.constant_propagation import constant_value, is_constant
 from passes.number_updates import rebind_number_updates
 from passes.registry import register_pass
 from passes.returned_arguments import return_arguments
