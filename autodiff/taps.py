@@ -12,9 +12,9 @@
 # branch ran, a loop's once per iteration). The kernel is a hook point
 # (`ir.ops.taps.running_hooks`) into which `HookRun` installs itself around one backward run:
 # the hooks registered for the name in order, each non-None result replacing the gradient,
-# then the retained gradient is recorded (after the
-# hooks, as torch's ``retain_grad`` sees what the tensor's hooks returned). What the last
-# hook returned is what ``df`` passes on to earlier operations.
+# then the retained gradient is recorded (after the hooks, as torch's ``retain_grad`` sees
+# what the tensor's hooks returned). What the last hook returned is what ``df`` passes on to
+# earlier operations.
 #
 # A name that may be computed more than once (tapped in a loop, or by several taps) is
 # retained as a list of gradients, in the order the forward computed the values; otherwise

@@ -36,8 +36,9 @@ def ancestor_in(node: Node, block: Block) -> Node | None:
     """The node of ``block`` that is ``node`` or holds it in one of its nested blocks, at any
     depth (None when ``node`` is not in ``block`` or a block nested in it).
 
-    >>> ancestor_in(node of %e in a loop body inside a branch, graph.block) is the prim::If
-    True
+    Given:   %r = prim::If(%c)  block0(): %l = prim::Loop(...)  block0(...): %e = aten::exp(%h)
+    Execute: ancestor_in(node of %e, graph.block)
+    Result:  the node of %r (the prim::If)
     """
     # The walk of `enclosing_blocks` without its generator: in_block and is_within run in the
     # inner loops of functionalisation and differentiation, where a generator costs 4x.
