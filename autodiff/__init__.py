@@ -19,8 +19,8 @@ Seeing inside a gradient run:
 
 from __future__ import annotations
 
-# Imported for its registration of the `lambda-lift` module pass with `autodiff opt`.
-from autodiff import lambda_lift as _lambda_lift  # noqa: F401
+# Imported for its registration of the `differentiate` and `lambda-lift` passes (`autodiff opt`).
+from autodiff import reverse_passes as _reverse_passes  # noqa: F401
 from autodiff.api import script
 from autodiff.cache import (
     RecompileWarning,

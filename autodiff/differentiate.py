@@ -50,7 +50,8 @@ import numpy as np
 
 from autodiff.derivatives import Formula, formula_for
 from autodiff.errors import DifferentiationError
-from ir.graph import Block, Graph, Node, Value, in_block
+from ir.analysis import REVERSE, constant_value, in_block, is_constant, runs_its_count
+from ir.graph import Block, Graph, Node, Value
 from ir.ops import NOT_CONSTANT, OPS
 from ir.ops.views import not_one_element
 from ir.types import (
@@ -67,13 +68,9 @@ from ir.types import (
     type_of_value,
 )
 from passes.autograd_zero import can_materialise
-from passes.constant_propagation import constant_value, inline_constant_branches, is_constant
-from passes.registry import register_pass
+from passes.constant_propagation import inline_constant_branches
 from passes.requires_grad import can_hold_gradient, values_requiring_grad
 from passes.shape_propagation import propagate_shapes
-from passes.stack_tapes import runs_its_count
-
-REVERSE = "prim::Reverse"
 
 # Operators a reverse loop recomputes instead of taping their results, when their operands come
 # from outside the loop or the counter: views of an array the loop only reads (`_recomputed`),
@@ -125,7 +122,6 @@ def differentiable_inputs(graph: Graph) -> list[Value]:
     return list(graph.inputs)
 
 
-@register_pass("differentiate")
 def differentiate_graph(graph: Graph) -> bool:
     """Add the reverse program w.r.t. `differentiable_inputs` (`add_reverse` as a pass, so that
     `autodiff opt` shows it on IR text). True if there was anything to differentiate.
@@ -247,7 +243,7 @@ class _ReverseBuilder:
         return [
             (value, grad)
             for value, grad in self.grad_map.items()
-            if not _defined_within(value, self.forward)
+            if not in_block(value.node, self.forward)
         ]
 
     def get_grad(self, value: Value) -> Value:
@@ -698,11 +694,6 @@ class _Inlined:
     saved: list[Value]
 
 
-def _defined_within(value: Value, block: Block) -> bool:
-    """Whether ``value`` is a parameter or node output of ``block`` or of a block nested in it."""
-    return in_block(value.node, block)
-
-
 def _forward_reads(reverse: Block, forward: Block) -> list[Value]:
     """The values of ``forward`` (its parameters and its nodes' outputs) read anywhere inside
     ``reverse``, once each, in the order first read."""
@@ -720,7 +711,7 @@ def _forward_reads(reverse: Block, forward: Block) -> list[Value]:
     def note(value: Value) -> None:
         if value.owning_block is forward:
             found[value] = None
-        elif _defined_within(value, forward):
+        elif in_block(value.node, forward):
             raise DifferentiationError(
                 f"internal error: the reverse reads {value!r} from inside a nested block",
                 value.node.source_range,
@@ -828,7 +819,7 @@ def _recompute(
     than taped. None when ``value`` is not computed that way."""
     if value in copies:
         return copies[value]
-    if not _defined_within(value, body):
+    if not in_block(value.node, body):
         return value
     node = value.node
     if node.owning_block is not body or not _recomputed(node):

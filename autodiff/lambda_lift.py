@@ -33,11 +33,11 @@ from __future__ import annotations
 
 from autodiff.errors import DifferentiationError
 from autodiff.gradient import Gradient
+from ir.analysis import is_within, reverse_nodes
 from ir.graph import PARAM, Graph, Node, Value
 from ir.types import BOOL, FLOAT, INT, NONE, SCALAR, STR, ListType, OptionalType, TupleType, Type
 from passes.functionalize import WRITE_BACK
-from passes.lift_constants import is_within, reverse_nodes
-from passes.registry import Module, register_module_pass
+from passes.registry import Module
 
 
 def lambda_lift(graph: Graph) -> Gradient:
@@ -205,7 +205,6 @@ def reverse_captures(graph: Graph, reverse: Node) -> list[Value]:
     return captures
 
 
-@register_module_pass("lambda-lift")
 def lambda_lift_module(module: Module) -> bool:
     """Replace the graph holding a prim::Reverse node by ``f`` and ``df``.
 

@@ -26,8 +26,8 @@ from autodiff.gradient import Gradient
 from autodiff.lambda_lift import lambda_lift
 from autodiff.specialize import functionalize_options
 from autodiff.taps import prepare_taps
+from ir.collector import gc_paused
 from ir.graph import Graph, Value
-from ir.parser import gc_paused
 from ir.types import ANY, ListType, TupleType, Type
 from passes.registry import PipelineStep, run_passes
 from passes.shape_propagation import propagate_shapes, specialise

@@ -9,11 +9,12 @@
 # turns those names' taps into ``aten::_tap_hooked``, whose formula's backward is
 # ``aten::_run_hooks(grad, "h")``: impure, so the gradient flowing into the tapped value
 # reaches it as ``df`` runs, wherever the tap is (a branch's reverse runs it only when the
-# branch ran, a loop's once per iteration). The kernel calls what `HOOK_RUNNER` holds, which
-# `HookRun` sets around one backward run: the hooks registered for the name in order, each
-# non-None result replacing the gradient, then the retained gradient is recorded (after the
-# hooks, as torch's ``retain_grad`` sees what the tensor's hooks returned). What the last
-# hook returned is what ``df`` passes on to earlier operations.
+# branch ran, a loop's once per iteration). The kernel is a hook point
+# (`ir.ops.taps.running_hooks`) into which `HookRun` installs itself around one backward run:
+# the hooks registered for the name in order, each non-None result replacing the gradient,
+# then the retained gradient is recorded (after the hooks, as torch's ``retain_grad`` sees
+# what the tensor's hooks returned). What the last hook returned is what ``df`` passes on to
+# earlier operations.
 #
 # A name that may be computed more than once (tapped in a loop, or by several taps) is
 # retained as a list of gradients, in the order the forward computed the values; otherwise
@@ -30,9 +31,9 @@ from typing import Any
 import numpy as np
 
 from autodiff.errors import DifferentiationError
+from ir.analysis import constant_value, in_loop, is_constant
 from ir.graph import Graph, Node
-from ir.ops.taps import HOOK_RUNNER, tap
-from passes.constant_propagation import constant_value, is_constant
+from ir.ops.taps import running_hooks, tap
 
 TAP = "aten::_tap"
 TAP_HOOKED = "aten::_tap_hooked"
@@ -120,19 +121,10 @@ def repeated_names(sites: Mapping[str, list[Node]], names: Iterable[str]) -> dic
     """Per name of ``names`` that ``sites`` has, whether it may be computed more than once:
     tapped by several nodes, or inside a loop."""
     return {
-        name: len(sites[name]) > 1 or any(_in_loop(node) for node in sites[name])
+        name: len(sites[name]) > 1 or any(in_loop(node) for node in sites[name])
         for name in names
         if name in sites
     }
-
-
-def _in_loop(node: Node) -> bool:
-    block = node.owning_block
-    while block is not None and block.owning_node is not None:
-        if block.owning_node.kind == "prim::Loop":
-            return True
-        block = block.owning_node.owning_block
-    return False
 
 
 class HookRun:
@@ -167,11 +159,8 @@ class HookRun:
 
     @contextmanager
     def active(self) -> Any:
-        token = HOOK_RUNNER.set(self)
-        try:
+        with running_hooks(self):
             yield self
-        finally:
-            HOOK_RUNNER.reset(token)
 
     def retained(self) -> dict[str, Any]:
         """Name → gradient, or a list of them in forward order for a repeated name. The

@@ -35,8 +35,8 @@ from frontend import syntax
 from frontend.emit import annotation_type, emit_function
 from frontend.errors import ScriptError
 from frontend.parse import parse_source
+from ir.collector import gc_paused
 from ir.graph import Graph, Value
-from ir.parser import gc_paused
 from ir.source import SourceRange
 from ir.types import ANY, TENSOR, ListType, OptionalType, TensorType, TupleType, Type
 

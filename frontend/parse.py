@@ -21,7 +21,7 @@ from frontend import syntax
 from frontend.errors import ScriptError
 from frontend.lalr import FastParser
 from frontend.lexer import Indenter, SubsetLexer, TextError
-from ir.parser import gc_paused
+from ir.collector import gc_paused
 from ir.source import Source, SourceRange
 
 

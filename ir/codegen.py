@@ -77,16 +77,10 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from ir.analysis import last_uses, values_read_in_blocks
 from ir.errors import AutodiffError, InterpreterError
 from ir.graph import Block, Graph, Node, Value
-from ir.interpreter import (
-    Executable,
-    Observer,
-    last_uses,
-    node_error,
-    run_graph,
-    values_read_in_blocks,
-)
+from ir.interpreter import Executable, Observer, node_error, run_graph
 from ir.ops import AUTOGRAD_ZERO, OPS, OpDef, prim
 from ir.printer import HEX_ABOVE_BITS, print_node
 from ir.typed_calls import TypedCalls

@@ -782,22 +782,6 @@ class Graph:
         return new
 
 
-def in_block(node: Node, block: Block) -> bool:
-    """Whether ``node`` (a block's parameter or return node included) is in ``block`` or in a
-    block nested in it.
-
-    >>> in_block(next(loop.blocks[0].nodes()), graph.block)
-    True
-    """
-    owner: Block | None = node.owning_block
-    while owner is not None:
-        if owner is block:
-            return True
-        parent = owner.owning_node
-        owner = parent.owning_block if parent is not None else None
-    return False
-
-
 def _visible_at(value: Value, user: Node) -> bool:
     """True when ``value`` is defined before ``user`` in ``user``'s block or an enclosing one."""
     definer = value.node

@@ -44,6 +44,7 @@ from typing import Any
 
 import numpy as np
 
+from ir.analysis import last_uses
 from ir.errors import AutodiffError, InterpreterError
 from ir.graph import Block, Graph, Node, Value
 from ir.ops import AUTOGRAD_ZERO, OPS, OpDef
@@ -356,34 +357,6 @@ _STRUCTURAL: dict[str, Callable[[_Compiler, Node, tuple[int, ...]], Step | None]
     "prim::GradOf": _Compiler.grad_of,
     "prim::CallFunction": _Compiler.call_function,
 }
-
-
-def last_uses(block: Block, nodes: list[Node]) -> dict[Value, int]:
-    """For each value read in ``block``, the position of its last reader: node ``i`` is at
-    ``i + 1``, the block's return at ``len(nodes) + 1``. See Note [Freeing values]; the
-    generated code (`ir.codegen`) frees by the same positions."""
-    last: dict[Value, int] = {}
-    for position, node in enumerate(nodes, start=1):
-        for value in node.inputs:
-            last[value] = position
-        for value in values_read_in_blocks(node):
-            last[value] = position
-    for value in block.outputs:
-        last[value] = len(nodes) + 1
-    return last
-
-
-def values_read_in_blocks(node: Node) -> list[Value]:
-    """Every value the nested blocks of ``node`` read, at any depth (none without blocks)."""
-    values: list[Value] = []
-    pending = list(node.blocks)
-    while pending:
-        block = pending.pop()
-        for inner in block.nodes():
-            values.extend(inner.inputs)
-            pending.extend(inner.blocks)
-        values.extend(block.outputs)
-    return values
 
 
 def _kernel_step(

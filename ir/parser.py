@@ -10,12 +10,10 @@ in the text. Whether a use is also visible from its block (dominance) is `ir.ver
 
 from __future__ import annotations
 
-import gc
 import json
 import math
 import re
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -26,6 +24,7 @@ from lark import Lark, Token, Tree
 from lark.exceptions import UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 from lark.lexer import PatternStr
 
+from ir.collector import gc_paused
 from ir.errors import IRParseError
 from ir.graph import Block, Graph, Node, Value
 from ir.printer import canonical_hint
@@ -80,21 +79,6 @@ _MAX_DIM_DIGITS = 18  # a dimension is an int64 (NumPy's limit), so at most 18 d
 #   printer writes them, which has no limit.
 MAX_NESTING = 200
 MAX_DECIMAL_DIGITS = 4300
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while a parse allocates its many small objects, none
-    of which become garbage before the parse ends: the collector's repeated scans of them
-    would otherwise double the time to read a 10,000-node graph (or a long function). Both
-    the IR parser and the frontend's parser use it."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 @cache

@@ -29,11 +29,11 @@ from __future__ import annotations
 
 import enum
 
+from ir.analysis import REVERSE, is_within
 from ir.graph import PARAM, Block, Graph, Node, Value
 from ir.ops import OPS
 from ir.source import SourceRange
 from ir.types import FLOAT, INT, STR, ListType, TensorType, TupleType, Type
-from passes.lift_constants import REVERSE, is_within
 from passes.registry import register_pass
 
 AUTOGRAD_ZERO = "prim::AutogradZero"

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from ir.analysis import constant_value, is_constant
 from ir.errors import ShapeError
 from ir.graph import Block, Graph, Node, Value
 from ir.ops import NOT_CONSTANT, OPS, OpDef
@@ -91,15 +92,6 @@ def _inlined(graph: Graph, node: Node) -> Node:
     following = node.next
     node.destroy()
     return first or following
-
-
-def is_constant(value: Value) -> bool:
-    return value.node.kind == CONSTANT
-
-
-def constant_value(value: Value) -> Any:
-    """The Python or NumPy value of a prim::Constant's output (None for a ``NoneType`` one)."""
-    return value.node.attrs.get("value")
 
 
 @PATTERNS.register("prim::If")

@@ -11,9 +11,10 @@ such queries into constants; this pass handles what specialisation left unknown.
 
 from __future__ import annotations
 
+from ir.analysis import is_within, reverse_nodes
 from ir.graph import PARAM, Graph, Node, Value
 from ir.ops import OPS
-from passes.lift_constants import CONSTANT, ConstantLifter, is_within, reverse_nodes
+from passes.lift_constants import CONSTANT, ConstantLifter
 from passes.registry import register_pass
 
 

@@ -8,11 +8,11 @@ block already is left where it is: reading it captures nothing.
 
 from __future__ import annotations
 
+from ir.analysis import reverse_nodes
 from ir.graph import Block, Graph, Node, Value
 from passes.registry import register_pass
 
 CONSTANT = "prim::Constant"
-REVERSE = "prim::Reverse"
 
 
 @register_pass("lift-constants")
@@ -38,21 +38,6 @@ def lift_constants(graph: Graph) -> bool:
         lifter.lift_block(reverse.blocks[0])
         changed |= lifter.changed
     return changed
-
-
-def reverse_nodes(graph: Graph) -> list[Node]:
-    """The prim::Reverse nodes of ``graph``'s top-level block (differentiation adds one)."""
-    return [node for node in graph.nodes() if node.kind == REVERSE]
-
-
-def is_within(node: Node, ancestor: Node) -> bool:
-    """True when ``node`` sits in a block nested (at any depth) in ``ancestor``."""
-    block = node.owning_block
-    while block is not None and block.owning_node is not None:
-        if block.owning_node is ancestor:
-            return True
-        block = block.owning_node.owning_block
-    return False
 
 
 class ConstantLifter:

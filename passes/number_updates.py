@@ -35,10 +35,10 @@ from enum import IntFlag
 
 import numpy as np
 
+from ir.analysis import constant_value, is_constant
 from ir.errors import IRError
 from ir.graph import Block, Graph, Node, Value
 from ir.types import BOOL, FLOAT, INT, NONE, SCALAR, TensorType
-from passes.constant_propagation import constant_value, is_constant
 
 
 class Kind(IntFlag):

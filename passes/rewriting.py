@@ -8,12 +8,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ir.analysis import constant_value, is_constant
 from ir.errors import ShapeError
 from ir.graph import Node, Value
 from ir.ops import NOT_CONSTANT, OPS
 from ir.ops.scalar import evaluate_bounded
 from ir.types import BOOL, FLOAT, INT, TensorType, Type
-from passes.constant_propagation import constant_value, is_constant
 from passes.pattern_rewriter import Rewriter
 
 # Python numbers: a kernel sees them as shape () operands that NumPy never promotes a result to.

@@ -19,11 +19,10 @@
 
 from __future__ import annotations
 
-from ir.graph import Block, Graph, Node, Value, in_block
+from ir.analysis import constant_value, in_block, is_constant, runs_its_count
+from ir.graph import Block, Graph, Node, Value
 from ir.types import TensorType
-from passes.constant_propagation import constant_value, is_constant
 from passes.registry import register_pass
-from passes.stack_tapes import runs_its_count
 
 TAPE_WRITE = "prim::TapeWrite"
 

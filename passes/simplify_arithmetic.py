@@ -30,10 +30,10 @@ import math
 
 import numpy as np
 
+from ir.analysis import constant_value, is_constant
 from ir.graph import Graph, Node, Value
 from ir.ops import NOT_CONSTANT
 from ir.types import FLOAT, INT, TensorType, type_of_value
-from passes.constant_propagation import constant_value, is_constant
 from passes.pattern_rewriter import PatternTable, Rewriter
 from passes.registry import register_pass
 from passes.rewriting import PYTHON_SCALARS, insert_typed, known_shape, static_value

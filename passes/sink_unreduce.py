@@ -26,11 +26,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from ir.analysis import constant_value, is_constant
 from ir.graph import Graph, Node, Value
 from ir.ops.elementwise import BINARY, UNARY
 from ir.ops.shape_rules import normalize_axes
 from ir.types import BOOL, NONE, TensorType, type_of_value
-from passes.constant_propagation import constant_value, is_constant
 from passes.pattern_rewriter import PatternTable, Rewriter
 from passes.registry import register_pass
 from passes.rewriting import insert_typed, known_shape, retype

@@ -13,22 +13,13 @@ specialised, so that sizes folded to constants count as fixed.
 
 from __future__ import annotations
 
+from ir.analysis import constant_value, is_constant, runs_its_count
 from ir.graph import Graph, Node, Value
 from ir.types import INT, STR, TensorType, TupleType
-from passes.constant_propagation import constant_value, is_constant
 from passes.registry import register_pass
 
 # A ``while`` loop's trip count (`frontend.emit`): no tape can be preallocated for it.
 UNBOUNDED_TRIPS = 2**62
-
-
-def runs_its_count(loop: Node) -> bool:
-    """Whether ``loop`` runs exactly its trip count: it starts, and never stops early."""
-
-    def constant_true(value: Value) -> bool:
-        return is_constant(value) and constant_value(value) is True
-
-    return constant_true(loop.inputs[1]) and constant_true(loop.blocks[0].outputs[0])
 
 
 @register_pass("stack-tapes")

@@ -96,8 +96,8 @@ def write_back(target: Any, value: Any) -> tuple[()]:
 def written_argument(value: Any, target: Any) -> Any:
     """The argument ``target`` once prim::WriteBack has left ``value`` in it: the array itself,
     so that a result of the function that NumPy gives as the argument (or a view of it) is that
-    very array (Note [Returned arguments] in `passes.functionalize`). ``value`` is only read by
-    the derivative, which is that of ``value``.
+    very array (Note [Returned arguments] in `passes.returned_arguments`). ``value`` is only
+    read by the derivative, which is that of ``value``.
 
     >>> x = np.zeros(2)
     >>> written_argument(x + 1, x) is x
@@ -304,7 +304,7 @@ register_op(
     differentiable=False,
 )(write_back)
 # Impure: no pass may merge, fold, hoist or move it (Note [Returned arguments] in
-# `passes.functionalize`).
+# `passes.returned_arguments`).
 register_op(
     "prim::WrittenArgument(Tensor value, Tensor target) -> Tensor",
     shape=_written_argument_rule,

@@ -8,13 +8,15 @@
     aten::_run_hooks(Any grad, str name) -> Any
         hands the gradient of the value tapped as ``name`` to the caller's hooks; impure
 
-The hooks of one backward run are reached through `HOOK_RUNNER`, a context variable the
-gradient API sets around ``df``: `ir` knows nothing of the API that registers them.
+``aten::_run_hooks`` is a hook point: it calls whatever runner `running_hooks` installed
+around the code that runs it, and is the identity when none is. `ir` defines the point and
+knows nothing of who installs a runner (the gradient API does, around one run of ``df``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
@@ -22,10 +24,26 @@ from ir.ops.prim import AUTOGRAD_ZERO
 from ir.ops.registry import register_op
 from ir.types import Type
 
-HOOK_RUNNER: ContextVar[Callable[[Any, str], Any] | None] = ContextVar(
-    "autodiff_hook_runner", default=None
-)
-"""What ``aten::_run_hooks`` calls with a gradient and its tap's name; None: no hooks."""
+HookRunner = Callable[[Any, str], Any]
+"""Called with a gradient and its tap's name; returns the gradient to pass on."""
+
+_RUNNER: ContextVar[HookRunner | None] = ContextVar("tap_hook_runner", default=None)
+"""What ``aten::_run_hooks`` calls; None: no hooks."""
+
+
+@contextmanager
+def running_hooks(runner: HookRunner) -> Iterator[None]:
+    """Within the block, ``aten::_run_hooks(grad, name)`` returns ``runner(grad, name)``
+    (unless ``grad`` is the AUTOGRAD_ZERO sentinel); the runner it replaced is back after.
+
+    >>> with running_hooks(lambda grad, name: grad * 2):
+    ...     backward(saved, seeds)            # each hooked tap's gradient doubled
+    """
+    token = _RUNNER.set(runner)
+    try:
+        yield
+    finally:
+        _RUNNER.reset(token)
 
 
 def like_operand(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
@@ -63,7 +81,7 @@ def tap_hooked(value: Any, name: str) -> Any:
     differentiable=False,
 )
 def run_hooks(grad: Any, name: str) -> Any:
-    runner = HOOK_RUNNER.get()
+    runner = _RUNNER.get()
     if runner is None or grad is AUTOGRAD_ZERO:
         return grad
     return runner(grad, name)

@@ -73,8 +73,8 @@ TAPES = {"prim::TapeWrite"}
 
 # Operators whose result is, as a value, another function of their operands than what the
 # kernel computes from them: prim::WrittenArgument returns its target, which the write back has
-# filled with its value (Note [Returned arguments] in `passes.functionalize`); its derivative
-# is that of the value. Finite differences differentiate the value.
+# filled with its value (Note [Returned arguments] in `passes.returned_arguments`); its
+# derivative is that of the value. Finite differences differentiate the value.
 VALUE_OF = {"prim::WrittenArgument": lambda value, target: value}
 
 

@@ -12,12 +12,12 @@ from autodiff.cli import split_input
 from autodiff.errors import DifferentiationError
 from autodiff.lambda_lift import lambda_lift
 from autodiff.runtime import CompiledGradient
+from ir.analysis import reverse_nodes
 from ir.errors import InterpreterError
 from ir.graph import Graph
 from ir.parser import parse_module
 from ir.printer import print_graph
 from ir.types import BOOL, FLOAT, INT, ListType, TensorType, Type
-from passes.lift_constants import reverse_nodes
 from passes.registry import run_passes
 from tests.helpers import parse_ir
 from tests.unit.test_lambda_lift import EXAMPLE

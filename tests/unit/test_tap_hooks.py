@@ -248,3 +248,18 @@ def test_anomaly_mode_names_the_tap_whose_hook_made_a_nan() -> None:
     ):
         ad.grad(tapped, hooks={"h": lambda g: g * np.nan})(W, X, B)
     assert 'ad.tap(np.tanh(x @ w), "h")' in str(raised.value)
+
+
+def test_the_hook_point_runs_the_installed_runner_and_restores_the_one_before() -> None:
+    from ir.ops.prim import AUTOGRAD_ZERO
+    from ir.ops.taps import run_hooks, running_hooks
+
+    grad = np.ones(2)
+    assert run_hooks(grad, "h") is grad  # no runner installed: the identity
+    with running_hooks(lambda g, name: g * 2):
+        np.testing.assert_array_equal(run_hooks(grad, "h"), [2.0, 2.0])
+        with running_hooks(lambda g, name: g + 5):
+            np.testing.assert_array_equal(run_hooks(grad, "h"), [6.0, 6.0])
+        np.testing.assert_array_equal(run_hooks(grad, "h"), [2.0, 2.0])
+        assert run_hooks(AUTOGRAD_ZERO, "h") is AUTOGRAD_ZERO
+    assert run_hooks(grad, "h") is grad
