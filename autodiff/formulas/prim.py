@@ -16,7 +16,7 @@ def ListAppend(lst, elem):
 
 def WrittenArgument(value, target):
     # The argument once written back holds ``value`` (Note [Returned arguments] in
-    # `passes.functionalize`): its gradient is ``value``'s; the argument as passed gets none.
+    # `passes.returned_arguments`): its gradient is ``value``'s; the argument as passed gets none.
     def backward(dout):
         return dout, None
 
