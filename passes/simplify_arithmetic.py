@@ -181,8 +181,13 @@ def delayed_negation(rewriter: Simplifier, node: Node) -> bool:
         if operand.ty != negation.inputs[0].ty:
             continue
         moved = node.kind not in ("aten::add", "aten::sub")
-        if moved and _size(operand) < _size(node.output):
-            continue  # a negated scalar is where the negation costs least
+        if moved and (
+            _size(operand) < _size(node.output)
+            or (_is_scalar(operand) and not _is_scalar(node.output))
+        ):
+            # A negated scalar is where the negation costs least, and where negated_product
+            # puts it: moving it out of a one-element product would undo that, forever.
+            continue
         if node.kind == "aten::sub" and position == 0:
             continue
         plain = negation.inputs[0]
