@@ -21,6 +21,16 @@ from tests.helpers import assert_ir, parse_ir
 Toy = Rewriter[None]
 
 
+def double_negation(rewriter: Toy, node: Node) -> bool:
+    """neg(neg(x)) -> x, when the inner negation has no other reader."""
+    inner = node.inputs[0]
+    if inner.node.kind != "aten::neg" or len(inner.uses) != 1:
+        return False
+    rewriter.replace(node, [inner.node.inputs[0]])
+    rewriter.destroy(inner.node)
+    return True
+
+
 def toy_table() -> PatternTable[None]:
     """Three rewrites of toy graphs, each enabled only by another's result:
     a ``sin`` nothing reads is destroyed; ``neg(neg(y))`` is ``y`` when the inner negation has
@@ -34,14 +44,7 @@ def toy_table() -> PatternTable[None]:
         rewriter.destroy(node)
         return True
 
-    @table.register("aten::neg")
-    def double_negation(rewriter: Toy, node: Node) -> bool:
-        inner = node.inputs[0]
-        if inner.node.kind != "aten::neg" or len(inner.uses) != 1:
-            return False
-        rewriter.replace(node, [inner.node.inputs[0]])
-        rewriter.destroy(inner.node)
-        return True
+    table.register("aten::neg")(double_negation)
 
     @table.register("aten::exp")
     def exp_of_log(rewriter: Toy, node: Node) -> bool:
@@ -154,14 +157,7 @@ def test_visits_the_nodes_a_rewrite_inserts() -> None:
         rewriter.changed(node)
         return True
 
-    @table.register("aten::neg")
-    def cancel(rewriter: Toy, node: Node) -> bool:
-        inner = node.inputs[0]
-        if inner.node.kind != "aten::neg" or len(inner.uses) != 1:
-            return False
-        rewriter.replace(node, [inner.node.inputs[0]])
-        rewriter.destroy(inner.node)
-        return True
+    table.register("aten::neg")(double_negation)
 
     graph = parse_ir(
         """
