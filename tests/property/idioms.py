@@ -616,6 +616,11 @@ def complex_inputs(g: _Generator) -> None:
         scalar_readouts += [
             ("np.linalg.norm({z}, 'fro')", bound * math.sqrt(size)),
             ("np.linalg.norm({z}, 2)", bound * math.sqrt(size)),
+            ("np.linalg.norm({z}, -2)", bound * math.sqrt(size)),
+            ("np.linalg.norm({z}, 'nuc')", bound * size),
+            # (row axis, column axis) as given: the 1/inf norms' gradient once read them sorted.
+            ("np.linalg.norm({z}, 1, axis=(1, 0))", bound * size),
+            ("np.linalg.norm({z}, np.inf, axis=(1, 0))", bound * size),
             ("np.sum(np.linalg.norm({z}, axis=1))", bound * size),
             ("np.sum(np.linalg.svd({z}, compute_uv=False))", bound * size),
             ("np.sum(np.var({z}, axis=0))", bound**2 * shape[1]),
