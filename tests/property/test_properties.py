@@ -5,10 +5,7 @@ CI runs a fixed, derandomised set of examples per property, so the run is fast a
 every time, and a few programs per idiom, each starting with that idiom.
 ``AUTODIFF_FUZZ_EXAMPLES=N`` runs N random examples per property and idiom instead; for a long
 run that saves what it finds, use ``python -m tests.property.fuzz --examples 10000``.
-
-An idiom or a property the compiler still fails on is listed in `PENDING` with the part of
-issue 15 that fixes it: CI leaves it out (the fuzz command does not) until the fix lands and
-the entry is deleted.
+Every idiom and property runs in CI: a bug one finds is fixed, not left out.
 """
 
 from __future__ import annotations
@@ -35,9 +32,7 @@ CI_EXAMPLES = {
 CI_IDIOM_EXAMPLES = 6  # per idiom, every property but passes and nested
 IDIOM_PROPERTIES = ("scripted", "aliasing", "roundtrip", "gradients")
 
-# Idioms and properties that find bugs other parts of issue 15 fix; each names the item.
-PENDING: dict[str, str] = {}
-CI_IDIOMS = tuple(name for name in IDIOMS if name not in PENDING)
+CI_IDIOMS = tuple(IDIOMS)
 
 
 def property_settings(examples: int) -> settings:
@@ -54,7 +49,6 @@ def property_settings(examples: int) -> settings:
 def make_test(prop: str) -> Callable[[], None]:
     check = PROPERTIES[prop]
 
-    @pytest.mark.skipif(prop in PENDING, reason=PENDING.get(prop, ""))
     @property_settings(CI_EXAMPLES[prop])
     @given(programs(CI_IDIOMS))
     def test(program: Program) -> None:
@@ -74,22 +68,19 @@ test_nested_jacobians_match_finite_differences = make_test("nested")
 @pytest.mark.parametrize("idiom", list(IDIOMS))
 def test_idiom(idiom: str) -> None:
     """Programs that start with ``idiom`` have every property but the costly two."""
-    if idiom in PENDING:
-        pytest.skip(PENDING[idiom])
 
     @property_settings(CI_IDIOM_EXAMPLES)
     @given(programs([idiom], focus=idiom))
     def run(program: Program) -> None:
         for prop in IDIOM_PROPERTIES:
-            if prop not in PENDING:
-                PROPERTIES[prop](program)
+            PROPERTIES[prop](program)
 
     run()
 
 
 @pytest.mark.parametrize("idiom", list(IDIOMS))
 def test_idiom_programs_are_numpy_programs(idiom: str) -> None:
-    """The generator's side of the bargain, pending fixes or not: NumPy runs what an idiom
+    """The generator's side of the bargain: NumPy runs what an idiom
     writes, or, for ``readonly_writes``, refuses it for its write through a read-only view."""
 
     @property_settings(10)
@@ -108,7 +99,3 @@ def test_idiom_programs_are_numpy_programs(idiom: str) -> None:
 @pytest.mark.parametrize("prop", sorted(PROPERTIES))
 def test_every_property_runs_in_ci(prop: str) -> None:
     assert prop in CI_EXAMPLES
-
-
-def test_every_pending_entry_names_an_idiom_or_a_property() -> None:
-    assert set(PENDING) <= set(IDIOMS) | set(PROPERTIES)
