@@ -71,3 +71,27 @@ def test_batches_in_processes_count_every_program_once(monkeypatch: pytest.Monke
     runs = fuzz(7, 0, ["scripted"], set(), jobs=2, idioms=())
     counts = [ran for _, ran, failure in runs if not failure]
     assert sum(counts) == 7
+
+
+def test_second_derivatives_are_checked_at_a_coarser_step_only_on_a_mismatch() -> None:
+    """Rounding in a large gradient, divided by the step, is not a wrong Hessian
+    (regression 125); a Hessian off by one percent fails at both steps."""
+    import numpy as np
+
+    import autodiff as ad
+    from tests.property.checks import (
+        assert_close_to_differences_of,
+        assert_close_to_numeric,
+        differences_of,
+    )
+
+    def loss(x: np.ndarray) -> np.ndarray:
+        return np.sum(1000.0 * x + np.tanh(7.0 + np.sum(x**3)))
+
+    x = np.linspace(-1.0, 1.0, 4)
+    gradient, exact = ad.grad(loss), ad.hessian(loss)(x)
+    with pytest.raises(AssertionError):  # the fine step alone is a false alarm here
+        assert_close_to_numeric(exact, differences_of(gradient, [x], 0), "hessian")
+    assert_close_to_differences_of(exact, gradient, [x], "hessian")
+    with pytest.raises(AssertionError, match="hessian: relative error"):
+        assert_close_to_differences_of(exact * 1.01, gradient, [x], "hessian")
