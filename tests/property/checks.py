@@ -26,7 +26,6 @@ runs anything that mutates one.
 
 from __future__ import annotations
 
-import copy
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -51,7 +50,7 @@ from passes.registry import PASSES, PipelineStep, run_passes
 from passes.shape_propagation import specialise
 from tests.gradients.test_gradient_corpus import finite_differences
 from tests.helpers import check_roundtrip
-from tests.property.programs import Program, load_program
+from tests.property.programs import Program, copy_keeping_layout, load_program
 
 # Finite differences: step, relative error allowed, and the floor (a fraction of the largest
 # numeric gradient) below which an element is compared absolutely.
@@ -64,7 +63,7 @@ PASS_RTOL = 1e-10
 
 
 def fresh(args: Sequence[Any]) -> list[Any]:
-    return [copy.deepcopy(a) for a in args]
+    return [copy_keeping_layout(a) for a in args]
 
 
 def assert_same(actual: Any, expected: Any, where: str, *, exact_types: bool = True) -> None:

@@ -7,7 +7,8 @@ int argument), ``for … in range`` and counted ``while`` loops, elementwise ope
 functions with broadcasting, reductions, matmul, slicing and indexing reads, and writes
 (``y[i] = …``, ``y[:, j] += …``, ``y *= …``) into fresh arrays, into arguments and into views of
 either, in straight-line code, in branches and in loops (``out[i] = …`` in a ``for``), over
-small float64 arrays of fixed shapes. The idioms of `tests.property.idioms` (accumulators,
+small float64 arrays of fixed shapes; about one array argument in four comes in Fortran order,
+transposed, strided or reversed (`LAYOUTS`), as a NumPy user's ``x.T`` or ``x[::2]`` would. The idioms of `tests.property.idioms` (accumulators,
 NumPy scalars read out of arrays, views, saved operands, complex arguments, …) are options
 ``programs(idioms=...)`` draws besides.
 
@@ -24,6 +25,7 @@ divisors are ``2 + cos(…)``, and an expression whose bound passes `WRAP_ABOVE`
 from __future__ import annotations
 
 import ast
+import copy
 import linecache
 import math
 import re
@@ -67,15 +69,18 @@ class Program:
     body: str  # the source of ``f`` and ``loss``
     args: tuple[tuple[str, ArgSpec], ...]
     seed: int
+    # Array arguments passed in another memory layout than C order: name -> a key of LAYOUTS.
+    layouts: tuple[tuple[str, str], ...] = ()
 
     def source(self, doc: str = "A generated program.", metadata: str = "") -> str:
         """A module that defines ``f``, ``loss``, ``ARGS`` and ``SEED`` (after ``metadata``, a
         few assignments): what a regression file holds."""
         args = ", ".join(f"({name!r}, {spec!r})" for name, spec in self.args)
+        layouts = f"LAYOUTS = {dict(self.layouts)!r}\n" if self.layouts else ""
         return (
             HEADER.format(doc=doc)
             + metadata
-            + f"ARGS = ({args},)\nSEED = {self.seed}\n\n\n"
+            + f"ARGS = ({args},)\n{layouts}SEED = {self.seed}\n\n\n"
             + self.body
         )
 
@@ -85,13 +90,15 @@ class Program:
         namespace: dict[str, Any] = {}
         exec(compile(source, "<regression>", "exec"), namespace)
         body = source.split(f"SEED = {namespace['SEED']}\n", 1)[1].lstrip("\n")
-        return Program(body, tuple(namespace["ARGS"]), namespace["SEED"])
+        layouts = tuple(namespace.get("LAYOUTS", {}).items())
+        return Program(body, tuple(namespace["ARGS"]), namespace["SEED"], layouts)
 
     def arguments(self) -> tuple[Any, ...]:
         """Fresh argument values: arrays and floats uniform in [-1, 1] from ``seed``."""
         rng = np.random.default_rng(self.seed)
         values: list[Any] = []
-        for _, spec in self.args:
+        layouts = dict(self.layouts)
+        for name, spec in self.args:
             if spec == "float":
                 values.append(float(rng.uniform(-1, 1)))
             elif is_complex(spec):
@@ -101,10 +108,46 @@ class Program:
                 values.append(int(spec.split("=")[1]))
             else:
                 values.append(rng.uniform(-1, 1, spec))
+            if name in layouts:
+                values[-1] = LAYOUTS[layouts[name]](values[-1])
         return tuple(values)
 
     def float_positions(self) -> tuple[int, ...]:
         return tuple(i for i, (_, spec) in enumerate(self.args) if not _is_int(spec))
+
+
+def _strided(value: np.ndarray) -> np.ndarray:
+    """``value`` as every other row of an array twice as long."""
+    whole = np.zeros((2 * value.shape[0], *value.shape[1:]), value.dtype)
+    whole[::2] = value
+    return whole[::2]
+
+
+# How an argument may be laid out in memory besides C order, and the ndim each needs. NumPy
+# users pass all of these (``x.T``, ``x[::2]``, ``np.asfortranarray(x)``, ``x[::-1]``); the
+# compiler's own arrays are C-ordered, so a kernel or a view rule that assumes its input is
+# would be wrong on them.
+LAYOUTS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "fortran": np.asfortranarray,
+    "transposed": lambda value: np.ascontiguousarray(value.T).T,
+    "strided": _strided,
+    "reversed": lambda value: np.ascontiguousarray(value[::-1])[::-1],
+}
+LAYOUT_MIN_NDIM = {"fortran": 2, "transposed": 2, "strided": 1, "reversed": 1}
+
+
+def copy_keeping_layout(value: Any) -> Any:
+    """A deep copy of ``value``; an array keeps its strides (``copy.deepcopy`` would make a
+    strided or reversed view C-ordered)."""
+    if not isinstance(value, np.ndarray) or value.flags.c_contiguous:
+        return copy.deepcopy(value)
+    extents = [(n - 1) * stride for n, stride in zip(value.shape, value.strides, strict=True)]
+    low = sum(min(0, e) for e in extents)
+    high = sum(max(0, e) for e in extents) + value.itemsize
+    memory = np.zeros(high - low, np.uint8)
+    copied = np.ndarray(value.shape, value.dtype, memory, -low, value.strides)
+    copied[...] = value
+    return copied
 
 
 def _is_int(spec: ArgSpec) -> bool:
@@ -784,7 +827,22 @@ def programs(
         + f"\n\n\ndef loss({parameters}):\n    return {total}\n"
     )
     seed = draw(st.integers(0, 2**16))
-    return Program(body, tuple(args), seed)
+    return Program(body, tuple(args), seed, _layouts(args, draw))
+
+
+def _layouts(
+    args: list[tuple[str, ArgSpec]], draw: Callable[[st.SearchStrategy[Any]], Any]
+) -> tuple[tuple[str, str], ...]:
+    """About one array argument in four is passed in another layout than C order."""
+    layouts = []
+    for name, spec in args:
+        shape = complex_shape(spec) if is_complex(spec) else spec
+        if isinstance(shape, str) or draw(st.integers(0, 3)) != 0:
+            continue
+        fitting = [key for key, ndim in LAYOUT_MIN_NDIM.items() if len(shape) >= ndim]
+        if fitting:
+            layouts.append((name, draw(st.sampled_from(fitting))))
+    return tuple(layouts)
 
 
 def _result(generator: _Generator, draw: Callable[[st.SearchStrategy[Any]], Any]) -> Expr:

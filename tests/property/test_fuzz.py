@@ -3,11 +3,13 @@ and its key makes the next run reject that failure rather than shrink it again."
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from tests.property.checks import PROPERTIES
+from tests.property.checks import PROPERTIES, fresh
 from tests.property.fuzz import (
     Failure,
     detailed_key,
@@ -17,12 +19,13 @@ from tests.property.fuzz import (
     known_keys,
     save_regression,
 )
-from tests.property.programs import Program, load_program
+from tests.property.programs import LAYOUTS, Program, load_program
 
 PROGRAM = Program(
     "def f(a, n):\n    return np.tanh(a)\n\n\ndef loss(a, n):\n    return np.sum(f(a, n))\n",
     (("a", (3, 4)), ("n", "int=2")),
     7,
+    (("a", "transposed"),),
 )
 
 
@@ -39,6 +42,20 @@ def test_a_saved_failure_is_a_program_with_its_property_and_key(tmp_path: Path) 
     second.write_text(second.read_text().replace("XFAIL = None", "XFAIL = 'a known bug'"))
     assert known_keys(tmp_path) == {error_key(ValueError("x"))}
     assert load_program(Program.from_source(text)).f(*PROGRAM.arguments()).shape == (3, 4)
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_arguments_in_another_layout_keep_their_values_and_strides_when_copied(
+    layout: str,
+) -> None:
+    c_ordered = replace(PROGRAM, layouts=()).arguments()[0]
+    (argument, _) = replace(PROGRAM, layouts=(("a", layout),)).arguments()
+    assert not argument.flags.c_contiguous
+    np.testing.assert_array_equal(argument, c_ordered)
+    (copied,) = fresh([argument])
+    assert copied.strides == argument.strides
+    assert not np.shares_memory(copied, argument)
+    np.testing.assert_array_equal(copied, c_ordered)
 
 
 def test_error_keys_ignore_locations_names_and_numbers() -> None:
