@@ -10,11 +10,15 @@ import numpy as np
 from ir.ops.fourier import is_complex
 from ir.ops.gradients.common import dtype_of
 from ir.ops.gradients.linalg_decompositions import (
+    NORM_COLUMN_SUMS,
     NORM_COUNT,
     NORM_EUCLIDEAN,
     NORM_LARGEST,
+    NORM_LARGEST_SINGULAR,
+    NORM_NUCLEAR,
     NORM_POWER,
-    norm_backward,
+    NORM_ROW_SUMS,
+    matrix_norm_axis,
     norm_kind,
     svd_backward,
 )
@@ -215,8 +219,37 @@ def linalg_norm(self, order, axis, keepdims):
             grad = spread * slope * hits / np.sum(hits, axis=axis, keepdims=True)
         elif kind == NORM_COUNT:
             grad = spread * slope * 0.0
+        elif kind == NORM_COLUMN_SUMS or kind == NORM_ROW_SUMS:  # noqa: SIM109 (no `in` here)
+            # The extreme column (row) sum of magnitudes: its column (row) gets the slope of
+            # |x|, and columns (rows) tied with it share it evenly. A full-shaped tie mask
+            # counts each tied line once per element along the summed axis.
+            summed = matrix_norm_axis(axis, self.ndim, 0 if kind == NORM_COLUMN_SUMS else 1)
+            sums = np.sum(np.abs(self), axis=summed, keepdims=True)
+            hits = (sums == norm).astype(dtype_of(out))
+            lines = np.sum(hits, axis=axis, keepdims=True) / shape[summed]
+            grad = spread * slope * hits / lines
         else:
-            grad = norm_backward(dout, self, out, order, axis, keepdims)
+            # The spectral (ord 2, -2) and nuclear norms: the sum of conj(u_i vh_i) over the
+            # singular pairs the norm takes, through svd (differentiable again where the
+            # singular values are distinct). Tied extremes share evenly; the nuclear norm
+            # takes the pairs whose value is not 0, the least-norm subgradient. atleast_2d
+            # and the reshape are no-ops on the matrices this branch is taken for; they type
+            # it for a vector, whose shapes are propagated through it too.
+            rows = matrix_norm_axis(axis, self.ndim, 0)
+            columns = matrix_norm_axis(axis, self.ndim, 1)
+            matrices = np.moveaxis(np.atleast_2d(self), (rows, columns), (-2, -1))
+            u, s, vh = np.linalg.svd(matrices, full_matrices=False)
+            if kind == NORM_NUCLEAR:
+                taken = (s > 0.0).astype(dtype_of(s))
+            else:
+                extreme = np.max(s, axis=-1, keepdims=True)
+                if kind != NORM_LARGEST_SINGULAR:
+                    extreme = np.min(s, axis=-1, keepdims=True)
+                taken = (s == extreme).astype(dtype_of(s))
+                taken = taken / np.sum(taken, axis=-1, keepdims=True)
+            pairs = (u * np.expand_dims(taken, -2)) @ vh
+            pairs = np.conj(pairs) if complex_input else pairs
+            grad = spread * np.reshape(np.moveaxis(pairs, (-2, -1), (rows, columns)), shape)
         return grad, None, None, None
 
     return out, backward

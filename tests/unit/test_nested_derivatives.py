@@ -403,14 +403,51 @@ def test_third_derivative_of_singular_values() -> None:
     np.testing.assert_allclose(third, central_jacobian(hessian, a), rtol=1e-6, atol=1e-8)
 
 
-def test_second_derivative_of_a_matrix_one_norm_is_refused_at_the_call() -> None:
-    # Its gradient is the aten::_norm_backward kernel, which has no derivative formula.
+MATRIX_NORMS = [
+    # (ord, axis, shape): rows and columns in the order axis gives; a stack over other axes.
+    *[(order, None, (3, 4)) for order in (1, -1, np.inf, -np.inf, 2, -2, "nuc")],
+    *[(order, (1, 0), (3, 4)) for order in (1, -1, np.inf, -np.inf, 2, -2, "nuc")],
+    (np.inf, (2, 0), (3, 2, 4)),
+    (-1, (0, 2), (3, 2, 4)),
+    (2, (2, 0), (3, 2, 4)),
+    ("nuc", (-1, 1), (2, 3, 4)),
+]
+
+
+@pytest.mark.parametrize(("order", "axis", "shape"), MATRIX_NORMS, ids=str)
+def test_hessian_of_a_matrix_norm(order: Any, axis: Any, shape: Any, jax: Any) -> None:
+    # The gradient of the 1, inf, 2, -2 and nuclear matrix norms was one kernel,
+    # aten::_norm_backward, with no derivative: the Hessian was refused (regression 126).
+    x = np.random.default_rng(6).normal(size=shape)
+    norms_shape = np.linalg.norm(x, order, axis).shape
+    w = np.arange(1.0, 1.0 + np.prod(norms_shape)).reshape(norms_shape)
+
+    def fn(a, w):
+        return np.sum(np.linalg.norm(a, order, axis) * w)
+
+    def jax_fn(a: Any) -> Any:
+        return jax.numpy.sum(jax.numpy.linalg.norm(a, order, axis) * w)
+
+    hessian = ad.hessian(fn)(x, w)
+    np.testing.assert_allclose(hessian, jax.hessian(jax_fn)(x), rtol=1e-9, atol=1e-10)
+    expected = central_jacobian(lambda a: ad.grad(fn)(a, w), x)
+    np.testing.assert_allclose(hessian, expected, rtol=1e-5, atol=1e-7)
+
+
+def test_hessian_of_a_matrix_norm_against_differences_without_jax() -> None:
     a = np.random.default_rng(5).normal(size=(3, 4))
-    with pytest.raises(ad.DifferentiationError, match="is not differentiable") as raised:
-        ad.hessian(matrix_one_norm)(a)
-    message = str(raised.value)
-    assert "test_nested_derivatives.py:" in message
-    assert "^" in message
+    for fn in (matrix_one_norm, spectral_norm, nuclear_norm):
+        hessian = ad.hessian(fn)(a)
+        expected = central_jacobian(ad.grad(fn), a)
+        np.testing.assert_allclose(hessian, expected, rtol=1e-5, atol=1e-7)
+
+
+def spectral_norm(a):
+    return np.linalg.norm(a, 2)
+
+
+def nuclear_norm(a):
+    return np.linalg.norm(a, "nuc")
 
 
 def python_number_becomes_an_array(a):

@@ -237,8 +237,15 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("aten::_norm_kind", (3, 1, 2), lambda o, a, n: 1),
     ("aten::_norm_kind", (-np.inf, None, 1), lambda o, a, n: 2),
     ("aten::_norm_kind", (0, -1, 2), lambda o, a, n: 3),
-    ("aten::_norm_kind", (2, None, 2), lambda o, a, n: 4),
-    ("aten::_norm_kind", ("nuc", (1, 2), 3), lambda o, a, n: 4),
+    ("aten::_norm_kind", (1, None, 2), lambda o, a, n: 4),
+    ("aten::_norm_kind", (-np.inf, (1, 0), 2), lambda o, a, n: 5),
+    ("aten::_norm_kind", (2, None, 2), lambda o, a, n: 6),
+    ("aten::_norm_kind", (-2, (0, 2), 3), lambda o, a, n: 7),
+    ("aten::_norm_kind", ("nuc", (1, 2), 3), lambda o, a, n: 8),
+    # A matrix norm's row (0) and column (1) axis, in the order the axis argument gives.
+    ("aten::_matrix_norm_axis", ((1, 0), 2, 0), lambda a, n, w: 1),
+    ("aten::_matrix_norm_axis", ((-1, 0), 3, 0), lambda a, n, w: 2),
+    ("aten::_matrix_norm_axis", (None, 3, 1), lambda a, n, w: 2),
     # Scatters (Note [Scatters]): each returns a new array; the operand stays as it was.
     ("aten::_written", (F32, V), lambda t, v: np.broadcast_to(V, (3, 4)).astype(np.float32)),
     ("aten::_written", (INTS, 7), lambda t, v: np.full((3, 4), 7)),
@@ -425,11 +432,6 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
         "aten::_svd_backward",
         (np.ones(2), np.diag([3.0, 2.0]), np.array([3.0, 2.0]), True, False),
         lambda *_: np.eye(2),
-    ),
-    (
-        "aten::_norm_backward",
-        (np.array(2.0), np.array([3.0, 4.0]), np.array(5.0), None, None, False),
-        lambda *_: np.array([1.2, 1.6]),
     ),
     (
         "aten::_join_backward",

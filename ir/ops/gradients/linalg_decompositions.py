@@ -77,54 +77,18 @@ def svd_backward(grad: Any, a: Any, out: Any, full_matrices: bool, compute_uv: b
     return np.conj(result).astype(a.dtype, copy=False)
 
 
-def norm_backward(grad: Any, x: Any, out: Any, order: Any, axis: Any, keepdims: bool) -> Any:
-    """The gradient of ``np.linalg.norm``: vector norms (p-norms, inf, -inf), the Frobenius
-    norm, and the 1 and inf matrix norms; ties in a max share the gradient evenly."""
-    x = np.asarray(x)
-    axes = tuple(range(x.ndim)) if axis is None else normalize_axes(axis, x.ndim)
-    if not keepdims:
-        grad = np.expand_dims(grad, axes)
-        out = np.expand_dims(out, axes)
-    if order is None or order == "fro" or (len(axes) == 1 and order == 2):
-        slope = np.where(out == 0, 0, np.conj(x) / np.where(out == 0, 1, out))
-        return (grad * slope).astype(x.dtype)
-    if len(axes) == 1:
-        return (grad * _vector_norm_slope(x, out, order, axes)).astype(x.dtype)
-    if order in (1, -1, np.inf, -np.inf):
-        # Matrix 1/inf norms: the extreme column (row) sum of absolute values. ``axis`` is
-        # (row axis, column axis) in the order given, which ``axes`` (sorted) forgets.
-        rows, columns = axes if axis is None else (normalize_axis(int(a), x.ndim) for a in axis)
-        summed = rows if order in (1, -1) else columns
-        sums = np.sum(np.abs(x), axis=summed, keepdims=True)
-        hits = (sums == out).astype(out.dtype)
-        hits = hits / np.sum(hits, axis=axes, keepdims=True)
-        return (grad * hits * _abs_slope(x)).astype(x.dtype)
-    if order in (2, -2, "nuc"):
-        return (grad * _singular_norm_slope(x, order, axes)).astype(x.dtype)
-    raise ValueError(f"the gradient of a matrix norm with ord={order!r} is not supported")
-
-
-def _singular_norm_slope(x: Any, order: Any, axes: tuple[int, ...]) -> Any:
-    """The slope of the spectral (ord 2), smallest-singular-value (-2) and nuclear norms of
-    the matrices over ``axes``, with those axes kept: ``conj(u_i vh_i)`` summed over the
-    singular pairs the norm takes (the conjugate is the slope's in Note [Complex gradients]).
-    A largest or smallest value several pairs share gives each of them an equal part, and the
-    nuclear norm takes the pairs whose value is not 0: the least-norm subgradient, as for the
-    other norms' ties (docs/conventions.md)."""
-    matrices = np.moveaxis(x, axes, (-2, -1))
-    u, s, vh = np.linalg.svd(matrices, full_matrices=False)
-    if order == "nuc":
-        taken = (s > 0).astype(s.dtype)
-    else:
-        extreme = s[..., :1] if order == 2 else s[..., -1:]
-        taken = (s == extreme).astype(s.dtype)
-        taken = taken / np.sum(taken, axis=-1, keepdims=True)
-    slope = np.conj((u * taken[..., None, :]) @ vh)
-    return np.moveaxis(slope, (-2, -1), axes)
-
-
 # The formulas of np.linalg.norm's gradient (`norm_kind`).
-NORM_EUCLIDEAN, NORM_POWER, NORM_LARGEST, NORM_COUNT, NORM_OTHER = range(5)
+(
+    NORM_EUCLIDEAN,
+    NORM_POWER,
+    NORM_LARGEST,
+    NORM_COUNT,
+    NORM_COLUMN_SUMS,
+    NORM_ROW_SUMS,
+    NORM_LARGEST_SINGULAR,
+    NORM_SMALLEST_SINGULAR,
+    NORM_NUCLEAR,
+) = range(9)
 
 
 def norm_kind(order: Any, axis: Any, ndim: int) -> int:
@@ -132,37 +96,40 @@ def norm_kind(order: Any, axis: Any, ndim: int) -> int:
     ``x`` of rank ``ndim`` (a constant once ranks are known, so the formula's branches fold):
     `NORM_EUCLIDEAN` (the 2-norm of vectors, the Frobenius norm), `NORM_POWER` (another
     vector p-norm), `NORM_LARGEST` (vector ``inf``/``-inf``), `NORM_COUNT` (``ord=0``), and
-    `NORM_OTHER` for the matrix norms the `norm_backward` kernel computes, whose gradient is
-    not written in differentiable operators (no second derivative).
+    the matrix norms: `NORM_COLUMN_SUMS` (``ord`` 1, -1), `NORM_ROW_SUMS` (``inf``, ``-inf``),
+    `NORM_LARGEST_SINGULAR` (2), `NORM_SMALLEST_SINGULAR` (-2) and `NORM_NUCLEAR`.
 
     >>> norm_kind(None, None, 2), norm_kind(3, None, 1), norm_kind(2, None, 2)
-    (0, 1, 4)
+    (0, 1, 6)
     """
     vector = len(normalize_axes(axis, ndim)) == 1
     if order is None or (isinstance(order, str) and order == "fro") or (vector and order == 2):
         return NORM_EUCLIDEAN
-    if not vector or isinstance(order, str):
-        return NORM_OTHER
+    if isinstance(order, str):
+        return NORM_NUCLEAR
+    if not vector:
+        if order in (1, -1):
+            return NORM_COLUMN_SUMS
+        if order in (np.inf, -np.inf):
+            return NORM_ROW_SUMS
+        return NORM_LARGEST_SINGULAR if order == 2 else NORM_SMALLEST_SINGULAR
     if order in (np.inf, -np.inf):
         return NORM_LARGEST
     return NORM_COUNT if order == 0 else NORM_POWER
 
 
-def _abs_slope(x: Any) -> Any:
-    """The gradient of ``|x|`` elementwise: ``sign(x)``, and ``conj(x) / |x|`` for a complex
-    ``x`` (Note [Complex gradients] in `autodiff.formulas`); 0 at 0."""
-    return np.conj(np.sign(x))
+def matrix_norm_axis(axis: Any, ndim: int, which: int) -> int:
+    """The row (``which`` 0) or column (1) axis of a matrix norm over ``axis``, in the order
+    given: ``axis=(1, 0)`` makes axis 1 the rows, and the 1 and inf norms tell them apart.
+    Shapes are propagated through the branches of the norm's formula that are not taken as
+    well, so a vector (``axis`` None or one axis) gets the axes of ``np.atleast_2d`` of it.
 
-
-def _vector_norm_slope(x: Any, out: Any, order: Any, axes: tuple[int, ...]) -> Any:
-    if order in (np.inf, -np.inf):
-        hits = (np.abs(x) == out).astype(out.dtype)
-        return _abs_slope(x) * hits / np.sum(hits, axis=axes, keepdims=True)
-    if order == 0:
-        return np.zeros_like(x)
-    p = float(order)
-    safe = np.where(out == 0, 1, out)
-    return np.where(out == 0, 0, _abs_slope(x) * (np.abs(x) / safe) ** (p - 1))
+    >>> matrix_norm_axis((1, 0), 2, 0), matrix_norm_axis(None, 3, 1), matrix_norm_axis(0, 1, 1)
+    (1, 2, 1)
+    """
+    if axis is None or np.ndim(axis) == 0 or ndim < 2:
+        return max(ndim, 2) - 2 + which
+    return normalize_axis(int(axis[which]), ndim)
 
 
 def _like_operand(position: int) -> Any:
@@ -183,12 +150,12 @@ register_op(
 
 
 register_op(
-    "aten::_norm_backward(Tensor grad, Tensor self, Tensor out, Any ord, Any axis, bool keepdims)"
-    " -> Tensor",
-    shape=_like_operand(1),
-)(norm_backward)
+    "aten::_norm_kind(Any ord, Any axis, int ndim) -> int", shape=fixed(INT), differentiable=False
+)(norm_kind)
 
 
 register_op(
-    "aten::_norm_kind(Any ord, Any axis, int ndim) -> int", shape=fixed(INT), differentiable=False
-)(norm_kind)
+    "aten::_matrix_norm_axis(Any axis, int ndim, int which) -> int",
+    shape=fixed(INT),
+    differentiable=False,
+)(matrix_norm_axis)
