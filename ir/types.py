@@ -208,13 +208,14 @@ def type_of_value(value: object) -> Type:
     raise TypeError(f"no IR type for a value of Python type {type(value).__name__}")
 
 
-def _join_float(tensor: TensorType) -> Type:
-    """A Python float joined with an array: a 0-d array when the array may be one, as NumPy
-    makes a float that meets one (``total = 0.0`` then ``total = total + np.sum(x)`` in a
-    loop). The dtype stays only when it is the float's own, float64."""
+def _join_number(number: Type, tensor: TensorType) -> Type:
+    """A Python float or int joined with an array: a 0-d array when the array may be one, as
+    NumPy makes a number that meets one (``total = 0.0`` or ``total = 0``, then ``total +=
+    np.sum(x)`` in a loop), so the shape, (), is known (a Jacobian needs it). The dtype stays
+    only when it is a float's own, float64: an int may stay an int, or become a float."""
     if tensor.shape is not None and tensor.shape != ():
         return ANY
-    dtype = tensor.dtype if tensor.dtype == "float64" else None
+    dtype = tensor.dtype if number == FLOAT and tensor.dtype == "float64" else None
     return TensorType(dtype, (), tensor.requires_grad)
 
 
@@ -233,9 +234,10 @@ def join_types(a: Type, b: Type) -> Type:
             shape = tuple(x if x == y else None for x, y in zip(a.shape, b.shape, strict=True))
         requires_grad = a.requires_grad if a.requires_grad == b.requires_grad else None
         return TensorType(dtype, shape, requires_grad)
-    other = a if b == FLOAT else b if a == FLOAT else None
-    if isinstance(other, TensorType):
-        return _join_float(other)
+    if isinstance(a, TensorType) and b in (FLOAT, INT):
+        return _join_number(b, a)
+    if isinstance(b, TensorType) and a in (FLOAT, INT):
+        return _join_number(a, b)
     if isinstance(a, TupleType) and isinstance(b, TupleType) and len(a.elems) == len(b.elems):
         return TupleType(tuple(join_types(x, y) for x, y in zip(a.elems, b.elems, strict=True)))
     if isinstance(a, ListType) and isinstance(b, ListType):

@@ -423,9 +423,10 @@ def check_nested(program: Program) -> None:
         second = ad.jacobian(first)(*fresh(args))
     except ad.DifferentiationError as error:
         # The Jacobian graph unrolls one row per element of f's result, so it needs the
-        # result's shape from the arguments' shapes; a loop carrying a Python number that
-        # becomes a NumPy scalar (``s = 0; for ...: s /= x[i]``) leaves it to run time, and
-        # the compiler refuses, located. Only that refusal is passed over.
+        # result's shape from the arguments' shapes; a result whose shape the data decides
+        # leaves it to run time, and the compiler refuses, located. Only that refusal is
+        # passed over (a Python number that becomes a NumPy scalar in a loop has shape ()
+        # since regression 127).
         if "is not known from the shapes of its arguments" not in str(error):
             raise
         refusal = error

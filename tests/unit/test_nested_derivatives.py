@@ -457,17 +457,32 @@ def python_number_becomes_an_array(a):
     return a[0:1] + np.tanh(s)
 
 
-def test_jacobian_of_a_result_of_unknown_shape_is_refused_where_it_is_returned() -> None:
-    # The Jacobian graph needs the result's shape from the arguments' shapes; ``s`` changes
-    # from a Python int to a NumPy scalar in the loop, so its type says no shape. The refusal
-    # had no location.
+def test_jacobian_of_a_python_number_that_becomes_an_array_in_a_loop() -> None:
+    # The Jacobian graph needs the result's shape from the arguments' shapes. ``s`` changes
+    # from a Python int to a NumPy scalar in the loop: its type was unknown, and the second
+    # Jacobian refused; an int joined with a 0-d array is a 0-d array (regression 127).
     a = np.random.default_rng(6).normal(size=(3, 4))
-    assert ad.jacobian(python_number_becomes_an_array)(a).shape == (1, 4, 3, 4)
+    first = ad.jacobian(python_number_becomes_an_array)
+    assert first(a).shape == (1, 4, 3, 4)
+    second = ad.jacobian(first)(a)
+    np.testing.assert_allclose(second, central_jacobian(first, a), rtol=1e-6, atol=1e-8)
+
+
+def rows_by_sign(a):
+    r = a[0:1] if np.sum(a) > 0.0 else a[0:2]
+    return np.tanh(r)
+
+
+def test_jacobian_of_a_result_of_unknown_shape_is_refused_where_it_is_returned() -> None:
+    # A result whose shape the data decides has no shape from the arguments' shapes: the
+    # Jacobian of its Jacobian is refused at the return (the refusal had no location).
+    a = np.random.default_rng(6).normal(size=(3, 4))
+    assert ad.jacobian(rows_by_sign)(a).shape[2:] == (3, 4)
     with pytest.raises(ad.DifferentiationError, match="not known from the shapes") as raised:
-        ad.jacobian(ad.jacobian(python_number_becomes_an_array))(a)
+        ad.jacobian(ad.jacobian(rows_by_sign))(a)
     message = str(raised.value)
     assert "test_nested_derivatives.py:" in message
-    assert "return a[0:1] + np.tanh(s)" in message
+    assert "return np.tanh(r)" in message
 
 
 # ---- ad.hessian with a tuple of argnums composes (issue 15, item 3) ---------------------------

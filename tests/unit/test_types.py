@@ -3,6 +3,8 @@ and the subtype relation."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -25,6 +27,7 @@ from ir.types import (
     TensorType,
     TupleType,
     Type,
+    join_types,
 )
 from tests.helpers import check_roundtrip
 
@@ -158,3 +161,22 @@ def test_bad_types_are_parse_errors(text: str, message: str) -> None:
 )
 def test_is_subtype_of(sub: Type, sup: Type, expected: bool) -> None:
     assert sub.is_subtype_of(sup) is expected
+
+
+@pytest.mark.parametrize(
+    ("number", "tensor", "joined"),
+    [
+        # ``total = 0.0`` then ``total += np.sum(x)``: a float64 0-d array.
+        (FLOAT, TensorType("float64", ()), TensorType("float64", ())),
+        # ``total = 0`` then the same: 0-d, of an int's or a float's dtype (regression 127).
+        (INT, TensorType("float64", ()), TensorType(None, ())),
+        (INT, TensorType("int64", None), TensorType(None, ())),
+        (FLOAT, TensorType("float64", (3,)), ANY),
+        (INT, TensorType("float64", (3,)), ANY),
+    ],
+)
+def test_a_python_number_joined_with_an_array_is_a_0d_array(
+    number: Any, tensor: TensorType, joined: Any
+) -> None:
+    assert join_types(number, tensor) == joined
+    assert join_types(tensor, number) == joined
