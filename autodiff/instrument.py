@@ -2,9 +2,10 @@
 hooks here, the profiler in `autodiff.profiler`.
 
 # Note [Instrumented runs]
-# Anomaly mode and the profiler see every kernel node of ``f`` and ``df`` through the
-# interpreter's observer (Note [Observers] in `ir.interpreter`). A `CompiledGradient` keeps
-# a second pair of executables compiled with a `NodeDispatch` as observer, built the first time
+# Anomaly mode and the profiler see every kernel node of ``f`` and ``df`` through an observer
+# (Note [Observers] in `ir.interpreter`), an option of the generated code (Note [Observed
+# code] in `ir.codegen`). A `CompiledGradient` keeps a second pair of generated functions,
+# compiled with a `NodeDispatch` as observer, built the first time
 # a run happens while some node hook is active (`node_hooks_active`); otherwise it runs its
 # plain executables, so a program that uses none of this pays one truth test of a list per run.
 # The dispatch reads the active hooks at each node, so one instrumented pair serves every

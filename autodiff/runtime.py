@@ -34,7 +34,7 @@ stitched field for field by the Gradient's index lists (TorchScript's Differenti
 # list it empties on entry, and drops f's temporaries from its own list first), and
 # `CompiledGradient.backward` without ``retain`` (the `Saved` lets go of them), when no
 # saved-value hook packed them (``pack`` may return the very array and keep it) and no node
-# hook watches (instrumented runs are interpreted anyway). A backward with ``retain=True``
+# hook watches (an observed run's code has no memory plan). A backward with ``retain=True``
 # (``ad.vjp``, which may run it again) takes the non-owning ``df``. Compiling ``df`` twice
 # would cost a gradient that runs once a tenth more time to its first result (a 5,000-node
 # chain: 0.2 s of 2 s), so the owning ``df`` is compiled when a second run could use it: the
@@ -176,9 +176,8 @@ class Saved:
 
 
 def executor_for(graph: Graph, observer: Observer | None = None) -> Runnable:
-    """What runs ``graph``: generated code, or the interpreter with ``observer`` watching every
-    kernel node when given (Note [Observers] in `ir.interpreter`); `ir.codegen.executable`
-    chooses."""
+    """What runs ``graph``: generated code, with ``observer`` watching every kernel node when
+    given (Note [Observed code] in `ir.codegen`), which `ir.codegen.executable` builds."""
     return executable(graph, observer=observer)
 
 

@@ -3,9 +3,20 @@ and constants bound at compile time (torch.fx's code generation), with the inter
 semantics and error reports.
 
 ``executable(graph)`` is the one place that picks how graphs run: `CompiledGraph` (this module)
-by default, the reference `Executable` of `ir.interpreter` when the environment variable
-``AUTODIFF_EXECUTOR=interpreter`` says so (or when the generated code would nest deeper than
-Python compiles). Both take ``(*args)`` and return a list with one item per graph output.
+in every mode, observed or not; the reference `Executable` of `ir.interpreter` only when the
+environment variable ``AUTODIFF_EXECUTOR=interpreter`` asks for the test oracle (or when the
+generated code would nest deeper than Python compiles). Both take ``(*args)`` and return a
+list with one item per graph output.
+
+# Note [Observed code]
+# With an observer (anomaly mode, the profiler: Note [Observers] in `ir.interpreter`), each
+# kernel node is emitted as ``y = _observe(_node, aten_tanh, (x,))``: the node and the kernel
+# are bound like any constant, the observer returns the kernel's result, and its own located
+# errors (AutodiffError) pass through, while a kernel's error is reported as usual. Typed
+# calls, inline tuple forms and the memory plan are left out, so the observer sees every
+# kernel call the interpreter would make, with the same arguments, and no value is written
+# in place behind its back. Structural nodes are not observed; the kernel nodes in their
+# blocks and in called graphs are.
 
 # Note [Generated code]
 # `CompiledGraph` prints the graph as the source of one Python function and compiles it once.
@@ -80,9 +91,16 @@ import numpy as np
 from ir.analysis import last_uses, values_read_in_blocks
 from ir.errors import AutodiffError, InterpreterError
 from ir.graph import Block, Graph, Node, Value
-from ir.interpreter import Executable, Observer, node_error, run_graph
+from ir.interpreter import (
+    STATIC_KINDS,
+    Executable,
+    Observer,
+    compile_error,
+    node_error,
+    run_graph,
+)
 from ir.ops import AUTOGRAD_ZERO, OPS, OpDef, prim
-from ir.printer import HEX_ABOVE_BITS, print_node
+from ir.printer import HEX_ABOVE_BITS
 from ir.typed_calls import TypedCalls
 
 __all__ = [
@@ -128,24 +146,22 @@ def executable(
 ) -> Runnable:
     """``graph`` compiled for repeated runs, by the executor ``executor`` names (by default the
     one ``AUTODIFF_EXECUTOR`` names, else ``codegen``). An ``observer`` (anomaly mode, the
-    profiler: Note [Observers] in `ir.interpreter`) watches each node, which only the
-    interpreter does. Generated code may write into the arguments at the positions ``owned``
-    (see `CompiledGraph`); the interpreter never writes into a value. This is the one place
-    that chooses."""
+    profiler: Note [Observers] in `ir.interpreter`) watches each kernel node: an option of
+    the generated code (Note [Observed code]), not another executor. Generated code may write
+    into the arguments at the positions ``owned`` (see `CompiledGraph`); the interpreter never
+    writes into a value. This is the one place that chooses."""
     choice = executor or os.environ.get(EXECUTOR_VARIABLE) or "codegen"
-    if observer is not None:
-        return Executable(graph, ops, functions, observer=observer)
     if choice == "interpreter":
-        return Executable(graph, ops, functions)
+        return Executable(graph, ops, functions, observer=observer)
     if choice != "codegen":
         raise InterpreterError(
             f"unknown executor {choice!r} (from {EXECUTOR_VARIABLE}): "
             "expected 'codegen' or 'interpreter'"
         )
     try:
-        return CompiledGraph(graph, ops, functions, owned=owned)
+        return CompiledGraph(graph, ops, functions, owned=owned, observer=observer)
     except CodegenLimit:
-        return Executable(graph, ops, functions)
+        return Executable(graph, ops, functions, observer=observer)
 
 
 class CompiledGraph:
@@ -164,10 +180,12 @@ class CompiledGraph:
         functions: Mapping[str, Graph] | None = None,
         *,
         owned: Collection[int] = (),
+        observer: Observer | None = None,
     ) -> None:
         self.graph = graph
         self.owned = frozenset(owned)
-        emitter = _Emitter(ops, functions or {})
+        self.observer = observer
+        emitter = _Emitter(ops, functions or {}, observer)
         emitter.graph(graph, self.owned)
         self.private_outputs = emitter.calls.private_outputs(graph)
         """The positions of outputs that are new arrays only the returned list holds: a
@@ -230,23 +248,27 @@ _INLINE: dict[str, Any] = {
     "prim::ListIndex": prim.list_index,
 }
 
-_STATIC_KINDS = frozenset({"prim::Constant", "prim::AutogradZero"})
-
-
 class _GraphCallee:
     """Graph @name of the module, compiled on its first call (so recursive graphs compile)."""
 
-    __slots__ = ("compiled", "functions", "graph", "ops")
+    __slots__ = ("compiled", "functions", "graph", "observer", "ops")
 
     def __init__(
-        self, graph: Graph, ops: Mapping[str, OpDef], functions: Mapping[str, Graph]
+        self,
+        graph: Graph,
+        ops: Mapping[str, OpDef],
+        functions: Mapping[str, Graph],
+        observer: Observer | None,
     ) -> None:
         self.graph, self.ops, self.functions = graph, ops, functions
+        self.observer = observer
         self.compiled: Runnable | None = None
 
     def __call__(self, *args: Any) -> list[Any]:
         if self.compiled is None:
-            self.compiled = executable(self.graph, self.ops, self.functions, executor="codegen")
+            self.compiled = executable(
+                self.graph, self.ops, self.functions, executor="codegen", observer=self.observer
+            )
         return self.compiled(*args)
 
 
@@ -302,9 +324,15 @@ def _assignment(targets: Sequence[str], values: Sequence[str]) -> str:
 class _Emitter:
     """Writes one graph's function: lines, the closure bindings, and which line runs which node."""
 
-    def __init__(self, ops: Mapping[str, OpDef], functions: Mapping[str, Graph]) -> None:
+    def __init__(
+        self,
+        ops: Mapping[str, OpDef],
+        functions: Mapping[str, Graph],
+        observer: Observer | None = None,
+    ) -> None:
         self.ops = ops
         self.functions = functions
+        self.observer = observer
         self.lines: list[str] = []
         # line number -> (node, calls Python code whose own errors pass through)
         self.line_nodes: dict[int, tuple[Node, bool]] = {}
@@ -392,7 +420,7 @@ class _Emitter:
         last_use = last_uses(block, nodes)
         frees: list[list[Value]] = [[] for _ in range(len(nodes) + 2)]  # entry, nodes, exit
         for position, node in enumerate([block.param_node, *nodes]):
-            if node.kind in _STATIC_KINDS:
+            if node.kind in STATIC_KINDS:
                 continue
             for value in node.outputs:
                 if value not in keep:
@@ -417,7 +445,7 @@ class _Emitter:
     def node(self, node: Node, indent: int, frees: list[Value]) -> None:
         op = self.ops.get(node.kind)
         if op is None:
-            raise _compile_error(node, f"unknown operator {node.kind}")
+            raise compile_error(node, f"unknown operator {node.kind}")
         if op.kernel is not None:
             frees = self.kernel(node, op, indent, frees)
         elif node.kind == "prim::Constant":
@@ -443,7 +471,7 @@ class _Emitter:
         elif node.kind == "prim::CallFunction":
             self.call_function(node, indent)
         else:
-            raise _compile_error(
+            raise compile_error(
                 node, f"{node.kind} has no kernel and the interpreter cannot run it"
             )
         self.free(indent, frees)
@@ -451,6 +479,8 @@ class _Emitter:
     def kernel(self, node: Node, op: OpDef, indent: int, frees: list[Value]) -> list[Value]:
         """Emit a node that calls its kernel (or its inline form); returns the frees left."""
         args = [self.expr[v] for v in node.inputs]
+        if self.observer is not None:
+            return self.observed(node, op, args, indent, frees)
         buffer = self.calls.buffer(node, frees)  # See Note [Typed calls] in ir.typed_calls
         frees = self.reuse_names(node, frees)
         inline = _INLINE.get(node.kind)
@@ -474,6 +504,23 @@ class _Emitter:
             self.emit(indent, f"{_tuple_target(outs)} = {call}", node)
         else:
             self.emit(indent, call, node)
+        return frees
+
+    def observed(
+        self, node: Node, op: OpDef, args: list[str], indent: int, frees: list[Value]
+    ) -> list[Value]:
+        """A kernel node run through the observer: Note [Observed code]."""
+        observe = self.bind(self.observer, "_observe")
+        kernel = self.bind(op.kernel, node.kind.replace("::", "_"))
+        seen = self.bind(node, "_node", shared=False)
+        call = f"{observe}({seen}, {kernel}, ({_tuple_target(args) if args else ''}))"
+        outs = [self.define(v) for v in node.outputs]
+        if len(outs) == 1 and op.num_outputs == 1:
+            self.emit(indent, f"{outs[0]} = {call}", node, calls=True)
+        elif outs:
+            self.emit(indent, f"{_tuple_target(outs)} = {call}", node, calls=True)
+        else:
+            self.emit(indent, call, node, calls=True)
         return frees
 
     def reuse_names(self, node: Node, frees: list[Value]) -> list[Value]:
@@ -517,7 +564,7 @@ class _Emitter:
         body = node.blocks[0]
         carried = node.inputs[2:]
         if len(body.inputs) != 1 + len(carried):
-            raise _compile_error(node, "prim::Loop body must take (%i, carried values...)")
+            raise compile_error(node, "prim::Loop body must take (%i, carried values...)")
         self.loop_depth += 1
         if self.loop_depth > _MAX_LOOP_DEPTH:
             raise CodegenLimit(f"loops nested {self.loop_depth} deep")
@@ -572,11 +619,12 @@ class _Emitter:
             name = node.attrs["callee"]
             callee = self.functions.get(name)
             if callee is None:
-                raise _compile_error(
+                raise compile_error(
                     node,
                     f"no graph @{name} to call: pass the module's graphs, or run the inline pass",
                 )
-            helper = self.bind(_GraphCallee(callee, self.ops, self.functions), name, shared=False)
+            graph_callee = _GraphCallee(callee, self.ops, self.functions, self.observer)
+            helper = self.bind(graph_callee, name, shared=False)
             call = f"{helper}({', '.join(self.expr[v] for v in node.inputs)})"
             self.emit(indent, f"{_tuple_target(outs)} = {call}" if outs else call)
             return
@@ -589,8 +637,3 @@ class _Emitter:
         target = _tuple_target(outs) if outs else "[]"
         self.emit(indent, f"{target} = {helper}({args})", node, calls=True)
 
-
-def _compile_error(node: Node, message: str) -> InterpreterError:
-    error = InterpreterError(message, node.source_range)
-    error.add_note_line(f"while compiling {print_node(node)}")
-    return error

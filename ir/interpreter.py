@@ -32,6 +32,8 @@ program before lambda lifting, and the forward results do not depend on it).
 # must return ``kernel(*args)`` — the hook anomaly mode and the profiler time and check nodes
 # with. The choice is made once, when the plan is compiled: an executable without an observer
 # compiles the very steps it did before, so observing costs nothing until it is asked for.
+# Generated code takes the same observer as an option (Note [Observed code] in `ir.codegen`),
+# and is what production runs; this interpreter is the oracle tests compare it with.
 # Structural nodes (If, Loop, GradOf, calls) are not observed themselves; the kernel nodes in
 # their blocks are.
 """
@@ -176,7 +178,7 @@ class _Compiler:
         last_use = last_uses(block, nodes)
         frees: list[list[int]] = [[] for _ in range(len(nodes) + 2)]  # entry, each node, exit
         for position, node in enumerate([block.param_node, *nodes]):
-            if node.kind in _STATIC_KINDS:
+            if node.kind in STATIC_KINDS:
                 continue
             for value in node.outputs:
                 frees[last_use.get(value, position)].append(self.slot(value))
@@ -196,7 +198,7 @@ class _Compiler:
     def node(self, node: Node, frees: tuple[int, ...]) -> Step | None:
         op = self.ops.get(node.kind)
         if op is None:
-            raise _compile_error(node, f"unknown operator {node.kind}")
+            raise compile_error(node, f"unknown operator {node.kind}")
         if op.kernel is not None:
             unpack = op.num_outputs != 1
             ins = self.slots_of(node.inputs)
@@ -206,7 +208,7 @@ class _Compiler:
             return _kernel_step(op.kernel, node, ins, self, unpack, frees)
         structural = _STRUCTURAL.get(node.kind)
         if structural is None:
-            raise _compile_error(
+            raise compile_error(
                 node, f"{node.kind} has no kernel and the interpreter cannot run it"
             )
         return structural(self, node, frees)
@@ -246,7 +248,7 @@ class _Compiler:
         carried = self.slots_of(node.inputs[2:])
         body = self.block(node.blocks[0])
         if len(body.param_slots) != 1 + len(carried):
-            raise _compile_error(node, "prim::Loop body must take (%i, carried values...)")
+            raise compile_error(node, "prim::Loop body must take (%i, carried values...)")
         iteration, params = body.param_slots[0], body.param_slots[1:]
         outs = self.slots_of(node.outputs)
 
@@ -326,7 +328,7 @@ class _Compiler:
         name = node.attrs["callee"]
         callee = self.functions.get(name)
         if callee is None:
-            raise _compile_error(
+            raise compile_error(
                 node, f"no graph @{name} to call: pass the module's graphs, or run the inline pass"
             )
         args, outs = self.slots_of(node.inputs), self.slots_of(node.outputs)
@@ -346,7 +348,7 @@ class _Compiler:
 
 
 # Their values are put in every frame before the run and never freed.
-_STATIC_KINDS = frozenset({"prim::Constant", "prim::AutogradZero"})
+STATIC_KINDS = frozenset({"prim::Constant", "prim::AutogradZero"})
 
 _STRUCTURAL: dict[str, Callable[[_Compiler, Node, tuple[int, ...]], Step | None]] = {
     "prim::Constant": _Compiler.constant,
@@ -457,7 +459,7 @@ def _observed_step(
     return observed
 
 
-def _compile_error(node: Node, message: str) -> InterpreterError:
+def compile_error(node: Node, message: str) -> InterpreterError:
     error = InterpreterError(message, node.source_range)
     error.add_note_line(f"while compiling {print_node(node)}")
     return error

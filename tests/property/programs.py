@@ -8,9 +8,9 @@ functions with broadcasting, reductions, matmul, slicing and indexing reads, and
 (``y[i] = …``, ``y[:, j] += …``, ``y *= …``) into fresh arrays, into arguments and into views of
 either, in straight-line code, in branches and in loops (``out[i] = …`` in a ``for``), over
 small float64 arrays of fixed shapes; about one array argument in four comes in Fortran order,
-transposed, strided or reversed (`LAYOUTS`), as a NumPy user's ``x.T`` or ``x[::2]`` would. The idioms of `tests.property.idioms` (accumulators,
-NumPy scalars read out of arrays, views, saved operands, complex arguments, …) are options
-``programs(idioms=...)`` draws besides.
+transposed, strided or reversed (`LAYOUTS`), as a NumPy user's ``x.T`` or ``x[::2]`` would.
+The idioms of `tests.property.idioms` (accumulators, NumPy scalars read out of arrays, views,
+saved operands, complex arguments, …) are options ``programs(idioms=...)`` draws besides.
 
 Writes stay within what the compiler supports (`passes.functionalize`, Note
 [Functionalisation]): a write never targets a name an ``if`` or a loop may bind to one array or

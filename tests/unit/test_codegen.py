@@ -102,6 +102,55 @@ def test_gradient_corpus_f_and_df_run_identically(case: Any) -> None:
     run_both(gradient.df, df_args)
 
 
+def describe(value: Any) -> Any:
+    """A value's kind, and for arrays their dtype and shape, through tuples and lists."""
+    if isinstance(value, tuple | list):
+        return type(value), [describe(item) for item in value]
+    return type(value), getattr(value, "dtype", None), getattr(value, "shape", None)
+
+
+def observed_run(executor: type, graph: Graph, args: Any) -> tuple[Any, list[Any]]:
+    """The results of ``graph`` run by ``executor`` with an observer, and what it saw: each
+    kernel node with the kinds, dtypes and shapes of its arguments, in order (a tape's
+    elements are np.empty's until written, so values are compared through the results)."""
+    seen: list[Any] = []
+
+    def observe(node: Any, kernel: Any, values: tuple[Any, ...]) -> Any:
+        seen.append((node, [describe(v) for v in values]))
+        return kernel(*values)
+
+    return executor(graph, observer=observe)(*copied(args)), seen
+
+
+@pytest.mark.parametrize("case", params(GRADIENT_CASES))
+def test_an_observer_sees_the_interpreters_calls_in_generated_code(case: Any) -> None:
+    # Note [Observed code]: anomaly mode and the profiler run generated code, not another
+    # executor; what they watch must be what the interpreter, the oracle, would show them.
+    scripted = ad.script(case.fn)
+    args = scripted.runtime_values(case.make(np.random.default_rng(0)), {})
+    names = list(scripted.signature.parameters)
+    types = [argument_type(case.name, n, v) for n, v in zip(names, args, strict=True)]
+    wrt = [i for i, value in enumerate(args) if is_differentiable(value)]
+    gradient = compile_gradient(scripted.graph, types, wrt).gradient
+    outputs, _ = observed_run(Executable, gradient.f, args)
+    vjps = [
+        np.ones(np.shape(outputs[i]), np.result_type(outputs[i])) for i in gradient.df_input_vjps
+    ]
+    df_args = [
+        *vjps,
+        *[args[i] for i in gradient.df_input_captured_inputs],
+        *[outputs[i] for i in gradient.df_input_captured_outputs],
+    ]
+    # f's tapes may hold np.empty's elements an iteration did not write: its real outputs.
+    real = gradient.f_real_outputs
+    for graph, graph_args, compared in ((gradient.f, args, real), (gradient.df, df_args, None)):
+        expected, interpreted = observed_run(Executable, graph, graph_args)
+        actual, generated = observed_run(CompiledGraph, graph, graph_args)
+        assert_identical(actual[:compared], expected[:compared])
+        assert [node for node, _ in generated] == [node for node, _ in interpreted]
+        assert generated == interpreted
+
+
 def test_the_corpora_are_covered() -> None:
     assert len(params(EQUIVALENCE_CASES)) >= 50
     assert len(params(GRADIENT_CASES)) >= 30
@@ -585,7 +634,7 @@ def test_the_executor_is_generated_code_unless_the_environment_says_otherwise(
     assert isinstance(executable(graph, executor="codegen"), CompiledGraph)
     monkeypatch.delenv(EXECUTOR_VARIABLE)
     observed = executable(graph, observer=lambda node, kernel, args: kernel(*args))
-    assert isinstance(observed, Executable)  # only the interpreter watches each node
+    assert isinstance(observed, CompiledGraph)  # observing is an option of generated code
     monkeypatch.setenv(EXECUTOR_VARIABLE, "jit")
     with pytest.raises(InterpreterError, match=r"unknown executor 'jit'"):
         executable(graph)
