@@ -340,11 +340,14 @@ class _ReverseBuilder:
     def real_part_for(self, operand: Value, grad: Value, block: Block) -> Value:
         """``grad`` as the gradient of ``operand`` of a node that mixes real and complex values:
         in ``operand``'s dtype, its real part when ``operand`` is real (Note [Real operands of
-        complex operators]); ``grad`` itself where the dtype is not known."""
+        complex operators]). An array whose dtype is not known here (``s = 0`` then ``s +=
+        x[i]`` in a loop: an int or a float64) is decided the same way at run time by
+        `_grad_like`, which reads the operand's dtype (regression 128: the gradient of such a
+        real value was left complex, and a Hessian was wrong)."""
         with self.graph.inserting_at_end(block):
             if operand.ty == FLOAT:
                 return self.graph.insert("aten::real", (grad,), (TensorType(None, ()),)).output
-            if isinstance(operand.ty, TensorType) and operand.ty.dtype is not None:
+            if isinstance(operand.ty, TensorType):
                 return self.graph.insert("aten::_grad_like", (grad, operand), (operand.ty,)).output
         return grad
 
@@ -671,6 +674,16 @@ def _recomputations(formula: Formula, count: int) -> frozenset[Node]:
 # returned it complex, and a Python float's crashed in the final cast.
 
 
+def _may_be_complex(ty: Type) -> bool:
+    if isinstance(ty, TensorType) and ty.dtype is None:
+        return True
+    if isinstance(ty, TupleType):
+        return any(_may_be_complex(elem) for elem in ty.elems)
+    if isinstance(ty, ListType):
+        return _may_be_complex(ty.elem)
+    return _is_complex(ty)
+
+
 def _is_complex(ty: Type) -> bool:
     if isinstance(ty, TensorType):
         return ty.dtype is not None and np.dtype(ty.dtype).kind == "c"
@@ -682,9 +695,13 @@ def _is_complex(ty: Type) -> bool:
 
 
 def _involves_complex(node: Node) -> bool:
-    """Whether some operand or result of ``node`` is complex (then a real operand's gradient
-    needs its real part taken, and a complex one's may need its dtype back)."""
-    return any(_is_complex(v.ty) for v in (*node.inputs, *node.outputs))
+    """Whether some operand or result of ``node`` is complex, or an array of a dtype not known
+    here, which may be (then a real operand's gradient needs its real part taken, and a
+    complex one's may need its dtype back). ``y = x * conj(z)`` for a complex ``z`` and an
+    ``x`` of unknown dtype is complex but typed without a dtype, and so is what reads it
+    next: regression 128's Hessian came out doubled when a real operand of that next node
+    kept a complex gradient."""
+    return any(_may_be_complex(v.ty) for v in (*node.inputs, *node.outputs))
 
 
 @dataclass

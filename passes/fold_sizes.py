@@ -2,12 +2,15 @@
 shape it already has disappears (TorchScript's foldSizeIfNotEqual, done on every shape query).
 
 With shapes known at specialisation, ``aten::_size_if_not_equal`` is either None or a constant
-shape, so no size is computed in ``f`` nor captured for ``df``.
+shape, so no size is computed in ``f`` nor captured for ``df``. A cast of a gradient to the
+dtype it already has (``aten::_grad_like``) goes as well.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+import numpy as np
 
 from ir.graph import Graph, Node
 from ir.ops import NOT_CONSTANT, OPS
@@ -56,6 +59,22 @@ def drop_identity(rewriter: Folder, node: Node) -> bool:
     if source.ty != node.output.ty and not isinstance(source.ty, TensorType):
         return False
     rewriter.replace(node, [source])
+    return True
+
+
+@PATTERNS.register("aten::_grad_like")
+def drop_same_dtype_grad_like(rewriter: Folder, node: Node) -> bool:
+    """``_grad_like(g, like)`` (a gradient in ``like``'s dtype, its real part for a real
+    ``like``) is ``g`` when both have one known floating or complex dtype: differentiation
+    inserts it wherever a dtype is not known yet (Note [Real operands of complex operators]),
+    and specialisation may make it a no-op."""
+    grad, like = node.inputs
+    if not (isinstance(grad.ty, TensorType) and isinstance(like.ty, TensorType)):
+        return False
+    dtype = grad.ty.dtype
+    if dtype is None or dtype != like.ty.dtype or np.dtype(dtype).kind not in "fc":
+        return False
+    rewriter.replace(node, [grad])
     return True
 
 

@@ -589,3 +589,46 @@ def test_singular_value_norms_take_the_least_norm_subgradient() -> None:
     np.testing.assert_allclose(ad.grad(spectral_norm)(tied), tied * (tied == 2.0) / 4.0)
     rank_two = np.diag([2.0, 1.0, 0.0])
     np.testing.assert_allclose(ad.grad(nuclear_norm)(rank_two), np.diag([1.0, 1.0, 0.0]))
+
+
+# ---- values of unknown dtype next to complex ones (regression 128) ---------------------------
+
+
+def magnitude_plus_a_number_counted_up(a, u):
+    # ``s`` is an int or a float64 (the loop may not run): its type has no dtype, and so has
+    # every value computed from it, also in the derivative's graph.
+    t = np.abs(np.sum(u + a))
+    s = 0
+    for _ in range(1):
+        s += np.sum(a[0])
+    return t + s * s
+
+
+def magnitude_plus_a_constant_counted_up(a, u):
+    t = np.abs(np.sum(u + a))
+    s = 0
+    for _ in range(1):
+        s += 1.0
+    return np.tanh(t) + s
+
+
+@pytest.mark.parametrize(
+    "fn", [magnitude_plus_a_number_counted_up, magnitude_plus_a_constant_counted_up]
+)
+def test_hessian_through_values_of_unknown_dtype_next_to_complex_ones(
+    fn: Callable[..., Any],
+) -> None:
+    # The reverse of ``y = x * conj(z)`` with ``x`` of unknown dtype left the gradient of the
+    # next node's real operand complex: the Hessian of |sum(u + a)| came out doubled.
+    rng = np.random.default_rng(0)
+    a = rng.uniform(-1, 1, (3, 4))
+    u = rng.uniform(-1, 1, (3, 4)) + 1j * rng.uniform(-1, 1, (3, 4))
+    hessian = ad.hessian(fn)(a, u)
+    gradient = ad.grad(fn)
+    eps, columns = 1e-5, []
+    for index in np.ndindex(a.shape):
+        step = np.zeros_like(a)
+        step[index] = eps
+        columns.append((gradient(a + step, u) - gradient(a - step, u)) / (2 * eps))
+    expected = np.stack(columns, axis=-1).reshape(hessian.shape)
+    np.testing.assert_allclose(hessian, expected, rtol=1e-6, atol=1e-8)
