@@ -6,7 +6,7 @@ call signature they share with ``vjp`` (`autodiff.cotangents`), and ``differenti
 # argument's kind, dtype, shape and strides, as for plain calls (Note [Specialisation
 # cache]); the values of int and bool arguments are not in it, since loops and branches on
 # them are differentiated as they run (Note [Control-flow derivatives] in
-# `autodiff.differentiate`). Only a compilation that succeeded is stored, so an error leaves
+# `autodiff.control_flow`). Only a compilation that succeeded is stored, so an error leaves
 # nothing behind. The names whose taps are
 # retained or hooked are in the key as well: a gradient with none of them has no hook
 # operator in ``df`` (Note [Taps] in `autodiff.taps`), one with some has.
