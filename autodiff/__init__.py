@@ -29,21 +29,13 @@ from autodiff.cache import (
     set_cache_size,
     set_recompile_limit,
 )
+from autodiff.cotangents import vjp
 from autodiff.errors import AnomalyError, DifferentiationError
-from autodiff.grad import (
-    GradcheckResult,
-    GradFunction,
-    JacobianFunction,
-    differentiate,
-    grad,
-    gradcheck,
-    hessian,
-    jacobian,
-    value_and_grad,
-    vjp,
-)
+from autodiff.finite_differences import GradcheckResult, gradcheck
+from autodiff.grad import GradFunction, differentiate, grad, value_and_grad
 from autodiff.gradient import Gradient
 from autodiff.instrument import detect_anomaly, saved_value_hooks
+from autodiff.jacobians import JacobianFunction, hessian, jacobian
 from autodiff.profiler import Profile, ProfileEntry, profile, profiler
 from autodiff.script import ScriptFunction
 from autodiff.specialize import ArgumentError

@@ -10,8 +10,8 @@
 # recently used first out, at most `cache_size()` entries (DEFAULT_CACHE_SIZE, or
 # ``AUTODIFF_CACHE_SIZE`` in the environment, or ``ad.set_cache_size(n)``; a new size applies
 # from each cache's next compilation). An entry evicted is compiled again when its signature
-# comes back. The functions ``ad.vjp`` compiled for are held weakly (`_VJP_FUNCTIONS`), so
-# they go with the function.
+# comes back. The functions ``ad.vjp`` compiled for are held weakly (`_VJP_FUNCTIONS` in
+# `autodiff.cotangents`), so they go with the function.
 #
 # A hit must stay cheap (the call overhead of Note [Gradient cache]): a lookup is the dict's
 # own ``get``, and a hit marks its entry as recently used only when the cache holds more than

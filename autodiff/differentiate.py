@@ -1,7 +1,7 @@
 """Symbolic differentiation: add a reverse program to a graph (GradOf, AutogradZero, AutogradAdd).
 
 # Note [The reverse block]
-# `add_reverse` appends one `prim::Reverse` node to the graph. Its block takes the vjps of the
+# `build_reverse` appends one `prim::Reverse` node to the graph. Its block takes the vjps of the
 # graph outputs that need gradients and returns the gradients of the inputs that need them.
 # It lives inside the forward graph, so its nodes read forward values directly, passes such as
 # CSE and DCE see one program, and `--stage grad` prints it; lambda lifting later cuts it out
@@ -9,86 +9,26 @@
 # DCE never drops it. Its attributes make it self-describing: `output_vjps` lists the graph
 # outputs whose vjps are the block's parameters, `input_grads` the graph inputs whose gradients
 # are the block's results (and the node's outputs), so later passes need nothing but the IR.
-
-# Note [Control-flow derivatives]
-# A prim::If's derivative is a prim::If on the same condition in the reverse program; branch b of
-# it holds the reverse of forward branch b, and returns the gradients that branch sends to values
-# defined outside it (zeros where the other branch sends one and this one does not; see
-# `specialize-autograd-zero`). A prim::Loop's derivative is a prim::Loop that runs the same
-# number of iterations backwards: its body is the reverse of the forward body, with the
-# gradients of the carried values carried from one iteration to the one before, and the
-# gradients of values from outside the loop (weights, say) summed in accumulators it carries
-# too. Nothing is unrolled: the reverse program's size does not depend on the trip count.
-#
-# The reverse of a branch or a loop body reads forward values the body computed. Those are not
-# visible outside it, so each is routed out (`_route_branch_reads`, `_route_loop_reads`): a
-# branch returns it as one more prim::If output (its other branches return
-# prim::Uninitialized); a loop writes it to a tape (Note [Loop tapes]). Values from outside a
-# loop are read directly, once, however many iterations read them.
-
-# Note [Loop tapes]
-# Per iteration, the forward loop appends each value its reverse reads to a tape it carries: a
-# list (prim::TapeList before the loop, prim::TapePush in the body), which the reverse loop reads
-# at index ``trips - 1 - j`` in its iteration ``j`` (prim::ListIndex). The trip count is the
-# loop's own count when it runs to it (no ``break``, not a ``while``), and otherwise one more
-# value the loop carries. The loop's counter is never taped: in the reverse it is that index;
-# constants and sizes the types fix are not taped either. Once types are specialised, the
-# `stack-tapes` pass turns the tape of a fixed-shape value in a loop that runs its count into
-# one preallocated array with a row per iteration. Tapes are filled in place, so memory grows
-# by one copy of the saved values per iteration and the IR does not grow at all. Values from
-# outside the loop (weights, say) are read directly: saved once, however many iterations read
-# them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import partial
 
 import numpy as np
 
+from autodiff.control_flow import differentiate_if, differentiate_loop
 from autodiff.derivatives import Formula, formula_for
 from autodiff.errors import DifferentiationError
-from ir.analysis import REVERSE, constant_value, in_block, is_constant, runs_its_count
+from autodiff.gradient import gradient_name
+from ir.analysis import REVERSE, constant_value, in_block, is_constant
 from ir.graph import Block, Graph, Node, Value
-from ir.ops import NOT_CONSTANT, OPS
-from ir.ops.views import not_one_element
-from ir.types import (
-    ANY,
-    BOOL,
-    FLOAT,
-    INT,
-    NONE,
-    STR,
-    ListType,
-    TensorType,
-    TupleType,
-    Type,
-    type_of_value,
-)
+from ir.ops import OPS
+from ir.types import ANY, FLOAT, INT, NONE, STR, ListType, TensorType, TupleType, Type
 from passes.autograd_zero import can_materialise
 from passes.constant_propagation import inline_constant_branches
 from passes.requires_grad import can_hold_gradient, values_requiring_grad
-from passes.shape_propagation import propagate_shapes
-
-# Operators a reverse loop recomputes instead of taping their results, when their operands come
-# from outside the loop or the counter: views of an array the loop only reads (`_recomputed`),
-# and int arithmetic on the counter. Cheaper than a tape write, and nothing is kept per iteration.
-_RECOMPUTED = frozenset({"prim::Constant", "prim::add", "prim::sub", "prim::mul", "prim::neg"})
-
-
-def _recomputed(node: Node) -> bool:
-    """Whether a reverse loop recomputes ``node``: one of `_RECOMPUTED`, a view that is always a
-    view (Note [Views] in `ir.ops.views`), which costs no copy, or a read of one element."""
-    if node.kind in _RECOMPUTED:
-        return True
-    op = OPS.get(node.kind)
-    rule = None if op is None else op.view
-    if rule is None or rule.strided or rule.pieces:
-        return False
-    return rule.when(node) or not not_one_element(node)
-
 
 # Nodes that compute no gradient-carrying value, whatever their inputs.
 _NO_GRADIENT = {"prim::Constant"}
@@ -96,53 +36,32 @@ _NO_GRADIENT = {"prim::Constant"}
 
 @dataclass
 class ReverseDetails:
-    """What `add_reverse` built: the reverse node and, per forward value, its gradient."""
+    """What `build_reverse` built: the reverse node and, per forward value, its gradient."""
 
     reverse_node: Node
     grad_map: dict[Value, Value] = field(default_factory=dict)
     df_input_vjps: list[int] = field(default_factory=list)
     df_output_vjps: list[int] = field(default_factory=list)
-    routed: bool = False
-    """Whether forward values were routed out of branches or loop bodies after the graph's
-    types were last propagated (then they need propagating again)."""
+    routes: list[Callable[[], None]] = field(default_factory=list)
+    """What routes the forward values the reverses of branches and loop bodies read out of
+    them, inner ones first (Note [Control-flow derivatives]): `route_forward_reads` runs
+    them."""
 
     @property
     def reverse_block(self) -> Block:
         return self.reverse_node.blocks[0]
 
 
-def differentiable_inputs(graph: Graph) -> list[Value]:
-    """The inputs to differentiate: those typed ``requires_grad=1``; when no input says either
-    way, every input that can hold a gradient."""
-    flagged = [
-        v for v in graph.inputs if isinstance(v.ty, TensorType) and v.ty.requires_grad is not None
-    ]
-    if flagged:
-        return [v for v in flagged if isinstance(v.ty, TensorType) and v.ty.requires_grad]
-    return list(graph.inputs)
-
-
-def differentiate_graph(graph: Graph) -> bool:
-    """Add the reverse program w.r.t. `differentiable_inputs` (`add_reverse` as a pass, so that
-    `autodiff opt` shows it on IR text). True if there was anything to differentiate.
-
-    Given:   graph(%x : Double(3, requires_grad=1)): %y = aten::sin(%x); return (%y)
-    Execute: differentiate_graph(graph)
-    Result:  ... %dx = prim::Reverse[output_vjps=[0], input_grads=[0]]() ...
-    """
-    if any(node.kind == REVERSE for node in graph.nodes()):
-        return False
-    details = add_reverse(graph, differentiable_inputs(graph))
-    return bool(details.df_output_vjps)
-
-
-def add_reverse(
+def build_reverse(
     graph: Graph, wrt: list[Value], *, materialise_zeros: bool = False
 ) -> ReverseDetails:
-    """Append the reverse program of ``graph`` w.r.t. ``wrt`` (mutates ``graph``).
+    """Append the reverse program of typed ``graph`` w.r.t. ``wrt`` (mutates ``graph``). The
+    forward values it reads inside branches and loop bodies are not routed out yet: that is
+    `route_forward_reads`, once the types of what the reverse added are propagated
+    (`autodiff.pipeline.add_reverse` does both).
 
     Given:   graph(%x : Double(3)): %y = aten::tanh(%x); return (%y)
-    Execute: add_reverse(graph, [%x])
+    Execute: build_reverse(graph, [%x])
     Result:  graph(%x : Double(3)):
                %y = aten::tanh(%x)
                %dx = prim::Reverse()
@@ -163,16 +82,15 @@ def add_reverse(
     reverse_node = graph.create(REVERSE, output_types=(), num_blocks=1)
     graph.block.append_node(reverse_node)
     details = ReverseDetails(reverse_node)
-    routes: list[Callable[[], None]] = []
-    builder = _ReverseBuilder(
-        graph, details.reverse_block, needs, graph.block, routes, materialise_zeros
+    builder = ReverseBuilder(
+        graph, details.reverse_block, needs, graph.block, details.routes, materialise_zeros
     )
     details.grad_map = builder.grad_map
 
     # 1. One vjp parameter per output that needs a gradient.
     for index, output in enumerate(graph.outputs):
         if output in needs:
-            vjp = details.reverse_block.add_input(output.ty, _grad_name(output) or "dout")
+            vjp = details.reverse_block.add_input(output.ty, gradient_name(output) or "dout")
             builder.set_grad(output, vjp)
             details.df_input_vjps.append(index)
 
@@ -183,25 +101,24 @@ def add_reverse(
     for index, value in enumerate(graph.inputs):
         if value in needs and value in details.grad_map:
             details.reverse_block.register_output(details.grad_map[value])
-            reverse_node.add_output(value.ty, _grad_name(value))
+            reverse_node.add_output(value.ty, gradient_name(value))
             details.df_output_vjps.append(index)
     reverse_node.attrs["output_vjps"] = list(details.df_input_vjps)
     reverse_node.attrs["input_grads"] = list(details.df_output_vjps)
-
-    # 4. Route out of branches and loop bodies the forward values their reverses read, inner
-    #    ones first, once types are known (so that sizes fold instead of being routed).
-    propagate_shapes(graph)
-    for route in routes:
-        route()
-    details.routed = bool(routes)
     return details
 
 
-def _grad_name(value: Value) -> str | None:
-    return f"d{value.name_hint}" if value.name_hint else None
+def route_forward_reads(details: ReverseDetails) -> bool:
+    """Route out of branches and loop bodies the forward values their reverses read, inner
+    ones first. The graph's types must be propagated first, so that sizes they fix fold
+    instead of being routed. True if there was anything to route (then the routed values'
+    types want propagating again)."""
+    for route in details.routes:
+        route()
+    return bool(details.routes)
 
 
-class _ReverseBuilder:
+class ReverseBuilder:
     """Builds the reverse of the nodes of one forward block (the graph's, a branch's or a loop
     body's) into one reverse block. ``grad_map`` holds the gradient, so far, of every value
     the reverse has sent one to: values of the forward block and, for a nested block, values
@@ -223,11 +140,12 @@ class _ReverseBuilder:
         self.forward = forward
         self.materialise_zeros = materialise_zeros
         self.grad_map: dict[Value, Value] = {}
-        # What `add_reverse` does once every reverse is built: Note [Control-flow derivatives].
+        # What `route_forward_reads` does once every reverse is built: Note [Control-flow
+        # derivatives].
         self.routes = routes
 
-    def nested(self, block: Block, forward: Block) -> _ReverseBuilder:
-        return _ReverseBuilder(
+    def nested(self, block: Block, forward: Block) -> ReverseBuilder:
+        return ReverseBuilder(
             self.graph, block, self.needs, forward, self.routes, self.materialise_zeros
         )
 
@@ -288,7 +206,7 @@ class _ReverseBuilder:
             return
         with self.graph.inserting_at_end(self.block):
             total = self.graph.insert("prim::AutogradAdd", (previous, grad), (value.ty,))
-        total.output.name_hint = _grad_name(value)
+        total.output.name_hint = gradient_name(value)
         self.grad_map[value] = total.output
 
     def differentiate_node(self, node: Node) -> None:
@@ -302,10 +220,10 @@ class _ReverseBuilder:
             self.differentiate_list_unpack(node)
             return
         if node.kind == "prim::If":
-            self.differentiate_if(node)
+            differentiate_if(self, node)
             return
         if node.kind == "prim::Loop":
-            self.differentiate_loop(node)
+            differentiate_loop(self, node)
             return
         formula = formula_for(node)
         if formula is None:
@@ -331,7 +249,7 @@ class _ReverseBuilder:
             if involves_complex:
                 result = self.real_part_for(input_value, result, body)
             body.register_output(result)
-            grad = grad_of.add_output(input_value.ty, _grad_name(input_value))
+            grad = grad_of.add_output(input_value.ty, gradient_name(input_value))
             self.set_grad(input_value, grad)
         for inner in body.nodes(reverse=True):  # the None gradients' constants
             if inner.kind == "prim::Constant" and not inner.has_uses():
@@ -359,116 +277,6 @@ class _ReverseBuilder:
                 grad = self.zero_for(value)
         return grad
 
-    # -- prim::If ----------------------------------------------------------------------------
-
-    def differentiate_if(self, node: Node) -> None:
-        """A prim::If on the same condition whose branches hold the reverses of the forward
-        branches. See Note [Control-flow derivatives].
-
-        Given:   %y = prim::If(%c)
-                   block0(): %a = aten::sin(%x) -> (%a)
-                   block1(): -> (%x)
-        Result:  (reverse)  %dx = prim::If(%c)
-                              block0(): %dx.1 = prim::GradOf[name="aten::sin"](%dy) ...
-                                        -> (%dx.1)
-                              block1(): -> (%dy)
-        """
-        needed = [k for k, out in enumerate(node.outputs) if out in self.needs]
-        output_grads = {k: self.get_grad(node.outputs[k]) for k in needed}
-        reverse_if = self.graph.create("prim::If", [node.inputs[0]], (), num_blocks=2)
-        reverse_if.source_range = node.source_range
-        self.block.append_node(reverse_if)
-        branches: list[_ReverseBuilder] = []
-        for forward_branch, reverse_branch in zip(node.blocks, reverse_if.blocks, strict=True):
-            branch = self.nested(reverse_branch, forward_branch)
-            for k, grad in output_grads.items():
-                branch.set_grad(forward_branch.outputs[k], grad)
-            branch.differentiate(list(forward_branch.nodes()))
-            branches.append(branch)
-        # Every value a branch sends a gradient to, in a fixed order; a branch that sends it
-        # none returns a zero, which `specialize-autograd-zero` materialises.
-        receivers = list(dict.fromkeys(v for b in branches for v, _ in b.contributions()))
-        for value in receivers:
-            for branch in branches:
-                found = branch.grad_map.get(value)
-                if found is None:
-                    with self.graph.inserting_at_end(branch.block):
-                        found = branch.zero_for(value)
-                branch.block.register_output(found)
-            self.set_grad(value, reverse_if.add_output(value.ty, _grad_name(value)))
-        for index, branch in enumerate(branches):
-            self.routes.append(partial(_route_branch_reads, self.graph, node, index, branch.block))
-
-    # -- prim::Loop --------------------------------------------------------------------------
-
-    def differentiate_loop(self, node: Node) -> None:
-        """A prim::Loop running the forward loop's iterations backwards. See Note
-        [Control-flow derivatives] and Note [Loop tapes].
-
-        Given:   %h.out = prim::Loop(%n, %true, %h0)
-                   block0(%i, %h):
-                     %h.1 = aten::tanh(%h) -> (%true, %h.1)
-        Result:  (forward)  the loop also carries %h.1_tape, a TapeArray written per iteration
-                 (reverse)  %dh0 = prim::Loop(%n, %true, %dh.out)
-                              block0(%j, %dh.1):
-                                %k = prim::sub(prim::sub(%n, 1), %j)
-                                %h.1 = aten::select(%h.1_tape, 0, %k)
-                                %dh = prim::GradOf[name="aten::tanh"](%dh.1) ... -> (%true, %dh)
-        """
-        body = node.blocks[0]
-        params = body.inputs[1:]
-        results = body.outputs[1:]
-        carried = [k for k, param in enumerate(params) if param in self.needs]
-        output_grads = [self.carried_start(node.outputs[k]) for k in carried]
-        trips = _trip_count(self.graph, node)
-        with self.graph.inserting_at_end(self.block):
-            go_on = self.graph.insert_constant(True, BOOL, node.source_range)
-        reverse_loop = self.graph.create(
-            "prim::Loop", [trips, go_on, *output_grads], (), num_blocks=1
-        )
-        reverse_loop.source_range = node.source_range
-        self.block.append_node(reverse_loop)
-        reverse_body = reverse_loop.blocks[0]
-        reverse_body.add_input(INT, "j")
-        loop_body = self.nested(reverse_body, body)
-        for k in carried:
-            grad = reverse_body.add_input(params[k].ty, _grad_name(results[k]))
-            loop_body.set_grad(results[k], grad)
-        loop_body.differentiate(list(body.nodes()))
-
-        with self.graph.inserting_at_end(reverse_body):
-            reverse_body.register_output(self.graph.insert_constant(True, BOOL))
-        for k in carried:
-            found = loop_body.grad_map.get(params[k])
-            with self.graph.inserting_at_end(reverse_body):
-                if found is None:
-                    found = loop_body.zero_for(params[k])
-                elif isinstance(params[k].ty, TensorType) and not can_materialise(params[k].ty):
-                    found = loop_body.never_the_sentinel(params[k], found)
-            reverse_body.register_output(found)
-            reverse_loop.add_output(params[k].ty, _grad_name(params[k]))
-        # Accumulators: what the iterations send to values from outside the loop, summed.
-        accumulated: list[Value] = []
-        for value, contribution in loop_body.contributions():
-            with self.graph.inserting_before(reverse_loop):
-                zero = self.zero_for(value)
-            reverse_loop.add_input(zero)
-            total = reverse_body.add_input(value.ty, _grad_name(value))
-            with self.graph.inserting_at_end(reverse_body):
-                summed = self.graph.insert("prim::AutogradAdd", (total, contribution), (value.ty,))
-            summed.output.name_hint = _grad_name(value)
-            reverse_body.register_output(summed.output)
-            accumulated.append(value)
-            reverse_loop.add_output(value.ty, _grad_name(value))
-
-        for k, grad in zip(carried, reverse_loop.outputs, strict=False):
-            initial = node.inputs[2 + k]
-            if initial in self.needs:
-                self.set_grad(initial, grad)
-        for value, grad in zip(accumulated, reverse_loop.outputs[len(carried) :], strict=True):
-            self.set_grad(value, grad)
-        self.routes.append(partial(_route_loop_reads, self.graph, node, reverse_loop, trips))
-
     def differentiate_tuple(self, node: Node) -> None:
         """A tuple's gradient is a tuple of its elements' gradients: unpack it."""
         (tuple_grad,) = [self.get_grad(node.output)]
@@ -489,7 +297,7 @@ class _ReverseBuilder:
                 if involves_complex:
                     part = self.real_part_for(element, part, grad_of.blocks[0])
                 grad_of.blocks[0].register_output(part)
-                self.set_grad(element, grad_of.add_output(element.ty, _grad_name(element)))
+                self.set_grad(element, grad_of.add_output(element.ty, gradient_name(element)))
 
     def differentiate_parts(self, node: Node) -> None:
         """Parts of a tuple an operator returned (``a, b = np.split(x, 2)``, ``parts[1]``): the
@@ -531,7 +339,7 @@ class _ReverseBuilder:
             tuple_grad = self.graph.insert("prim::TupleConstruct", parts, (types,)).output
         _set_ranges(body, node)
         body.register_output(tuple_grad)
-        self.set_grad(source, grad_of.add_output(source.ty, _grad_name(source)))
+        self.set_grad(source, grad_of.add_output(source.ty, gradient_name(source)))
 
     def differentiate_list_unpack(self, node: Node) -> None:
         """``a, b = hs`` on a list: the list's gradient is the list of its parts' gradients.
@@ -557,7 +365,7 @@ class _ReverseBuilder:
             list_grad = self.graph.insert("prim::ListConstruct", parts, (source.ty,)).output
         _set_ranges(body, node)
         body.register_output(list_grad)
-        self.set_grad(source, grad_of.add_output(source.ty, _grad_name(source)))
+        self.set_grad(source, grad_of.add_output(source.ty, gradient_name(source)))
 
     def zeros_like_part(self, part: Value) -> Value:
         """Insert zeros like ``part``, an element of a list: an array's are ``aten::zeros`` of
@@ -645,7 +453,7 @@ _RECOMPUTATIONS: dict[tuple[Formula, int], frozenset[Node]] = {}
 
 def _recomputations(formula: Formula, count: int) -> frozenset[Node]:
     """The nodes of ``formula``'s forward that only recompute the results its first ``count``
-    outputs are, each once: `_ReverseBuilder.inline_forward` would clone each, make the
+    outputs are, each once: `ReverseBuilder.inline_forward` would clone each, make the
     differentiated node's outputs stand in for it, and destroy it."""
     key = (formula, count)
     found = _RECOMPUTATIONS.get(key)
@@ -709,168 +517,6 @@ class _Inlined:
     inputs: list[Value]
     outputs: list[Value]
     saved: list[Value]
-
-
-def _forward_reads(reverse: Block, forward: Block) -> list[Value]:
-    """The values of ``forward`` (its parameters and its nodes' outputs) read anywhere inside
-    ``reverse``, once each, in the order first read."""
-    found: dict[Value, None] = {}
-
-    def visit(block: Block) -> None:
-        for node in block.nodes():
-            for value in node.inputs:
-                note(value)
-            for inner in node.blocks:
-                visit(inner)
-        for value in block.outputs:
-            note(value)
-
-    def note(value: Value) -> None:
-        if value.owning_block is forward:
-            found[value] = None
-        elif in_block(value.node, forward):
-            raise DifferentiationError(
-                f"internal error: the reverse reads {value!r} from inside a nested block",
-                value.node.source_range,
-            )
-
-    visit(reverse)
-    return list(found)
-
-
-def _replace_uses_within(value: Value, replacement: Value, block: Block) -> None:
-    for use in list(value.uses):
-        if in_block(use.user, block):
-            use.user.replace_input(use.index, replacement)
-
-
-def _known_at_compile_time(graph: Graph, value: Value, reverse: Block) -> bool:
-    """When ``value`` is a constant, or a size its operands' types fix, make the reads of it in
-    ``reverse`` read that constant instead (then nothing needs to be routed)."""
-    node = value.node
-    if node.kind == "prim::Constant":
-        known, ty = node.attrs.get("value"), value.ty
-    else:
-        op = OPS.get(node.kind)
-        if op is None or op.value_from_types is None or len(node.outputs) != 1:
-            return False
-        known = op.value_from_types([v.ty for v in node.inputs])
-        if known is NOT_CONSTANT:
-            return False
-        ty = type_of_value(known)
-    with graph.inserting_before(reverse.param_node.next):
-        constant = graph.insert_constant(known, ty, node.source_range)
-    _replace_uses_within(value, constant, reverse)
-    return True
-
-
-def _route_branch_reads(graph: Graph, forward_if: Node, index: int, reverse: Block) -> None:
-    """Make the values of ``forward_if``'s branch ``index`` that ``reverse`` reads outputs of
-    ``forward_if``: that branch returns them, the others prim::Uninitialized."""
-    for value in _forward_reads(reverse, forward_if.blocks[index]):
-        if _known_at_compile_time(graph, value, reverse):
-            continue
-        for position, branch in enumerate(forward_if.blocks):
-            if position == index:
-                branch.register_output(value)
-                continue
-            with graph.inserting_at_end(branch):
-                placeholder = graph.insert("prim::Uninitialized", (), (value.ty,)).output
-            branch.register_output(placeholder)
-        routed = forward_if.add_output(value.ty, value.name_hint)
-        _replace_uses_within(value, routed, reverse)
-
-
-def _trip_count(graph: Graph, loop: Node) -> Value:
-    """The number of iterations ``loop`` runs, as a value after it: its trip count when it
-    runs to it, and otherwise a count it now carries."""
-    if runs_its_count(loop):
-        return loop.inputs[0]
-    body = loop.blocks[0]
-    with graph.inserting_before(loop):
-        loop.add_input(graph.insert_constant(0, INT, loop.source_range))
-    count = body.add_input(INT, "trips")
-    with graph.inserting_at_end(body):
-        one = graph.insert_constant(1, INT, loop.source_range)
-        body.register_output(graph.insert("prim::add", (count, one), (INT,)).output)
-    return loop.add_output(INT, "trips")
-
-
-def _route_loop_reads(graph: Graph, loop: Node, reverse_loop: Node, trips: Value) -> None:
-    """Tape the values of ``loop``'s body that ``reverse_loop``'s body reads, and read them
-    back, iteration ``trips - 1 - j`` in reverse iteration ``j`` (Note [Loop tapes])."""
-    body = loop.blocks[0]
-    reverse_body = reverse_loop.blocks[0]
-    reads = _forward_reads(reverse_body, body)
-    if not reads:
-        return
-    counter = body.inputs[0]
-    step = reverse_body.inputs[0]
-    first = reverse_body.param_node.next
-    with graph.inserting_before(first):
-        one = graph.insert_constant(1, INT, loop.source_range)
-        last = graph.insert("prim::sub", (trips, one), (INT,)).output
-        iteration = graph.insert("prim::sub", (last, step), (INT,)).output
-        iteration.name_hint = counter.name_hint or "k"
-    recomputed: dict[Value, Value] = {counter: iteration}
-    for value in reads:
-        if _known_at_compile_time(graph, value, reverse_body):
-            continue
-        again = _recompute(graph, value, body, recomputed, first)
-        if again is not None:
-            _replace_uses_within(value, again, reverse_body)
-            continue
-        tape = _tape(graph, loop, value)
-        with graph.inserting_before(first):
-            read = graph.insert("prim::ListIndex", (tape, iteration), (value.ty,)).output
-        read.name_hint = value.name_hint
-        _replace_uses_within(value, read, reverse_body)
-
-
-def _recompute(
-    graph: Graph, value: Value, body: Block, copies: dict[Value, Value], before: Node
-) -> Value | None:
-    """A copy, before ``before`` in the reverse body, of what computes ``value`` in the loop
-    ``body`` from values outside it and the counter (``copies`` maps it to the reverse's
-    index) through views and int arithmetic only: ``xs[t]`` is read from ``xs`` again rather
-    than taped. None when ``value`` is not computed that way."""
-    if value in copies:
-        return copies[value]
-    if not in_block(value.node, body):
-        return value
-    node = value.node
-    if node.owning_block is not body or not _recomputed(node):
-        return None
-    inputs: dict[Value, Value] = {}
-    for operand in node.inputs:
-        again = _recompute(graph, operand, body, copies, before)
-        if again is None:
-            return None
-        inputs[operand] = again
-    with graph.inserting_before(before):
-        copy = graph.insert_node(graph.create_clone(node, inputs.__getitem__))
-    copies.update(zip(node.outputs, copy.outputs, strict=True))
-    return copies[value]
-
-
-def _tape(graph: Graph, loop: Node, value: Value) -> Value:
-    """Make ``loop`` carry a list that each iteration appends ``value`` to; return the list the
-    loop ends with (`stack-tapes` makes it an array where it can)."""
-    body = loop.blocks[0]
-    hint = value.name_hint or "saved"
-    name = hint if hint.endswith("_tape") else f"{hint}_tape"
-    with graph.inserting_before(loop):
-        start = graph.insert(
-            "prim::TapeList", (), (ListType(value.ty),), source_range=loop.source_range
-        ).output
-    loop.add_input(start)
-    carried = body.add_input(start.ty, name)
-    with graph.inserting_at_end(body):
-        pushed = graph.insert(
-            "prim::TapePush", (carried, value), (start.ty,), source_range=loop.source_range
-        )
-    body.register_output(pushed.output)
-    return loop.add_output(start.ty, name)
 
 
 def _set_ranges(block: Block, origin: Node) -> None:

@@ -1,11 +1,12 @@
-"""The gradient API: ``grad``, ``value_and_grad``, ``vjp``, ``gradcheck`` and ``differentiate``.
+"""The gradient API: ``grad`` and ``value_and_grad`` (`GradFunction`), the compiled gradients per
+call signature they share with ``vjp`` (`autodiff.cotangents`), and ``differentiate``.
 
 # Note [Gradient cache]
 # A GradFunction compiles one CompiledGradient per (signature key, argnums): the key has each
 # argument's kind, dtype, shape and strides, as for plain calls (Note [Specialisation
 # cache]); the values of int and bool arguments are not in it, since loops and branches on
 # them are differentiated as they run (Note [Control-flow derivatives] in
-# `autodiff.differentiate`). Only a compilation that succeeded is stored, so an error leaves
+# `autodiff.control_flow`). Only a compilation that succeeded is stored, so an error leaves
 # nothing behind. The names whose taps are
 # retained or hooked are in the key as well: a gradient with none of them has no hook
 # operator in ``df`` (Note [Taps] in `autodiff.taps`), one with some has.
@@ -33,9 +34,7 @@
 
 from __future__ import annotations
 
-import copy
 import functools
-import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -47,10 +46,8 @@ from autodiff.cache import CompilationCache
 from autodiff.errors import DifferentiationError
 from autodiff.gradient import Gradient
 from autodiff.higher_order import (
-    blocks_graph,
     complex_output_message,
     gradient_graph,
-    jacobian_graph,
 )
 from autodiff.pipeline import (
     OutputTree,
@@ -70,7 +67,6 @@ from autodiff.specialize import (
 from autodiff.taps import Hook, HookRun, check_names, normalise_hooks, repeated_names, tap_sites
 from ir.graph import Graph
 from ir.interpreter import AUTOGRAD_ZERO
-from ir.ops.gradients.prim import zeros_like_value
 from ir.types import TensorType, Type
 from passes.requires_grad import can_hold_gradient
 
@@ -221,19 +217,6 @@ class _Differentiated:
             )
 
 
-# What `vjp` compiled per function, so that calling ``ad.vjp(f, ...)`` in a loop compiles once
-# per signature; weak, so that a function's compiled code goes when the function does.
-_VJP_FUNCTIONS: weakref.WeakKeyDictionary[Any, _Differentiated] = weakref.WeakKeyDictionary()
-
-
-def _differentiated_for(fn: Callable[..., Any]) -> _Differentiated:
-    found = _VJP_FUNCTIONS.get(fn)
-    if found is None:
-        found = _Differentiated(fn)
-        _VJP_FUNCTIONS[fn] = found
-    return found
-
-
 def _describe(part: Any) -> str:
     if isinstance(part, tuple | list):
         return f"a {type(part).__name__} of {len(part)}"
@@ -242,33 +225,6 @@ def _describe(part: Any) -> str:
 
 def _shape_of(value: Any) -> tuple[int, ...]:
     return tuple(np.shape(value))
-
-
-def _checked_cotangent(seed: Any, output: Any, where: str) -> Any:
-    """The cotangent ``seed`` of ``output`` (``where`` names it: "the result of f()"), checked
-    to be shaped like it. A result that is a list or tuple as a value (``np.split``'s pieces)
-    takes a list or tuple of one cotangent per piece, each of the piece's shape or None for
-    zeros, as JAX takes a pytree; ``df`` gets it as the kind of sequence the result is."""
-    if seed is None:
-        return None
-    if isinstance(output, list | tuple):
-        if not (isinstance(seed, list | tuple) and len(seed) == len(output)):
-            raise DifferentiationError(
-                f"the cotangent of {where}, a {type(output).__name__} of {len(output)}, must "
-                f"be a list or tuple of {len(output)}, but it is {_describe(seed)}"
-            )
-        return type(output)(
-            zeros_like_value(part)
-            if part_seed is None
-            else _checked_cotangent(part_seed, part, f"piece {index} of {where}")
-            for index, (part_seed, part) in enumerate(zip(seed, output, strict=True))
-        )
-    if isinstance(seed, list | tuple) or _shape_of(seed) != _shape_of(output):
-        raise DifferentiationError(
-            f"the cotangent of {where} has {_describe(seed)}, but {where} has shape "
-            f"{_shape_of(output)}"
-        )
-    return seed
 
 
 def _check_scalar(qualname: str, value: Any) -> None:
@@ -617,38 +573,6 @@ def value_and_grad(
     return GradFunction(fn, argnums, has_aux, with_value=True, retain=retain, hooks=hooks)
 
 
-def vjp(fn: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
-    """Run ``fn(*args)`` and return its result and a function mapping a cotangent of that
-    result to one gradient per argument passed (None for arguments that have no gradient):
-    parameters left to their defaults get none, as in JAX.
-
-    >>> out, vjp_fn = ad.vjp(f, x, y)
-    >>> dx, dy = vjp_fn(np.ones_like(out))
-    """
-    differentiated = _differentiated_for(fn)
-    scripted = differentiated.scripted
-    values = scripted.runtime_values(args, {})
-    names = list(scripted.signature.parameters)
-    types = [argument_type(scripted.qualname, n, v) for n, v in zip(names, values, strict=True)]
-    wrt = tuple(i for i, ty in enumerate(types[: len(args)]) if can_hold_gradient(ty))
-    compiled = differentiated.compiled_for(values, wrt)
-    outputs, saved = compiled.forward(values)
-    out = compiled.result(outputs)
-
-    def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
-        seeds = [
-            _checked_cotangent(seed, output, f"the result of {scripted.qualname}()")
-            for seed, output in zip(
-                compiled.flatten(cotangent, scripted.qualname), outputs, strict=True
-            )
-        ]
-        grads = _gradients(compiled.runtime, saved, seeds, values, wrt, retain=True)
-        by_position = dict(zip(wrt, grads, strict=True))
-        return tuple(by_position.get(index) for index in range(len(args)))
-
-    return out, vjp_fn
-
-
 def differentiate(graph: Graph) -> Gradient:
     """Differentiate a typed graph w.r.t. its inputs typed ``requires_grad=1`` (or, when no
     input says, every input that can hold a gradient) and split it into ``f`` and ``df``.
@@ -662,288 +586,3 @@ def differentiate(graph: Graph) -> Gradient:
     else:
         wrt = tuple(i for i, v in enumerate(graph.inputs) if can_hold_gradient(v.ty))
     return differentiate_typed(graph, wrt).gradient
-
-
-@dataclass(frozen=True, slots=True)
-class GradcheckResult:
-    """The outcome of `gradcheck`: the worst element over all differentiated arguments."""
-
-    ok: bool
-    argument: int
-    index: tuple[int, ...]
-    analytic: float
-    numeric: float
-
-    def __str__(self) -> str:
-        verdict = "gradients match" if self.ok else "gradients differ"
-        return (
-            f"{verdict}; worst element: argument {self.argument} at {self.index}: "
-            f"analytic {self.analytic!r}, finite differences {self.numeric!r}"
-        )
-
-
-def gradcheck(
-    fn: Callable[..., Any],
-    *args: Any,
-    eps: float = 1e-6,
-    rtol: float | None = None,
-    atol: float | None = None,
-    raise_on_failure: bool = True,
-) -> GradcheckResult:
-    """Compare ``vjp(fn)`` against central finite differences, for a random cotangent, on
-    every floating-point argument; report the worst element (and raise if it is off).
-
-    The finite differences run the plain function with float32 arguments widened to float64,
-    so that ``eps`` means the same for every dtype. The tolerances default to rtol=1e-5,
-    atol=1e-8, or to rtol=1e-3, atol=1e-5 when an argument is float32 (the gradient is only
-    computed that precisely). Every evaluation gets fresh copies of the arguments, so a
-    function that writes its arguments is checked at the point given, and the caller's
-    arguments are left as they were.
-
-    >>> ad.gradcheck(loss, w, x, y)
-    """
-    low_precision = any(_is_low_precision(argument) for argument in args)
-    rtol = rtol if rtol is not None else (1e-3 if low_precision else 1e-5)
-    atol = atol if atol is not None else (1e-5 if low_precision else 1e-8)
-    # Every run, compiled or plain, gets fresh copies: a function that writes its arguments
-    # (``x[x > 1] = 1.0``) must not change the point the next run is evaluated at.
-    args = tuple(copy.deepcopy(argument) for argument in args)
-    out, vjp_fn = vjp(fn, *copy.deepcopy(args))
-    rng = np.random.default_rng(0)
-    outputs = out if isinstance(out, tuple) else (out,)
-    cotangents = [rng.standard_normal(np.shape(o)) for o in outputs]
-    analytic = vjp_fn(tuple(cotangents) if isinstance(out, tuple) else cotangents[0])
-    plain = _as_script(fn).fn
-    wide = [_widened(argument) for argument in args]
-
-    def projected(values: list[Any]) -> float:
-        result = plain(*copy.deepcopy(values))
-        results = result if isinstance(result, tuple) else (result,)
-        return float(
-            sum(np.sum(c * np.asarray(r)) for c, r in zip(cotangents, results, strict=True))
-        )
-
-    worst = GradcheckResult(True, -1, (), 0.0, 0.0)
-    worst_excess = -np.inf
-    for position, (argument, grad_value) in enumerate(zip(wide, analytic, strict=True)):
-        if grad_value is None:
-            continue
-        base = np.array(argument, dtype=np.float64)
-        for index in np.ndindex(base.shape):
-            shifted = [list(wide), list(wide)]
-            for sign, values in zip((1.0, -1.0), shifted, strict=True):
-                bumped = base.copy()
-                bumped[index] += sign * eps
-                values[position] = float(bumped) if isinstance(argument, float) else bumped
-            numeric = (projected(shifted[0]) - projected(shifted[1])) / (2 * eps)
-            value = float(np.asarray(grad_value)[index])
-            excess = abs(value - numeric) - (atol + rtol * abs(numeric))
-            if excess > worst_excess:
-                worst_excess = excess
-                worst = GradcheckResult(excess <= 0, position, index, value, numeric)
-    if raise_on_failure and not worst.ok:
-        raise DifferentiationError(str(worst))
-    return worst
-
-
-def _is_numeric(value: Any) -> bool:
-    """A number or an array: what has a dtype to check."""
-    return isinstance(value, int | float | complex | np.ndarray | np.generic)
-
-
-def _is_low_precision(value: Any) -> bool:
-    return isinstance(value, np.ndarray | np.generic) and value.dtype in (np.float16, np.float32)
-
-
-def _widened(value: Any) -> Any:
-    """``value``, as float64 if it is a float32 (or float16) array or NumPy scalar."""
-    return value.astype(np.float64) if _is_low_precision(value) else value
-
-
-# Note [Complex Jacobians]
-# A function of a complex argument is a map of 2n real numbers, whose Jacobian has four real
-# blocks; one complex row per output element holds all of them only when the function is
-# holomorphic (Cauchy-Riemann). Each row is a vjp, which under Note [Complex gradients] (in
-# `autodiff.formulas`) gives ``c * f'(z)`` for a holomorphic f and a cotangent c, so the rows
-# are exactly f'(z) then; for any other function they would be the derivative of the real
-# part alone, silently. So, as JAX's ``jacrev``, a Jacobian refuses complex arguments and
-# complex results unless ``holomorphic=True``, which in turn needs both to be complex.
-
-
-class JacobianFunction:
-    """What ``ad.jacobian`` returns: callable like the function, returning its Jacobian; and,
-    as a gradient is, differentiable again (Note [Jacobian graphs] in `autodiff.higher_order`).
-    ``what`` names it in errors (``jacobian``, or ``hessian`` for the outer of two)."""
-
-    def __init__(
-        self,
-        fn: Callable[..., Any],
-        argnums: Argnums,
-        *,
-        holomorphic: bool = False,
-        what: str = "jacobian",
-    ) -> None:
-        self.scripted = _as_script(fn)
-        self.argnums = argnums
-        self.holomorphic = holomorphic
-        self.what = what
-        functools.update_wrapper(self, self.scripted.fn, updated=())
-
-    def check_argument(self, name: str, dtype: np.dtype[Any]) -> None:
-        """Refuse a complex argument, or with ``holomorphic``, a real one (Note [Complex
-        Jacobians])."""
-        if np.issubdtype(dtype, np.complexfloating) == self.holomorphic:
-            return
-        if self.holomorphic:
-            raise DifferentiationError(
-                f"{self.what} with holomorphic=True needs complex arguments, but argument "
-                f"'{name}' of {self.qualname}() is {dtype}"
-            )
-        raise DifferentiationError(
-            f"{self.what} of {self.qualname}() with respect to argument '{name}', which is "
-            f"{dtype}: the Jacobian of a complex argument is one complex matrix only for a "
-            "holomorphic function; pass holomorphic=True if it is one, or differentiate "
-            "with respect to its real and imaginary parts as separate real arguments"
-        )
-
-    def check_complex_result(self, out: Any) -> None:
-        complex_result = np.iscomplexobj(out)
-        if complex_result == self.holomorphic:
-            return
-        dtype = np.result_type(out)
-        if self.holomorphic:
-            raise DifferentiationError(
-                f"{self.what} with holomorphic=True needs a complex result, but "
-                f"{self.qualname}() returns {dtype}"
-            )
-        raise DifferentiationError(
-            f"{self.what} needs a real result, but {self.qualname}() returns {dtype}: pass "
-            "holomorphic=True for a holomorphic function of complex arguments, or take the "
-            "Jacobians of np.real and np.imag of the result"
-        )
-
-    @property
-    def qualname(self) -> str:
-        return self.scripted.qualname
-
-    def __call__(self, *args: Any) -> Any:
-        parameters = len(self.scripted.signature.parameters)
-        positions = _positions(self.qualname, self.argnums, parameters)
-        _check_passed(self.scripted, positions, args)
-        names = list(self.scripted.signature.parameters)
-        for position in positions:
-            if _is_numeric(args[position]):
-                self.check_argument(names[position], np.result_type(args[position]))
-        out, vjp_fn = vjp(self.scripted, *args)
-        if isinstance(out, tuple | list):
-            raise DifferentiationError(
-                f"jacobian needs {self.qualname}() to return one array, it returned "
-                f"{_describe(out)}"
-            )
-        self.check_complex_result(out)
-        out_shape = _shape_of(out)
-        rows: list[list[Any]] = [[] for _ in positions]
-        for index in np.ndindex(out_shape):
-            seed = np.zeros(out_shape, dtype=np.result_type(out))
-            seed[index] = 1
-            grads = vjp_fn(seed)
-            for row, position in zip(rows, positions, strict=True):
-                row.append(np.asarray(grads[position]))
-        jacobians = tuple(
-            np.stack(row).reshape(out_shape + _shape_of(args[position]))
-            if row
-            else np.zeros(out_shape + _shape_of(args[position]))
-            for row, position in zip(rows, positions, strict=True)
-        )
-        return jacobians[0] if isinstance(self.argnums, int) else jacobians
-
-    def __autodiff_graph__(
-        self, argument_types: Sequence[Type] | None, strided_inputs: str | None = None
-    ) -> Graph:
-        """The graph of this Jacobian for arguments of these types and layouts, which `vjp`,
-        `jacobian` and `grad` differentiate again. See Note [Jacobian graphs]."""
-        types = self.scripted.declared_types() if argument_types is None else argument_types
-        _check_declared_types(self.scripted, types)
-        if self.holomorphic:
-            raise DifferentiationError(
-                f"the {self.what} of {self.qualname}() with holomorphic=True cannot be "
-                "differentiated again or called from scripted code"
-            )
-        positions = _positions(self.qualname, self.argnums, len(types))
-        names = list(self.scripted.signature.parameters)
-        for position in positions:
-            ty = types[position]
-            if isinstance(ty, TensorType) and ty.dtype is not None:
-                self.check_argument(names[position], np.dtype(ty.dtype))
-        if strided_inputs is None:  # a scripted caller's values: any layout
-            strided_inputs = unknown_layouts(types)
-        return jacobian_graph(
-            self.scripted.parsed_for(types, strided_inputs),
-            types,
-            positions,
-            several=not isinstance(self.argnums, int),
-            strided_inputs=strided_inputs,
-        )
-
-
-def jacobian(
-    fn: Callable[..., Any], argnums: Argnums = 0, *, holomorphic: bool = False
-) -> JacobianFunction:
-    """The Jacobian of an array-valued function w.r.t. the arguments at ``argnums``, one vjp
-    row per element of the result: shape ``result.shape + argument.shape``. It composes with
-    itself, `grad`, `hessian` and `vjp` as JAX's ``jacrev`` does, and as it, refuses complex
-    arguments and results unless ``holomorphic=True`` (Note [Complex Jacobians]).
-
-    >>> ad.jacobian(np.tanh_of_w)(w)            # (n, n), diagonal
-    >>> ad.jacobian(ad.jacobian(f))(w)          # (n, n, n) for f: (n,) -> (n,)
-    >>> ad.jacobian(np.square, holomorphic=True)(z)   # diag(2 z) for complex z
-    """
-    return JacobianFunction(fn, argnums, holomorphic=holomorphic)
-
-
-def hessian(fn: Callable[..., Any], argnums: Argnums = 0) -> Callable[..., Any]:
-    """The Hessian: the `jacobian` of the Jacobian, which is differentiated as a graph
-    (Note [Jacobian graphs] in `autodiff.higher_order`), of shape ``result.shape +
-    argument.shape + argument.shape`` as JAX's ``hessian``. For a tuple of ``argnums``, the
-    blocks ``H[i][j]`` as nested tuples.
-
-    >>> ad.hessian(loss)(w, x, y)                # (n, n) for w of shape (n,)
-    >>> ad.hessian(f)(w)                         # (m, n, n) for f: (n,) -> (m,)
-    """
-    if isinstance(argnums, int):
-        return JacobianFunction(jacobian(fn, argnums), argnums, what="hessian")
-    return HessianBlocks(fn, tuple(argnums))
-
-
-class HessianBlocks:
-    """What ``ad.hessian`` returns for a tuple of ``argnums``: callable like the function,
-    returning the blocks ``H[i][j]`` (each a `jacobian` of a `jacobian`) as nested tuples;
-    and, as a Jacobian is, a graph that `vjp` differentiates and scripted code inlines."""
-
-    def __init__(self, fn: Callable[..., Any], argnums: tuple[int, ...]) -> None:
-        self.scripted = _as_script(fn)
-        self.argnums = argnums
-        self.blocks = [
-            [JacobianFunction(jacobian(fn, i), j, what="hessian") for j in argnums] for i in argnums
-        ]
-        functools.update_wrapper(self, self.scripted.fn, updated=())
-
-    def __call__(self, *args: Any) -> Any:
-        # Each block runs the function: all but the last on copies, so that each reads the
-        # arguments as passed and the ones the function writes are written once.
-        blocks = [block for row in self.blocks for block in row]
-        results = [block(*copy.deepcopy(args)) for block in blocks[:-1]]
-        results.append(blocks[-1](*args))
-        width = len(self.argnums)
-        return tuple(tuple(results[i * width : (i + 1) * width]) for i in range(width))
-
-    def __autodiff_graph__(
-        self, argument_types: Sequence[Type] | None, strided_inputs: str | None = None
-    ) -> Graph:
-        """Every block's graph for these argument types and layouts, side by side."""
-        types = self.scripted.declared_types() if argument_types is None else argument_types
-        graphs = [
-            [_as_script(block).parsed_for(types, strided_inputs or "") for block in row]
-            for row in self.blocks
-        ]
-        return blocks_graph(self.scripted.qualname, types, graphs)

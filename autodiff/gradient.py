@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ir.graph import Graph
+from ir.graph import Graph, Value
 from ir.printer import print_graph
 
 
@@ -66,3 +66,9 @@ class Gradient:
 
 def _spell(indices: tuple[int, ...]) -> str:
     return "[" + ", ".join(str(i) for i in indices) + "]"
+
+
+def gradient_name(value: Value) -> str | None:
+    """The name hint of ``value``'s gradient: ``d`` before its own (``%dw`` for ``%w``), as
+    TorchScript names the values of its gradient graphs; None when ``value`` has none."""
+    return f"d{value.name_hint}" if value.name_hint else None

@@ -33,9 +33,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from autodiff.differentiate import add_reverse
 from autodiff.errors import DifferentiationError
-from autodiff.pipeline import FORWARD_CLEANUP, typed_graph
+from autodiff.pipeline import FORWARD_CLEANUP, add_reverse, typed_graph
 from ir.graph import Graph, Node, Value
 from ir.types import BOOL, FLOAT, INT, NONE, SCALAR, TENSOR, TensorType, TupleType, Type
 from passes.functionalize import WRITE_BACK
@@ -121,7 +120,6 @@ def _gradient_graph(
         )
     wrt_values = [result.inputs[i] for i in wrt]
     details = add_reverse(result, wrt_values, materialise_zeros=materialise_zeros)
-    propagate_shapes(result)
     run_passes(result, [("specialize-autograd-zero", {})])
     grads = _inline_reverse(result, value, details.reverse_node.attrs["input_grads"])
     _write_back_last(result)

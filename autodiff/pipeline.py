@@ -21,14 +21,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from autodiff.differentiate import add_reverse
+from autodiff.differentiate import ReverseDetails, build_reverse, route_forward_reads
 from autodiff.gradient import Gradient
 from autodiff.lambda_lift import lambda_lift
 from autodiff.specialize import functionalize_options
 from autodiff.taps import prepare_taps
+from ir.analysis import REVERSE
 from ir.collector import gc_paused
 from ir.graph import Graph, Value
-from ir.types import ANY, ListType, TupleType, Type
+from ir.types import ANY, ListType, TensorType, TupleType, Type
 from passes.registry import PipelineStep, run_passes
 from passes.shape_propagation import propagate_shapes, specialise
 
@@ -39,7 +40,7 @@ from passes.shape_propagation import propagate_shapes, specialise
 # duplicate captures collapse into one. AutogradZero specialisation runs after the reverse
 # program is typed, so that the zeros it materialises have known shapes. Loop invariants are
 # hoisted before differentiating, so that a reverse loop reads them once instead of a tape
-# keeping them per iteration (Note [Loop tapes] in `autodiff.differentiate`).
+# keeping them per iteration (Note [Loop tapes] in `autodiff.control_flow`).
 FORWARD_CLEANUP = (
     "lower-tuples",
     "constant-propagation",
@@ -142,14 +143,58 @@ def differentiate_typed(
         grad = typed.copy()
         flatten_outputs(grad)
         prepare_taps(grad, taps)
-        if add_reverse(grad, [grad.inputs[i] for i in wrt]).routed:
-            propagate_shapes(grad)  # add_reverse propagated them before routing
+        add_reverse(grad, [grad.inputs[i] for i in wrt])
         optimized = grad.copy() if keep_stages else grad
         run_passes(optimized, [(name, {}) for name in REVERSE_OPTIMISATION])
         kept = (grad, optimized) if keep_stages else None
         gradient = lambda_lift(optimized.copy() if keep_stages else optimized)
         _name_gradients(gradient)
     return Stages(typed, gradient, kept)
+
+
+def add_reverse(
+    graph: Graph, wrt: list[Value], *, materialise_zeros: bool = False
+) -> ReverseDetails:
+    """The ``grad`` stage, in place: the reverse program of typed ``graph`` w.r.t. ``wrt``
+    (`autodiff.differentiate.build_reverse`, which see for ``materialise_zeros``), typed, with
+    the forward values it reads routed out of branches and loop bodies (Note [Control-flow
+    derivatives] in `autodiff.control_flow`).
+
+    Given:   graph(%x : Double(3)): %y = aten::tanh(%x); return (%y)
+    Execute: add_reverse(graph, [%x])
+    Result:  ... %dx : Double(3) = prim::Reverse[output_vjps=[0], input_grads=[0]]() ...
+    """
+    details = build_reverse(graph, wrt, materialise_zeros=materialise_zeros)
+    # Typed before routing, so that the sizes the types fix fold instead of being routed.
+    propagate_shapes(graph)
+    if route_forward_reads(details):
+        propagate_shapes(graph)  # the values routed out, their tapes and the reads of them
+    return details
+
+
+def differentiable_inputs(graph: Graph) -> list[Value]:
+    """The inputs to differentiate: those typed ``requires_grad=1``; when no input says either
+    way, every input that can hold a gradient."""
+    flagged = [
+        v for v in graph.inputs if isinstance(v.ty, TensorType) and v.ty.requires_grad is not None
+    ]
+    if flagged:
+        return [v for v in flagged if isinstance(v.ty, TensorType) and v.ty.requires_grad]
+    return list(graph.inputs)
+
+
+def differentiate_graph(graph: Graph) -> bool:
+    """Add the reverse program w.r.t. `differentiable_inputs` (`add_reverse` as a pass, so that
+    `autodiff opt` shows it on IR text). True if there was anything to differentiate.
+
+    Given:   graph(%x : Double(3, requires_grad=1)): %y = aten::sin(%x); return (%y)
+    Execute: differentiate_graph(graph)
+    Result:  ... %dx = prim::Reverse[output_vjps=[0], input_grads=[0]]() ...
+    """
+    if any(node.kind == REVERSE for node in graph.nodes()):
+        return False
+    details = add_reverse(graph, differentiable_inputs(graph))
+    return bool(details.df_output_vjps)
 
 
 def _name_gradients(gradient: Gradient) -> None:

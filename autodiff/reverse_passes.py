@@ -1,15 +1,15 @@
 """The passes autodiff adds to the pass registry, in one list, so that `autodiff opt` can run
 differentiation and lambda lifting on IR text as it runs any pass of `passes`.
 
-Registering them here, rather than where each is defined, keeps `autodiff.differentiate` and
+Registering them here, rather than where each is defined, keeps `autodiff.pipeline` and
 `autodiff.lambda_lift` free of registry side effects: importing the `autodiff` package (which
 imports this module) is what puts them in `passes.registry.PASSES`.
 """
 
 from __future__ import annotations
 
-from autodiff.differentiate import differentiate_graph
 from autodiff.lambda_lift import lambda_lift_module
+from autodiff.pipeline import differentiate_graph
 from passes.registry import PassFunction, register_module_pass, register_pass
 
 GRAPH_PASSES: tuple[tuple[str, PassFunction], ...] = (("differentiate", differentiate_graph),)

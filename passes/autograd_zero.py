@@ -224,7 +224,7 @@ class _Specializer:
         """An output is ZERO when every branch returns ZERO. When some do and the others
         return NONZERO, the ZERO ones return a materialised zero instead, so that the output
         is never the sentinel at run time (the gradient a reverse branch sends to a value only
-        the other branch uses: Note [Control-flow derivatives] in `autodiff.differentiate`)."""
+        the other branch uses: Note [Control-flow derivatives] in `autodiff.control_flow`)."""
         for inner in node.blocks:
             self.visit_block(inner)
         for index, out in enumerate(node.outputs):

@@ -9,9 +9,10 @@ the array it writes, and every view read after a write is derived again from the
 # touch it: a value read after a write is not the value it was before. This pass makes it pure
 # SSA, as TorchScript's CopySlices makes an in-place write on a view rewrite its base's history:
 #
-# * Alias analysis. A view operator's result (one whose OpDef has a ViewRule, Note [Views] in
-#   `ir.ops.views`: basic indexing, transposes, flips, rotations, reshapes and dimension
-#   changes, a split's pieces, complex parts, diagonals, an einsum that only relabels) is an
+# * Alias analysis (its facts and refusals are in `passes.aliasing`). A view operator's result
+#   (one whose OpDef has a ViewRule, Note [Views] in `ir.ops.views`: basic indexing,
+#   transposes, flips, rotations, reshapes and dimension changes, a split's pieces, complex
+#   parts, diagonals, an einsum that only relabels) is an
 #   alias of its operand's base, with the chain of view nodes that leads there; an in-place
 #   operator's result is an alias of what it wrote; any other value is a base of its own, since
 #   NumPy returns new arrays. A reshape or ravel that NumPy's stride rule makes a copy starts a
@@ -63,7 +64,6 @@ the array it writes, and every view read after a write is derived again from the
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ir.analysis import constant_value, in_block, is_constant
@@ -77,19 +77,24 @@ from ir.ops.views import (
     view_is_copy_in_any_order,
     view_rule,
 )
-from ir.source import SourceRange
 from ir.types import INT, TensorType
+from passes.aliasing import (
+    WRITES,
+    Alias,
+    carrying_loop,
+    check_carried_view,
+    check_first_view,
+    check_held,
+    check_maybe_view,
+    check_one_array,
+    check_writable,
+    emitted_base,
+    is_view,
+    loop_sources,
+)
 from passes.number_updates import rebind_number_updates
 from passes.registry import register_pass
 from passes.returned_arguments import return_arguments
-
-# In-place operator -> the out-of-place operator computing the new contents of its target, with
-# the same operands (`ir.ops.scatter`, Note [Scatters]).
-WRITES = {
-    "aten::copy_": "aten::_written",
-    "aten::index_put_": "aten::index_put",
-    "aten::add_at_": "aten::add_at",
-}
 
 WRITE_BACK = "prim::WriteBack"
 
@@ -105,23 +110,6 @@ _ELEMENTS = frozenset(
         "prim::TupleSlice",
     ]
 )
-
-
-def is_view(node: Node) -> bool:
-    """Whether ``node``'s result is a view of its first operand (`view_rule`)."""
-    return view_rule(node) is not None
-
-
-@dataclass(frozen=True, slots=True)
-class _Alias:
-    """A value that is ``base`` seen through the view nodes of ``chain``, in order."""
-
-    base: Value
-    chain: tuple[Node, ...] = ()
-    # A reshape in the chain that NumPy may make a view or a copy, which the compiler cannot
-    # tell (a shape not known at compile time): reading the alias stale, or writing through
-    # it, is refused.
-    undecided: Node | None = None
 
 
 @dataclass
@@ -198,7 +186,7 @@ class _Functionalizer:
         # The graph inputs that are not C-contiguous -> their strides, None where not known
         # (Note [Views]).
         self.input_strides = input_strides
-        self.aliases: dict[Value, _Alias] = {}
+        self.aliases: dict[Value, Alias] = {}
         self.base_of_version: dict[Value, Value] = {}
         self.version_of: dict[Value, Value] = {}  # the base version a view was computed from
         # A loop-carried parameter whose first value is a view of a base the loop writes: that
@@ -219,11 +207,11 @@ class _Functionalizer:
         # `passes.returned_arguments`).
         self.written_through: dict[Value, tuple[Value, tuple[Node, ...]]] = {}
 
-    def alias(self, value: Value) -> _Alias:
+    def alias(self, value: Value) -> Alias:
         found = self.aliases.get(value)
         if found is not None:
             return found
-        return _Alias(self.base_of_version.get(value, value))
+        return Alias(self.base_of_version.get(value, value))
 
     def stale(self, value: Value, env: _Env) -> bool:
         info = self.alias(value)
@@ -284,13 +272,13 @@ class _Functionalizer:
     def read_fresh(self, node: Node, env: _Env) -> None:
         for index, value in enumerate(list(node.inputs)):
             if value in self.first_view:
-                _check_first_view(value, *self.first_view[value], env.current, node)
+                check_first_view(value, *self.first_view[value], env.current, node)
             for base, entry in self.carried_view.get(value, ()):
-                _check_carried_view(value, base, entry, env.current, node)
+                check_carried_view(value, base, entry, env.current, node)
             for base, version in self.maybe_view.get(value, ()):
-                _check_maybe_view(value, base, version, env.current, node)
+                check_maybe_view(value, base, version, env.current, node)
             for base, version in self.held.get(value, ()):
-                _check_held(value, base, version, env.current, node)
+                check_held(value, base, version, env.current, node)
             current = self.fresh(value, env, node)
             if current is not value:
                 node.replace_input(index, current)
@@ -344,7 +332,7 @@ class _Functionalizer:
                 return  # NumPy copies: a new base
             if copies is None:
                 undecided = node
-        self.aliases[node.output] = _Alias(info.base, (*info.chain, node), undecided)
+        self.aliases[node.output] = Alias(info.base, (*info.chain, node), undecided)
         self.version_of[node.output] = self.version_of.get(operand, operand)
 
     def write(self, node: Node, env: _Env) -> None:
@@ -354,7 +342,7 @@ class _Functionalizer:
             node.destroy()
             return
         info = self.alias(target)
-        _check_one_array(info.base, node)
+        check_one_array(info.base, node)
         if info.base in self.held:
             raise IRError(
                 f"cannot write to '{info.base.name_hint or 'it'}' here: it is an array a tuple "
@@ -362,7 +350,7 @@ class _Functionalizer:
                 "to the array itself, or copy it first (x.copy())",
                 node.source_range,
             )
-        _check_writable(info, node)
+        check_writable(info, node)
         with self.graph.inserting_before(node):
             contents = self.graph.insert(
                 WRITES[node.kind], list(node.inputs), (target.ty,)
@@ -373,7 +361,7 @@ class _Functionalizer:
                 view = info.chain[position]
                 rule = view_rule(view)
                 assert rule is not None
-                assert rule.scatter is not None  # `_check_writable` refused read-only views
+                assert rule.scatter is not None  # `check_writable` refused read-only views
                 # A piece of a split is written into the split's operand, past the split.
                 above = position - 2 if view.kind == "prim::TupleIndex" else position - 1
                 parent = env.current(info.base)
@@ -478,17 +466,17 @@ class _Functionalizer:
         seen: set[Value] = set()
         pending = [result]
         while pending:
-            value = _root(pending.pop())
+            value = emitted_base(pending.pop())
             if value in seen:
                 continue
             seen.add(value)
-            node, loop = value.node, _loop_of(value)
+            node, loop = value.node, carrying_loop(value)
             if node.kind == "prim::If":
                 pending.extend(block.outputs[value.index] for block in node.blocks)
             elif node.kind == "prim::Loop":
-                pending.extend(_loop_sources(node, value.index))
+                pending.extend(loop_sources(node, value.index))
             elif loop is not None:
-                pending.extend(_loop_sources(loop, value.index - 1))
+                pending.extend(loop_sources(loop, value.index - 1))
             base = self.alias(value).base
             if base in bases:
                 found.setdefault(base, None)
@@ -529,202 +517,6 @@ class _Functionalizer:
         outside = [b for b in bases if not any(in_block(b.node, inner) for inner in node.blocks)]
         if outside:
             self.maybe_view[output] = [(base, env.current(base)) for base in outside]
-
-
-def _check_writable(info: _Alias, write: Node) -> None:
-    """Refuse a write through a read-only view (NumPy raises), or through a reshape NumPy may
-    make a view or a copy (the compiler cannot tell which array the write reaches)."""
-    for view in info.chain:
-        rule = view_rule(view)
-        if rule is not None and rule.is_read_only(view):
-            raise IRError(
-                f"assignment destination is read-only: {_spelling(view)} returns a read-only "
-                "view; copy it first (.copy())",
-                write.source_range,
-            )
-    if info.undecided is not None:
-        raise IRError(
-            f"cannot tell whether this writes to '{info.base.name_hint or 'the array'}': NumPy "
-            "makes the reshape a view or a copy depending on the array's strides, which the "
-            "compiler cannot tell here; copy it first (.copy())",
-            write.source_range,
-        )
-
-
-def _spelling(view: Node) -> str:
-    """The NumPy function a view operator stands for, as the user wrote it (near enough)."""
-    name = view.kind.split("::")[-1].lstrip("_")
-    return "np.einsum" if name == "einsum_view" else f"np.{name}"
-
-
-def _loop_sources(loop: Node, carried: int) -> list[Value]:
-    """What a prim::Loop's carried value number ``carried`` may be: its initial value or what
-    the body returns for it."""
-    return [loop.inputs[2 + carried], loop.blocks[0].outputs[1 + carried]]
-
-
-def _loop_of(value: Value) -> Node | None:
-    """The prim::Loop whose body has ``value`` as a carried parameter, if any."""
-    node = value.node
-    if node.kind != PARAM or node.owning_block is None or value.index == 0:
-        return None
-    owner = node.owning_block.owning_node
-    return owner if owner is not None and owner.kind == "prim::Loop" else None
-
-
-def _root(value: Value) -> Value:
-    """The base a value is a view of, or an in-place write's result of, in the graph as the
-    frontend emitted it."""
-    while value.node.kind in WRITES or is_view(value.node):
-        value = value.node.inputs[0]
-    return value
-
-
-def _location(read: Node, value: Value) -> SourceRange | None:
-    """Where to point at for a refused read: the reading node, or when that is a block's
-    return (which carries a value out of a branch or a loop body, and has no place in the
-    source), the If or loop that gave out ``value`` or the node that returns it."""
-    if read.source_range is not None:
-        return read.source_range
-    if value.node.source_range is not None:
-        return value.node.source_range
-    owner = read.owning_block.owning_node if read.owning_block is not None else None
-    return owner.source_range if owner is not None else None
-
-
-def _check_one_array(base: Value, write: Node) -> None:
-    """Refuse a write whose target is an If output or loop-carried value that may be one of
-    several arrays: the base to update depends on what ran."""
-    if _may_be_several(base):
-        raise IRError(
-            f"cannot tell which array this writes to: '{base.name_hint or 'it'}' comes out of "
-            "an if or a loop that may give different arrays; write to the array itself, or "
-            "copy it first (x.copy())",
-            write.source_range,
-        )
-
-
-def _check_first_view(
-    param: Value, base: Value, entry: Value, current: Callable[[Value], Value], read: Node
-) -> None:
-    """Refuse ``read`` of ``param``, a loop-carried value that starts as a view of ``base``,
-    once the loop has written ``base`` (its version is no longer ``entry``)."""
-    if current(base) is entry:
-        return
-    name = param.name_hint or "it"
-    raise IRError(
-        f"cannot tell what '{name}' holds here: the loop carries it, and its first value "
-        f"shares memory with '{base.name_hint or 'an array'}', which the loop has written "
-        f"since (the next iterations' are other arrays); copy it before the loop "
-        f"({name} = {name}.copy())",
-        _location(read, param),
-    )
-
-
-def _check_carried_view(
-    param: Value, base: Value, entry: Value, current: Callable[[Value], Value], read: Node
-) -> None:
-    """Refuse ``read`` of ``param``, a loop-carried value that an iteration may leave as
-    ``base`` or a view of it, once the loop has written ``base`` in this iteration (its version
-    is no longer ``entry``)."""
-    if current(base) is entry:
-        return
-    name = param.name_hint or "it"
-    raise IRError(
-        f"cannot tell what '{name}' holds here: the loop carries it, and an iteration may "
-        f"leave it as '{base.name_hint or 'an array'}' or a view of it, which the loop has "
-        f"written since; copy it where it is assigned (x.copy())",
-        _location(read, param),
-    )
-
-
-def _check_maybe_view(
-    value: Value, base: Value, version: Value, current: Callable[[Value], Value], read: Node
-) -> None:
-    """Refuse ``read`` of ``value``, which an If or a loop gave out and may be ``base`` or a
-    view of it, once ``base`` has been written (its version is no longer ``version``)."""
-    if current(base) is version:
-        return
-    name = value.name_hint or "it"
-    raise IRError(
-        f"cannot tell what '{name}' holds here: it comes out of an if or a loop that may give "
-        f"'{base.name_hint or 'an array'}' or a view of it, which has been written since; "
-        f"copy it where it is assigned (x.copy())",
-        _location(read, value),
-    )
-
-
-def _check_held(
-    value: Value, base: Value, version: Value, current: Callable[[Value], Value], read: Node
-) -> None:
-    """Refuse ``read`` of ``value``, a tuple or list that holds ``base`` or a view of it, or
-    an element read out of one, once ``base`` has been written (its version is no longer
-    ``version``): NumPy's tuple or list holds the array itself and would see the write."""
-    if current(base) is version:
-        return
-    name = value.name_hint or "it"
-    raise IRError(
-        f"cannot tell what '{name}' holds here: it is, or comes out of, a tuple or list that "
-        f"holds '{base.name_hint or 'an array'}' or a view of it, which has been written "
-        f"since; copy it where it is put in (x.copy())",
-        _location(read, value),
-    )
-
-
-def _may_be_several(value: Value, slots: frozenset[Value] = frozenset()) -> bool:
-    """Whether ``value``, an If output or a loop-carried value, may be an array that something
-    else also holds, looking into the Ifs and loops that gave out a branch's result or a
-    loop's carried value (``acc = x`` in an if in a loop makes the loop's result ``x``).
-    ``slots`` are the carried parameters of the one variable being followed, whose earlier
-    value is no other variable's."""
-    node = value.node
-    if node.kind == "prim::If":
-        index = node.outputs.index(value)
-        return any(_shares_memory(block.outputs[index], block, slots) for block in node.blocks)
-    if node.kind == "prim::Loop":
-        value = node.blocks[0].inputs[1 + node.outputs.index(value)]
-    loop = _loop_of(value)
-    if loop is None or value in slots:
-        return False
-    slots = slots | {value}
-    initial, result = _loop_sources(loop, value.index - 1)
-    return (
-        _shares_memory(initial, None, slots)
-        or _read_after(initial, loop)
-        or _shares_memory(result, loop.blocks[0], slots)
-    )
-
-
-def _read_after(initial: Value, loop: Node) -> bool:
-    """Whether ``initial``, what a loop starts a carried value with, or a view of it, is read
-    after the loop: another name holds the array the loop gives out when no iteration
-    rebinds it (``w = y * 1.0; acc = w``, a loop, then ``acc[0] = 1`` and ``w`` read)."""
-    pending = [initial]
-    while pending:
-        for use in pending.pop().uses:
-            if use.user is loop:
-                continue
-            if is_view(use.user) or use.user.kind in WRITES:
-                pending.extend(use.user.outputs)
-            elif use.user.is_after(loop):
-                return True
-    return False
-
-
-def _shares_memory(value: Value, block: Block | None, slots: frozenset[Value]) -> bool:
-    """Whether ``value`` may be an array that something else also holds: a view, a write's
-    result, a graph input, a value from outside ``block``, a loop-carried value of a variable
-    other than the one followed (``slots``), or an If or loop output that may be one."""
-    root = _root(value)
-    if root is not value:
-        return True
-    if _loop_of(value) is not None:
-        return value not in slots
-    if value.node.kind in ("prim::If", "prim::Loop") and _may_be_several(value, slots):
-        return True
-    if block is not None and not in_block(value.node, block) and value.node.kind != PARAM:
-        return True
-    return value.node.kind == PARAM
 
 
 def _expose_views(graph: Graph, block: Block) -> None:

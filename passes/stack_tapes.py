@@ -1,7 +1,7 @@
 """Stack tapes: a loop tape of fixed-shape values, in a loop that runs exactly its trip count,
 becomes one preallocated array instead of a list.
 
-`autodiff.differentiate` keeps what a loop's reverse reads in list tapes (Note [Loop tapes]):
+`autodiff.control_flow` keeps what a loop's reverse reads in list tapes (Note [Loop tapes]):
 ``prim::TapeList`` before the loop, one ``prim::TapePush`` per iteration, ``prim::ListIndex``
 reads in the reverse loop. When the loop starts and never stops early (its condition and its
 body's are the constant True) and it has a bounded trip count, and the pushed value's type is

@@ -1,5 +1,5 @@
 """Differentiating loops and branches as they run (Note [Control-flow derivatives] in
-`autodiff.differentiate`): the IR does not grow with the trip count, what the forward keeps
+`autodiff.control_flow`): the IR does not grow with the trip count, what the forward keeps
 grows linearly with it, and the gradients are exact. Finite-difference checks of many more
 control-flow functions are in the gradient corpus (`tests/gradients/corpus.py`)."""
 

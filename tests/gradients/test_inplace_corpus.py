@@ -19,7 +19,7 @@ import pytest
 import autodiff as ad
 from autodiff.pipeline import typed_graph
 from autodiff.specialize import argument_type
-from passes.functionalize import WRITES
+from passes.aliasing import WRITES
 from tests.gradients.test_gradient_corpus import assert_close_to_numeric, finite_differences
 
 EPS = 1e-6

@@ -1,6 +1,6 @@
 """Gradients of loops that append to a list, against central finite differences: the list is
 a loop-carried value like any other (Note [Control-flow derivatives] in
-`autodiff.differentiate`), whether the trip count is an int, a list's length (``for h in
+`autodiff.control_flow`), whether the trip count is an int, a list's length (``for h in
 hs``) or decided by the data (``while``).
 """
 

@@ -136,7 +136,7 @@ def test_vjp_of_a_complex_result_is_still_allowed() -> None:
     assert vjp_fn(1.0 + 0.0j)[0].shape == Z.shape
 
 
-# ---- Jacobians of complex arguments: Note [Complex Jacobians] in `autodiff.grad` --------------
+# ---- Jacobians of complex arguments: Note [Complex Jacobians] in `autodiff.jacobians` ---------
 
 
 def complex_square(z):

@@ -14,7 +14,7 @@ import pytest
 
 import autodiff as ad
 from autodiff import cache as cache_module
-from autodiff.grad import _VJP_FUNCTIONS
+from autodiff.cotangents import _VJP_FUNCTIONS
 
 
 def loss(x):

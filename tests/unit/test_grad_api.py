@@ -406,7 +406,7 @@ def test_vjp_compiles_once_per_signature() -> None:
     x = np.linspace(0.0, 1.0, 5)
     ad.vjp(vjp_target, x)
     ad.vjp(vjp_target, x * 2.0)
-    from autodiff.grad import _differentiated_for
+    from autodiff.cotangents import _differentiated_for
 
     assert len(_differentiated_for(vjp_target).cache) == 1
 

@@ -6,7 +6,9 @@
     autodiff  all of the above
 
 Every import statement counts, a function's deferred ones included, so that no lower package
-reaches up into a higher one's state however late it does it.
+reaches up into a higher one's state however late it does it. Within autodiff, the modules that
+build the reverse program are functions of a typed graph: the pipeline runs the passes around
+them (shape propagation included), they run none.
 """
 
 from __future__ import annotations
@@ -51,6 +53,28 @@ def test_package_imports_only_the_packages_below_it(package: str) -> None:
         if top not in allowed
     ]
     assert crossings == []
+
+
+# The modules that build the reverse program, and the modules that sequence passes, which they
+# leave to `autodiff.pipeline` (Note [The reverse block] in `autodiff.differentiate`).
+REVERSE_BUILDERS = ("autodiff/differentiate.py", "autodiff/control_flow.py")
+PIPELINE_MODULES = frozenset({"passes.registry", "passes.shape_propagation"})
+
+
+def imported_modules(source: str) -> set[str]:
+    """The absolute module names ``source`` imports (``from m import x`` counts as ``m``)."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found.add(node.module)
+    return found
+
+
+@pytest.mark.parametrize("module", REVERSE_BUILDERS)
+def test_the_reverse_builders_run_no_pipeline_step(module: str) -> None:
+    assert imported_modules((ROOT / module).read_text()) & PIPELINE_MODULES == set()
 
 
 def test_the_check_sees_deferred_and_relative_imports() -> None:

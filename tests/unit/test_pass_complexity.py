@@ -17,10 +17,10 @@ import numpy as np
 import pytest
 
 import autodiff as ad
-from autodiff.differentiate import add_reverse
 from autodiff.lambda_lift import lambda_lift
 from autodiff.pipeline import (
     REVERSE_OPTIMISATION,
+    add_reverse,
     differentiate_typed,
     flatten_outputs,
     typed_graph,

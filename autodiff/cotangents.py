@@ -1,0 +1,85 @@
+"""``vjp``: a function's result, and the map from a cotangent of that result to the gradients
+of its arguments (JAX's ``vjp``); `jacobian` and `gradcheck` are built on it."""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+from autodiff.errors import DifferentiationError
+from autodiff.grad import _describe, _Differentiated, _gradients, _shape_of
+from autodiff.specialize import argument_type
+from ir.ops.gradients.prim import zeros_like_value
+from passes.requires_grad import can_hold_gradient
+
+# What `vjp` compiled per function, so that calling ``ad.vjp(f, ...)`` in a loop compiles once
+# per signature; weak, so that a function's compiled code goes when the function does.
+_VJP_FUNCTIONS: weakref.WeakKeyDictionary[Any, _Differentiated] = weakref.WeakKeyDictionary()
+
+
+def _differentiated_for(fn: Callable[..., Any]) -> _Differentiated:
+    found = _VJP_FUNCTIONS.get(fn)
+    if found is None:
+        found = _Differentiated(fn)
+        _VJP_FUNCTIONS[fn] = found
+    return found
+
+
+def _checked_cotangent(seed: Any, output: Any, where: str) -> Any:
+    """The cotangent ``seed`` of ``output`` (``where`` names it: "the result of f()"), checked
+    to be shaped like it. A result that is a list or tuple as a value (``np.split``'s pieces)
+    takes a list or tuple of one cotangent per piece, each of the piece's shape or None for
+    zeros, as JAX takes a pytree; ``df`` gets it as the kind of sequence the result is."""
+    if seed is None:
+        return None
+    if isinstance(output, list | tuple):
+        if not (isinstance(seed, list | tuple) and len(seed) == len(output)):
+            raise DifferentiationError(
+                f"the cotangent of {where}, a {type(output).__name__} of {len(output)}, must "
+                f"be a list or tuple of {len(output)}, but it is {_describe(seed)}"
+            )
+        return type(output)(
+            zeros_like_value(part)
+            if part_seed is None
+            else _checked_cotangent(part_seed, part, f"piece {index} of {where}")
+            for index, (part_seed, part) in enumerate(zip(seed, output, strict=True))
+        )
+    if isinstance(seed, list | tuple) or _shape_of(seed) != _shape_of(output):
+        raise DifferentiationError(
+            f"the cotangent of {where} has {_describe(seed)}, but {where} has shape "
+            f"{_shape_of(output)}"
+        )
+    return seed
+
+
+def vjp(fn: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
+    """Run ``fn(*args)`` and return its result and a function mapping a cotangent of that
+    result to one gradient per argument passed (None for arguments that have no gradient):
+    parameters left to their defaults get none, as in JAX.
+
+    >>> out, vjp_fn = ad.vjp(f, x, y)
+    >>> dx, dy = vjp_fn(np.ones_like(out))
+    """
+    differentiated = _differentiated_for(fn)
+    scripted = differentiated.scripted
+    values = scripted.runtime_values(args, {})
+    names = list(scripted.signature.parameters)
+    types = [argument_type(scripted.qualname, n, v) for n, v in zip(names, values, strict=True)]
+    wrt = tuple(i for i, ty in enumerate(types[: len(args)]) if can_hold_gradient(ty))
+    compiled = differentiated.compiled_for(values, wrt)
+    outputs, saved = compiled.forward(values)
+    out = compiled.result(outputs)
+
+    def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
+        seeds = [
+            _checked_cotangent(seed, output, f"the result of {scripted.qualname}()")
+            for seed, output in zip(
+                compiled.flatten(cotangent, scripted.qualname), outputs, strict=True
+            )
+        ]
+        grads = _gradients(compiled.runtime, saved, seeds, values, wrt, retain=True)
+        by_position = dict(zip(wrt, grads, strict=True))
+        return tuple(by_position.get(index) for index in range(len(args)))
+
+    return out, vjp_fn
