@@ -39,7 +39,6 @@ from frontend.resolve import (
     NUMPY_FUNCTIONS,
     BindError,
     Builtin,
-    Spelling,
     bind,
     constant_of,
     is_numpy,
@@ -49,6 +48,7 @@ from frontend.resolve import (
 from ir.errors import AutodiffError
 from ir.graph import Graph, Value
 from ir.ops import OPS, Argument
+from ir.ops.spellings import Spelling
 from ir.source import SourceRange
 from ir.types import (
     ANY,

@@ -1,4 +1,4 @@
-"""The operator table: every operator's schema, purity, shape rule and NumPy kernel.
+"""The operator table: every operator's schema, purity, shape rule, NumPy kernel and spellings.
 
 Importing this package registers every operator; the modules below are its flat list.
 """

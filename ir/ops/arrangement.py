@@ -441,76 +441,126 @@ register_op(
     "aten::moveaxis(Tensor self, Any source, Any destination) -> Tensor",
     shape=_moveaxis_rule,
     view=MOVED,
+    spellings={"numpy.moveaxis": "a:self source destination"},
 )(moveaxis)
 register_op(
     "aten::swapaxes(Tensor self, int axis1, int axis2) -> Tensor",
     shape=_swapaxes_rule,
     view=SELF_INVERSE,
+    spellings={"numpy.swapaxes": "a:self axis1 axis2", "ndarray.swapaxes": "axis1 axis2"},
 )(np.swapaxes)
 register_op(
     "aten::rollaxis(Tensor self, int axis, int start=0) -> Tensor",
     shape=_rollaxis_rule,
     view=ROLLED,
+    spellings={"numpy.rollaxis": "a:self axis start"},
 )(np.rollaxis)
-register_op("aten::atleast_1d(Tensor self) -> Tensor", shape=_atleast_rule(1), view=RESHAPED)(
-    np.atleast_1d
-)
-register_op("aten::atleast_2d(Tensor self) -> Tensor", shape=_atleast_rule(2), view=RESHAPED)(
-    np.atleast_2d
-)
-register_op("aten::atleast_3d(Tensor self) -> Tensor", shape=_atleast_rule(3), view=RESHAPED)(
-    np.atleast_3d
-)
-register_op("aten::hstack(Any tensors) -> Tensor", shape=_hstack_rule)(np.hstack)
-register_op("aten::vstack(Any tensors) -> Tensor", shape=_vstack_rule)(np.vstack)
+register_op(
+    "aten::atleast_1d(Tensor self) -> Tensor",
+    shape=_atleast_rule(1),
+    view=RESHAPED,
+    spellings={"numpy.atleast_1d": "arys:self /"},
+)(np.atleast_1d)
+register_op(
+    "aten::atleast_2d(Tensor self) -> Tensor",
+    shape=_atleast_rule(2),
+    view=RESHAPED,
+    spellings={"numpy.atleast_2d": "arys:self /"},
+)(np.atleast_2d)
+register_op(
+    "aten::atleast_3d(Tensor self) -> Tensor",
+    shape=_atleast_rule(3),
+    view=RESHAPED,
+    spellings={"numpy.atleast_3d": "arys:self /"},
+)(np.atleast_3d)
+register_op(
+    "aten::hstack(Any tensors) -> Tensor",
+    shape=_hstack_rule,
+    spellings={"numpy.hstack": "tup:tensors * !dtype !casting"},
+)(np.hstack)
+register_op(
+    "aten::vstack(Any tensors) -> Tensor",
+    shape=_vstack_rule,
+    spellings={"numpy.vstack": "tup:tensors * !dtype !casting"},
+)(np.vstack)
 register_op(
     "aten::split(Tensor self, Any indices_or_sections, int axis=0) -> Tensor[]",
     shape=_split_rule(equal=True),
     view=pieces(split_axis(2)),
+    spellings={"numpy.split": "ary:self indices_or_sections axis"},
 )(split)
 register_op(
     "aten::array_split(Tensor self, Any indices_or_sections, int axis=0) -> Tensor[]",
     shape=_split_rule(equal=False),
     view=pieces(split_axis(2)),
+    spellings={"numpy.array_split": "ary:self indices_or_sections axis"},
 )(array_split)
 register_op(
     "aten::hsplit(Tensor self, Any indices_or_sections) -> Tensor[]",
     shape=_directional_split_rule("hsplit", 1, None),
     view=pieces(split_axis(None)),
+    spellings={"numpy.hsplit": "ary:self indices_or_sections"},
 )(hsplit)
 register_op(
     "aten::vsplit(Tensor self, Any indices_or_sections) -> Tensor[]",
     shape=_directional_split_rule("vsplit", 2, 0),
     view=pieces(split_axis(None, 0)),
+    spellings={"numpy.vsplit": "ary:self indices_or_sections"},
 )(vsplit)
 register_op(
     "aten::dsplit(Tensor self, Any indices_or_sections) -> Tensor[]",
     shape=_directional_split_rule("dsplit", 3, 2),
     view=pieces(split_axis(None, 2)),
+    spellings={"numpy.dsplit": "ary:self indices_or_sections"},
 )(dsplit)
-register_op("aten::repeat(Tensor self, Any repeats, int? axis=None) -> Tensor", shape=_repeat_rule)(
-    np.repeat
-)
-register_op("aten::tile(Tensor self, Any reps) -> Tensor", shape=_tile_rule)(np.tile)
+register_op(
+    "aten::repeat(Tensor self, Any repeats, int? axis=None) -> Tensor",
+    shape=_repeat_rule,
+    spellings={"numpy.repeat": "a:self repeats axis", "ndarray.repeat": "repeats axis"},
+)(np.repeat)
+register_op(
+    "aten::tile(Tensor self, Any reps) -> Tensor",
+    shape=_tile_rule,
+    spellings={"numpy.tile": "A:self reps"},
+)(np.tile)
 register_op(
     'aten::pad(Tensor self, Any pad_width, str mode="constant", Any constant_values=0) -> Tensor',
     shape=_pad_rule,
+    spellings={
+        "numpy.pad": (
+            "array:self pad_width mode * !stat_length constant_values !end_values !reflect_type"
+        ),
+    },
 )(pad)
 register_op(
-    "aten::flip(Tensor self, Any axis=None) -> Tensor", shape=_flip_rule, view=SELF_INVERSE
+    "aten::flip(Tensor self, Any axis=None) -> Tensor",
+    shape=_flip_rule,
+    view=SELF_INVERSE,
+    spellings={"numpy.flip": "m:self axis"},
 )(flip)
-register_op("aten::fliplr(Tensor self) -> Tensor", shape=_at_least_rule(2), view=SELF_INVERSE)(
-    np.fliplr
-)
-register_op("aten::flipud(Tensor self) -> Tensor", shape=_at_least_rule(1), view=SELF_INVERSE)(
-    np.flipud
-)
+register_op(
+    "aten::fliplr(Tensor self) -> Tensor",
+    shape=_at_least_rule(2),
+    view=SELF_INVERSE,
+    spellings={"numpy.fliplr": "m:self"},
+)(np.fliplr)
+register_op(
+    "aten::flipud(Tensor self) -> Tensor",
+    shape=_at_least_rule(1),
+    view=SELF_INVERSE,
+    spellings={"numpy.flipud": "m:self"},
+)(np.flipud)
 register_op(
     "aten::rot90(Tensor self, int k=1, Any axes=(0, 1)) -> Tensor",
     shape=_rot90_rule,
     view=ROTATED,
+    spellings={"numpy.rot90": "m:self k axes"},
 )(rot90)
-register_op("aten::roll(Tensor self, Any shift, Any axis=None) -> Tensor", shape=_roll_rule)(roll)
+register_op(
+    "aten::roll(Tensor self, Any shift, Any axis=None) -> Tensor",
+    shape=_roll_rule,
+    spellings={"numpy.roll": "a:self shift axis"},
+)(roll)
 
 
 # ---- compile-time helpers of the derivative formulas ---------------------------------------------

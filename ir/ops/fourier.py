@@ -22,6 +22,7 @@ from ir.errors import ShapeError
 from ir.ops.registry import NOT_CONSTANT, register_op
 from ir.ops.shape_ops import axis_argument
 from ir.ops.shape_rules import as_tensor, elementwise, fixed, known_int, normalize_axis, tensor
+from ir.ops.spellings import ATTRIBUTE, UNARY_UFUNC
 from ir.ops.views import IMAG, REAL
 from ir.types import BOOL, FLOAT, INT, NONE, TensorType, Type
 
@@ -65,10 +66,16 @@ def ifftshift(x: Any, axes: Any) -> Any:
     return np.fft.ifftshift(x, axis_argument(axes))
 
 
-register_op("aten::fft_fftshift(Tensor self, Any axes=None) -> Tensor", shape=_shift_rule)(fftshift)
-register_op("aten::fft_ifftshift(Tensor self, Any axes=None) -> Tensor", shape=_shift_rule)(
-    ifftshift
-)
+register_op(
+    "aten::fft_fftshift(Tensor self, Any axes=None) -> Tensor",
+    shape=_shift_rule,
+    spellings={"numpy.fft.fftshift": "x:self axes"},
+)(fftshift)
+register_op(
+    "aten::fft_ifftshift(Tensor self, Any axes=None) -> Tensor",
+    shape=_shift_rule,
+    spellings={"numpy.fft.ifftshift": "x:self axes"},
+)(ifftshift)
 
 # ---- one-axis transforms ------------------------------------------------------------------------
 
@@ -112,10 +119,11 @@ def _result_length(kind: str, dim: int | None, n: int | None) -> int | None:
     return full
 
 
-def _one_axis(name: str, kind: str, fn: Any) -> None:
+def _one_axis(name: str, kind: str, fn: Any, spellings: dict[str, str]) -> None:
     register_op(
         f"aten::fft_{name}(Tensor self, int? n=None, int axis=-1, str? norm=None) -> Tensor",
         shape=_one_axis_rule(kind),
+        spellings=spellings,
     )(fn)
 
 
@@ -137,10 +145,10 @@ def irfft(x: Any, n: int | None, axis: int, norm: Norm) -> Any:
     return np.fft.irfft(x, n, axis, norm)
 
 
-_one_axis("fft", "c", fft)
-_one_axis("ifft", "c", ifft)
-_one_axis("rfft", "r", rfft)
-_one_axis("irfft", "ir", irfft)
+_one_axis("fft", "c", fft, {"numpy.fft.fft": "a:self n axis norm !out"})
+_one_axis("ifft", "c", ifft, {"numpy.fft.ifft": "a:self n axis norm !out"})
+_one_axis("rfft", "r", rfft, {"numpy.fft.rfft": "a:self n axis norm !out"})
+_one_axis("irfft", "ir", irfft, {"numpy.fft.irfft": "a:self n axis norm !out"})
 
 # ---- several axes ----------------------------------------------------------------------------
 
@@ -172,15 +180,17 @@ def ifft2(x: Any, axes: Any, norm: Norm) -> Any:
     return np.fft.ifft2(x, None, axis_argument(axes), norm)
 
 
-for _name, _fn, _default in [
-    ("fft2", fft2, "(-2, -1)"),
-    ("ifft2", ifft2, "(-2, -1)"),
-    ("fftn", fftn, "None"),
-    ("ifftn", ifftn, "None"),
+# The shape argument ``s`` of the multi-axis transforms is not supported.
+for _name, _fn, _default, _spellings in [
+    ("fft2", fft2, "(-2, -1)", {"numpy.fft.fft2": "a:self !s axes norm !out"}),
+    ("ifft2", ifft2, "(-2, -1)", {"numpy.fft.ifft2": "a:self !s axes norm !out"}),
+    ("fftn", fftn, "None", {"numpy.fft.fftn": "a:self !s axes norm !out"}),
+    ("ifftn", ifftn, "None", {"numpy.fft.ifftn": "a:self !s axes norm !out"}),
 ]:
     register_op(
         f"aten::fft_{_name}(Tensor self, Any axes={_default}, str? norm=None) -> Tensor",
         shape=_many_axes_rule,
+        spellings=_spellings,
     )(_fn)
 
 # ---- complex parts ---------------------------------------------------------------------------
@@ -190,9 +200,24 @@ def conj(x: Any) -> Any:
     return np.conjugate(x)
 
 
-register_op("aten::real(Any self) -> Tensor", shape=elementwise(np.real), view=REAL)(np.real)
-register_op("aten::imag(Any self) -> Tensor", shape=elementwise(np.imag), view=IMAG)(np.imag)
-register_op("aten::conj(Any self) -> Tensor", shape=elementwise(np.conjugate))(conj)
+# ``x.real`` and ``x.imag`` are views of a complex array's parts (Note [Views] in `ir.ops.views`).
+register_op(
+    "aten::real(Any self) -> Tensor",
+    shape=elementwise(np.real),
+    view=REAL,
+    spellings={"numpy.real": "val:self", "ndarray.real": ATTRIBUTE},
+)(np.real)
+register_op(
+    "aten::imag(Any self) -> Tensor",
+    shape=elementwise(np.imag),
+    view=IMAG,
+    spellings={"numpy.imag": "val:self", "ndarray.imag": ATTRIBUTE},
+)(np.imag)
+register_op(
+    "aten::conj(Any self) -> Tensor",
+    shape=elementwise(np.conjugate),
+    spellings={"numpy.conj": UNARY_UFUNC, "numpy.conjugate": UNARY_UFUNC},
+)(conj)
 
 # ---- compile-time helpers of the derivative formulas ------------------------------------------
 

@@ -130,8 +130,21 @@ def _written_rule(message: str) -> ShapeRule:
     return rule
 
 
-register_op("aten::copy(Tensor self) -> Tensor", shape=same_shape)(copy)
-register_op("aten::copy_method(Tensor self) -> Tensor", shape=same_shape)(copy_method)
+register_op(
+    "aten::copy(Tensor self) -> Tensor",
+    shape=same_shape,
+    # np.array of an array copies it; of a list or tuple literal it stacks the items, as does
+    # np.asarray (`CallEmitter.emit_array`, Note [Python numbers as arrays] in frontend.calls).
+    spellings={
+        "numpy.copy": "a:self !order !subok",
+        "numpy.array": "object:self !dtype * !copy !order !subok !ndmin !like",
+    },
+)(copy)
+register_op(
+    "aten::copy_method(Tensor self) -> Tensor",
+    shape=same_shape,
+    spellings={"ndarray.copy": "!order"},
+)(copy_method)
 register_op(
     "aten::copy_(Any self, Any src) -> Any",
     shape=_copy_rule,

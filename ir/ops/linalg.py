@@ -18,6 +18,7 @@ from ir.ops.shape_rules import (
     format_shape,
     tensor,
 )
+from ir.ops.spellings import BINARY_UFUNC
 from ir.types import Type
 
 _SIGNATURE = "(n?,k),(k,m?)->(n?,m?)"
@@ -76,5 +77,13 @@ def _dot_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
     return tensor(dtype, dot_shape(a.shape, b.shape))
 
 
-register_op("aten::matmul(Tensor self, Tensor other) -> Tensor", shape=_matmul_rule)(np.matmul)
-register_op("aten::dot(Any self, Any other) -> Tensor", shape=_dot_rule)(np.dot)
+register_op(
+    "aten::matmul(Tensor self, Tensor other) -> Tensor",
+    shape=_matmul_rule,
+    spellings={"numpy.matmul": BINARY_UFUNC},
+)(np.matmul)
+register_op(
+    "aten::dot(Any self, Any other) -> Tensor",
+    shape=_dot_rule,
+    spellings={"numpy.dot": "a:self b:other !out", "ndarray.dot": "b:other !out"},
+)(np.dot)

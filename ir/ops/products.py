@@ -427,19 +427,38 @@ def _einsum_triple_backward_rule(types: Sequence[Type], consts: Sequence[Any]) -
 register_op(
     "aten::tensordot(Tensor self, Tensor other, Any axes=2) -> Tensor",
     shape=_pair_rule(tensordot_subscripts, count_axes=True),
+    spellings={"numpy.tensordot": "a:self b:other axes"},
 )(tensordot)
-register_op("aten::einsum(str subscripts, Any operands) -> Tensor", shape=_einsum_rule)(einsum)
+register_op(
+    "aten::einsum(str subscripts, Any operands) -> Tensor",
+    shape=_einsum_rule,
+    spellings={"numpy.einsum": "subscripts *operands * !out !dtype !order !casting !optimize"},
+)(einsum)
 register_op(
     "aten::_einsum_view(Tensor self, str subscripts) -> Tensor",
     shape=einsum_view_rule,
     view=EINSUM,
 )(einsum_view)
-register_op("aten::inner(Any self, Any other) -> Tensor", shape=_pair_rule(inner_subscripts))(
-    np.inner
-)
-register_op("aten::outer(Any self, Any other) -> Tensor", shape=_outer_rule)(np.outer)
-register_op("aten::kron(Any self, Any other) -> Tensor", shape=_kron_rule)(np.kron)
-register_op("aten::cross(Tensor self, Tensor other) -> Tensor", shape=_cross_rule)(cross)
+register_op(
+    "aten::inner(Any self, Any other) -> Tensor",
+    shape=_pair_rule(inner_subscripts),
+    spellings={"numpy.inner": "a:self b:other /"},
+)(np.inner)
+register_op(
+    "aten::outer(Any self, Any other) -> Tensor",
+    shape=_outer_rule,
+    spellings={"numpy.outer": "a:self b:other !out"},
+)(np.outer)
+register_op(
+    "aten::kron(Any self, Any other) -> Tensor",
+    shape=_kron_rule,
+    spellings={"numpy.kron": "a:self b:other"},
+)(np.kron)
+register_op(
+    "aten::cross(Tensor self, Tensor other) -> Tensor",
+    shape=_cross_rule,
+    spellings={"numpy.cross": "a:self b:other !axisa !axisb !axisc !axis"},
+)(cross)
 
 register_op(
     "aten::_einsum_backward(Tensor grad, str subscripts, Any operands) -> Any",

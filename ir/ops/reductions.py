@@ -19,25 +19,77 @@ from ir.ops.registry import NOT_CONSTANT, ShapeRule, register_op
 from ir.ops.shape_rules import as_tensor, normalize_axes, tensor
 from ir.types import NONE, Type
 
-REDUCTIONS: dict[str, Callable[..., Any]] = {
-    "sum": np.sum,
-    "mean": np.mean,
-    "max": np.max,
-    "min": np.min,
-    "prod": np.prod,
+# name -> (NumPy function, spellings)
+Reduction = tuple[Callable[..., Any], dict[str, str]]
+REDUCTIONS: dict[str, Reduction] = {
+    "sum": (
+        np.sum,
+        {
+            "numpy.sum": "a:self axis !dtype !out keepdims !initial !where",
+            "ndarray.sum": "axis !dtype !out * keepdims !initial !where",
+        },
+    ),
+    "mean": (
+        np.mean,
+        {
+            "numpy.mean": "a:self axis !dtype !out keepdims * !where",
+            "ndarray.mean": "axis !dtype !out * keepdims !where",
+        },
+    ),
+    "max": (
+        np.max,
+        {
+            "numpy.max": "a:self axis !out keepdims !initial !where",
+            "numpy.amax": "a:self axis !out keepdims !initial !where",
+            "ndarray.max": "axis !out * keepdims !initial !where",
+        },
+    ),
+    "min": (
+        np.min,
+        {
+            "numpy.min": "a:self axis !out keepdims !initial !where",
+            "numpy.amin": "a:self axis !out keepdims !initial !where",
+            "ndarray.min": "axis !out * keepdims !initial !where",
+        },
+    ),
+    "prod": (
+        np.prod,
+        {
+            "numpy.prod": "a:self axis !dtype !out keepdims !initial !where",
+            "ndarray.prod": "axis !dtype !out * keepdims !initial !where",
+        },
+    ),
 }
 
 
 # Index reductions: int64 positions, no gradient.
-ARG_REDUCTIONS: dict[str, Callable[..., Any]] = {
-    "argmax": np.argmax,
-    "argmin": np.argmin,
+ARG_REDUCTIONS: dict[str, Reduction] = {
+    "argmax": (
+        np.argmax,
+        {"numpy.argmax": "a:self axis !out * keepdims", "ndarray.argmax": "axis !out * keepdims"},
+    ),
+    "argmin": (
+        np.argmin,
+        {"numpy.argmin": "a:self axis !out * keepdims", "ndarray.argmin": "axis !out * keepdims"},
+    ),
 }
 
 # Moments with a ``ddof`` (delta degrees of freedom) argument.
-MOMENTS: dict[str, Callable[..., Any]] = {
-    "var": np.var,
-    "std": np.std,
+MOMENTS: dict[str, Reduction] = {
+    "var": (
+        np.var,
+        {
+            "numpy.var": "a:self axis !dtype !out ddof keepdims * !where !mean !correction",
+            "ndarray.var": "axis !dtype !out ddof * keepdims !where !mean",
+        },
+    ),
+    "std": (
+        np.std,
+        {
+            "numpy.std": "a:self axis !dtype !out ddof keepdims * !where !mean !correction",
+            "ndarray.std": "axis !dtype !out ddof * keepdims !where !mean",
+        },
+    ),
 }
 
 
@@ -82,21 +134,24 @@ def reduction_rule(fn: Callable[..., Any]) -> ShapeRule:
     return rule
 
 
-for _name, _fn in REDUCTIONS.items():
+for _name, (_fn, _spellings) in REDUCTIONS.items():
     register_op(
         f"aten::{_name}(Tensor self, Any axis=None, bool keepdims=False) -> Tensor",
         shape=reduction_rule(_fn),
+        spellings=_spellings,
     )(reduction_kernel(_fn))
 
-for _name, _fn in ARG_REDUCTIONS.items():
+for _name, (_fn, _spellings) in ARG_REDUCTIONS.items():
     register_op(
         f"aten::{_name}(Tensor self, int? axis=None, bool keepdims=False) -> Tensor",
         shape=reduction_rule(_fn),
         differentiable=False,
+        spellings=_spellings,
     )(reduction_kernel(_fn))
 
-for _name, _fn in MOMENTS.items():
+for _name, (_fn, _spellings) in MOMENTS.items():
     register_op(
         f"aten::{_name}(Tensor self, Any axis=None, bool keepdims=False, Scalar ddof=0) -> Tensor",
         shape=reduction_rule(_fn),
+        spellings=_spellings,
     )(moment_kernel(_fn))

@@ -27,12 +27,13 @@ which means "keep the node's declared types".
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from ir.errors import IRError
 from ir.ops.schema import NO_DEFAULT, Argument, Schema, Sentinel, parse_schema
+from ir.ops.spellings import Spelling, parse_spellings
 from ir.ops.views import ViewRule
 from ir.types import Type
 
@@ -78,6 +79,9 @@ class OpDef:
     # Where the operator is registered, (file, line) of the ``register_op`` call: the operator
     # reference (`autodiff.docs`) links to it, and the formula families follow its file.
     defined_at: tuple[str, int] | None = field(default=None, compare=False)
+    # The NumPy functions, array methods and attributes that spell it (Note [NumPy spellings]
+    # in `ir.ops.spellings`).
+    spellings: tuple[Spelling, ...] = ()
 
     @property
     def name(self) -> str:
@@ -118,8 +122,11 @@ def register_op(
     value_from_types: ValueFromTypes | None = None,
     fresh: bool = False,
     view: ViewRule | None = None,
+    spellings: Mapping[str, str] | None = None,
 ) -> Callable[[K], K]:
     """Decorate a kernel to register it under ``schema``; returns the kernel unchanged.
+    ``spellings`` maps each NumPy function, array method or attribute that spells the operator
+    to its parameters (Note [NumPy spellings] in `ir.ops.spellings`).
 
     >>> @register_op("test::twice(Tensor self) -> Tensor", shape=None)
     ... def twice(x): return x * 2
@@ -128,6 +135,7 @@ def register_op(
     """
     parsed = parse_schema(schema)
     defined_at = _caller()
+    spelled = parse_spellings(parsed, spellings or {})
 
     def decorate(kernel: K) -> K:
         _add(
@@ -142,6 +150,7 @@ def register_op(
                 fresh,
                 view,
                 defined_at,
+                spelled,
             )
         )
         return kernel

@@ -68,11 +68,21 @@ def _diff_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
 
 
 register_op(
-    "aten::cumsum(Tensor self, int? axis=None) -> Tensor", shape=_flattening_rule(np.cumsum)
+    "aten::cumsum(Tensor self, int? axis=None) -> Tensor",
+    shape=_flattening_rule(np.cumsum),
+    spellings={"numpy.cumsum": "a:self axis !dtype !out", "ndarray.cumsum": "axis !dtype !out"},
 )(cumsum)
-register_op("aten::diff(Tensor self, int n=1, int axis=-1) -> Tensor", shape=_diff_rule)(diff)
+register_op(
+    "aten::diff(Tensor self, int n=1, int axis=-1) -> Tensor",
+    shape=_diff_rule,
+    spellings={"numpy.diff": "a:self n axis !prepend !append"},
+)(diff)
 register_op(
     "aten::argsort(Tensor self, int? axis=-1, str? kind=None, bool? stable=None) -> Tensor",
     shape=_flattening_rule(np.argsort),
     differentiable=False,
+    spellings={
+        "numpy.argsort": "a:self axis kind !order * stable",
+        "ndarray.argsort": "axis kind !order * stable",
+    },
 )(argsort)

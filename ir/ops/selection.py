@@ -140,18 +140,44 @@ def _check_bounds(indices: Any, size: int | None, axis: int) -> None:
             )
 
 
-register_op("aten::diag(Tensor self, int k=0) -> Tensor", shape=_diag_rule, view=DIAG)(np.diag)
+register_op(
+    "aten::diag(Tensor self, int k=0) -> Tensor",
+    shape=_diag_rule,
+    view=DIAG,
+    spellings={"numpy.diag": "v:self k"},
+)(np.diag)
 register_op(
     "aten::diagonal(Tensor self, int offset=0, int axis1=0, int axis2=1) -> Tensor",
     shape=_diagonal_rule,
     view=READ_ONLY,
+    spellings={
+        "numpy.diagonal": "a:self offset axis1 axis2",
+        "ndarray.diagonal": "offset axis1 axis2",
+    },
 )(np.diagonal)
 register_op(
     "aten::trace(Tensor self, int offset=0, int axis1=0, int axis2=1) -> Tensor",
     shape=_trace_rule,
+    spellings={
+        "numpy.trace": "a:self offset axis1 axis2 !dtype !out",
+        "ndarray.trace": "offset axis1 axis2 !dtype !out",
+    },
 )(np.trace)
-register_op("aten::tril(Tensor self, int k=0) -> Tensor", shape=_triangle_rule)(np.tril)
-register_op("aten::triu(Tensor self, int k=0) -> Tensor", shape=_triangle_rule)(np.triu)
-register_op("aten::take(Tensor self, Any indices, int? axis=None) -> Tensor", shape=_take_rule)(
-    np.take
-)
+register_op(
+    "aten::tril(Tensor self, int k=0) -> Tensor",
+    shape=_triangle_rule,
+    spellings={"numpy.tril": "m:self k"},
+)(np.tril)
+register_op(
+    "aten::triu(Tensor self, int k=0) -> Tensor",
+    shape=_triangle_rule,
+    spellings={"numpy.triu": "m:self k"},
+)(np.triu)
+register_op(
+    "aten::take(Tensor self, Any indices, int? axis=None) -> Tensor",
+    shape=_take_rule,
+    spellings={
+        "numpy.take": "a:self indices axis !out !mode",
+        "ndarray.take": "indices axis !out !mode",
+    },
+)(np.take)

@@ -32,6 +32,7 @@ from ir.ops.shape_rules import (
     num_elements,
     tensor,
 )
+from ir.ops.spellings import ATTRIBUTE
 from ir.ops.views import READ_ONLY, RESHAPED, STRIDED_RESHAPE, TRANSPOSED
 from ir.types import (
     ANY,
@@ -372,38 +373,84 @@ def _expand_dims(x: Any, axis: Any) -> Any:
 
 
 register_op(
-    "aten::reshape(Tensor self, Any shape) -> Tensor", shape=_reshape_rule, view=STRIDED_RESHAPE
+    "aten::reshape(Tensor self, Any shape) -> Tensor",
+    shape=_reshape_rule,
+    view=STRIDED_RESHAPE,
+    spellings={
+        "numpy.reshape": "a:self / shape !order * !copy",
+        "ndarray.reshape": "*shape * !order !copy",
+    },
 )(np.reshape)
 register_op(
-    "aten::transpose(Tensor self, Any axes=None) -> Tensor", shape=_transpose_rule, view=TRANSPOSED
+    "aten::transpose(Tensor self, Any axes=None) -> Tensor",
+    shape=_transpose_rule,
+    view=TRANSPOSED,
+    spellings={
+        "numpy.transpose": "a:self axes",
+        "ndarray.transpose": "*axes",
+        "ndarray.T": ATTRIBUTE,
+    },
 )(np.transpose)
 register_op(
-    "aten::squeeze(Tensor self, Any axis=None) -> Tensor", shape=_squeeze_rule, view=RESHAPED
+    "aten::squeeze(Tensor self, Any axis=None) -> Tensor",
+    shape=_squeeze_rule,
+    view=RESHAPED,
+    spellings={"numpy.squeeze": "a:self axis", "ndarray.squeeze": "axis"},
 )(_squeeze)
 register_op(
-    "aten::expand_dims(Tensor self, Any axis) -> Tensor", shape=_expand_dims_rule, view=RESHAPED
+    "aten::expand_dims(Tensor self, Any axis) -> Tensor",
+    shape=_expand_dims_rule,
+    view=RESHAPED,
+    spellings={"numpy.expand_dims": "a:self axis"},
 )(_expand_dims)
-register_op("aten::ravel(Tensor self) -> Tensor", shape=_ravel_rule, view=STRIDED_RESHAPE)(np.ravel)
-register_op("aten::flatten(Tensor self) -> Tensor", shape=_ravel_rule)(flatten)
+register_op(
+    "aten::ravel(Tensor self) -> Tensor",
+    shape=_ravel_rule,
+    view=STRIDED_RESHAPE,
+    spellings={"numpy.ravel": "a:self !order", "ndarray.ravel": "!order"},
+)(np.ravel)
+register_op(
+    "aten::flatten(Tensor self) -> Tensor",
+    shape=_ravel_rule,
+    spellings={"ndarray.flatten": "!order"},
+)(flatten)
 register_op(
     "aten::broadcast_to(Tensor self, Any shape) -> Tensor",
     shape=_broadcast_to_rule,
     view=READ_ONLY,
+    spellings={"numpy.broadcast_to": "array:self shape !subok"},
 )(np.broadcast_to)
 register_op("aten::sum_to_size(Any self, Any shape) -> Tensor", shape=_sum_to_size_rule)(
     sum_to_size
 )
-register_op("aten::concatenate(Any tensors, int? axis=0) -> Tensor", shape=_concatenate_rule)(
-    np.concatenate
-)
-register_op("aten::stack(Any tensors, int axis=0) -> Tensor", shape=_stack_rule)(np.stack)
-register_op("aten::astype(Tensor self, str dtype) -> Tensor", shape=_astype_rule)(astype)
+register_op(
+    "aten::concatenate(Any tensors, int? axis=0) -> Tensor",
+    shape=_concatenate_rule,
+    spellings={
+        "numpy.concatenate": "arrays:tensors / axis !out * !dtype !casting",
+        "numpy.concat": "arrays:tensors / axis !out * !dtype !casting",
+    },
+)(np.concatenate)
+register_op(
+    "aten::stack(Any tensors, int axis=0) -> Tensor",
+    shape=_stack_rule,
+    spellings={"numpy.stack": "arrays:tensors axis !out * !dtype !casting"},
+)(np.stack)
+register_op(
+    "aten::astype(Tensor self, str dtype) -> Tensor",
+    shape=_astype_rule,
+    spellings={
+        "numpy.astype": "x:self dtype / * !copy !device",
+        "ndarray.astype": "dtype !order !casting !subok !copy",
+    },
+)(astype)
 register_op("aten::asarray(Any self) -> Tensor", shape=_asarray_rule)(number_to_array)
 register_op(
     "aten::shape(Tensor self) -> Any",
     shape=_shape_rule,
     differentiable=False,
     value_from_types=_shape_value,
+    spellings={"numpy.shape": "a:self", "ndarray.shape": ATTRIBUTE},
 )(np.shape)
 register_op(
     "aten::_size_if_not_equal(Any self, Any other) -> Any",
@@ -416,10 +463,12 @@ register_op(
     shape=_int_result,
     differentiable=False,
     value_from_types=_ndim_value,
+    spellings={"numpy.ndim": "a:self", "ndarray.ndim": ATTRIBUTE},
 )(np.ndim)
 register_op(
     "aten::size(Tensor self) -> int",
     shape=_int_result,
     differentiable=False,
     value_from_types=_size_value,
+    spellings={"numpy.size": "a:self !axis", "ndarray.size": ATTRIBUTE},
 )(np.size)

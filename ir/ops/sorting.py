@@ -76,14 +76,21 @@ def _argpartition_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Typ
 register_op(
     "aten::sort(Tensor self, int? axis=-1, str? kind=None, bool? stable=None) -> Tensor",
     shape=_flattening_rule(np.asarray),
+    spellings={"numpy.sort": "a:self axis kind !order * stable"},
 )(sort)
-register_op("aten::partition(Tensor self, Any kth, int? axis=-1) -> Tensor", shape=_partition_rule)(
-    partition
-)
+register_op(
+    "aten::partition(Tensor self, Any kth, int? axis=-1) -> Tensor",
+    shape=_partition_rule,
+    spellings={"numpy.partition": "a:self kth axis !kind !order"},
+)(partition)
 register_op(
     "aten::argpartition(Tensor self, Any kth, int? axis=-1) -> Tensor",
     shape=_argpartition_rule,
     differentiable=False,
+    spellings={
+        "numpy.argpartition": "a:self kth axis !kind !order",
+        "ndarray.argpartition": "kth axis !kind !order",
+    },
 )(argpartition)
 register_op(
     "aten::_unpermute(Tensor grad, Any shape, Tensor order, int? axis) -> Tensor",

@@ -51,7 +51,11 @@ def like_operand(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
     return [types[0]]
 
 
-@register_op("aten::_tap(Any self, str name) -> Any", shape=like_operand)
+@register_op(
+    "aten::_tap(Any self, str name) -> Any",
+    shape=like_operand,
+    spellings={"autodiff.tap": "value:self name"},
+)
 def tap(value: Any, name: str) -> Any:
     """Mark ``value`` as the intermediate called ``name``; returns ``value`` itself.
 
