@@ -438,55 +438,59 @@ def flip(x: Any, axis: Any) -> Any:
 
 
 register_op(
-    "aten::moveaxis(Tensor self, Any source, Any destination) -> Tensor",
+    "aten::moveaxis(Tensor(a) self, Any source, Any destination) -> Tensor(a)",
     shape=_moveaxis_rule,
     view=MOVED,
 )(moveaxis)
 register_op(
-    "aten::swapaxes(Tensor self, int axis1, int axis2) -> Tensor",
+    "aten::swapaxes(Tensor(a) self, int axis1, int axis2) -> Tensor(a)",
     shape=_swapaxes_rule,
     view=SELF_INVERSE,
 )(np.swapaxes)
 register_op(
-    "aten::rollaxis(Tensor self, int axis, int start=0) -> Tensor",
+    "aten::rollaxis(Tensor(a) self, int axis, int start=0) -> Tensor(a)",
     shape=_rollaxis_rule,
     view=ROLLED,
 )(np.rollaxis)
-register_op("aten::atleast_1d(Tensor self) -> Tensor", shape=_atleast_rule(1), view=RESHAPED)(
+register_op("aten::atleast_1d(Tensor(a) self) -> Tensor(a)", shape=_atleast_rule(1), view=RESHAPED)(
     np.atleast_1d
 )
-register_op("aten::atleast_2d(Tensor self) -> Tensor", shape=_atleast_rule(2), view=RESHAPED)(
+register_op("aten::atleast_2d(Tensor(a) self) -> Tensor(a)", shape=_atleast_rule(2), view=RESHAPED)(
     np.atleast_2d
 )
-register_op("aten::atleast_3d(Tensor self) -> Tensor", shape=_atleast_rule(3), view=RESHAPED)(
+register_op("aten::atleast_3d(Tensor(a) self) -> Tensor(a)", shape=_atleast_rule(3), view=RESHAPED)(
     np.atleast_3d
 )
 register_op("aten::hstack(Any tensors) -> Tensor", shape=_hstack_rule)(np.hstack)
 register_op("aten::vstack(Any tensors) -> Tensor", shape=_vstack_rule)(np.vstack)
 register_op(
-    "aten::split(Tensor self, Any indices_or_sections, int axis=0) -> Tensor[]",
+    "aten::split(Tensor(a) self, Any indices_or_sections, int axis=0) -> Tensor(a)[]",
     shape=_split_rule(equal=True),
     view=pieces(split_axis(2)),
+    may_raise=True,
 )(split)
 register_op(
-    "aten::array_split(Tensor self, Any indices_or_sections, int axis=0) -> Tensor[]",
+    "aten::array_split(Tensor(a) self, Any indices_or_sections, int axis=0) -> Tensor(a)[]",
     shape=_split_rule(equal=False),
     view=pieces(split_axis(2)),
 )(array_split)
 register_op(
-    "aten::hsplit(Tensor self, Any indices_or_sections) -> Tensor[]",
+    "aten::hsplit(Tensor(a) self, Any indices_or_sections) -> Tensor(a)[]",
     shape=_directional_split_rule("hsplit", 1, None),
     view=pieces(split_axis(None)),
+    may_raise=True,
 )(hsplit)
 register_op(
-    "aten::vsplit(Tensor self, Any indices_or_sections) -> Tensor[]",
+    "aten::vsplit(Tensor(a) self, Any indices_or_sections) -> Tensor(a)[]",
     shape=_directional_split_rule("vsplit", 2, 0),
     view=pieces(split_axis(None, 0)),
+    may_raise=True,
 )(vsplit)
 register_op(
-    "aten::dsplit(Tensor self, Any indices_or_sections) -> Tensor[]",
+    "aten::dsplit(Tensor(a) self, Any indices_or_sections) -> Tensor(a)[]",
     shape=_directional_split_rule("dsplit", 3, 2),
     view=pieces(split_axis(None, 2)),
+    may_raise=True,
 )(dsplit)
 register_op("aten::repeat(Tensor self, Any repeats, int? axis=None) -> Tensor", shape=_repeat_rule)(
     np.repeat
@@ -497,16 +501,16 @@ register_op(
     shape=_pad_rule,
 )(pad)
 register_op(
-    "aten::flip(Tensor self, Any axis=None) -> Tensor", shape=_flip_rule, view=SELF_INVERSE
+    "aten::flip(Tensor(a) self, Any axis=None) -> Tensor(a)", shape=_flip_rule, view=SELF_INVERSE
 )(flip)
-register_op("aten::fliplr(Tensor self) -> Tensor", shape=_at_least_rule(2), view=SELF_INVERSE)(
-    np.fliplr
-)
-register_op("aten::flipud(Tensor self) -> Tensor", shape=_at_least_rule(1), view=SELF_INVERSE)(
-    np.flipud
-)
 register_op(
-    "aten::rot90(Tensor self, int k=1, Any axes=(0, 1)) -> Tensor",
+    "aten::fliplr(Tensor(a) self) -> Tensor(a)", shape=_at_least_rule(2), view=SELF_INVERSE
+)(np.fliplr)
+register_op(
+    "aten::flipud(Tensor(a) self) -> Tensor(a)", shape=_at_least_rule(1), view=SELF_INVERSE
+)(np.flipud)
+register_op(
+    "aten::rot90(Tensor(a) self, int k=1, Any axes=(0, 1)) -> Tensor(a)",
     shape=_rot90_rule,
     view=ROTATED,
 )(rot90)

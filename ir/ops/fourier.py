@@ -190,8 +190,8 @@ def conj(x: Any) -> Any:
     return np.conjugate(x)
 
 
-register_op("aten::real(Any self) -> Tensor", shape=elementwise(np.real), view=REAL)(np.real)
-register_op("aten::imag(Any self) -> Tensor", shape=elementwise(np.imag), view=IMAG)(np.imag)
+register_op("aten::real(Any(a) self) -> Tensor(a)", shape=elementwise(np.real), view=REAL)(np.real)
+register_op("aten::imag(Any(a) self) -> Tensor(a)", shape=elementwise(np.imag), view=IMAG)(np.imag)
 register_op("aten::conj(Any self) -> Tensor", shape=elementwise(np.conjugate))(conj)
 
 # ---- compile-time helpers of the derivative formulas ------------------------------------------

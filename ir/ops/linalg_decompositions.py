@@ -172,21 +172,38 @@ def norm(x: Any, order: Any, axis: Any, keepdims: bool) -> Any:
     return np.linalg.norm(x, order, axis, keepdims)
 
 
-register_op("aten::linalg_inv(Tensor self) -> Tensor", shape=_like_matrices)(np.linalg.inv)
+register_op(
+    "aten::linalg_inv(Tensor self) -> Tensor",
+    shape=_like_matrices,
+    may_raise=True,
+)(np.linalg.inv)
 register_op("aten::linalg_det(Tensor self) -> Tensor", shape=_det_rule)(np.linalg.det)
 register_op("aten::linalg_slogdet(Tensor self) -> Tensor[]", shape=_slogdet_rule)(slogdet)
-register_op("aten::linalg_solve(Tensor self, Tensor other) -> Tensor", shape=_solve_rule)(
-    np.linalg.solve
-)
-register_op("aten::linalg_cholesky(Tensor self) -> Tensor", shape=_like_matrices)(
-    np.linalg.cholesky
-)
-register_op("aten::linalg_eigh(Tensor self) -> Tensor[]", shape=_eigh_rule)(eigh)
+register_op(
+    "aten::linalg_solve(Tensor self, Tensor other) -> Tensor",
+    shape=_solve_rule,
+    may_raise=True,
+)(np.linalg.solve)
+register_op(
+    "aten::linalg_cholesky(Tensor self) -> Tensor",
+    shape=_like_matrices,
+    may_raise=True,
+)(np.linalg.cholesky)
+register_op(
+    "aten::linalg_eigh(Tensor self) -> Tensor[]",
+    shape=_eigh_rule,
+    may_raise=True,
+)(eigh)
 register_op(
     "aten::linalg_svd(Tensor self, bool full_matrices=True, bool compute_uv=True) -> Any",
     shape=_svd_rule,
+    may_raise=True,
 )(svd)
-register_op("aten::linalg_pinv(Tensor self) -> Tensor", shape=_pinv_rule)(pinv)
+register_op(
+    "aten::linalg_pinv(Tensor self) -> Tensor",
+    shape=_pinv_rule,
+    may_raise=True,
+)(pinv)
 register_op(
     "aten::linalg_norm(Tensor self, Any ord=None, Any axis=None, bool keepdims=False) -> Tensor",
     shape=_norm_rule,

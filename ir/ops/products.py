@@ -430,7 +430,7 @@ register_op(
 )(tensordot)
 register_op("aten::einsum(str subscripts, Any operands) -> Tensor", shape=_einsum_rule)(einsum)
 register_op(
-    "aten::_einsum_view(Tensor self, str subscripts) -> Tensor",
+    "aten::_einsum_view(Tensor(a) self, str subscripts) -> Tensor(a)",
     shape=einsum_view_rule,
     view=EINSUM,
 )(einsum_view)

@@ -27,6 +27,16 @@ REDUCTIONS: dict[str, Callable[..., Any]] = {
     "prod": np.prod,
 }
 
+# On an ndarray, ``np.sum(x, axis=a, keepdims=k)`` is ``np.add.reduce(x, a, None, None, k)``
+# after a Python-level wrapper (max, min and prod likewise): generated code calls the ufunc's
+# ``reduce`` directly (Note [Typed calls] in `ir.typed_calls`). Bound once, so that every node
+# binds the same object (``np.add.reduce`` is a new bound method on each access).
+UFUNC_REDUCES: dict[str, Callable[..., Any]] = {
+    "sum": np.add.reduce,
+    "max": np.maximum.reduce,
+    "min": np.minimum.reduce,
+    "prod": np.multiply.reduce,
+}
 
 # Index reductions: int64 positions, no gradient.
 ARG_REDUCTIONS: dict[str, Callable[..., Any]] = {
@@ -86,6 +96,8 @@ for _name, _fn in REDUCTIONS.items():
     register_op(
         f"aten::{_name}(Tensor self, Any axis=None, bool keepdims=False) -> Tensor",
         shape=reduction_rule(_fn),
+        only_reads=True,
+        ufunc_reduce=UFUNC_REDUCES.get(_name),
     )(reduction_kernel(_fn))
 
 for _name, _fn in ARG_REDUCTIONS.items():

@@ -140,9 +140,11 @@ def _check_bounds(indices: Any, size: int | None, axis: int) -> None:
             )
 
 
-register_op("aten::diag(Tensor self, int k=0) -> Tensor", shape=_diag_rule, view=DIAG)(np.diag)
+register_op("aten::diag(Tensor(a) self, int k=0) -> Tensor(a)", shape=_diag_rule, view=DIAG)(
+    np.diag
+)
 register_op(
-    "aten::diagonal(Tensor self, int offset=0, int axis1=0, int axis2=1) -> Tensor",
+    "aten::diagonal(Tensor(a) self, int offset=0, int axis1=0, int axis2=1) -> Tensor(a)",
     shape=_diagonal_rule,
     view=READ_ONLY,
 )(np.diagonal)
@@ -152,6 +154,8 @@ register_op(
 )(np.trace)
 register_op("aten::tril(Tensor self, int k=0) -> Tensor", shape=_triangle_rule)(np.tril)
 register_op("aten::triu(Tensor self, int k=0) -> Tensor", shape=_triangle_rule)(np.triu)
-register_op("aten::take(Tensor self, Any indices, int? axis=None) -> Tensor", shape=_take_rule)(
-    np.take
-)
+register_op(
+    "aten::take(Tensor self, Any indices, int? axis=None) -> Tensor",
+    shape=_take_rule,
+    may_raise=True,
+)(np.take)

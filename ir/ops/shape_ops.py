@@ -372,21 +372,30 @@ def _expand_dims(x: Any, axis: Any) -> Any:
 
 
 register_op(
-    "aten::reshape(Tensor self, Any shape) -> Tensor", shape=_reshape_rule, view=STRIDED_RESHAPE
+    "aten::reshape(Tensor(a) self, Any shape) -> Tensor(a)",
+    shape=_reshape_rule,
+    view=STRIDED_RESHAPE,
+    may_raise=True,
 )(np.reshape)
 register_op(
-    "aten::transpose(Tensor self, Any axes=None) -> Tensor", shape=_transpose_rule, view=TRANSPOSED
+    "aten::transpose(Tensor(a) self, Any axes=None) -> Tensor(a)",
+    shape=_transpose_rule,
+    view=TRANSPOSED,
 )(np.transpose)
 register_op(
-    "aten::squeeze(Tensor self, Any axis=None) -> Tensor", shape=_squeeze_rule, view=RESHAPED
+    "aten::squeeze(Tensor(a) self, Any axis=None) -> Tensor(a)", shape=_squeeze_rule, view=RESHAPED
 )(_squeeze)
 register_op(
-    "aten::expand_dims(Tensor self, Any axis) -> Tensor", shape=_expand_dims_rule, view=RESHAPED
+    "aten::expand_dims(Tensor(a) self, Any axis) -> Tensor(a)",
+    shape=_expand_dims_rule,
+    view=RESHAPED,
 )(_expand_dims)
-register_op("aten::ravel(Tensor self) -> Tensor", shape=_ravel_rule, view=STRIDED_RESHAPE)(np.ravel)
+register_op("aten::ravel(Tensor(a) self) -> Tensor(a)", shape=_ravel_rule, view=STRIDED_RESHAPE)(
+    np.ravel
+)
 register_op("aten::flatten(Tensor self) -> Tensor", shape=_ravel_rule)(flatten)
 register_op(
-    "aten::broadcast_to(Tensor self, Any shape) -> Tensor",
+    "aten::broadcast_to(Tensor(a) self, Any shape) -> Tensor(a)",
     shape=_broadcast_to_rule,
     view=READ_ONLY,
 )(np.broadcast_to)

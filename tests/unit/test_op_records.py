@@ -1,12 +1,17 @@
-"""Operator records: alias annotations in schemas (Note [Alias annotations] in `ir.ops.schema`)."""
+"""Operator records: alias annotations in schemas, and the record's fields checked against them
+(Note [Alias annotations] in `ir.ops.schema`, Note [Operator records] in `ir.ops.registry`)."""
 
 from __future__ import annotations
 
+from typing import Any
+
+import numpy as np
 import pytest
 
 from ir.errors import IRError
-from ir.ops import parse_schema
+from ir.ops import OPS, parse_schema, register_op
 from ir.ops.schema import Alias
+from ir.ops.views import SELF_INVERSE
 from ir.types import ANY, TENSOR, ListType
 
 # -- the parser ---------------------------------------------------------------------------------
@@ -78,3 +83,129 @@ def test_malformed_alias_annotations_are_refused(text: str, message: str) -> Non
         parse_schema(text)
     assert message in str(raised.value)
     assert text in str(raised.value)  # the message names the schema
+
+
+# -- the registry -------------------------------------------------------------------------------
+
+
+def _identity(x: Any) -> Any:
+    return x
+
+
+@pytest.mark.parametrize(
+    ("schema", "keywords", "message"),
+    [
+        ("test::v(Tensor self) -> Tensor", {"view": SELF_INVERSE}, "has a view rule, but"),
+        ("test::v(Tensor(a) self) -> Tensor(a)", {}, "has no view rule"),
+        ("test::v(Tensor(a) self) -> Tensor", {"view": SELF_INVERSE}, "has a view rule, but"),
+        ("test::put_(Tensor(a!) self) -> Tensor(a!)", {"pure": False}, "names no out-of-place"),
+        (
+            "test::put_(Tensor self) -> Tensor",
+            {"pure": False, "out_of_place": "test::put"},
+            "'Tensor(a!) self -> Tensor(a!)'",
+        ),
+        (
+            "test::put(Tensor(a!) self) -> Tensor(a!)",
+            {"pure": False, "out_of_place": "test::other"},
+            "so its name ends with '_'",
+        ),
+        ("test::w(Tensor(a!) target, Tensor value) -> ()", {}, "writes target"),
+        ("test::r(Tensor x, Tensor(a) y) -> Tensor(a)", {"only_reads": True}, "only_reads"),
+    ],
+)
+def test_the_registry_refuses_a_record_that_contradicts_its_schema(
+    schema: str, keywords: dict[str, Any], message: str
+) -> None:
+    name = schema.partition("(")[0]
+    with pytest.raises(IRError, match=name) as raised:
+        register_op(schema, shape=None, **keywords)(_identity)
+    assert message in str(raised.value)
+    assert name not in OPS
+
+
+def test_a_consistent_record_registers() -> None:
+    register_op(
+        "test::flip_(Tensor(a!) self) -> Tensor(a!)",
+        shape=None,
+        pure=False,
+        out_of_place="aten::flip",
+    )(_identity)
+    register_op("test::view(Tensor(a) self) -> Tensor(a)", shape=None, view=SELF_INVERSE)(_identity)
+    assert OPS.pop("test::flip_").out_of_place == "aten::flip"
+    assert OPS.pop("test::view").view is SELF_INVERSE
+
+
+# -- the table ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", sorted(kind for kind, op in OPS.items() if op.view is not None))
+def test_every_view_operator_says_so_in_its_schema(kind: str) -> None:
+    schema = OPS[kind].schema
+    first = schema.arguments[0]
+    assert first.alias is not None
+    assert not first.is_write
+    assert schema.result_aliases_argument(0)
+    assert f"{first.ty}(a) {first.name}" in str(schema)
+
+
+def test_the_in_place_operators_write_their_first_operand() -> None:
+    in_place = {kind: op for kind, op in OPS.items() if op.out_of_place is not None}
+    assert set(in_place) == {"aten::copy_", "aten::index_put_", "aten::add_at_"}
+    for kind, op in in_place.items():
+        assert op.schema.arguments[0].is_write, kind
+        assert op.schema.result_aliases_argument(0), kind
+        assert not op.pure, kind
+        # The counterpart takes the same operands (functionalisation substitutes it as is).
+        counterpart = OPS[op.out_of_place or ""].schema
+        assert len(counterpart.arguments) == len(op.schema.arguments)
+        assert counterpart.variadic == op.schema.variadic
+        assert counterpart.return_aliases == ()
+        assert OPS[op.out_of_place or ""].pure
+
+
+def test_every_operator_that_writes_an_operand_is_impure() -> None:
+    writers = {kind for kind, op in OPS.items() if op.schema.written}
+    assert writers == {"aten::copy_", "aten::index_put_", "aten::add_at_", "prim::WriteBack"}
+    assert not any(OPS[kind].pure for kind in writers)
+
+
+X = np.arange(24.0).reshape(2, 3, 4) - 7.5
+
+
+@pytest.mark.parametrize("kind", sorted(k for k, op in OPS.items() if op.ufunc_reduce is not None))
+@pytest.mark.parametrize(("axis", "keepdims"), [(None, False), (1, True), ((0, 2), False)])
+def test_a_records_ufunc_reduce_is_its_kernel_on_an_array(
+    kind: str, axis: Any, keepdims: bool
+) -> None:
+    op = OPS[kind]
+    assert op.kernel is not None
+    assert op.ufunc_reduce is not None
+    expected = op.kernel(X, axis, keepdims)
+    got = op.ufunc_reduce(X, axis, None, None, keepdims)
+    assert type(got) is type(expected)
+    np.testing.assert_array_equal(got, expected)
+
+
+def test_the_reductions_are_spelled_by_their_ufuncs() -> None:
+    reduce = {kind: op.ufunc_reduce for kind, op in OPS.items() if op.ufunc_reduce is not None}
+    assert set(reduce) == {"aten::sum", "aten::max", "aten::min", "aten::prod"}
+
+
+@pytest.mark.parametrize("kind", sorted(k for k, op in OPS.items() if op.only_reads))
+def test_an_operator_that_only_reads_holds_none_of_its_operands(kind: str) -> None:
+    op = OPS[kind]
+    assert op.kernel is not None
+    arguments = op.schema.arguments
+    if arguments[0].name == "grad":  # a product's gradient: (grad, a, b) of matrices
+        operands: list[Any] = [np.ones((2, 4)), np.ones((2, 3)), np.ones((3, 4))]
+    else:
+        operands = [X, None, False]
+    result = op.kernel(*operands)
+    assert not any(
+        np.shares_memory(result, operand) for operand in operands if isinstance(operand, np.ndarray)
+    )
+
+
+def test_the_records_say_what_a_reverse_loop_recomputes() -> None:
+    cheap = {kind for kind, op in OPS.items() if op.cheap_to_recompute}
+    assert cheap == {"prim::Constant", "prim::add", "prim::sub", "prim::mul", "prim::neg"}
