@@ -49,18 +49,19 @@ from passes.autograd_zero import can_materialise
 if TYPE_CHECKING:  # the builder calls into this module for the nodes that hold blocks
     from autodiff.differentiate import ReverseBuilder
 
+
 # Operators a reverse loop recomputes instead of taping their results, when their operands come
 # from outside the loop or the counter: views of an array the loop only reads (`_recomputed`),
 # and int arithmetic on the counter. Cheaper than a tape write, and nothing is kept per iteration.
-_RECOMPUTED = frozenset({"prim::Constant", "prim::add", "prim::sub", "prim::mul", "prim::neg"})
-
-
 def _recomputed(node: Node) -> bool:
-    """Whether a reverse loop recomputes ``node``: one of `_RECOMPUTED`, a view that is always a
-    view (Note [Views] in `ir.ops.views`), which costs no copy, or a read of one element."""
-    if node.kind in _RECOMPUTED:
-        return True
+    """Whether a reverse loop recomputes ``node`` instead of taping its result, when its operands
+    come from outside the loop or the counter: an operator whose record says it is
+    ``cheap_to_recompute`` (a constant, int arithmetic on the counter), a view that is always a
+    view (Note [Views] in `ir.ops.views`), which costs no copy, or a read of one element.
+    Cheaper than a tape write, and nothing is kept per iteration."""
     op = OPS.get(node.kind)
+    if op is not None and op.cheap_to_recompute:
+        return True
     rule = None if op is None else op.view
     if rule is None or rule.strided or rule.pieces:
         return False

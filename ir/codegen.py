@@ -248,6 +248,7 @@ _INLINE: dict[str, Any] = {
     "prim::ListIndex": prim.list_index,
 }
 
+
 class _GraphCallee:
     """Graph @name of the module, compiled on its first call (so recursive graphs compile)."""
 
@@ -636,4 +637,3 @@ class _Emitter:
         )
         target = _tuple_target(outs) if outs else "[]"
         self.emit(indent, f"{target} = {helper}({args})", node, calls=True)
-

@@ -15,14 +15,16 @@ the same result: Python numbers as 0-d float64 array constants, reductions as th
 #   array is not weakly typed, so this is never done next to a float32 or integer operand
 #   (the result's dtype would change), for bools, nor for ints that float64 cannot hold.
 # - Reductions. ``np.sum(x, axis=a, keepdims=k)`` of an ndarray is ``np.add.reduce(x, a, None,
-#   None, k)`` after a Python-level wrapper (max, min and prod likewise); a tensor of rank at
-#   least 1 is an ndarray, so its reductions call ``reduce`` directly. ``np.mean`` of float64
+#   None, k)`` after a Python-level wrapper (max, min and prod likewise: the record's
+#   ``ufunc_reduce``); a tensor of rank at least 1 is an ndarray, so its reductions call
+#   ``reduce`` directly. ``np.mean`` of float64
 #   is that sum divided by the element count (a true division by an integer, in place for an
 #   array result), the count being known from the shape.
 # - Gradient helpers. ``sum_to_size`` to the operand's own shape is the operand itself, and
 #   otherwise a sum over the axes that the shapes name; ``_unreduce`` that inserts no axis is
 #   ``np.broadcast_to``; the gradient of a product of two matrices is the kernel's one matmul
-#   (``matmul(g, b.T)``), without its Python-level reshaping of 1-d operands.
+#   (``matmul(g, b.T)``), without its Python-level reshaping of 1-d operands (an operator's
+#   own spelling like this one is its record's ``typed_call``, next to its kernel).
 # - Views and Python operators. select, slice and transpose with constant axes are the
 #   subscript or ``.T`` the kernel would apply (``x[:, i]``, ``x[1:]``), and a prim:: operator
 #   whose kernel is Python's own (``operator.sub``) is written as the operator (``49 - j``).
@@ -30,13 +32,14 @@ the same result: Python numbers as 0-d float64 array constants, reductions as th
 #   operand dies at the node and nothing else can see its memory: it was computed in this
 #   graph, in this block, by a call that returns a new array (a ufunc or a reduction spelled
 #   here, not a view, an argument, a constant or a loop's carried value), every reader of it
-#   is a ufunc, a reduction or a product's gradient of the same block (so no list, tuple, tape,
-#   branch or loop holds it, and it is not returned), or a select, slice or transpose whose
-#   own readers are such and have all run before the write (``h.T @ g``: the view is gone by
-#   then), and it has exactly the result's dtype and shape. NumPy
-#   computes an exactly overlapping ufunc element by element, so the values are those of a
-#   new array. It pays from about a thousand elements (no allocation, no page faults, a lower
-#   peak); below `INPLACE_MIN_SIZE` a new array costs no more and the code stays plain.
+#   is a ufunc or an operator whose record says it ``only_reads`` (a reduction, a product's
+#   gradient) of the same block (so no list, tuple, tape, branch or loop holds it, and it is
+#   not returned), or a select, slice or transpose whose own readers are such and have all
+#   run before the write (``h.T @ g``: the view is gone by then), and it has exactly the
+#   result's dtype and shape. NumPy computes an exactly overlapping ufunc element by element,
+#   so the values are those of a new array. It pays from about a thousand elements (no
+#   allocation, no page faults, a lower peak); below `INPLACE_MIN_SIZE` a new array costs no
+#   more and the code stays plain.
 # - Ownership. The graph's arguments are never written to by default: only the caller knows
 #   whether anyone else holds them. A caller that does know passes the positions of arguments
 #   it gives away (`CompiledGraph(..., owned=...)`), and the plan counts those as values
@@ -61,7 +64,7 @@ from typing import Any, TypeGuard
 import numpy as np
 
 from ir.graph import Graph, Node, Value
-from ir.ops import OpDef
+from ir.ops import OPS, OpDef
 from ir.ops.shape_rules import normalize_axes
 from ir.types import INT, NONE, TensorType
 
@@ -70,19 +73,11 @@ __all__ = ["INPLACE_MIN_SIZE", "Call", "TypedCalls"]
 INPLACE_MIN_SIZE = 1024
 """Results with fewer elements are new arrays: see Note [Typed calls], memory plan."""
 
-# Bound once, so that every node binds the same object (``np.add.reduce`` is a new bound
-# method on each access).
-_REDUCE: dict[str, Any] = {
-    "aten::sum": np.add.reduce,
-    "aten::max": np.maximum.reduce,
-    "aten::min": np.minimum.reduce,
-    "aten::prod": np.multiply.reduce,
-}
-_ADD_REDUCE = _REDUCE["aten::sum"]
+# The very object aten::sum's record holds, so that sums and means bind one closure variable
+# (``np.add.reduce`` is a new bound method on each access).
+_ADD_REDUCE = OPS["aten::sum"].ufunc_reduce
 _TRUE_DIVIDE = np.true_divide
 _BROADCAST_TO = np.broadcast_to
-# Reductions read their operand and keep no reference to it: a buffer they read may be reused.
-_READERS = frozenset([*_REDUCE, "aten::mean"])
 _EXACT_INT = 2**53  # the ints float64 holds exactly
 # Correctly rounded (or exact) element by element, so every loop NumPy may pick for a layout
 # gives the same bits. Other binary ufuncs (arctan2, power, logaddexp, ...) may take a SIMD
@@ -191,9 +186,7 @@ class TypedCalls:
     def _only_reads(self, user: Node) -> bool:
         """``user`` reads its operands and holds none of them: a ufunc or a reduction."""
         op = self.ops.get(user.kind)
-        if user.kind in _READERS or user.kind in _MATMUL_BACKWARD:
-            return True  # each returns a new array computed from its operands
-        return op is not None and _is_ufunc(op.kernel)
+        return op is not None and (op.only_reads or _is_ufunc(op.kernel))
 
     def _is_view(self, user: Node) -> bool:
         """``user``'s result may be a NumPy view of its operand (Note [Views] in
@@ -217,16 +210,17 @@ class TypedCalls:
 
     def call(self, node: Node, op: OpDef, args: list[str], buffer: int | None) -> Call | None:
         """How ``node`` runs, its operands spelled ``args``; None to call its kernel."""
-        if node.kind in _REDUCE:
-            return self._reduction(node, args)
+        if op.ufunc_reduce is not None:
+            return self._reduction(node, op.ufunc_reduce, args)
         if node.kind == "aten::mean":
             return self._mean(node, args)
         if node.kind == "aten::sum_to_size":
             return self._sum_to_size(node, args)
         if node.kind == "aten::_unreduce":
             return self._unreduce(node, args)
-        if node.kind in _MATMUL_BACKWARD:
-            return self._matmul_backward(node, args)
+        if op.typed_call is not None:
+            expr = op.typed_call(node, args, self.bind)
+            return None if expr is None else Call(expr, fresh=True)
         if node.kind in _SUBSCRIPTS:
             return _subscript(node, args)
         if node.kind in ("aten::transpose", "aten::_transpose_backward"):
@@ -268,12 +262,14 @@ class TypedCalls:
             name = self.constants[key] = self.bind(np.array(float(number)), "_c")
         return name
 
-    def _reduction(self, node: Node, args: list[str]) -> Call | None:
+    def _reduction(
+        self, node: Node, ufunc_reduce: Callable[..., Any], args: list[str]
+    ) -> Call | None:
         spelled = _reduction_operands(node)
         if spelled is None:
             return None
         axis, keepdims = spelled
-        reduce = self.bind(_REDUCE[node.kind], node.kind.replace("::", "_") + "_reduce")
+        reduce = self.bind(ufunc_reduce, node.kind.replace("::", "_") + "_reduce")
         expr = f"{reduce}({args[0]}, {axis}, None, None, {keepdims})"
         return Call(expr, fresh=_is_array(node.output.ty))
 
@@ -328,21 +324,6 @@ class TypedCalls:
         # keepdims, then the kernel's reshape: a 0-d target stays a 0-d array
         return Call(f"{reduce}({args[0]}, {axes!r}, None, None, True).reshape({target!r})")
 
-    def _matmul_backward(self, node: Node, args: list[str]) -> Call | None:
-        """The gradient of a product of two matrices w.r.t. one: the kernel's one matmul, with
-        the other operand transposed (``swapaxes(b, -1, -2)`` of a matrix is ``b.T``), when the
-        shapes say the kernel's sum back to the operand's shape does nothing."""
-        grad, a, b = (v.ty for v in node.inputs)
-        if not (_is_matrix(grad) and _is_matrix(a) and _is_matrix(b)):
-            return None
-        (n, m), (n_a, k), (k_b, m_b) = (_dims(t) for t in (grad, a, b))
-        if (n, m, k) != (n_a, m_b, k_b):
-            return None
-        matmul = self.bind(np.matmul, "aten_matmul")
-        if node.kind == "aten::_matmul_backward_self":
-            return Call(f"{matmul}({args[0]}, {args[2]}.T)", fresh=True)
-        return Call(f"{matmul}({args[1]}.T, {args[0]})", fresh=True)
-
     def _unreduce(self, node: Node, args: list[str]) -> Call | None:
         axis, keepdims = (_constant(v) for v in node.inputs[2:4])
         if node.inputs[1].node.kind != "prim::Constant":
@@ -355,7 +336,6 @@ class TypedCalls:
 
 _NOT_CONSTANT = object()
 
-_MATMUL_BACKWARD = frozenset(["aten::_matmul_backward_self", "aten::_matmul_backward_other"])
 _SUBSCRIPTS = frozenset(["aten::select", "aten::slice"])
 # prim:: kernels that are Python's own operators, written as the operator.
 _PYTHON_OPERATORS: dict[Any, str] = {
@@ -398,14 +378,6 @@ def _subscript(node: Node, args: list[str]) -> Call | None:
         start, stop, step = ("" if a == "None" else a for a in args[2:5])
         item = f"{start}:{stop}:{step}" if step else f"{start}:{stop}"
     return Call(f"{args[0]}[{':, ' * axis}{item}]")
-
-
-def _dims(ty: TensorType) -> tuple[int | None, ...]:
-    return ty.shape or ()
-
-
-def _is_matrix(ty: Any) -> TypeGuard[TensorType]:
-    return isinstance(ty, TensorType) and ty.is_complete and len(ty.shape or ()) == 2
 
 
 def _constant(value: Value) -> Any:

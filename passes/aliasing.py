@@ -11,16 +11,9 @@ from dataclasses import dataclass
 from ir.analysis import in_block
 from ir.errors import IRError
 from ir.graph import PARAM, Block, Node, Value
+from ir.ops.registry import is_in_place
 from ir.ops.views import view_rule
 from ir.source import SourceRange
-
-# In-place operator -> the out-of-place operator computing the new contents of its target, with
-# the same operands (`ir.ops.scatter`, Note [Scatters]).
-WRITES = {
-    "aten::copy_": "aten::_written",
-    "aten::index_put_": "aten::index_put",
-    "aten::add_at_": "aten::add_at",
-}
 
 
 def is_view(node: Node) -> bool:
@@ -84,7 +77,7 @@ def carrying_loop(value: Value) -> Node | None:
 def emitted_base(value: Value) -> Value:
     """The base a value is a view of, or an in-place write's result of, in the graph as the
     frontend emitted it."""
-    while value.node.kind in WRITES or is_view(value.node):
+    while is_in_place(value.node) or is_view(value.node):
         value = value.node.inputs[0]
     return value
 
@@ -213,7 +206,7 @@ def _read_after(initial: Value, loop: Node) -> bool:
         for use in pending.pop().uses:
             if use.user is loop:
                 continue
-            if is_view(use.user) or use.user.kind in WRITES:
+            if is_view(use.user) or is_in_place(use.user):
                 pending.extend(use.user.outputs)
             elif use.user.is_after(loop):
                 return True

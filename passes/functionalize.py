@@ -28,7 +28,8 @@ the array it writes, and every view read after a write is derived again from the
 #   does it write: such ``copy_`` nodes are replaced by their source first (Note [Numbers and
 #   0-d arrays] in `passes.number_updates`).
 # * Versions. Walking the graph in order, each base has a current version. A write to an alias
-#   computes the alias's new contents out of place (WRITES), then scatters them up the chain of
+#   computes the alias's new contents out of place (the operator its record names,
+#   ``out_of_place``: `ir.ops.scatter`, Note [Scatters]), then scatters them up the chain of
 #   views (each view rule's scatter: ``select_scatter`` for a select, ``slice_scatter`` for a
 #   slice or a split's piece, the inverse view for a transpose, flip or reshape) into a new
 #   version of the base. A write through a read-only view (``np.diagonal``,
@@ -70,6 +71,7 @@ from ir.analysis import constant_value, in_block, is_constant
 from ir.errors import IRError
 from ir.graph import PARAM, Block, Graph, Node, Value
 from ir.ops.products import einsum_relabels
+from ir.ops.registry import OPS, is_in_place
 from ir.ops.views import (
     ViewRule,
     probe_chain,
@@ -79,7 +81,6 @@ from ir.ops.views import (
 )
 from ir.types import INT, TensorType
 from passes.aliasing import (
-    WRITES,
     Alias,
     carrying_loop,
     check_carried_view,
@@ -148,7 +149,7 @@ def functionalize(graph: Graph, *, number_inputs: str = "", strided_inputs: str 
              prim::WriteBack(%y, %y.1)
              return (%y.1)
     """
-    if not any(node.kind in WRITES for node in graph.all_nodes()):
+    if not any(is_in_place(node) for node in graph.all_nodes()):
         return False
     positions = {int(position) for position in number_inputs.split(",") if position.strip()}
     rebind_number_updates(graph, positions)  # Note [Numbers and 0-d arrays]
@@ -257,7 +258,7 @@ class _Functionalizer:
     def block(self, block: Block, env: _Env) -> None:
         for node in list(block.nodes()):
             self.read_fresh(node, env)
-            if node.kind in WRITES:
+            if is_in_place(node):
                 self.write(node, env)
             elif (rule := view_rule(node)) is not None:
                 self.view(node, rule)
@@ -351,9 +352,11 @@ class _Functionalizer:
                 node.source_range,
             )
         check_writable(info, node)
+        out_of_place = OPS[node.kind].out_of_place
+        assert out_of_place is not None  # only in-place operators come here
         with self.graph.inserting_before(node):
             contents = self.graph.insert(
-                WRITES[node.kind], list(node.inputs), (target.ty,)
+                out_of_place, list(node.inputs), (target.ty,)
             ).copy_metadata(node)
             value = contents.output
             position = len(info.chain) - 1
@@ -397,10 +400,10 @@ class _Functionalizer:
             block = pending.pop()
             for node in block.nodes():
                 pending.extend(node.blocks)
-                if node.kind in WRITES and isinstance(node.inputs[0].ty, TensorType):
+                if is_in_place(node) and isinstance(node.inputs[0].ty, TensorType):
                     target = node.inputs[0]
                     while in_block(target.node, body) and (
-                        target.node.kind in WRITES or is_view(target.node)
+                        is_in_place(target.node) or is_view(target.node)
                     ):
                         target = target.node.inputs[0]
                     base = self.alias(target).base
@@ -572,7 +575,7 @@ def _pass_through_carried_arrays(block: Block) -> None:
 
 def _same_array(value: Value) -> Value:
     """``value`` with in-place writes looked through: the array object it is."""
-    while value.node.kind in WRITES:
+    while is_in_place(value.node):
         value = value.node.inputs[0]
     return value
 
@@ -601,7 +604,7 @@ def _uncarry_same_array(node: Node) -> None:
         param, result = body.inputs[1 + position], body.outputs[1 + position]
         if not isinstance(param.ty, TensorType) or _same_array(result) is not param:
             continue
-        if result is not param and result.node.kind not in WRITES:
+        if result is not param and not is_in_place(result.node):
             continue
         initial = node.inputs[2 + position]
         param.replace_all_uses_with(initial)

@@ -24,11 +24,12 @@ stay inside whichever such block holds the loop.
 # harmless: their shapes and dtypes were checked when the graph was specialised, so they cannot
 # fail. Some raise for particular operand *values* although the shapes check: Python division
 # and remainder by zero, casts of NaN, indices out of range, factorising a singular matrix. Such
-# an operator (see MAY_RAISE) is hoisted only when the loop is sure to run its body at least
-# once, that is when its trip count is a constant of at least one and its initial condition the
-# constant True: the body's top-level nodes then all run in the first iteration, so moving one
-# of them ahead changes at most which error is reported first, never whether one is. Otherwise
-# it stays in the loop, where it only runs when the original program would have run it.
+# an operator (its record says ``may_raise``, given where it is registered in `ir.ops`) is
+# hoisted only when the loop is sure to run its body at least once, that is when its trip
+# count is a constant of at least one and its initial condition the constant True: the body's
+# top-level nodes then all run in the first iteration, so moving one of them ahead changes at
+# most which error is reported first, never whether one is. Otherwise it stays in the loop,
+# where it only runs when the original program would have run it.
 # NumPy floating-point warnings (log of a negative number) are not errors here and do not count.
 
 # Note [Fresh objects stay in the loop]
@@ -48,41 +49,6 @@ from passes.registry import register_pass
 
 LOOP = "prim::Loop"
 CONSTANT = "prim::Constant"
-
-# See Note [Hoisting operators that can raise].
-MAY_RAISE: frozenset[str] = frozenset(
-    {
-        # Python-number arithmetic: ZeroDivisionError, OverflowError.
-        "prim::truediv",
-        "prim::floordiv",
-        "prim::mod",
-        "prim::pow",
-        # Casts: int(nan), float() of a many-element array, bool() of an ambiguous array.
-        "prim::int",
-        "prim::float",
-        "prim::bool",
-        # Indexing with run-time index values: IndexError.
-        "aten::index",
-        "aten::_index_tuple",
-        "aten::select",
-        "aten::take",
-        "prim::ListIndex",
-        "prim::TupleIndex",
-        # Shapes and sections from run-time ints: a size that does not fit, an uneven split.
-        "aten::reshape",
-        "aten::split",
-        "aten::hsplit",
-        "aten::vsplit",
-        "aten::dsplit",
-        # Factorisations and solves: LinAlgError for singular, indefinite or NaN input.
-        "aten::linalg_inv",
-        "aten::linalg_solve",
-        "aten::linalg_cholesky",
-        "aten::linalg_eigh",
-        "aten::linalg_svd",
-        "aten::linalg_pinv",
-    }
-)
 
 
 @register_pass("hoist-loop-invariants")
@@ -116,7 +82,7 @@ def _hoist_out_of(loop: Node) -> bool:
     surely_runs = runs_at_least_once(loop)
     changed = False
     for node in body.nodes():
-        if _is_invariant(node, body) and (surely_runs or node.kind not in MAY_RAISE):
+        if _is_invariant(node, body) and (surely_runs or not OPS[node.kind].may_raise):
             # In body order, each just before the loop: the hoisted nodes keep their order.
             node.move_before(loop)
             changed = True

@@ -38,6 +38,7 @@ import numpy as np
 from ir.analysis import constant_value, is_constant
 from ir.errors import IRError
 from ir.graph import Block, Graph, Node, Value
+from ir.ops.registry import is_in_place
 from ir.types import BOOL, FLOAT, INT, NONE, SCALAR, TensorType
 
 
@@ -212,7 +213,7 @@ def rebind_number_updates(graph: Graph, number_inputs: Collection[int] = ()) -> 
         block = pending.pop()
         for node in list(block.nodes()):
             pending.extend(node.blocks)
-            if node.kind not in _WRITES:
+            if not is_in_place(node):
                 continue
             target, source = node.inputs[0], node.inputs[1]
             rank = _rank(target)
@@ -239,9 +240,6 @@ def rebind_number_updates(graph: Graph, number_inputs: Collection[int] = ()) -> 
                 )
             node.output.replace_all_uses_with(source)
             node.destroy()
-
-
-_WRITES = frozenset({"aten::copy_", "aten::index_put_", "aten::add_at_"})
 
 
 def _updates(write: Node) -> bool:

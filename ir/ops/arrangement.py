@@ -438,37 +438,37 @@ def flip(x: Any, axis: Any) -> Any:
 
 
 register_op(
-    "aten::moveaxis(Tensor self, Any source, Any destination) -> Tensor",
+    "aten::moveaxis(Tensor(a) self, Any source, Any destination) -> Tensor(a)",
     shape=_moveaxis_rule,
     view=MOVED,
     spellings={"numpy.moveaxis": "a:self source destination"},
 )(moveaxis)
 register_op(
-    "aten::swapaxes(Tensor self, int axis1, int axis2) -> Tensor",
+    "aten::swapaxes(Tensor(a) self, int axis1, int axis2) -> Tensor(a)",
     shape=_swapaxes_rule,
     view=SELF_INVERSE,
     spellings={"numpy.swapaxes": "a:self axis1 axis2", "ndarray.swapaxes": "axis1 axis2"},
 )(np.swapaxes)
 register_op(
-    "aten::rollaxis(Tensor self, int axis, int start=0) -> Tensor",
+    "aten::rollaxis(Tensor(a) self, int axis, int start=0) -> Tensor(a)",
     shape=_rollaxis_rule,
     view=ROLLED,
     spellings={"numpy.rollaxis": "a:self axis start"},
 )(np.rollaxis)
 register_op(
-    "aten::atleast_1d(Tensor self) -> Tensor",
+    "aten::atleast_1d(Tensor(a) self) -> Tensor(a)",
     shape=_atleast_rule(1),
     view=RESHAPED,
     spellings={"numpy.atleast_1d": "arys:self /"},
 )(np.atleast_1d)
 register_op(
-    "aten::atleast_2d(Tensor self) -> Tensor",
+    "aten::atleast_2d(Tensor(a) self) -> Tensor(a)",
     shape=_atleast_rule(2),
     view=RESHAPED,
     spellings={"numpy.atleast_2d": "arys:self /"},
 )(np.atleast_2d)
 register_op(
-    "aten::atleast_3d(Tensor self) -> Tensor",
+    "aten::atleast_3d(Tensor(a) self) -> Tensor(a)",
     shape=_atleast_rule(3),
     view=RESHAPED,
     spellings={"numpy.atleast_3d": "arys:self /"},
@@ -484,33 +484,37 @@ register_op(
     spellings={"numpy.vstack": "tup:tensors * !dtype !casting"},
 )(np.vstack)
 register_op(
-    "aten::split(Tensor self, Any indices_or_sections, int axis=0) -> Tensor[]",
+    "aten::split(Tensor(a) self, Any indices_or_sections, int axis=0) -> Tensor(a)[]",
     shape=_split_rule(equal=True),
     view=pieces(split_axis(2)),
+    may_raise=True,
     spellings={"numpy.split": "ary:self indices_or_sections axis"},
 )(split)
 register_op(
-    "aten::array_split(Tensor self, Any indices_or_sections, int axis=0) -> Tensor[]",
+    "aten::array_split(Tensor(a) self, Any indices_or_sections, int axis=0) -> Tensor(a)[]",
     shape=_split_rule(equal=False),
     view=pieces(split_axis(2)),
     spellings={"numpy.array_split": "ary:self indices_or_sections axis"},
 )(array_split)
 register_op(
-    "aten::hsplit(Tensor self, Any indices_or_sections) -> Tensor[]",
+    "aten::hsplit(Tensor(a) self, Any indices_or_sections) -> Tensor(a)[]",
     shape=_directional_split_rule("hsplit", 1, None),
     view=pieces(split_axis(None)),
+    may_raise=True,
     spellings={"numpy.hsplit": "ary:self indices_or_sections"},
 )(hsplit)
 register_op(
-    "aten::vsplit(Tensor self, Any indices_or_sections) -> Tensor[]",
+    "aten::vsplit(Tensor(a) self, Any indices_or_sections) -> Tensor(a)[]",
     shape=_directional_split_rule("vsplit", 2, 0),
     view=pieces(split_axis(None, 0)),
+    may_raise=True,
     spellings={"numpy.vsplit": "ary:self indices_or_sections"},
 )(vsplit)
 register_op(
-    "aten::dsplit(Tensor self, Any indices_or_sections) -> Tensor[]",
+    "aten::dsplit(Tensor(a) self, Any indices_or_sections) -> Tensor(a)[]",
     shape=_directional_split_rule("dsplit", 3, 2),
     view=pieces(split_axis(None, 2)),
+    may_raise=True,
     spellings={"numpy.dsplit": "ary:self indices_or_sections"},
 )(dsplit)
 register_op(
@@ -533,25 +537,25 @@ register_op(
     },
 )(pad)
 register_op(
-    "aten::flip(Tensor self, Any axis=None) -> Tensor",
+    "aten::flip(Tensor(a) self, Any axis=None) -> Tensor(a)",
     shape=_flip_rule,
     view=SELF_INVERSE,
     spellings={"numpy.flip": "m:self axis"},
 )(flip)
 register_op(
-    "aten::fliplr(Tensor self) -> Tensor",
+    "aten::fliplr(Tensor(a) self) -> Tensor(a)",
     shape=_at_least_rule(2),
     view=SELF_INVERSE,
     spellings={"numpy.fliplr": "m:self"},
 )(np.fliplr)
 register_op(
-    "aten::flipud(Tensor self) -> Tensor",
+    "aten::flipud(Tensor(a) self) -> Tensor(a)",
     shape=_at_least_rule(1),
     view=SELF_INVERSE,
     spellings={"numpy.flipud": "m:self"},
 )(np.flipud)
 register_op(
-    "aten::rot90(Tensor self, int k=1, Any axes=(0, 1)) -> Tensor",
+    "aten::rot90(Tensor(a) self, int k=1, Any axes=(0, 1)) -> Tensor(a)",
     shape=_rot90_rule,
     view=ROTATED,
     spellings={"numpy.rot90": "m:self k axes"},

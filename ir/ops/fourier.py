@@ -202,13 +202,13 @@ def conj(x: Any) -> Any:
 
 # ``x.real`` and ``x.imag`` are views of a complex array's parts (Note [Views] in `ir.ops.views`).
 register_op(
-    "aten::real(Any self) -> Tensor",
+    "aten::real(Any(a) self) -> Tensor(a)",
     shape=elementwise(np.real),
     view=REAL,
     spellings={"numpy.real": "val:self", "ndarray.real": ATTRIBUTE},
 )(np.real)
 register_op(
-    "aten::imag(Any self) -> Tensor",
+    "aten::imag(Any(a) self) -> Tensor(a)",
     shape=elementwise(np.imag),
     view=IMAG,
     spellings={"numpy.imag": "val:self", "ndarray.imag": ATTRIBUTE},

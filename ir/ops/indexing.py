@@ -175,15 +175,19 @@ def _basic(node: Any) -> bool:
 
 
 register_op(
-    "aten::select(Tensor self, int axis, int index) -> Tensor", shape=_select_rule, view=SELECT
+    "aten::select(Tensor(a) self, int axis, int index) -> Tensor(a)",
+    shape=_select_rule,
+    view=SELECT,
+    may_raise=True,
 )(select)
 register_op(
-    "aten::slice(Tensor self, int axis, int? start, int? stop, int? step) -> Tensor",
+    "aten::slice(Tensor(a) self, int axis, int? start, int? stop, int? step) -> Tensor(a)",
     shape=_slice_rule,
     view=SLICE,
 )(slice_axis)
 register_op(
-    "aten::index(Tensor self, Any... indices) -> Tensor",
+    "aten::index(Tensor(a) self, Any... indices) -> Tensor(a)",
     shape=_index_rule,
     view=ViewRule(index_back, when=_basic),
+    may_raise=True,
 )(index)

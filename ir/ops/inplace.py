@@ -6,22 +6,25 @@ NumPy code mutates arrays, and every alias of the mutated array (a view ``v = y[
 name ``z = y``, the caller's argument) sees the write. The frontend emits the write where the
 code makes it, as an operator that mutates its first operand and returns it:
 
-    aten::copy_(Any self, Any src) -> Any
+    aten::copy_(Any(a!) self, Any src) -> Any(a!)
         ``np.copyto(self, src, casting="same_kind")``: ``view[...] = src`` for ``y[1:3] = v``
         (self is the view chain a read of ``y[1:3]`` emits) and ``y = y + x`` written back for
         ``y += x``; when self is not an array at run time (a NumPy scalar, which is immutable)
         the result is src, a rebinding, as Python's ``+=`` does (self is typed Any because an
         unannotated parameter updated with ``+=`` may be a Python number at run time)
-    aten::index_put_(Tensor self, Any values, Any... indices) -> Tensor
+    aten::index_put_(Tensor(a!) self, Any values, Any... indices) -> Tensor(a!)
         ``self[items] = values`` with the items of ``aten::index`` (None is a full slice ``:``)
-    aten::add_at_(Tensor self, Any values, Any... indices) -> Tensor
+    aten::add_at_(Tensor(a!) self, Any values, Any... indices) -> Tensor(a!)
         ``np.add.at(self, items, values)``: unlike ``self[items] += values``, a repeated index
         adds once per occurrence
 
 The kernels really mutate, so the interpreter running a graph as parsed behaves like the plain
 function, aliases included. They are impure (CSE, DCE and constant propagation leave them) and
-not differentiable: the functionalisation pass (`passes.functionalize`) rewrites them into
-out-of-place operators and scatters into the base array before anything is differentiated.
+not differentiable: the functionalisation pass (`passes.functionalize`) rewrites each into the
+out-of-place operator its record names (``out_of_place``: ``aten::_written``,
+``aten::index_put``, ``aten::add_at``, Note [Scatters] in `ir.ops.scatter`) and scatters into
+the base array before anything is differentiated. The schemas say so: ``Tensor(a!) self ->
+Tensor(a!)`` writes ``self`` and returns it (Note [Alias annotations] in `ir.ops.schema`).
 
 ``aten::copy`` is the pure, differentiable copy (``x.copy()``, ``np.copy(x)``, ``np.array(x)``):
 a new array a later write to ``x`` does not reach.
@@ -146,25 +149,28 @@ register_op(
     spellings={"ndarray.copy": "!order"},
 )(copy_method)
 register_op(
-    "aten::copy_(Any self, Any src) -> Any",
+    "aten::copy_(Any(a!) self, Any src) -> Any(a!)",
     shape=_copy_rule,
     pure=False,
     differentiable=False,
+    out_of_place="aten::_written",
 )(copy_)
 register_op(
-    "aten::index_put_(Tensor self, Any values, Any... indices) -> Tensor",
+    "aten::index_put_(Tensor(a!) self, Any values, Any... indices) -> Tensor(a!)",
     shape=_written_rule(
         "shape mismatch: value array of shape {values} could not be broadcast to indexing "
         "result of shape {slot}"
     ),
     pure=False,
     differentiable=False,
+    out_of_place="aten::index_put",
 )(index_put_)
 register_op(
-    "aten::add_at_(Tensor self, Any values, Any... indices) -> Tensor",
+    "aten::add_at_(Tensor(a!) self, Any values, Any... indices) -> Tensor(a!)",
     shape=_written_rule(
         "array of shape {values} is not broadcastable to the indexed shape {slot} of np.add.at"
     ),
     pure=False,
     differentiable=False,
+    out_of_place="aten::add_at",
 )(add_at_)

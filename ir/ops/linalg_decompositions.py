@@ -175,6 +175,7 @@ def norm(x: Any, order: Any, axis: Any, keepdims: bool) -> Any:
 register_op(
     "aten::linalg_inv(Tensor self) -> Tensor",
     shape=_like_matrices,
+    may_raise=True,
     spellings={"numpy.linalg.inv": "a:self"},
 )(np.linalg.inv)
 register_op(
@@ -190,26 +191,31 @@ register_op(
 register_op(
     "aten::linalg_solve(Tensor self, Tensor other) -> Tensor",
     shape=_solve_rule,
+    may_raise=True,
     spellings={"numpy.linalg.solve": "a:self b:other"},
 )(np.linalg.solve)
 register_op(
     "aten::linalg_cholesky(Tensor self) -> Tensor",
     shape=_like_matrices,
+    may_raise=True,
     spellings={"numpy.linalg.cholesky": "a:self / * !upper"},
 )(np.linalg.cholesky)
 register_op(
     "aten::linalg_eigh(Tensor self) -> Tensor[]",
     shape=_eigh_rule,
+    may_raise=True,
     spellings={"numpy.linalg.eigh": "a:self !UPLO"},
 )(eigh)
 register_op(
     "aten::linalg_svd(Tensor self, bool full_matrices=True, bool compute_uv=True) -> Any",
     shape=_svd_rule,
+    may_raise=True,
     spellings={"numpy.linalg.svd": "a:self full_matrices compute_uv !hermitian"},
 )(svd)
 register_op(
     "aten::linalg_pinv(Tensor self) -> Tensor",
     shape=_pinv_rule,
+    may_raise=True,
     spellings={"numpy.linalg.pinv": "a:self !rcond !hermitian * !rtol"},
 )(pinv)
 register_op(

@@ -269,7 +269,12 @@ def _autograd_add_rule(types: Sequence[Type], consts: Sequence[Any]) -> Sequence
 _ADD_RULE = elementwise(operator.add)
 
 
-register_structural("prim::Constant() -> Any", pure=True, num_blocks=0)
+register_structural(
+    "prim::Constant() -> Any",
+    pure=True,
+    num_blocks=0,
+    cheap_to_recompute=True,
+)
 register_structural("prim::If(bool cond) -> Any...", pure=True, num_blocks=2)
 register_structural(
     "prim::Loop(int max_trip_count, bool initial_condition, Any... carried) -> Any...",
@@ -283,7 +288,11 @@ register_structural("prim::Reverse() -> Any...", pure=False, num_blocks=1)
 
 register_op("prim::TupleConstruct(Any... elems) -> Any", shape=_tuple_construct_rule)(make_tuple)
 register_op("prim::TupleUnpack(Any tup) -> Any...", shape=_unpack_rule)(unpack)
-register_op("prim::TupleIndex(Any tup, int i) -> Any", shape=_element_rule)(operator.getitem)
+register_op(
+    "prim::TupleIndex(Any tup, int i) -> Any",
+    shape=_element_rule,
+    may_raise=True,
+)(operator.getitem)
 register_op(
     "prim::TupleSlice(Any tup, int? start, int? stop, int? step) -> Any", shape=_slice_rule
 )(slice_sequence)
@@ -294,11 +303,15 @@ register_op(
 )(operator.add)
 register_op("prim::ListConstruct(Any... elems) -> Any", shape=_list_construct_rule)(make_list)
 register_op("prim::ListUnpack(Any lst) -> Any...", shape=None)(unpack)
-register_op("prim::ListIndex(Any lst, int i) -> Any", shape=_element_rule)(list_index)
+register_op(
+    "prim::ListIndex(Any lst, int i) -> Any",
+    shape=_element_rule,
+    may_raise=True,
+)(list_index)
 register_op("prim::ListAppend(Any lst, Any elem) -> Any[]", shape=_list_append_rule)(list_append)
 register_op("prim::AutogradAdd(Any a, Any b) -> Any", shape=_autograd_add_rule)(autograd_add)
 register_op(
-    "prim::WriteBack(Tensor target, Tensor value) -> ()",
+    "prim::WriteBack(Tensor(a!) target, Tensor value) -> ()",
     shape=None,
     pure=False,
     differentiable=False,

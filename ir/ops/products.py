@@ -435,7 +435,7 @@ register_op(
     spellings={"numpy.einsum": "subscripts *operands * !out !dtype !order !casting !optimize"},
 )(einsum)
 register_op(
-    "aten::_einsum_view(Tensor self, str subscripts) -> Tensor",
+    "aten::_einsum_view(Tensor(a) self, str subscripts) -> Tensor(a)",
     shape=einsum_view_rule,
     view=EINSUM,
 )(einsum_view)

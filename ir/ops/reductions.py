@@ -61,6 +61,16 @@ REDUCTIONS: dict[str, Reduction] = {
     ),
 }
 
+# On an ndarray, ``np.sum(x, axis=a, keepdims=k)`` is ``np.add.reduce(x, a, None, None, k)``
+# after a Python-level wrapper (max, min and prod likewise): generated code calls the ufunc's
+# ``reduce`` directly (Note [Typed calls] in `ir.typed_calls`). Bound once, so that every node
+# binds the same object (``np.add.reduce`` is a new bound method on each access).
+UFUNC_REDUCES: dict[str, Callable[..., Any]] = {
+    "sum": np.add.reduce,
+    "max": np.maximum.reduce,
+    "min": np.minimum.reduce,
+    "prod": np.multiply.reduce,
+}
 
 # Index reductions: int64 positions, no gradient.
 ARG_REDUCTIONS: dict[str, Reduction] = {
@@ -138,6 +148,8 @@ for _name, (_fn, _spellings) in REDUCTIONS.items():
     register_op(
         f"aten::{_name}(Tensor self, Any axis=None, bool keepdims=False) -> Tensor",
         shape=reduction_rule(_fn),
+        only_reads=True,
+        ufunc_reduce=UFUNC_REDUCES.get(_name),
         spellings=_spellings,
     )(reduction_kernel(_fn))
 

@@ -22,6 +22,21 @@ message. A tensor result is ``TensorType(dtype, shape)`` with requires_grad None
 inputs leave unknown (dtype None, shape None, a dim None) stays unknown in the result. A rule of
 a variadic-result op that cannot tell how many results there are returns an empty sequence,
 which means "keep the node's declared types".
+
+Note [Operator records]
+Everything a pass needs to know about an operator is a field of its OpDef, given where the
+operator is registered, and passes read it from `OPS`, never from lists of their own. The
+aliasing is written in the schema (Note [Alias annotations] in `ir.ops.schema`), and the
+registry refuses a record whose fields contradict it:
+
+* ``view=`` (a ViewRule, Note [Views] in `ir.ops.views`) exactly when the schema says a result
+  may share its first operand's memory: ``Tensor(a) self -> Tensor(a)``;
+* ``out_of_place=`` (the in-place operator's pure counterpart, which `passes.functionalize`
+  substitutes) exactly when the operator is named like TorchScript's in-place operators,
+  ``..._``; it writes its first operand and returns it: ``Tensor(a!) self -> Tensor(a!)``;
+* an operator that writes an operand (``!``) is impure;
+* ``only_reads=`` (the result is a new value holding none of the operands) means no result is
+  in an argument's alias set.
 """
 
 from __future__ import annotations
@@ -32,7 +47,8 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from ir.errors import IRError
-from ir.ops.schema import NO_DEFAULT, Argument, Schema, Sentinel, parse_schema
+from ir.graph import Node
+from ir.ops.schema import NO_DEFAULT, Alias, Argument, Schema, Sentinel, parse_schema
 from ir.ops.spellings import Spelling, parse_spellings
 from ir.ops.views import ViewRule
 from ir.types import Type
@@ -41,11 +57,14 @@ __all__ = [
     "NOT_CONSTANT",
     "NO_DEFAULT",
     "OPS",
+    "Alias",
     "Argument",
     "OpDef",
     "Schema",
     "ShapeRule",
+    "TypedCall",
     "ValueFromTypes",
+    "is_in_place",
     "lookup_op",
     "parse_schema",
     "register_op",
@@ -58,6 +77,11 @@ ShapeRule = Callable[[Sequence[Type], Sequence[Any]], Sequence[Type]]
 # The result of a pure op computed from its input types alone (``x.shape`` of a typed ``x``),
 # or NOT_CONSTANT when the types do not fix it.
 ValueFromTypes = Callable[[Sequence[Type]], Any]
+# How generated code may compute a node more cheaply than by calling the kernel, with the same
+# result bit for bit (Note [Typed calls] in `ir.typed_calls`): ``typed_call(node, args, bind)``
+# gets the operands' spellings and ``bind(obj, hint)``, which makes a closure variable holding
+# ``obj``, and returns an expression whose value is a new array, or None to call the kernel.
+TypedCall = Callable[[Node, Sequence[str], Callable[[Any, str], str]], str | None]
 
 K = TypeVar("K", bound=Callable[..., Any])
 
@@ -76,6 +100,27 @@ class OpDef:
     fresh: bool = False
     # The result is a NumPy view of the first operand (Note [Views] in `ir.ops.views`).
     view: ViewRule | None = None
+    # Raises for some operand values although their types check (a division by zero, an index
+    # out of range, a singular matrix): Note [Hoisting operators that can raise] in
+    # `passes.loop_invariants`.
+    may_raise: bool = False
+    # An in-place operator: the pure operator computing its first operand's new contents from
+    # the same operands (Note [Functionalisation] in `passes.functionalize`).
+    out_of_place: str | None = None
+    # The result is a new value computed from the operands: none of them, no view of one, no
+    # container holding one, so the memory plan may reuse an operand's buffer once it has run
+    # (Note [Typed calls] in `ir.typed_calls`). Declared where the plan relies on it; a ufunc
+    # kernel is known to be one.
+    only_reads: bool = False
+    # The ufunc method the operator is on an ndarray (``np.sum`` is ``np.add.reduce`` after a
+    # Python-level wrapper), bound once so every node binds the same object: generated code
+    # calls it directly (Note [Typed calls]).
+    ufunc_reduce: Callable[..., Any] | None = None
+    # A cheaper spelling for generated code (see TypedCall).
+    typed_call: TypedCall | None = None
+    # Recomputing the result costs less than a tape write: a reverse loop recomputes it from
+    # its operands instead of saving it per iteration (`autodiff.differentiate`).
+    cheap_to_recompute: bool = False
     # Where the operator is registered, (file, line) of the ``register_op`` call: the operator
     # reference (`autodiff.docs`) links to it, and the formula families follow its file.
     defined_at: tuple[str, int] | None = field(default=None, compare=False)
@@ -103,7 +148,49 @@ OPS: dict[str, OpDef] = {}
 def _add(op: OpDef) -> None:
     if op.name in OPS:
         raise IRError(f"operator {op.name} is registered twice")
+    check_aliasing(op)
     OPS[op.name] = op
+
+
+def check_aliasing(op: OpDef) -> None:
+    """Raise IRError when ``op``'s fields contradict its schema's alias annotations
+    (Note [Operator records])."""
+    schema = op.schema
+    name = op.name
+    viewed = schema.result_aliases_argument(0) and not schema.arguments[0].is_write
+    if op.view is not None and not viewed:
+        raise IRError(
+            f"{name} has a view rule, but its schema does not say that its result may share "
+            "its first operand's memory: write 'Tensor(a) self -> Tensor(a)'"
+        )
+    if viewed and op.view is None:
+        raise IRError(
+            f"{name}'s schema says its result may share its first operand's memory, but it "
+            "has no view rule (view=...): functionalisation would miss the alias"
+        )
+    in_place = name.split("::")[-1].endswith("_")
+    if in_place and op.out_of_place is None:
+        raise IRError(
+            f"{name} is named as an in-place operator but names no out-of-place counterpart "
+            "(out_of_place=...)"
+        )
+    if op.out_of_place is not None and not in_place:
+        raise IRError(f"{name} has an out-of-place counterpart, so its name ends with '_'")
+    if op.out_of_place is not None and not (
+        schema.arguments and schema.arguments[0].is_write and schema.result_aliases_argument(0)
+    ):
+        raise IRError(
+            f"{name} is an in-place operator: its schema says it writes its first operand and "
+            "returns it: 'Tensor(a!) self -> Tensor(a!)'"
+        )
+    if schema.written and op.pure:
+        written = ", ".join(arg.name for arg in schema.written)
+        raise IRError(f"{name} writes {written} ('!' in its schema), so it cannot be pure")
+    if op.only_reads and any(schema.return_aliases):
+        raise IRError(
+            f"{name} is declared only_reads, but its schema says a result may share an "
+            "operand's memory"
+        )
 
 
 def _caller() -> tuple[str, int]:
@@ -122,6 +209,12 @@ def register_op(
     value_from_types: ValueFromTypes | None = None,
     fresh: bool = False,
     view: ViewRule | None = None,
+    may_raise: bool = False,
+    out_of_place: str | None = None,
+    only_reads: bool = False,
+    ufunc_reduce: Callable[..., Any] | None = None,
+    typed_call: TypedCall | None = None,
+    cheap_to_recompute: bool = False,
     spellings: Mapping[str, str] | None = None,
 ) -> Callable[[K], K]:
     """Decorate a kernel to register it under ``schema``; returns the kernel unchanged.
@@ -149,6 +242,12 @@ def register_op(
                 value_from_types,
                 fresh,
                 view,
+                may_raise,
+                out_of_place,
+                only_reads,
+                ufunc_reduce,
+                typed_call,
+                cheap_to_recompute,
                 defined_at,
                 spelled,
             )
@@ -159,10 +258,34 @@ def register_op(
 
 
 def register_structural(
-    schema: str, *, pure: bool, num_blocks: int, shape: ShapeRule | None = None
+    schema: str,
+    *,
+    pure: bool,
+    num_blocks: int,
+    shape: ShapeRule | None = None,
+    cheap_to_recompute: bool = False,
 ) -> None:
     """Register a prim op without a kernel; `ir.interpreter` runs it itself."""
-    _add(OpDef(parse_schema(schema), None, shape, pure, False, num_blocks, defined_at=_caller()))
+    parsed = parse_schema(schema)
+    _add(
+        OpDef(
+            parsed,
+            None,
+            shape,
+            pure,
+            False,
+            num_blocks,
+            cheap_to_recompute=cheap_to_recompute,
+            defined_at=_caller(),
+        )
+    )
+
+
+def is_in_place(node: Node) -> bool:
+    """Whether ``node`` writes its first operand in place and returns it (its record names an
+    out-of-place counterpart; Note [Operator records])."""
+    op = OPS.get(node.kind)
+    return op is not None and op.out_of_place is not None
 
 
 def lookup_op(kind: str) -> OpDef:

@@ -133,6 +133,14 @@ CASTS: dict[str, tuple[Callable[..., Any], Type, bool]] = {
 }
 
 
+# The operators above that raise for some operand values (Note [Hoisting operators that can
+# raise] in `passes.loop_invariants`): division and remainder by zero (ZeroDivisionError), a
+# power too large for a float (OverflowError), casts of NaN or of an array of several elements.
+_RAISING = frozenset(["truediv", "floordiv", "mod", "pow", "int", "float", "bool"])
+# Int arithmetic on a loop's counter, which a reverse loop recomputes rather than tapes.
+_CHEAP = frozenset(["add", "sub", "mul", "neg"])
+
+
 def _len_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
     if isinstance(types[0], TensorType) and types[0].rank == 0:
         raise ShapeError("len() of unsized object")
@@ -153,16 +161,25 @@ for _name, (_fn, _differentiable) in BINARY.items():
         f"prim::{_name}(Scalar a, Scalar b) -> Scalar",
         shape=python_rule(_fn),
         differentiable=_differentiable,
+        may_raise=_name in _RAISING,
+        cheap_to_recompute=_name in _CHEAP,
     )(_fn)
 for _name, _fn in COMPARISONS.items():
     register_op(
         f"prim::{_name}(Scalar a, Scalar b) -> bool", shape=fixed(BOOL), differentiable=False
     )(_fn)
 for _name, _fn in UNARY.items():
-    register_op(f"prim::{_name}(Scalar a) -> Scalar", shape=python_rule(_fn))(_fn)
+    register_op(
+        f"prim::{_name}(Scalar a) -> Scalar",
+        shape=python_rule(_fn),
+        cheap_to_recompute=_name in _CHEAP,
+    )(_fn)
 for _name, (_fn, _result, _differentiable) in CASTS.items():
     register_op(
-        f"prim::{_name}(Any a) -> {_result}", shape=fixed(_result), differentiable=_differentiable
+        f"prim::{_name}(Any a) -> {_result}",
+        shape=fixed(_result),
+        differentiable=_differentiable,
+        may_raise=_name in _RAISING,
     )(_fn)
 register_op("prim::not(Any a) -> bool", shape=fixed(BOOL), differentiable=False)(operator.not_)
 register_op(

@@ -141,13 +141,13 @@ def _check_bounds(indices: Any, size: int | None, axis: int) -> None:
 
 
 register_op(
-    "aten::diag(Tensor self, int k=0) -> Tensor",
+    "aten::diag(Tensor(a) self, int k=0) -> Tensor(a)",
     shape=_diag_rule,
     view=DIAG,
     spellings={"numpy.diag": "v:self k"},
 )(np.diag)
 register_op(
-    "aten::diagonal(Tensor self, int offset=0, int axis1=0, int axis2=1) -> Tensor",
+    "aten::diagonal(Tensor(a) self, int offset=0, int axis1=0, int axis2=1) -> Tensor(a)",
     shape=_diagonal_rule,
     view=READ_ONLY,
     spellings={
@@ -176,6 +176,7 @@ register_op(
 register_op(
     "aten::take(Tensor self, Any indices, int? axis=None) -> Tensor",
     shape=_take_rule,
+    may_raise=True,
     spellings={
         "numpy.take": "a:self indices axis !out !mode",
         "ndarray.take": "indices axis !out !mode",

@@ -373,16 +373,17 @@ def _expand_dims(x: Any, axis: Any) -> Any:
 
 
 register_op(
-    "aten::reshape(Tensor self, Any shape) -> Tensor",
+    "aten::reshape(Tensor(a) self, Any shape) -> Tensor(a)",
     shape=_reshape_rule,
     view=STRIDED_RESHAPE,
+    may_raise=True,
     spellings={
         "numpy.reshape": "a:self / shape !order * !copy",
         "ndarray.reshape": "*shape * !order !copy",
     },
 )(np.reshape)
 register_op(
-    "aten::transpose(Tensor self, Any axes=None) -> Tensor",
+    "aten::transpose(Tensor(a) self, Any axes=None) -> Tensor(a)",
     shape=_transpose_rule,
     view=TRANSPOSED,
     spellings={
@@ -392,19 +393,19 @@ register_op(
     },
 )(np.transpose)
 register_op(
-    "aten::squeeze(Tensor self, Any axis=None) -> Tensor",
+    "aten::squeeze(Tensor(a) self, Any axis=None) -> Tensor(a)",
     shape=_squeeze_rule,
     view=RESHAPED,
     spellings={"numpy.squeeze": "a:self axis", "ndarray.squeeze": "axis"},
 )(_squeeze)
 register_op(
-    "aten::expand_dims(Tensor self, Any axis) -> Tensor",
+    "aten::expand_dims(Tensor(a) self, Any axis) -> Tensor(a)",
     shape=_expand_dims_rule,
     view=RESHAPED,
     spellings={"numpy.expand_dims": "a:self axis"},
 )(_expand_dims)
 register_op(
-    "aten::ravel(Tensor self) -> Tensor",
+    "aten::ravel(Tensor(a) self) -> Tensor(a)",
     shape=_ravel_rule,
     view=STRIDED_RESHAPE,
     spellings={"numpy.ravel": "a:self !order", "ndarray.ravel": "!order"},
@@ -415,7 +416,7 @@ register_op(
     spellings={"ndarray.flatten": "!order"},
 )(flatten)
 register_op(
-    "aten::broadcast_to(Tensor self, Any shape) -> Tensor",
+    "aten::broadcast_to(Tensor(a) self, Any shape) -> Tensor(a)",
     shape=_broadcast_to_rule,
     view=READ_ONLY,
     spellings={"numpy.broadcast_to": "array:self shape !subok"},

@@ -2,8 +2,10 @@
 
 Note [Views]
 An operator whose NumPy function returns a view of its first operand carries a `ViewRule` in
-its `OpDef` (``register_op(..., view=...)``); `passes.functionalize` reads nothing else to know
-what shares memory (Note [Functionalisation]). A rule says:
+its `OpDef` (``register_op(..., view=...)``), and its schema says so, ``Tensor(a) self ->
+Tensor(a)`` (the registry checks that the two agree: Note [Operator records]);
+`passes.functionalize` reads nothing else to know what shares memory (Note
+[Functionalisation]). A rule says:
 
 * ``scatter``: how new contents of the view become new contents of the operand (the write's
   inverse), or None for a read-only view: NumPy raises "assignment destination is read-only"

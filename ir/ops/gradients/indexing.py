@@ -120,9 +120,11 @@ register_op(
 )(previous_row)
 
 
-register_op("aten::_index_tuple(Tensor self, Any indices) -> Tensor", shape=index_tuple_rule)(
-    index_tuple
-)
+register_op(
+    "aten::_index_tuple(Tensor self, Any indices) -> Tensor",
+    shape=index_tuple_rule,
+    may_raise=True,
+)(index_tuple)
 
 
 register_op(

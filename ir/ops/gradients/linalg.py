@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
+from ir.graph import Node
 from ir.ops.gradients.common import like_tensor_operand
 from ir.ops.registry import register_op
 from ir.ops.shape_rules import (
@@ -98,15 +99,52 @@ def _dot_backward_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Typ
     return [TupleType(tuple(result))]
 
 
+def _product_of_matrices(node: Node) -> bool:
+    """The gradient and both operands are matrices whose shapes chain (``grad`` (n, m) is the
+    shape of ``a`` (n, k) @ ``b`` (k, m)): the kernel's sum back to an operand's shape, and its
+    handling of 1-d and stacked operands, do nothing."""
+    shapes = []
+    for value in node.inputs:
+        ty = value.ty
+        if not (isinstance(ty, TensorType) and ty.is_complete and ty.shape and len(ty.shape) == 2):
+            return False
+        shapes.append(ty.shape)
+    (n, m), (n_a, k), (k_b, m_b) = shapes
+    return (n, m, k) == (n_a, m_b, k_b)
+
+
+def spell_matmul_backward_self(
+    node: Node, args: Sequence[str], bind: Callable[[Any, str], str]
+) -> str | None:
+    """The kernel's one matmul, ``matmul(grad, b.T)`` (``swapaxes(b, -1, -2)`` of a matrix is
+    ``b.T``), for a product of two matrices (Note [Typed calls] in `ir.typed_calls`)."""
+    if not _product_of_matrices(node):
+        return None
+    return f"{bind(np.matmul, 'aten_matmul')}({args[0]}, {args[2]}.T)"
+
+
+def spell_matmul_backward_other(
+    node: Node, args: Sequence[str], bind: Callable[[Any, str], str]
+) -> str | None:
+    """``matmul(a.T, grad)`` for a product of two matrices."""
+    if not _product_of_matrices(node):
+        return None
+    return f"{bind(np.matmul, 'aten_matmul')}({args[1]}.T, {args[0]})"
+
+
 register_op(
     "aten::_matmul_backward_self(Tensor grad, Tensor self, Tensor other) -> Tensor",
     shape=like_tensor_operand(1),
+    only_reads=True,
+    typed_call=spell_matmul_backward_self,
 )(matmul_backward_self)
 
 
 register_op(
     "aten::_matmul_backward_other(Tensor grad, Tensor self, Tensor other) -> Tensor",
     shape=like_tensor_operand(2),
+    only_reads=True,
+    typed_call=spell_matmul_backward_other,
 )(matmul_backward_other)
 
 
