@@ -53,7 +53,6 @@ from autodiff.pipeline import (
     OutputTree,
     differentiate_typed,
     output_tree,
-    typed_graph,
 )
 from autodiff.runtime import CompiledGradient, Saved, ZeroSpec
 from autodiff.script import ScriptFunction
@@ -62,6 +61,7 @@ from autodiff.specialize import (
     numpy_scalar_positions,
     signature_key,
     strided_inputs,
+    typed_graph,
     unknown_layouts,
 )
 from autodiff.taps import Hook, HookRun, check_names, normalise_hooks, repeated_names, tap_sites

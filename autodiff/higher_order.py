@@ -34,7 +34,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from autodiff.errors import DifferentiationError
-from autodiff.pipeline import FORWARD_CLEANUP, add_reverse, typed_graph
+from autodiff.pipeline import add_reverse
+from autodiff.specialize import FORWARD_CLEANUP, typed_graph
 from ir.graph import Graph, Node, Value
 from ir.types import BOOL, FLOAT, INT, NONE, SCALAR, TENSOR, TensorType, TupleType, Type
 from passes.functionalize import WRITE_BACK

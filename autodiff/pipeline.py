@@ -24,14 +24,14 @@ from dataclasses import dataclass
 from autodiff.differentiate import ReverseDetails, build_reverse, route_forward_reads
 from autodiff.gradient import Gradient
 from autodiff.lambda_lift import lambda_lift
-from autodiff.specialize import functionalize_options
+from autodiff.specialize import typed_graph
 from autodiff.taps import prepare_taps
 from ir.analysis import REVERSE
 from ir.collector import gc_paused
 from ir.graph import Graph, Value
 from ir.types import ANY, ListType, TensorType, TupleType, Type
-from passes.registry import PipelineStep, run_passes
-from passes.shape_propagation import propagate_shapes, specialise
+from passes.registry import run_passes
+from passes.shape_propagation import propagate_shapes
 
 # Note [Optimisation order]
 # Sizes are folded before CSE, so that equal sizes collapse; CSE runs before constants are
@@ -41,14 +41,6 @@ from passes.shape_propagation import propagate_shapes, specialise
 # program is typed, so that the zeros it materialises have known shapes. Loop invariants are
 # hoisted before differentiating, so that a reverse loop reads them once instead of a tape
 # keeping them per iteration (Note [Loop tapes] in `autodiff.control_flow`).
-FORWARD_CLEANUP = (
-    "lower-tuples",
-    "constant-propagation",
-    "fold-sizes",
-    "hoist-loop-invariants",
-    "cse",
-    "dce",
-)
 REVERSE_OPTIMISATION = (
     "constant-propagation",
     "fold-sizes",
@@ -103,21 +95,6 @@ class Stages:
         if self.kept is None:
             raise ValueError("the grad and optimized stages were not kept: pass keep_stages=True")
         return self.kept
-
-
-def typed_graph(
-    graph: Graph, input_types: Sequence[Type], number_inputs: str = "", strided_inputs: str = ""
-) -> Graph:
-    """``graph`` specialised to ``input_types`` and cleaned up (the ``typed`` stage); the
-    inputs at ``number_inputs`` are NumPy scalars (`autodiff.specialize.numpy_scalar_positions`),
-    those in ``strided_inputs`` arrays that are not C-contiguous
-    (`autodiff.specialize.strided_inputs`)."""
-    with gc_paused():  # Note [Compile-time cost]
-        typed = specialise(graph, input_types)
-        options = functionalize_options(number_inputs, strided_inputs)
-        steps: list[PipelineStep] = [("functionalize", options)]
-        run_passes(typed, steps + [(name, {}) for name in FORWARD_CLEANUP])
-    return typed
 
 
 def compile_gradient(graph: Graph, input_types: Sequence[Type], wrt: Sequence[int]) -> Stages:

@@ -6,7 +6,8 @@ by the executor `ir.codegen.executable` picks, with the plain function's observa
 # signature key (kind, dtype, shape, strides per argument; not the values of Python numbers)
 # up in the cache. A miss specialises the parsed graph to the arguments' types (and, for
 # functionalisation, the strides of those not C-contiguous), cleans it up with the
-# SPECIALISE_PIPELINE, and compiles it with `ir.codegen.executable`. Only a compilation that
+# one pipeline gradients use too (Note [One specialisation pipeline] in `autodiff.specialize`),
+# and compiles it with `ir.codegen.executable`. Only a compilation that
 # succeeded is stored, so a call that fails with a shape error leaves nothing behind for the
 # next call to trip on. The cache is a bounded LRU (Note [Cache bounds] in `autodiff.cache`).
 #
@@ -39,44 +40,18 @@ from autodiff.specialize import (
     ArgumentError,
     argument_type,
     bind_arguments,
-    functionalize_options,
     numpy_scalar_positions,
     runtime_value,
     signature_key,
     strided_inputs,
+    typed_graph,
 )
 from frontend import compile_function
 from ir.codegen import Runnable, executable
 from ir.errors import ShapeError
 from ir.graph import Graph
 from ir.types import BOOL, FLOAT, INT, TensorType, Type
-from passes.registry import PipelineStep, run_module_passes, run_passes
-from passes.shape_propagation import specialise
-
-# Writes become pure SSA first (Note [Functionalisation] in `passes.functionalize`), since no
-# other pass may touch a graph that writes in place. Shape propagation leaves the sizes it
-# learnt as values next to the nodes that computed them; the next passes turn them into
-# constants and drop what that made dead.
-SPECIALISE_PIPELINE: tuple[PipelineStep, ...] = (
-    ("functionalize", {}),
-    ("constant-propagation", {}),
-    ("fold-sizes", {}),
-    ("cse", {}),
-    ("dce", {}),
-)
-
-
-def with_input_layouts(
-    pipeline: Sequence[PipelineStep], number_inputs: str, strided_inputs: str
-) -> list[PipelineStep]:
-    """``pipeline`` with functionalisation told which inputs are NumPy scalars and which are
-    arrays that are not C-contiguous (`autodiff.specialize.strided_inputs`)."""
-    layouts = functionalize_options(number_inputs, strided_inputs)
-    return [
-        (name, {**options, **layouts} if name == "functionalize" else options)
-        for name, options in pipeline
-    ]
-
+from passes.registry import run_module_passes
 
 _SCALAR_TYPES = (INT, FLOAT, BOOL)
 
@@ -179,13 +154,12 @@ class ScriptFunction:
         for name, declared, ty in zip(names, self.declared_types(), types, strict=True):
             self.check_declared(name, declared, ty)
         try:
-            typed = specialise(self.parsed_for(types, strided_inputs), list(types))
+            parsed = self.parsed_for(types, strided_inputs)
+            return typed_graph(parsed, list(types), number_inputs, strided_inputs)
         except ShapeError as error:
             arguments = ", ".join(f"{n}: {t}" for n, t in zip(names, types, strict=True))
             error.add_note_line(f"in {self.qualname}({arguments})")
             raise
-        run_passes(typed, with_input_layouts(SPECIALISE_PIPELINE, number_inputs, strided_inputs))
-        return typed
 
     def parsed_for(self, types: Sequence[Type], strided_inputs: str = "") -> Graph:
         """The parsed graph to specialise to ``types``: ``graph``, or where an unannotated

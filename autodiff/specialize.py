@@ -16,8 +16,32 @@ from typing import Any, cast
 
 import numpy as np
 
+from ir.collector import gc_paused
 from ir.errors import AutodiffError
+from ir.graph import Graph
 from ir.types import BOOL, DTYPE_TO_NAME, FLOAT, INT, TensorType, Type
+from passes.registry import PipelineStep, run_passes
+from passes.shape_propagation import specialise
+
+# Note [One specialisation pipeline]
+# A plain call and a gradient specialise a function the same way (`typed_graph`): shapes and
+# dtypes propagated from the arguments' types, then writes made pure SSA first (Note
+# [Functionalisation] in `passes.functionalize`: no other pass may touch a graph that writes
+# in place), then the cleanup that shape propagation makes possible: tuples lowered, sizes it
+# learnt turned into constants, loop invariants hoisted, and what that made common or dead
+# removed. The ``typed`` stage `autodiff dump` prints is this graph, for both.
+FORWARD_CLEANUP = (
+    "lower-tuples",
+    "constant-propagation",
+    "fold-sizes",
+    "hoist-loop-invariants",
+    "cse",
+    "dce",
+)
+SPECIALISE_PIPELINE: tuple[PipelineStep, ...] = (
+    ("functionalize", {}),
+    *((name, {}) for name in FORWARD_CLEANUP),
+)
 
 EXPECTED_KINDS = "a NumPy array, a NumPy scalar, a Python int, float or bool, or a list of numbers"
 
@@ -167,6 +191,33 @@ def unknown_layouts(types: Sequence[Type]) -> str:
     """`strided_inputs` for arrays of ``types`` whose strides are not known (a scripted
     caller's values): ``"0:?;2:?"``."""
     return ";".join(f"{i}:?" for i, ty in enumerate(types) if isinstance(ty, TensorType))
+
+
+def typed_graph(
+    graph: Graph, input_types: Sequence[Type], number_inputs: str = "", strided_inputs: str = ""
+) -> Graph:
+    """``graph`` specialised to ``input_types`` and cleaned up (Note [One specialisation
+    pipeline]); the inputs at ``number_inputs`` are NumPy scalars (`numpy_scalar_positions`),
+    those in ``strided_inputs`` arrays that are not C-contiguous (`strided_inputs`).
+
+    >>> typed = typed_graph(scripted.graph, [TensorType("float64", (3, 4))])
+    """
+    with gc_paused():  # Note [Compile-time cost] in autodiff.pipeline
+        typed = specialise(graph, input_types)
+        run_passes(typed, with_input_layouts(SPECIALISE_PIPELINE, number_inputs, strided_inputs))
+    return typed
+
+
+def with_input_layouts(
+    pipeline: Sequence[PipelineStep], number_inputs: str, strided_inputs: str
+) -> list[PipelineStep]:
+    """``pipeline`` with functionalisation told which inputs are NumPy scalars and which are
+    arrays that are not C-contiguous (`strided_inputs`)."""
+    layouts = functionalize_options(number_inputs, strided_inputs)
+    return [
+        (name, {**options, **layouts} if name == "functionalize" else options)
+        for name, options in pipeline
+    ]
 
 
 def functionalize_options(number_inputs: str, strided_inputs: str) -> dict[str, str]:

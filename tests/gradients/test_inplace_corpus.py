@@ -17,8 +17,7 @@ import numpy as np
 import pytest
 
 import autodiff as ad
-from autodiff.pipeline import typed_graph
-from autodiff.specialize import argument_type
+from autodiff.specialize import argument_type, typed_graph
 from ir.ops.registry import is_in_place
 from tests.gradients.test_gradient_corpus import assert_close_to_numeric, finite_differences
 

@@ -37,10 +37,10 @@ from hypothesis import reject
 
 import autodiff as ad
 from autodiff.lambda_lift import lambda_lift
-from autodiff.pipeline import FORWARD_CLEANUP, REVERSE_OPTIMISATION, Stages, differentiate_typed
+from autodiff.pipeline import REVERSE_OPTIMISATION, Stages, differentiate_typed
 from autodiff.runtime import CompiledGradient
-from autodiff.script import SPECIALISE_PIPELINE, ScriptFunction
-from autodiff.specialize import argument_type
+from autodiff.script import ScriptFunction
+from autodiff.specialize import FORWARD_CLEANUP, SPECIALISE_PIPELINE, argument_type
 from ir.errors import AutodiffError
 from ir.graph import Graph
 from ir.interpreter import run_graph

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 import autodiff as ad
-from autodiff.pipeline import Stages, differentiate_typed, typed_graph
-from autodiff.specialize import argument_type
+from autodiff.pipeline import Stages, differentiate_typed
+from autodiff.specialize import argument_type, typed_graph
 from frontend.errors import ScriptError
 from frontend.parse import _parser, parse_source
 from ir.errors import IRError, VerifyError

@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 
 import autodiff as ad
-from autodiff.pipeline import Stages, compile_gradient, differentiate_typed, typed_graph
-from autodiff.specialize import argument_type
+from autodiff.pipeline import Stages, compile_gradient, differentiate_typed
+from autodiff.specialize import argument_type, typed_graph
 from ir.graph import Graph
 from ir.printer import print_graph
 from ir.types import TensorType

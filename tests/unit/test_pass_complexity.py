@@ -23,8 +23,8 @@ from autodiff.pipeline import (
     add_reverse,
     differentiate_typed,
     flatten_outputs,
-    typed_graph,
 )
+from autodiff.specialize import typed_graph
 from ir.graph import Graph
 from ir.parser import parse_graph
 from ir.printer import print_graph
