@@ -16,12 +16,13 @@ import pytest
 import autodiff as ad
 from autodiff.pipeline import compile_gradient
 from autodiff.specialize import argument_type
-from ir.codegen import EXECUTOR_VARIABLE, CodegenLimit, CompiledGraph, executable
+from ir.codegen import EXECUTOR_VARIABLE, CompiledGraph, executable
 from ir.errors import AutodiffError, InterpreterError
 from ir.graph import Graph
 from ir.interpreter import AUTOGRAD_ZERO, Executable
 from ir.ops import OPS, OpDef, parse_schema
 from ir.parser import parse_graph
+from ir.typed_calls import INPLACE_MIN_SIZE
 from ir.types import ANY, INT
 from tests.equivalence.corpus import CASES as EQUIVALENCE_CASES
 from tests.gradients.corpus import CASES as GRADIENT_CASES
@@ -597,27 +598,112 @@ def test_generated_code_grows_linearly_with_the_graph() -> None:
     run_both(chain(1000), (x,))
 
 
-def test_too_deep_a_nest_of_loops_falls_back_to_the_interpreter() -> None:
-    depth = 25
-    lines = ["graph @f(%x : Tensor):", "  %true : bool = prim::Constant[value=True]()"]
-    lines.append("  %one : int = prim::Constant[value=1]()")
-    for level in range(depth):
-        pad = "  " * (2 * level + 1)
-        lines.append(f"{pad}%y{level} : Tensor = prim::Loop(%one, %true, %x)")
-        lines.append(f"{pad}  block0(%i{level} : int, %a{level} : Tensor):")
-    inner = "  " * (2 * depth + 1)
-    lines.append(f"{inner}%z : Tensor = aten::neg(%a{depth - 1})")
-    lines.append(f"{inner}-> (%true, %z)")
-    for level in reversed(range(depth - 1)):
-        pad = "  " * (2 * level + 2)
-        lines.append(f"{pad}  -> (%true, %y{level + 1})")
+def nest(kinds: list[str], located: str = "") -> Graph:
+    """A graph that nests one block per item of ``kinds`` (``loop``, ``if`` or ``grad``) in the
+    one before. Each level adds ``%x`` to what it was given; the innermost node multiplies by
+    ``%w`` (at the location comment ``located``) and adds a value of the fourth level, so the
+    innermost blocks read values from far out. Ifs nest in their else-branch, taken unless
+    ``%stop`` (the IR parser counts a then-branch's pending else-branch as a level too);
+    loops run twice every tenth level and once otherwise."""
+    lines = [
+        "graph @f(%x : Tensor, %w : Tensor, %stop : bool):",
+        "  %true : bool = prim::Constant[value=True]()",
+        "  %one : int = prim::Constant[value=1]()",
+        "  %two : int = prim::Constant[value=2]()",
+    ]
+
+    def level(k: int, pad: str, given: str) -> str:
+        if k == len(kinds):
+            lines.append(f"{pad}%z : Tensor = aten::matmul({given}, %w){located}")
+            lines.append(f"{pad}%r : Tensor = aten::add(%z, %b3)")
+            return "%r"
+        kind, body = kinds[k], pad + "    "
+        if kind == "loop":
+            trip = "%two" if k % 10 == 9 else "%one"
+            lines.append(f"{pad}%y{k} : Tensor = prim::Loop({trip}, %true, {given})")
+            lines.append(f"{pad}  block0(%i{k} : int, %a{k} : Tensor):")
+            given = f"%a{k}"
+        elif kind == "if":
+            lines.append(f"{pad}%y{k} : Tensor = prim::If(%stop)")
+            lines.append(f"{pad}  block0():")
+            lines.append(f"{body}%n{k} : Tensor = aten::neg({given})")
+            lines.append(f"{body}-> (%n{k})")
+            lines.append(f"{pad}  block1():")
+        else:
+            lines.append(f'{pad}%y{k} : Tensor = prim::GradOf[name="aten::add"]({given})')
+            lines.append(f"{pad}  block0():")
+        lines.append(f"{body}%b{k} : Tensor = aten::add({given}, %x)")
+        inner = level(k + 1, body, f"%b{k}")
+        lines.append(f"{body}-> (%true, {inner})" if kind == "loop" else f"{body}-> ({inner})")
+        return f"%y{k}"
+
+    lines.append(f"  return ({level(0, '  ', '%x')})")
+    return parse_graph("\n".join(lines) + "\n")
+
+
+DEEP_NESTS = {
+    "30-loops": ["loop"] * 30,
+    "150-ifs": ["if"] * 150,
+    "loops-ifs-and-grad-ofs": ["loop", "if", "grad"] * 40,
+}
+
+
+@pytest.mark.parametrize("kinds", DEEP_NESTS.values(), ids=DEEP_NESTS.keys())
+def test_a_nest_deeper_than_python_compiles_runs_as_generated_code(kinds: list[str]) -> None:
+    # Python compiles at most 20 nested loops and 100 indentation levels in one function:
+    # deeper blocks become functions of their own (Note [Lifted blocks]), still generated code.
+    graph = nest(kinds)
+    runnable = executable(graph, executor="codegen")
+    assert isinstance(runnable, CompiledGraph)
+    assert runnable.source.count("\n    def ") >= 2  # the graph's function and a lifted one
+    x, w = np.array([0.5, -1.0]), np.array([[1.0, 2.0], [0.5, -1.0]])
+    for stop in (False, True):
+        run_both(graph, (x, w, stop))
+    # An error deep inside is located as the interpreter locates it.
+    located = nest(kinds, "  # model.py:9:4")
+    expected, actual = errors_of(located, x, np.ones((3, 3)), False)
+    assert isinstance(actual, InterpreterError)
+    assert str(actual) == str(expected)
+    assert "while executing %z : Tensor = aten::matmul(%b" in str(actual)
+    assert str(actual.source_range) == "model.py:9:4"
+    # An observer sees every kernel call the interpreter makes, deep inside too.
+    interpreted, seen_by_interpreter = observed_run(Executable, graph, (x, w, False))
+    generated, seen_by_generated = observed_run(CompiledGraph, graph, (x, w, False))
+    assert_identical(generated, interpreted)
+    assert len(seen_by_generated) > len(kinds)
+    assert seen_by_generated == seen_by_interpreter
+
+
+def test_lifted_blocks_keep_the_memory_plan_and_never_write_into_what_they_read() -> None:
+    # Note [Lifted blocks]: a lifted loop writes into what its own body computes, never into
+    # the values it is handed (read by the loop, so never private), even when owned.
+    ty = f"Double({INPLACE_MIN_SIZE})"
+    lines = [
+        f"graph @f(%x : {ty}, %s : {ty}):",
+        "  %true : bool = prim::Constant[value=True]()",
+        "  %one : int = prim::Constant[value=1]()",
+    ]
+    given, depth = "%s", 25
+    for k in range(depth):
+        pad = "  " * (2 * k + 1)
+        lines.append(f"{pad}%y{k} : {ty} = prim::Loop(%one, %true, {given})")
+        lines.append(f"{pad}  block0(%i{k} : int, %a{k} : {ty}):")
+        lines.append(f"{pad}    %b{k} : {ty} = aten::add(%a{k}, %x)")
+        lines.append(f"{pad}    %c{k} : {ty} = aten::sin(%b{k})")
+        given = f"%c{k}"
+    lines.append(f"{'  ' * (2 * depth + 1)}-> (%true, %c{depth - 1})")
+    for k in reversed(range(depth - 1)):
+        lines.append(f"{'  ' * (2 * k + 2)}  -> (%true, %y{k + 1})")
     lines.append("  return (%y0)")
     graph = parse_graph("\n".join(lines) + "\n")
-    with pytest.raises(CodegenLimit):
-        CompiledGraph(graph)
-    runnable = executable(graph)
-    assert isinstance(runnable, Executable)
-    np.testing.assert_array_equal(runnable(np.ones(2))[0], -np.ones(2))
+    compiled = CompiledGraph(graph, owned=[0, 1])
+    lifted = compiled.source[compiled.source.index("\n    def _loop") :]
+    assert f"c{depth - 1} = aten_sin(b{depth - 1}, out=b{depth - 1})" in lifted
+    x, s = np.linspace(-1.0, 1.0, INPLACE_MIN_SIZE), np.linspace(0.0, 2.0, INPLACE_MIN_SIZE)
+    expected = Executable(graph)(x.copy(), s.copy())
+    given_x, given_s = x.copy(), s.copy()
+    assert_identical(compiled(given_x, given_s), expected)
+    assert_identical([given_x, given_s], [x, s], "arguments after the call")
 
 
 # ---- choosing the executor ------------------------------------------------------------------
