@@ -123,7 +123,6 @@ from ir.interpreter import (
     Observer,
     compile_error,
     node_error,
-    run_graph,
 )
 from ir.ops import AUTOGRAD_ZERO, OPS, OpDef, prim
 from ir.printer import HEX_ABOVE_BITS
@@ -300,9 +299,11 @@ class _GraphCallee:
 
 def _call_value(callee: Any, count: int, *args: Any) -> Sequence[Any]:
     """prim::CallFunction without a callee attribute: call the graph, executable or Python
-    callable ``callee``; its results as a sequence of ``count`` items."""
+    callable ``callee``; its results as a sequence of ``count`` items. A graph runs as
+    generated code, compiled for the call as the interpreter's ``run_graph`` compiles it (with
+    the default operators, no module and no observer, so that both run the same program)."""
     if isinstance(callee, Graph):
-        return run_graph(callee, *args)
+        return CompiledGraph(callee)(*args)
     if isinstance(callee, Executable | CompiledGraph):
         return callee(*args)
     result = callee(*args)

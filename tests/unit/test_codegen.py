@@ -295,6 +295,27 @@ def test_call_function_with_a_python_callable_and_a_callee_graph() -> None:
     run_both(caller, (np.arange(3.0),), functions={"helper": helper})
 
 
+def test_a_graph_given_as_a_value_is_called_as_generated_code() -> None:
+    # prim::CallFunction without a callee attribute may be handed a Graph: it runs as
+    # generated code too, with the interpreter's results and errors.
+    helper = parse_graph(
+        "graph @helper(%a : Tensor, %m : Tensor):\n"
+        "  %b : Tensor = aten::matmul(%a, %m)  # helper.py:2:4\n"
+        "  return (%b)\n"
+    )
+    graph = Graph("f")
+    x, m = graph.add_input(), graph.add_input()
+    callee = graph.insert_constant(helper, ANY)
+    graph.register_output(graph.insert("prim::CallFunction", [callee, x, m], [ANY]).output)
+    run_both(graph, (np.arange(2.0), np.eye(2)))
+    expected, actual = errors_of(graph, np.arange(2.0), np.eye(3))
+    assert type(actual) is InterpreterError
+    assert str(actual) == str(expected)
+    assert str(actual.source_range) == "helper.py:2:4"
+    frames = traceback.extract_tb(actual.__cause__.__traceback__)  # type: ignore[union-attr]
+    assert any(frame.filename.startswith("<generated graph @helper") for frame in frames)
+
+
 def test_constant_arrays_are_copied_on_the_way_out() -> None:
     graph = Graph("f")
     x = graph.add_input()
