@@ -5,6 +5,7 @@ interpreter's errors; values freed at their last use; code linear in the graph's
 from __future__ import annotations
 
 import copy
+import importlib.util
 import linecache
 import traceback
 import weakref
@@ -725,6 +726,59 @@ def test_lifted_blocks_keep_the_memory_plan_and_never_write_into_what_they_read(
     given_x, given_s = x.copy(), s.copy()
     assert_identical(compiled(given_x, given_s), expected)
     assert_identical([given_x, given_s], [x, s], "arguments after the call")
+
+
+def deep_program(directory: Any) -> Any:
+    """A module with ``loops`` (19 nested for loops, the most Python compiles) and ``branches``
+    (97 nested ifs), written out so that scripting can read their source."""
+    lines = ["import numpy as np", "", "", "def loops(x):", "    y = x"]
+    for k in range(19):
+        pad = "    " * (k + 1)
+        lines += [
+            f"{pad}for i{k} in range({2 if k % 6 == 0 else 1}):",
+            f"{pad}    y = np.sin(y) * x",
+        ]
+    lines += [
+        "    " * 20 + "y = y + 1.0",
+        "    return np.sum(y)",
+        "",
+        "",
+        "def branches(x):",
+        "    y = x",
+    ]
+    for k in range(97):
+        pad = "    " * (k + 1)
+        lines += [f"{pad}if np.sum(y) < 1e9:", f"{pad}    y = np.tanh(y) * x"]
+    lines += ["    return np.sum(y)"]
+    path = directory / "deep_program.py"
+    path.write_text("\n".join(lines) + "\n")
+    spec = importlib.util.spec_from_file_location("deep_program", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_scripted_programs_nested_deeper_than_one_function_run_generated_code(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    # 19 loops and 97 branches (and more in the gradients, with their GradOfs) are more than
+    # one generated function holds: part of each is lifted (Note [Lifted blocks]).
+    monkeypatch.delenv(EXECUTOR_VARIABLE, raising=False)
+    program = deep_program(tmp_path)
+    x = np.linspace(0.1, 0.9, 5)
+    for fn in (program.loops, program.branches):
+        scripted = ad.script(fn)
+        value = scripted(x)
+        generated = ad.value_and_grad(fn)(x)
+        (runnable,) = scripted.cache.values()
+        assert isinstance(runnable, CompiledGraph)
+        assert runnable.source.count("\n    def ") >= 2  # the graph's function and a lifted one
+        monkeypatch.setenv(EXECUTOR_VARIABLE, "interpreter")
+        assert_identical(value, ad.script(fn)(x))
+        assert_identical(generated, ad.value_and_grad(fn)(x))
+        monkeypatch.delenv(EXECUTOR_VARIABLE)
 
 
 # ---- choosing the executor ------------------------------------------------------------------
