@@ -3,10 +3,9 @@ and constants bound at compile time (torch.fx's code generation), with the inter
 semantics and error reports.
 
 ``executable(graph)`` is the one place that picks how graphs run: `CompiledGraph` (this module)
-in every mode, observed or not; the reference `Executable` of `ir.interpreter` only when the
-environment variable ``AUTODIFF_EXECUTOR=interpreter`` asks for the test oracle (or when the
-generated code would nest deeper than Python compiles). Both take ``(*args)`` and return a
-list with one item per graph output.
+in every mode, observed or not, however deeply the graph nests; the reference `Executable` of
+`ir.interpreter` only when the environment variable ``AUTODIFF_EXECUTOR=interpreter`` asks for
+the test oracle. Both take ``(*args)`` and return a list with one item per graph output.
 
 # Note [Observed code]
 # With an observer (anomaly mode, the profiler: Note [Observers] in `ir.interpreter`), each
@@ -65,9 +64,35 @@ list with one item per graph output.
 #   reports it (`node_error`): no try block per node, so the fast path pays nothing for it.
 #   The source is registered with `linecache`, so tracebacks show the generated lines.
 # - Emitting is one walk over the graph plus a liveness pass per block: linear in the number
-#   of nodes (times block nesting depth). Python refuses more than 20 nested loops or 100
-#   indentation levels; such a graph raises `CodegenLimit`, and `executable` falls back to
-#   the interpreter.
+#   of nodes (times block nesting depth). Deep nests: Note [Lifted blocks].
+
+# Note [Lifted blocks]
+# Python refuses more than 20 nested loops or 100 indentation levels in one function. A
+# prim::If, prim::Loop or prim::GradOf whose blocks would go past 18 loops or 90 levels is
+# called where it stands, and written as a function of its own in ``_make``:
+#
+#     def f(_args):                                   def _loop(x, w):
+#         ...                                             _go = True
+#         y = _loop(x, w)                                 y_1 = x
+#         del x, w                                        ... the node as always, at indent 2
+#                                                         return (y_1,)
+#
+# - It takes the values the node reads from outside (its operands and what its blocks read;
+#   constants are literals or closure variables already) under the caller's names for them,
+#   and returns the node's results. One ``_make``, one source: bindings, names and line
+#   numbers are shared, so the failing line still names its node.
+# - Liveness is the interpreter's: a value read inside the node lives until the node
+#   finishes, and the caller frees it after the call (so the early drop of carried values a
+#   loop's body never reads is not done for a lifted loop); the lifted function frees what
+#   its blocks compute as any block does.
+# - The memory plan never writes into a parameter: a value the node or its blocks read has
+#   a reader (the node, or one in a nested block) that keeps it from being private (Note
+#   [Typed calls]); what the lifted blocks compute is theirs to write into.
+# - Errors: the caller's frame calls the lifted one directly, so the innermost of the
+#   consecutive frames of the generated source holds the failing node's line.
+# - Observers: lifted blocks are emitted like any other, with the same observer.
+# - A lifted function is written after the one that calls it, not in the middle of it, so
+#   emitting recurses no deeper than one function nests, whatever the depth of the graph.
 """
 
 from __future__ import annotations
@@ -82,8 +107,9 @@ import os
 import re
 import unicodedata
 import weakref
+from collections import deque
 from collections.abc import Collection, Mapping, Sequence
-from types import CodeType, TracebackType
+from types import TracebackType
 from typing import Any, Protocol
 
 import numpy as np
@@ -97,7 +123,6 @@ from ir.interpreter import (
     Observer,
     compile_error,
     node_error,
-    run_graph,
 )
 from ir.ops import AUTOGRAD_ZERO, OPS, OpDef, prim
 from ir.printer import HEX_ABOVE_BITS
@@ -105,7 +130,6 @@ from ir.typed_calls import TypedCalls
 
 __all__ = [
     "EXECUTOR_VARIABLE",
-    "CodegenLimit",
     "CompiledGraph",
     "Runnable",
     "executable",
@@ -114,7 +138,8 @@ __all__ = [
 EXECUTOR_VARIABLE = "AUTODIFF_EXECUTOR"
 """``codegen`` (the default) or ``interpreter``: which executor `executable` builds."""
 
-# Python's compiler refuses more than 20 nested loops and 100 indentation levels.
+# Python's compiler refuses more than 20 nested loops and 100 indentation levels in a function:
+# a node whose blocks would go deeper becomes a function of its own (Note [Lifted blocks]).
 _MAX_LOOP_DEPTH = 18
 _MAX_INDENT = 90
 
@@ -129,10 +154,6 @@ class Runnable(Protocol):
     def run(self, args: list[Any]) -> list[Any]:
         """Run on ``args``, emptying the list so each argument dies after its last use."""
         ...
-
-
-class CodegenLimit(Exception):
-    """The graph nests deeper than Python can compile (see Note [Generated code])."""
 
 
 def executable(
@@ -158,10 +179,7 @@ def executable(
             f"unknown executor {choice!r} (from {EXECUTOR_VARIABLE}): "
             "expected 'codegen' or 'interpreter'"
         )
-    try:
-        return CompiledGraph(graph, ops, functions, owned=owned, observer=observer)
-    except CodegenLimit:
-        return Executable(graph, ops, functions, observer=observer)
+    return CompiledGraph(graph, ops, functions, owned=owned, observer=observer)
 
 
 class CompiledGraph:
@@ -190,9 +208,8 @@ class CompiledGraph:
         self.private_outputs = emitter.calls.private_outputs(graph)
         """The positions of outputs that are new arrays only the returned list holds: a
         caller that drops every other reference may hand them to a graph that owns them."""
-        self.source = emitter.source()
+        self.source, self.line_nodes = emitter.source()
         self.arity = len(graph.inputs)
-        self.line_nodes = emitter.line_nodes
         self.filename = f"<generated graph @{graph.name or 'graph'} #{next(_COUNTER)}>"
         lines = self.source.splitlines(keepends=True)
         linecache.cache[self.filename] = (len(self.source), None, lines, self.filename)
@@ -200,7 +217,6 @@ class CompiledGraph:
         namespace: dict[str, Any] = {"__builtins__": builtins}
         exec(compile(self.source, self.filename, "exec"), namespace)
         self.function = namespace["_make"](*emitter.bindings.values())
-        self.code: CodeType = self.function.__code__
 
     def __call__(self, *args: Any) -> list[Any]:
         return self.run(list(args))
@@ -223,10 +239,14 @@ class CompiledGraph:
     def error_for(self, exc: Exception) -> InterpreterError | None:
         """The error the interpreter would raise for ``exc``, or None to let it through."""
         traceback: TracebackType | None = exc.__traceback__
-        while traceback is not None and traceback.tb_frame.f_code is not self.code:
+        while traceback is not None and not self.generated(traceback):
             traceback = traceback.tb_next
         if traceback is None:
             return None
+        # The graph's function calls its lifted blocks directly (Note [Lifted blocks]): the
+        # failing node's line is in the innermost of the frames that follow one another.
+        while traceback.tb_next is not None and self.generated(traceback.tb_next):
+            traceback = traceback.tb_next
         found = self.line_nodes.get(traceback.tb_lineno)
         if found is None:
             return None
@@ -234,6 +254,10 @@ class CompiledGraph:
         if calls_python and isinstance(exc, AutodiffError):
             return None
         return node_error(node, exc)
+
+    def generated(self, traceback: TracebackType) -> bool:
+        """Whether ``traceback``'s frame runs this graph's code (its function or a lifted one)."""
+        return traceback.tb_frame.f_code.co_filename == self.filename
 
 
 _COUNTER = itertools.count()
@@ -275,13 +299,31 @@ class _GraphCallee:
 
 def _call_value(callee: Any, count: int, *args: Any) -> Sequence[Any]:
     """prim::CallFunction without a callee attribute: call the graph, executable or Python
-    callable ``callee``; its results as a sequence of ``count`` items."""
+    callable ``callee``; its results as a sequence of ``count`` items. A graph runs as
+    generated code, compiled for the call as the interpreter's ``run_graph`` compiles it (with
+    the default operators, no module and no observer, so that both run the same program)."""
     if isinstance(callee, Graph):
-        return run_graph(callee, *args)
+        return CompiledGraph(callee)(*args)
     if isinstance(callee, Executable | CompiledGraph):
         return callee(*args)
     result = callee(*args)
     return (result,) if count == 1 else result if count else ()
+
+
+_BLOCK_KINDS = frozenset({"prim::If", "prim::Loop", "prim::GradOf"})
+
+
+def _defined_within(node: Node) -> set[Value]:
+    """The values defined in ``node``'s blocks, at any depth: their parameters and results."""
+    defined: set[Value] = set()
+    pending = list(node.blocks)
+    while pending:
+        block = pending.pop()
+        defined.update(block.inputs)
+        for inner in block.nodes():
+            defined.update(inner.outputs)
+            pending.extend(inner.blocks)
+    return defined
 
 
 def _literal(value: Any) -> str | None:
@@ -322,8 +364,20 @@ def _assignment(targets: Sequence[str], values: Sequence[str]) -> str:
     return f"{', '.join(targets)} = {', '.join(values)}"
 
 
+class _Function:
+    """One ``def`` of the generated source: its lines, and which of them run which node."""
+
+    __slots__ = ("lines", "nodes")
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        # index in `lines` -> (node, calls Python code whose own errors pass through)
+        self.nodes: dict[int, tuple[Node, bool]] = {}
+
+
 class _Emitter:
-    """Writes one graph's function: lines, the closure bindings, and which line runs which node."""
+    """Writes one graph's function and its lifted blocks (Note [Lifted blocks]): their lines,
+    the closure bindings, and which line runs which node."""
 
     def __init__(
         self,
@@ -334,9 +388,11 @@ class _Emitter:
         self.ops = ops
         self.functions = functions
         self.observer = observer
-        self.lines: list[str] = []
-        # line number -> (node, calls Python code whose own errors pass through)
-        self.line_nodes: dict[int, tuple[Node, bool]] = {}
+        self.functions_out: list[_Function] = []  # the graph's function, then lifted blocks
+        self.current = _Function()  # the one being written
+        self.name = ""  # the graph's function, which ``_make`` returns
+        # lifted nodes whose functions are still to write: (name, parameters, node)
+        self.pending: deque[tuple[str, list[str], Node]] = deque()
         self.bindings: dict[str, Any] = {}  # closure name -> object, in _make's parameter order
         self.bound_ids: dict[int, str] = {}  # id(object) -> closure name (kernels, helpers)
         self.used: set[str] = set()
@@ -376,26 +432,33 @@ class _Emitter:
     # -- lines -----------------------------------------------------------------------------
 
     def emit(self, indent: int, text: str, node: Node | None = None, calls: bool = False) -> None:
-        if indent > _MAX_INDENT:
-            raise CodegenLimit(f"blocks nested {indent} deep")
-        self.lines.append("    " * indent + text)
+        lines = self.current.lines
+        lines.append("    " * indent + text)
         if node is not None:
-            self.line_nodes[len(self.lines) + 1] = (node, calls)  # after _make's line
+            self.current.nodes[len(lines) - 1] = (node, calls)
 
     def free(self, indent: int, values: Sequence[Value]) -> None:
         if values:
             self.emit(indent, "del " + ", ".join(self.expr[v] for v in values))
 
-    def source(self) -> str:
-        head = f"def _make({', '.join(self.bindings)}):"
-        return "\n".join([head, *self.lines]) + "\n"
+    def source(self) -> tuple[str, dict[int, tuple[Node, bool]]]:
+        """The source of ``_make``, and which of its line numbers runs which node."""
+        lines = [f"def _make({', '.join(self.bindings)}):"]
+        line_nodes: dict[int, tuple[Node, bool]] = {}
+        for function in self.functions_out:
+            for index, found in function.nodes.items():
+                line_nodes[len(lines) + index + 1] = found
+            lines.extend(function.lines)
+        lines.append(f"    return {self.name}")
+        return "\n".join(lines) + "\n", line_nodes
 
     # -- graph and blocks ------------------------------------------------------------------
 
     def graph(self, graph: Graph, owned: frozenset[int] = frozenset()) -> None:
-        name = self.fresh(graph.name or "graph")
+        self.functions_out.append(self.current)
+        self.name = self.fresh(graph.name or "graph")
         args = self.fresh("_args")
-        self.emit(1, f"def {name}({args}):")
+        self.emit(1, f"def {self.name}({args}):")
         params = [self.define(v) for v in graph.inputs]
         self.calls.own([v for i, v in enumerate(graph.inputs) if i in owned])
         self.emit(2, f"{_tuple_target(params) if params else '[]'} = {args}")
@@ -409,7 +472,10 @@ class _Emitter:
             for value, expr in zip(graph.outputs, results, strict=True)
         ]
         self.emit(2, f"return [{', '.join(copied)}]")
-        self.emit(1, f"return {name}")
+        # Written one after another, not one inside the other's emission, so that emitting
+        # recurses no deeper than one function nests however deep the graph does.
+        while self.pending:
+            self.lifted_function(*self.pending.popleft())
 
     def block(
         self, block: Block, indent: int, keep: frozenset[Value]
@@ -433,13 +499,47 @@ class _Emitter:
 
     def nested(self, block: Block, indent: int, outputs: Sequence[str]) -> None:
         """A block whose results become ``outputs`` (If, GradOf)."""
-        start = len(self.lines)
+        start = len(self.current.lines)
         results, exit_frees = self.block(block, indent, frozenset())
         if outputs:
             self.emit(indent, _assignment(outputs, results))
         self.free(indent, exit_frees)
-        if len(self.lines) == start:
+        if len(self.current.lines) == start:
             self.emit(indent, "pass")
+
+    def too_deep(self, node: Node, indent: int) -> bool:
+        """Whether ``node``'s blocks, written here, would nest deeper than Python compiles."""
+        if not node.blocks:
+            return False
+        loops = self.loop_depth + (node.kind == "prim::Loop")
+        return indent + 1 > _MAX_INDENT or loops > _MAX_LOOP_DEPTH
+
+    def lifted(self, node: Node, indent: int) -> None:
+        """``node`` (an If, Loop or GradOf) as a call to a function of its own, written once
+        the current one is done: Note [Lifted blocks]."""
+        defined_inside = _defined_within(node)
+        reads: dict[str, None] = {}  # names of the outer values read, in order, once each
+        for value in [*node.inputs, *values_read_in_blocks(node)]:
+            if value not in defined_inside and value.node.kind not in STATIC_KINDS:
+                reads[self.expr[value]] = None
+        name = self.fresh(f"_{node.kind.removeprefix('prim::').lower()}")
+        outs = [self.define(v) for v in node.outputs]
+        call = f"{name}({', '.join(reads)})"
+        self.emit(indent, f"{_tuple_target(outs)} = {call}" if outs else call)
+        self.pending.append((name, list(reads), node))
+
+    def lifted_function(self, name: str, params: list[str], node: Node) -> None:
+        """The function ``lifted`` calls: ``node`` at the top level of a ``def`` of its own.
+        Its results get names of this function; the caller's stay for the other functions
+        that read them."""
+        self.current, self.loop_depth = _Function(), 0
+        self.functions_out.append(self.current)
+        callers_names = {v: self.expr[v] for v in node.outputs}
+        self.emit(1, f"def {name}({', '.join(params)}):")
+        self.structural(node, 2, [])
+        outs = [self.expr[v] for v in node.outputs]
+        self.emit(2, f"return ({_tuple_target(outs)})" if outs else "return ()")
+        self.expr.update(callers_names)
 
     # -- nodes -----------------------------------------------------------------------------
 
@@ -463,12 +563,11 @@ class _Emitter:
             if node.outputs:
                 names = [self.define(v) for v in node.outputs]
                 self.emit(indent, " = ".join([*names, "None"]))
-        elif node.kind == "prim::If":
-            self.if_(node, indent)
-        elif node.kind == "prim::Loop":
-            frees = self.loop(node, indent, frees)
-        elif node.kind == "prim::GradOf":
-            self.grad_of(node, indent)
+        elif node.kind in _BLOCK_KINDS:
+            if self.too_deep(node, indent):
+                self.lifted(node, indent)
+            else:
+                frees = self.structural(node, indent, frees)
         elif node.kind == "prim::CallFunction":
             self.call_function(node, indent)
         else:
@@ -476,6 +575,16 @@ class _Emitter:
                 node, f"{node.kind} has no kernel and the interpreter cannot run it"
             )
         self.free(indent, frees)
+
+    def structural(self, node: Node, indent: int, frees: list[Value]) -> list[Value]:
+        """Emit an If, Loop or GradOf in place; returns the frees left for after it."""
+        if node.kind == "prim::If":
+            self.if_(node, indent)
+        elif node.kind == "prim::Loop":
+            frees = self.loop(node, indent, frees)
+        else:
+            self.grad_of(node, indent)
+        return frees
 
     def kernel(self, node: Node, op: OpDef, indent: int, frees: list[Value]) -> list[Value]:
         """Emit a node that calls its kernel (or its inline form); returns the frees left."""
@@ -567,8 +676,6 @@ class _Emitter:
         if len(body.inputs) != 1 + len(carried):
             raise compile_error(node, "prim::Loop body must take (%i, carried values...)")
         self.loop_depth += 1
-        if self.loop_depth > _MAX_LOOP_DEPTH:
-            raise CodegenLimit(f"loops nested {self.loop_depth} deep")
         trip = self.expr[node.inputs[0]]
         go = self.fresh("_go")
         condition = self.expr[node.inputs[1]]

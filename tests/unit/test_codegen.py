@@ -5,6 +5,7 @@ interpreter's errors; values freed at their last use; code linear in the graph's
 from __future__ import annotations
 
 import copy
+import importlib.util
 import linecache
 import traceback
 import weakref
@@ -16,12 +17,13 @@ import pytest
 import autodiff as ad
 from autodiff.pipeline import compile_gradient
 from autodiff.specialize import argument_type
-from ir.codegen import EXECUTOR_VARIABLE, CodegenLimit, CompiledGraph, executable
+from ir.codegen import EXECUTOR_VARIABLE, CompiledGraph, executable
 from ir.errors import AutodiffError, InterpreterError
 from ir.graph import Graph
 from ir.interpreter import AUTOGRAD_ZERO, Executable
 from ir.ops import OPS, OpDef, parse_schema
 from ir.parser import parse_graph
+from ir.typed_calls import INPLACE_MIN_SIZE
 from ir.types import ANY, INT
 from tests.equivalence.corpus import CASES as EQUIVALENCE_CASES
 from tests.gradients.corpus import CASES as GRADIENT_CASES
@@ -292,6 +294,27 @@ def test_call_function_with_a_python_callable_and_a_callee_graph() -> None:
 """
     )
     run_both(caller, (np.arange(3.0),), functions={"helper": helper})
+
+
+def test_a_graph_given_as_a_value_is_called_as_generated_code() -> None:
+    # prim::CallFunction without a callee attribute may be handed a Graph: it runs as
+    # generated code too, with the interpreter's results and errors.
+    helper = parse_graph(
+        "graph @helper(%a : Tensor, %m : Tensor):\n"
+        "  %b : Tensor = aten::matmul(%a, %m)  # helper.py:2:4\n"
+        "  return (%b)\n"
+    )
+    graph = Graph("f")
+    x, m = graph.add_input(), graph.add_input()
+    callee = graph.insert_constant(helper, ANY)
+    graph.register_output(graph.insert("prim::CallFunction", [callee, x, m], [ANY]).output)
+    run_both(graph, (np.arange(2.0), np.eye(2)))
+    expected, actual = errors_of(graph, np.arange(2.0), np.eye(3))
+    assert type(actual) is InterpreterError
+    assert str(actual) == str(expected)
+    assert str(actual.source_range) == "helper.py:2:4"
+    frames = traceback.extract_tb(actual.__cause__.__traceback__)  # type: ignore[union-attr]
+    assert any(frame.filename.startswith("<generated graph @helper") for frame in frames)
 
 
 def test_constant_arrays_are_copied_on_the_way_out() -> None:
@@ -597,27 +620,165 @@ def test_generated_code_grows_linearly_with_the_graph() -> None:
     run_both(chain(1000), (x,))
 
 
-def test_too_deep_a_nest_of_loops_falls_back_to_the_interpreter() -> None:
-    depth = 25
-    lines = ["graph @f(%x : Tensor):", "  %true : bool = prim::Constant[value=True]()"]
-    lines.append("  %one : int = prim::Constant[value=1]()")
-    for level in range(depth):
-        pad = "  " * (2 * level + 1)
-        lines.append(f"{pad}%y{level} : Tensor = prim::Loop(%one, %true, %x)")
-        lines.append(f"{pad}  block0(%i{level} : int, %a{level} : Tensor):")
-    inner = "  " * (2 * depth + 1)
-    lines.append(f"{inner}%z : Tensor = aten::neg(%a{depth - 1})")
-    lines.append(f"{inner}-> (%true, %z)")
-    for level in reversed(range(depth - 1)):
-        pad = "  " * (2 * level + 2)
-        lines.append(f"{pad}  -> (%true, %y{level + 1})")
+def nest(kinds: list[str], located: str = "") -> Graph:
+    """A graph that nests one block per item of ``kinds`` (``loop``, ``if`` or ``grad``) in the
+    one before. Each level adds ``%x`` to what it was given; the innermost node multiplies by
+    ``%w`` (at the location comment ``located``) and adds a value of the fourth level, so the
+    innermost blocks read values from far out. Ifs nest in their else-branch, taken unless
+    ``%stop`` (the IR parser counts a then-branch's pending else-branch as a level too);
+    loops run twice every tenth level and once otherwise."""
+    lines = [
+        "graph @f(%x : Tensor, %w : Tensor, %stop : bool):",
+        "  %true : bool = prim::Constant[value=True]()",
+        "  %one : int = prim::Constant[value=1]()",
+        "  %two : int = prim::Constant[value=2]()",
+    ]
+
+    def level(k: int, pad: str, given: str) -> str:
+        if k == len(kinds):
+            lines.append(f"{pad}%z : Tensor = aten::matmul({given}, %w){located}")
+            lines.append(f"{pad}%r : Tensor = aten::add(%z, %b3)")
+            return "%r"
+        kind, body = kinds[k], pad + "    "
+        if kind == "loop":
+            trip = "%two" if k % 10 == 9 else "%one"
+            lines.append(f"{pad}%y{k} : Tensor = prim::Loop({trip}, %true, {given})")
+            lines.append(f"{pad}  block0(%i{k} : int, %a{k} : Tensor):")
+            given = f"%a{k}"
+        elif kind == "if":
+            lines.append(f"{pad}%y{k} : Tensor = prim::If(%stop)")
+            lines.append(f"{pad}  block0():")
+            lines.append(f"{body}%n{k} : Tensor = aten::neg({given})")
+            lines.append(f"{body}-> (%n{k})")
+            lines.append(f"{pad}  block1():")
+        else:
+            lines.append(f'{pad}%y{k} : Tensor = prim::GradOf[name="aten::add"]({given})')
+            lines.append(f"{pad}  block0():")
+        lines.append(f"{body}%b{k} : Tensor = aten::add({given}, %x)")
+        inner = level(k + 1, body, f"%b{k}")
+        lines.append(f"{body}-> (%true, {inner})" if kind == "loop" else f"{body}-> ({inner})")
+        return f"%y{k}"
+
+    lines.append(f"  return ({level(0, '  ', '%x')})")
+    return parse_graph("\n".join(lines) + "\n")
+
+
+DEEP_NESTS = {
+    "30-loops": ["loop"] * 30,
+    "150-ifs": ["if"] * 150,
+    "loops-ifs-and-grad-ofs": ["loop", "if", "grad"] * 40,
+}
+
+
+@pytest.mark.parametrize("kinds", DEEP_NESTS.values(), ids=DEEP_NESTS.keys())
+def test_a_nest_deeper_than_python_compiles_runs_as_generated_code(kinds: list[str]) -> None:
+    # Python compiles at most 20 nested loops and 100 indentation levels in one function:
+    # deeper blocks become functions of their own (Note [Lifted blocks]), still generated code.
+    graph = nest(kinds)
+    runnable = executable(graph, executor="codegen")
+    assert isinstance(runnable, CompiledGraph)
+    assert runnable.source.count("\n    def ") >= 2  # the graph's function and a lifted one
+    x, w = np.array([0.5, -1.0]), np.array([[1.0, 2.0], [0.5, -1.0]])
+    for stop in (False, True):
+        run_both(graph, (x, w, stop))
+    # An error deep inside is located as the interpreter locates it.
+    located = nest(kinds, "  # model.py:9:4")
+    expected, actual = errors_of(located, x, np.ones((3, 3)), False)
+    assert isinstance(actual, InterpreterError)
+    assert str(actual) == str(expected)
+    assert "while executing %z : Tensor = aten::matmul(%b" in str(actual)
+    assert str(actual.source_range) == "model.py:9:4"
+    # An observer sees every kernel call the interpreter makes, deep inside too.
+    interpreted, seen_by_interpreter = observed_run(Executable, graph, (x, w, False))
+    generated, seen_by_generated = observed_run(CompiledGraph, graph, (x, w, False))
+    assert_identical(generated, interpreted)
+    assert len(seen_by_generated) > len(kinds)
+    assert seen_by_generated == seen_by_interpreter
+
+
+def test_lifted_blocks_keep_the_memory_plan_and_never_write_into_what_they_read() -> None:
+    # Note [Lifted blocks]: a lifted loop writes into what its own body computes, never into
+    # the values it is handed (read by the loop, so never private), even when owned.
+    ty = f"Double({INPLACE_MIN_SIZE})"
+    lines = [
+        f"graph @f(%x : {ty}, %s : {ty}):",
+        "  %true : bool = prim::Constant[value=True]()",
+        "  %one : int = prim::Constant[value=1]()",
+    ]
+    given, depth = "%s", 25
+    for k in range(depth):
+        pad = "  " * (2 * k + 1)
+        lines.append(f"{pad}%y{k} : {ty} = prim::Loop(%one, %true, {given})")
+        lines.append(f"{pad}  block0(%i{k} : int, %a{k} : {ty}):")
+        lines.append(f"{pad}    %b{k} : {ty} = aten::add(%a{k}, %x)")
+        lines.append(f"{pad}    %c{k} : {ty} = aten::sin(%b{k})")
+        given = f"%c{k}"
+    lines.append(f"{'  ' * (2 * depth + 1)}-> (%true, %c{depth - 1})")
+    for k in reversed(range(depth - 1)):
+        lines.append(f"{'  ' * (2 * k + 2)}  -> (%true, %y{k + 1})")
     lines.append("  return (%y0)")
     graph = parse_graph("\n".join(lines) + "\n")
-    with pytest.raises(CodegenLimit):
-        CompiledGraph(graph)
-    runnable = executable(graph)
-    assert isinstance(runnable, Executable)
-    np.testing.assert_array_equal(runnable(np.ones(2))[0], -np.ones(2))
+    compiled = CompiledGraph(graph, owned=[0, 1])
+    lifted = compiled.source[compiled.source.index("\n    def _loop") :]
+    assert f"c{depth - 1} = aten_sin(b{depth - 1}, out=b{depth - 1})" in lifted
+    x, s = np.linspace(-1.0, 1.0, INPLACE_MIN_SIZE), np.linspace(0.0, 2.0, INPLACE_MIN_SIZE)
+    expected = Executable(graph)(x.copy(), s.copy())
+    given_x, given_s = x.copy(), s.copy()
+    assert_identical(compiled(given_x, given_s), expected)
+    assert_identical([given_x, given_s], [x, s], "arguments after the call")
+
+
+def deep_program(directory: Any) -> Any:
+    """A module with ``loops`` (19 nested for loops, the most Python compiles) and ``branches``
+    (97 nested ifs), written out so that scripting can read their source."""
+    lines = ["import numpy as np", "", "", "def loops(x):", "    y = x"]
+    for k in range(19):
+        pad = "    " * (k + 1)
+        lines += [
+            f"{pad}for i{k} in range({2 if k % 6 == 0 else 1}):",
+            f"{pad}    y = np.sin(y) * x",
+        ]
+    lines += [
+        "    " * 20 + "y = y + 1.0",
+        "    return np.sum(y)",
+        "",
+        "",
+        "def branches(x):",
+        "    y = x",
+    ]
+    for k in range(97):
+        pad = "    " * (k + 1)
+        lines += [f"{pad}if np.sum(y) < 1e9:", f"{pad}    y = np.tanh(y) * x"]
+    lines += ["    return np.sum(y)"]
+    path = directory / "deep_program.py"
+    path.write_text("\n".join(lines) + "\n")
+    spec = importlib.util.spec_from_file_location("deep_program", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_scripted_programs_nested_deeper_than_one_function_run_generated_code(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    # 19 loops and 97 branches (and more in the gradients, with their GradOfs) are more than
+    # one generated function holds: part of each is lifted (Note [Lifted blocks]).
+    monkeypatch.delenv(EXECUTOR_VARIABLE, raising=False)
+    program = deep_program(tmp_path)
+    x = np.linspace(0.1, 0.9, 5)
+    for fn in (program.loops, program.branches):
+        scripted = ad.script(fn)
+        value = scripted(x)
+        generated = ad.value_and_grad(fn)(x)
+        (runnable,) = scripted.cache.values()
+        assert isinstance(runnable, CompiledGraph)
+        assert runnable.source.count("\n    def ") >= 2  # the graph's function and a lifted one
+        monkeypatch.setenv(EXECUTOR_VARIABLE, "interpreter")
+        assert_identical(value, ad.script(fn)(x))
+        assert_identical(generated, ad.value_and_grad(fn)(x))
+        monkeypatch.delenv(EXECUTOR_VARIABLE)
 
 
 # ---- choosing the executor ------------------------------------------------------------------
