@@ -2,8 +2,9 @@
 
 Each takes ``str? dtype=None`` last: a dtype name (``"float32"``) or None for NumPy's default
 (float64 for zeros, ones and eye; the fill value's for full; the bounds' for arange; the
-prototype's for ``*_like``). Creation ops are not differentiable: their results do not depend
-on any input's value.
+prototype's for ``*_like``). Their results do not depend on any operand's value, except on the
+fill value of ``full`` and ``full_like`` (which have formulas) and the bounds of ``arange``
+(whose derivative is refused, not silently zero: Note [Derivatives] in `ir.ops.registry`).
 """
 
 from __future__ import annotations
@@ -95,13 +96,13 @@ register_op(
 register_op(
     "aten::full(Any shape, Any fill_value, str? dtype=None) -> Tensor",
     shape=_filled_rule(None),
-    derivative=Derivative.NONE,
+    derivative=Derivative.FORMULA,
     spellings={"numpy.full": "shape fill_value dtype !order * !device !like"},
 )(np.full)
 register_op(
     "aten::arange(Scalar start, Scalar? stop=None, Scalar? step=None, str? dtype=None) -> Tensor",
     shape=_arange_rule,
-    derivative=Derivative.NONE,
+    derivative=Derivative.REFUSED,
     spellings={"numpy.arange": "start stop step dtype * !device !like"},
 )(np.arange)
 register_op(
@@ -125,6 +126,6 @@ register_op(
 register_op(
     "aten::full_like(Tensor self, Any fill_value, str? dtype=None) -> Tensor",
     shape=_like_rule,
-    derivative=Derivative.NONE,
+    derivative=Derivative.FORMULA,
     spellings={"numpy.full_like": "a:self fill_value dtype !order !subok !shape * !device"},
 )(np.full_like)
