@@ -15,7 +15,7 @@ from pathlib import Path
 from autodiff.derivatives import ALIASES, Formula, all_formulas
 from frontend.expressions import ATEN_BINARY, COMPARISONS, PRIM_BINARY
 from frontend.resolve import BUILTINS
-from ir.ops import OPS
+from ir.ops import OPS, Derivative
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "operators.md"
@@ -48,12 +48,17 @@ formulas (`autodiff/formulas/`); do not edit it by hand. CI checks that it is cu
   function (`numpy.absolute`, `numpy.abs`), messages use the first.
 - **Syntax**: Python operators, builtins, subscripts and writes the compiler lowers to the
   operator.
-- **Differentiable**: *yes* when the operator has a derivative formula, linked to it (in the
-  `autodiff/formulas/` module named like the record's file). Operators named `aten::_…` are
-  helpers that derivative formulas call; `prim::` operators are Python scalars and program
-  structure.
+- **Derivative**: what differentiation does with it (the record's `derivative`):
+  *formula* when it has a derivative formula, linked to it (in the `autodiff/formulas/` module
+  named like the record's file); *none* when its result carries no gradient (a comparison, an
+  integer, a shape: a gradient stops there, correctly); **refused** when a gradient would flow
+  through it but no formula is written yet: differentiating through it is an error naming it;
+  *structural* when differentiation handles it itself or the passes around it create or remove
+  it (tuples, lists, control flow, autograd bookkeeping, in-place writes). Operators named
+  `aten::_…` are helpers that derivative formulas call; `prim::` operators are Python scalars
+  and program structure.
 
-| Operator | Record | Spellings | Syntax | Schema | Differentiable |
+| Operator | Record | Spellings | Syntax | Schema | Derivative |
 |---|---|---|---|---|---|
 """
 
@@ -121,11 +126,20 @@ def _lines(filename: str) -> list[str]:
     return Path(filename).read_text().split("\n")
 
 
-def _differentiable(name: str, formulas: dict[str, Formula]) -> str:
-    formula = formulas.get(ALIASES.get(name, name))
-    if formula is None:
-        return "no"
-    return f"[yes]({_target(formula.defined_at.source.filename, formula.defined_at.line)})"
+# How each kind of derivative reads in the Derivative column; a formula is linked instead.
+_DERIVATIVE_CELLS = {
+    Derivative.NONE: "none",
+    Derivative.REFUSED: "**refused**",
+    Derivative.STRUCTURAL: "structural",
+}
+
+
+def _derivative(name: str, formulas: dict[str, Formula]) -> str:
+    derivative = OPS[name].derivative
+    if derivative is not Derivative.FORMULA:
+        return _DERIVATIVE_CELLS[derivative]
+    formula = formulas[ALIASES.get(name, name)]
+    return f"[formula]({_target(formula.defined_at.source.filename, formula.defined_at.line)})"
 
 
 def _cell(text: str) -> str:
@@ -145,8 +159,8 @@ def render() -> str:
         spelled = _code_list([spelling.name for spelling in OPS[name].spellings])
         written = _code_list(lowered.get(name, []))
         schema = f"`{_cell(str(OPS[name].schema))}`"
-        differentiable = _differentiable(name, formulas)
-        cells = [f"`{name}`", _record(name), spelled, written, schema, differentiable]
+        derivative = _derivative(name, formulas)
+        cells = [f"`{name}`", _record(name), spelled, written, schema, derivative]
         rows.append(f"| {' | '.join(cells)} |\n")
     return _HEADER + "".join(rows)
 

@@ -1,7 +1,8 @@
 """Which values need gradients: forward reachability from the differentiated inputs.
 
-An over-approximation, as in TorchScript: a value requires grad when a differentiable operator
-computes it from a value that does and its type can hold a gradient. Differentiation emits
+An over-approximation, as in TorchScript: a value requires grad when an operator whose results
+carry a gradient (its record's ``derivative``, Note [Derivatives] in `ir.ops.registry`) computes
+it from a value that does and its type can hold a gradient. Differentiation emits
 GradOf blocks for these; dead-code elimination later drops gradients nobody reads.
 """
 
@@ -15,16 +16,6 @@ from ir.graph import Block, Graph, Node, Value
 from ir.ops import OPS
 from ir.types import ANY, FLOAT, ListType, OptionalType, TensorType, TupleType, Type
 from passes.registry import register_pass
-
-# Structural operators through which gradients flow like data.
-_FORWARDING = {
-    "prim::TupleConstruct",
-    "prim::TupleUnpack",
-    "prim::TupleIndex",
-    "prim::ListConstruct",
-    "prim::ListUnpack",
-    "prim::AutogradAdd",
-}
 
 
 def can_hold_gradient(ty: Type) -> bool:
@@ -97,7 +88,7 @@ def _node(node: Node, needs: set[Value]) -> None:
     if not any(v in needs for v in node.inputs):
         return
     op = OPS.get(kind)
-    if kind in _FORWARDING or (op is not None and op.differentiable):
+    if op is not None and op.derivative.carries_gradient:
         _mark(node.outputs, needs)
 
 

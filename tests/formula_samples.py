@@ -557,6 +557,16 @@ SAMPLES: dict[str, list[Sample]] = {
             for axes in [None, (1, 0, 2), (2, 0, 1), (-1, 0, 1)]
         ],
     ],
+    "aten::full": [
+        Sample("float-fill", lambda r: ((3, 4), float(normal(r)), None), wrt=(1,)),
+        Sample("row-fill", lambda r: ((3, 4), normal(r, 4), None), wrt=(1,)),
+        Sample("zero-d-fill", lambda r: ((2, 3), normal(r), None), wrt=(1,)),
+        Sample("to-float32", lambda r: ((2, 3), normal(r, 3), "float32"), wrt=(1,)),
+    ],
+    "aten::full_like": [
+        Sample("float-fill", lambda r: (normal(r, 3, 4), float(normal(r)), None), wrt=(1,)),
+        Sample("column-fill", lambda r: (normal(r, 3, 4), normal(r, 3, 1), None), wrt=(1,)),
+    ],
     "aten::broadcast_to": [
         Sample("row", lambda r: (normal(r, 4), (3, 4))),
         Sample("column-to-3d", lambda r: (normal(r, 3, 1), (2, 3, 4))),

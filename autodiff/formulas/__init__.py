@@ -44,6 +44,7 @@ loss by ``Re(sum(g * dz))``: the check `tests/unit/test_complex_gradients.py` ma
 
 from autodiff.formulas import (
     arrangement,
+    creation,
     elementwise,
     fourier,
     gradients,
@@ -65,6 +66,7 @@ from autodiff.formulas import (
 
 FAMILIES = (
     elementwise,
+    creation,
     reductions,
     scans,
     shape_ops,

@@ -18,7 +18,7 @@ from typing import Any, Literal, TypeVar
 import numpy as np
 
 from ir.errors import ShapeError
-from ir.ops.registry import NOT_CONSTANT, register_op
+from ir.ops.registry import NOT_CONSTANT, Derivative, register_op
 from ir.ops.shape_ops import _concatenate_rule, axis_argument, sequence_items
 from ir.ops.shape_rules import (
     as_array_like,
@@ -440,52 +440,61 @@ def flip(x: Any, axis: Any) -> Any:
 register_op(
     "aten::moveaxis(Tensor(a) self, Any source, Any destination) -> Tensor(a)",
     shape=_moveaxis_rule,
+    derivative=Derivative.FORMULA,
     view=MOVED,
     spellings={"numpy.moveaxis": "a:self source destination"},
 )(moveaxis)
 register_op(
     "aten::swapaxes(Tensor(a) self, int axis1, int axis2) -> Tensor(a)",
     shape=_swapaxes_rule,
+    derivative=Derivative.FORMULA,
     view=SELF_INVERSE,
     spellings={"numpy.swapaxes": "a:self axis1 axis2", "ndarray.swapaxes": "axis1 axis2"},
 )(np.swapaxes)
 register_op(
     "aten::rollaxis(Tensor(a) self, int axis, int start=0) -> Tensor(a)",
     shape=_rollaxis_rule,
+    derivative=Derivative.FORMULA,
     view=ROLLED,
     spellings={"numpy.rollaxis": "a:self axis start"},
 )(np.rollaxis)
 register_op(
     "aten::atleast_1d(Tensor(a) self) -> Tensor(a)",
     shape=_atleast_rule(1),
+    derivative=Derivative.FORMULA,
     view=RESHAPED,
     spellings={"numpy.atleast_1d": "arys:self /"},
 )(np.atleast_1d)
 register_op(
     "aten::atleast_2d(Tensor(a) self) -> Tensor(a)",
     shape=_atleast_rule(2),
+    derivative=Derivative.FORMULA,
     view=RESHAPED,
     spellings={"numpy.atleast_2d": "arys:self /"},
 )(np.atleast_2d)
 register_op(
     "aten::atleast_3d(Tensor(a) self) -> Tensor(a)",
     shape=_atleast_rule(3),
+    derivative=Derivative.FORMULA,
     view=RESHAPED,
     spellings={"numpy.atleast_3d": "arys:self /"},
 )(np.atleast_3d)
 register_op(
     "aten::hstack(Any tensors) -> Tensor",
     shape=_hstack_rule,
+    derivative=Derivative.FORMULA,
     spellings={"numpy.hstack": "tup:tensors * !dtype !casting"},
 )(np.hstack)
 register_op(
     "aten::vstack(Any tensors) -> Tensor",
     shape=_vstack_rule,
+    derivative=Derivative.FORMULA,
     spellings={"numpy.vstack": "tup:tensors * !dtype !casting"},
 )(np.vstack)
 register_op(
     "aten::split(Tensor(a) self, Any indices_or_sections, int axis=0) -> Tensor(a)[]",
     shape=_split_rule(equal=True),
+    derivative=Derivative.FORMULA,
     view=pieces(split_axis(2)),
     may_raise=True,
     spellings={"numpy.split": "ary:self indices_or_sections axis"},
@@ -493,12 +502,14 @@ register_op(
 register_op(
     "aten::array_split(Tensor(a) self, Any indices_or_sections, int axis=0) -> Tensor(a)[]",
     shape=_split_rule(equal=False),
+    derivative=Derivative.FORMULA,
     view=pieces(split_axis(2)),
     spellings={"numpy.array_split": "ary:self indices_or_sections axis"},
 )(array_split)
 register_op(
     "aten::hsplit(Tensor(a) self, Any indices_or_sections) -> Tensor(a)[]",
     shape=_directional_split_rule("hsplit", 1, None),
+    derivative=Derivative.FORMULA,
     view=pieces(split_axis(None)),
     may_raise=True,
     spellings={"numpy.hsplit": "ary:self indices_or_sections"},
@@ -506,6 +517,7 @@ register_op(
 register_op(
     "aten::vsplit(Tensor(a) self, Any indices_or_sections) -> Tensor(a)[]",
     shape=_directional_split_rule("vsplit", 2, 0),
+    derivative=Derivative.FORMULA,
     view=pieces(split_axis(None, 0)),
     may_raise=True,
     spellings={"numpy.vsplit": "ary:self indices_or_sections"},
@@ -513,6 +525,7 @@ register_op(
 register_op(
     "aten::dsplit(Tensor(a) self, Any indices_or_sections) -> Tensor(a)[]",
     shape=_directional_split_rule("dsplit", 3, 2),
+    derivative=Derivative.FORMULA,
     view=pieces(split_axis(None, 2)),
     may_raise=True,
     spellings={"numpy.dsplit": "ary:self indices_or_sections"},
@@ -520,16 +533,19 @@ register_op(
 register_op(
     "aten::repeat(Tensor self, Any repeats, int? axis=None) -> Tensor",
     shape=_repeat_rule,
+    derivative=Derivative.FORMULA,
     spellings={"numpy.repeat": "a:self repeats axis", "ndarray.repeat": "repeats axis"},
 )(np.repeat)
 register_op(
     "aten::tile(Tensor self, Any reps) -> Tensor",
     shape=_tile_rule,
+    derivative=Derivative.FORMULA,
     spellings={"numpy.tile": "A:self reps"},
 )(np.tile)
 register_op(
     'aten::pad(Tensor self, Any pad_width, str mode="constant", Any constant_values=0) -> Tensor',
     shape=_pad_rule,
+    derivative=Derivative.FORMULA,
     spellings={
         "numpy.pad": (
             "array:self pad_width mode * !stat_length constant_values !end_values !reflect_type"
@@ -539,30 +555,35 @@ register_op(
 register_op(
     "aten::flip(Tensor(a) self, Any axis=None) -> Tensor(a)",
     shape=_flip_rule,
+    derivative=Derivative.FORMULA,
     view=SELF_INVERSE,
     spellings={"numpy.flip": "m:self axis"},
 )(flip)
 register_op(
     "aten::fliplr(Tensor(a) self) -> Tensor(a)",
     shape=_at_least_rule(2),
+    derivative=Derivative.FORMULA,
     view=SELF_INVERSE,
     spellings={"numpy.fliplr": "m:self"},
 )(np.fliplr)
 register_op(
     "aten::flipud(Tensor(a) self) -> Tensor(a)",
     shape=_at_least_rule(1),
+    derivative=Derivative.FORMULA,
     view=SELF_INVERSE,
     spellings={"numpy.flipud": "m:self"},
 )(np.flipud)
 register_op(
     "aten::rot90(Tensor(a) self, int k=1, Any axes=(0, 1)) -> Tensor(a)",
     shape=_rot90_rule,
+    derivative=Derivative.FORMULA,
     view=ROTATED,
     spellings={"numpy.rot90": "m:self k axes"},
 )(rot90)
 register_op(
     "aten::roll(Tensor self, Any shift, Any axis=None) -> Tensor",
     shape=_roll_rule,
+    derivative=Derivative.FORMULA,
     spellings={"numpy.roll": "a:self shift axis"},
 )(roll)
 
@@ -587,6 +608,8 @@ def _negated_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
 register_op(
     "aten::_rollaxis_destination(int ndim, int axis, int start) -> int",
     shape=fixed(INT),
-    differentiable=False,
+    derivative=Derivative.NONE,
 )(rollaxis_destination)
-register_op("aten::_negated(Any shift) -> Any", shape=_negated_rule, differentiable=False)(negated)
+register_op("aten::_negated(Any shift) -> Any", shape=_negated_rule, derivative=Derivative.NONE)(
+    negated
+)

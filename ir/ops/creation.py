@@ -2,8 +2,9 @@
 
 Each takes ``str? dtype=None`` last: a dtype name (``"float32"``) or None for NumPy's default
 (float64 for zeros, ones and eye; the fill value's for full; the bounds' for arange; the
-prototype's for ``*_like``). Creation ops are not differentiable: their results do not depend
-on any input's value.
+prototype's for ``*_like``). Their results do not depend on any operand's value, except on the
+fill value of ``full`` and ``full_like`` (which have formulas) and the bounds of ``arange``
+(whose derivative is refused, not silently zero: Note [Derivatives] in `ir.ops.registry`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import numpy as np
 
 from ir.errors import ShapeError
 from ir.ops.promotion import dtype_name, probe_dtype
-from ir.ops.registry import NOT_CONSTANT, ShapeRule, register_op
+from ir.ops.registry import NOT_CONSTANT, Derivative, ShapeRule, register_op
 from ir.ops.shape_rules import as_tensor, int_sequence, known_int, tensor
 from ir.types import NONE, Type
 
@@ -83,48 +84,48 @@ def _eye_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
 register_op(
     "aten::zeros(Any shape, str? dtype=None) -> Tensor",
     shape=_filled_rule("float64"),
-    differentiable=False,
+    derivative=Derivative.NONE,
     spellings={"numpy.zeros": "shape dtype !order * !device !like"},
 )(np.zeros)
 register_op(
     "aten::ones(Any shape, str? dtype=None) -> Tensor",
     shape=_filled_rule("float64"),
-    differentiable=False,
+    derivative=Derivative.NONE,
     spellings={"numpy.ones": "shape dtype !order * !device !like"},
 )(np.ones)
 register_op(
     "aten::full(Any shape, Any fill_value, str? dtype=None) -> Tensor",
     shape=_filled_rule(None),
-    differentiable=False,
+    derivative=Derivative.FORMULA,
     spellings={"numpy.full": "shape fill_value dtype !order * !device !like"},
 )(np.full)
 register_op(
     "aten::arange(Scalar start, Scalar? stop=None, Scalar? step=None, str? dtype=None) -> Tensor",
     shape=_arange_rule,
-    differentiable=False,
+    derivative=Derivative.REFUSED,
     spellings={"numpy.arange": "start stop step dtype * !device !like"},
 )(np.arange)
 register_op(
     "aten::eye(int N, int? M=None, int k=0, str? dtype=None) -> Tensor",
     shape=_eye_rule,
-    differentiable=False,
+    derivative=Derivative.NONE,
     spellings={"numpy.eye": "N M k dtype !order * !device !like"},
 )(np.eye)
 register_op(
     "aten::zeros_like(Tensor self, str? dtype=None) -> Tensor",
     shape=_like_rule,
-    differentiable=False,
+    derivative=Derivative.NONE,
     spellings={"numpy.zeros_like": "a:self dtype !order !subok !shape * !device"},
 )(np.zeros_like)
 register_op(
     "aten::ones_like(Tensor self, str? dtype=None) -> Tensor",
     shape=_like_rule,
-    differentiable=False,
+    derivative=Derivative.NONE,
     spellings={"numpy.ones_like": "a:self dtype !order !subok !shape * !device"},
 )(np.ones_like)
 register_op(
     "aten::full_like(Tensor self, Any fill_value, str? dtype=None) -> Tensor",
     shape=_like_rule,
-    differentiable=False,
+    derivative=Derivative.FORMULA,
     spellings={"numpy.full_like": "a:self fill_value dtype !order !subok !shape * !device"},
 )(np.full_like)

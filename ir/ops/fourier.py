@@ -19,7 +19,7 @@ from typing import Any, Literal
 import numpy as np
 
 from ir.errors import ShapeError
-from ir.ops.registry import NOT_CONSTANT, register_op
+from ir.ops.registry import NOT_CONSTANT, Derivative, register_op
 from ir.ops.shape_ops import axis_argument
 from ir.ops.shape_rules import as_tensor, elementwise, fixed, known_int, normalize_axis, tensor
 from ir.ops.spellings import ATTRIBUTE, UNARY_UFUNC
@@ -69,11 +69,13 @@ def ifftshift(x: Any, axes: Any) -> Any:
 register_op(
     "aten::fft_fftshift(Tensor self, Any axes=None) -> Tensor",
     shape=_shift_rule,
+    derivative=Derivative.FORMULA,
     spellings={"numpy.fft.fftshift": "x:self axes"},
 )(fftshift)
 register_op(
     "aten::fft_ifftshift(Tensor self, Any axes=None) -> Tensor",
     shape=_shift_rule,
+    derivative=Derivative.FORMULA,
     spellings={"numpy.fft.ifftshift": "x:self axes"},
 )(ifftshift)
 
@@ -123,6 +125,7 @@ def _one_axis(name: str, kind: str, fn: Any, spellings: dict[str, str]) -> None:
     register_op(
         f"aten::fft_{name}(Tensor self, int? n=None, int axis=-1, str? norm=None) -> Tensor",
         shape=_one_axis_rule(kind),
+        derivative=Derivative.FORMULA,
         spellings=spellings,
     )(fn)
 
@@ -190,6 +193,7 @@ for _name, _fn, _default, _spellings in [
     register_op(
         f"aten::fft_{_name}(Tensor self, Any axes={_default}, str? norm=None) -> Tensor",
         shape=_many_axes_rule,
+        derivative=Derivative.FORMULA,
         spellings=_spellings,
     )(_fn)
 
@@ -204,18 +208,21 @@ def conj(x: Any) -> Any:
 register_op(
     "aten::real(Any(a) self) -> Tensor(a)",
     shape=elementwise(np.real),
+    derivative=Derivative.FORMULA,
     view=REAL,
     spellings={"numpy.real": "val:self", "ndarray.real": ATTRIBUTE},
 )(np.real)
 register_op(
     "aten::imag(Any(a) self) -> Tensor(a)",
     shape=elementwise(np.imag),
+    derivative=Derivative.FORMULA,
     view=IMAG,
     spellings={"numpy.imag": "val:self", "ndarray.imag": ATTRIBUTE},
 )(np.imag)
 register_op(
     "aten::conj(Any self) -> Tensor",
     shape=elementwise(np.conjugate),
+    derivative=Derivative.FORMULA,
     spellings={"numpy.conj": UNARY_UFUNC, "numpy.conjugate": UNARY_UFUNC},
 )(conj)
 
@@ -257,7 +264,7 @@ def _is_complex_value(types: Sequence[Type]) -> Any:
 register_op(
     "aten::_is_complex(Any self) -> bool",
     shape=fixed(BOOL),
-    differentiable=False,
+    derivative=Derivative.NONE,
     value_from_types=_is_complex_value,
 )(is_complex)
 
@@ -324,21 +331,26 @@ def _like_second_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type
 register_op(
     "aten::_grad_like(Tensor grad, Tensor like) -> Tensor",
     shape=_grad_like_rule,
+    derivative=Derivative.FORMULA,
 )(grad_like)
 register_op(
     "aten::_imag_backward(Tensor grad, Tensor like) -> Tensor",
     shape=_grad_like_rule,
+    derivative=Derivative.FORMULA,
 )(imag_backward)
 register_op(
     "aten::_fft_backward(Tensor grad, Tensor like, int? n, int axis, str? norm, bool inverse)"
     " -> Tensor",
     shape=_like_second_rule,
+    derivative=Derivative.FORMULA,
 )(fft_backward)
 register_op(
     "aten::_rfft_backward(Tensor grad, Tensor like, int? n, int axis, str? norm) -> Tensor",
     shape=_like_second_rule,
+    derivative=Derivative.FORMULA,
 )(rfft_backward)
 register_op(
     "aten::_irfft_backward(Tensor grad, Tensor like, int? n, int axis, str? norm) -> Tensor",
     shape=_like_second_rule,
+    derivative=Derivative.FORMULA,
 )(irfft_backward)

@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 
 from ir.errors import ShapeError
-from ir.ops.registry import NOT_CONSTANT, register_op
+from ir.ops.registry import NOT_CONSTANT, Derivative, register_op
 from ir.ops.shape_rules import (
     Shape,
     as_tensor,
@@ -177,17 +177,20 @@ def _basic(node: Any) -> bool:
 register_op(
     "aten::select(Tensor(a) self, int axis, int index) -> Tensor(a)",
     shape=_select_rule,
+    derivative=Derivative.FORMULA,
     view=SELECT,
     may_raise=True,
 )(select)
 register_op(
     "aten::slice(Tensor(a) self, int axis, int? start, int? stop, int? step) -> Tensor(a)",
     shape=_slice_rule,
+    derivative=Derivative.FORMULA,
     view=SLICE,
 )(slice_axis)
 register_op(
     "aten::index(Tensor(a) self, Any... indices) -> Tensor(a)",
     shape=_index_rule,
+    derivative=Derivative.FORMULA,
     view=ViewRule(index_back, when=_basic),
     may_raise=True,
 )(index)

@@ -20,11 +20,12 @@ code makes it, as an operator that mutates its first operand and returns it:
 
 The kernels really mutate, so the interpreter running a graph as parsed behaves like the plain
 function, aliases included. They are impure (CSE, DCE and constant propagation leave them) and
-not differentiable: the functionalisation pass (`passes.functionalize`) rewrites each into the
-out-of-place operator its record names (``out_of_place``: ``aten::_written``,
-``aten::index_put``, ``aten::add_at``, Note [Scatters] in `ir.ops.scatter`) and scatters into
-the base array before anything is differentiated. The schemas say so: ``Tensor(a!) self ->
-Tensor(a!)`` writes ``self`` and returns it (Note [Alias annotations] in `ir.ops.schema`).
+structural for differentiation (Note [Derivatives] in `ir.ops.registry`): the functionalisation
+pass (`passes.functionalize`) rewrites each into the out-of-place operator its record names
+(``out_of_place``: ``aten::_written``, ``aten::index_put``, ``aten::add_at``, Note [Scatters] in
+`ir.ops.scatter`) and scatters into the base array before anything is differentiated. The
+schemas say so: ``Tensor(a!) self -> Tensor(a!)`` writes ``self`` and returns it (Note [Alias
+annotations] in `ir.ops.schema`).
 
 ``aten::copy`` is the pure, differentiable copy (``x.copy()``, ``np.copy(x)``, ``np.array(x)``):
 a new array a later write to ``x`` does not reach.
@@ -42,7 +43,7 @@ import numpy as np
 
 from ir.errors import ShapeError
 from ir.ops.indexing import _index_rule
-from ir.ops.registry import ShapeRule, register_op
+from ir.ops.registry import Derivative, ShapeRule, register_op
 from ir.ops.shape_rules import Shape, as_array_like, as_tensor, format_shape, same_shape
 from ir.types import ANY, BOOL, FLOAT, INT, SCALAR, Type
 
@@ -136,6 +137,7 @@ def _written_rule(message: str) -> ShapeRule:
 register_op(
     "aten::copy(Tensor self) -> Tensor",
     shape=same_shape,
+    derivative=Derivative.FORMULA,
     # np.array of an array copies it; of a list or tuple literal it stacks the items, as does
     # np.asarray (`CallEmitter.emit_array`, Note [Python numbers as arrays] in frontend.calls).
     spellings={
@@ -146,13 +148,14 @@ register_op(
 register_op(
     "aten::copy_method(Tensor self) -> Tensor",
     shape=same_shape,
+    derivative=Derivative.FORMULA,
     spellings={"ndarray.copy": "!order"},
 )(copy_method)
 register_op(
     "aten::copy_(Any(a!) self, Any src) -> Any(a!)",
     shape=_copy_rule,
     pure=False,
-    differentiable=False,
+    derivative=Derivative.STRUCTURAL,
     out_of_place="aten::_written",
 )(copy_)
 register_op(
@@ -162,7 +165,7 @@ register_op(
         "result of shape {slot}"
     ),
     pure=False,
-    differentiable=False,
+    derivative=Derivative.STRUCTURAL,
     out_of_place="aten::index_put",
 )(index_put_)
 register_op(
@@ -171,6 +174,6 @@ register_op(
         "array of shape {values} is not broadcastable to the indexed shape {slot} of np.add.at"
     ),
     pure=False,
-    differentiable=False,
+    derivative=Derivative.STRUCTURAL,
     out_of_place="aten::add_at",
 )(add_at_)

@@ -9,7 +9,7 @@ import numpy as np
 
 from ir.errors import ShapeError
 from ir.ops.promotion import probe_dtype
-from ir.ops.registry import register_op
+from ir.ops.registry import Derivative, register_op
 from ir.ops.shape_rules import (
     Shape,
     as_array_like,
@@ -80,10 +80,12 @@ def _dot_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
 register_op(
     "aten::matmul(Tensor self, Tensor other) -> Tensor",
     shape=_matmul_rule,
+    derivative=Derivative.FORMULA,
     spellings={"numpy.matmul": BINARY_UFUNC},
 )(np.matmul)
 register_op(
     "aten::dot(Any self, Any other) -> Tensor",
     shape=_dot_rule,
+    derivative=Derivative.FORMULA,
     spellings={"numpy.dot": "a:self b:other !out", "ndarray.dot": "b:other !out"},
 )(np.dot)

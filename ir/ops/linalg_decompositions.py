@@ -15,7 +15,7 @@ import numpy as np
 from ir.errors import ShapeError
 from ir.ops.fourier import real_dtype
 from ir.ops.promotion import probe_dtype
-from ir.ops.registry import NOT_CONSTANT, register_op
+from ir.ops.registry import NOT_CONSTANT, Derivative, register_op
 from ir.ops.shape_rules import Shape, as_tensor, broadcast_shapes, normalize_axes, tensor
 from ir.types import ANY, TensorType, TupleType, Type
 
@@ -175,51 +175,60 @@ def norm(x: Any, order: Any, axis: Any, keepdims: bool) -> Any:
 register_op(
     "aten::linalg_inv(Tensor self) -> Tensor",
     shape=_like_matrices,
+    derivative=Derivative.FORMULA,
     may_raise=True,
     spellings={"numpy.linalg.inv": "a:self"},
 )(np.linalg.inv)
 register_op(
     "aten::linalg_det(Tensor self) -> Tensor",
     shape=_det_rule,
+    derivative=Derivative.FORMULA,
     spellings={"numpy.linalg.det": "a:self"},
 )(np.linalg.det)
 register_op(
     "aten::linalg_slogdet(Tensor self) -> Tensor[]",
     shape=_slogdet_rule,
+    derivative=Derivative.FORMULA,
     spellings={"numpy.linalg.slogdet": "a:self"},
 )(slogdet)
 register_op(
     "aten::linalg_solve(Tensor self, Tensor other) -> Tensor",
     shape=_solve_rule,
+    derivative=Derivative.FORMULA,
     may_raise=True,
     spellings={"numpy.linalg.solve": "a:self b:other"},
 )(np.linalg.solve)
 register_op(
     "aten::linalg_cholesky(Tensor self) -> Tensor",
     shape=_like_matrices,
+    derivative=Derivative.FORMULA,
     may_raise=True,
     spellings={"numpy.linalg.cholesky": "a:self / * !upper"},
 )(np.linalg.cholesky)
 register_op(
     "aten::linalg_eigh(Tensor self) -> Tensor[]",
     shape=_eigh_rule,
+    derivative=Derivative.FORMULA,
     may_raise=True,
     spellings={"numpy.linalg.eigh": "a:self !UPLO"},
 )(eigh)
 register_op(
     "aten::linalg_svd(Tensor self, bool full_matrices=True, bool compute_uv=True) -> Any",
     shape=_svd_rule,
+    derivative=Derivative.FORMULA,
     may_raise=True,
     spellings={"numpy.linalg.svd": "a:self full_matrices compute_uv !hermitian"},
 )(svd)
 register_op(
     "aten::linalg_pinv(Tensor self) -> Tensor",
     shape=_pinv_rule,
+    derivative=Derivative.FORMULA,
     may_raise=True,
     spellings={"numpy.linalg.pinv": "a:self !rcond !hermitian * !rtol"},
 )(pinv)
 register_op(
     "aten::linalg_norm(Tensor self, Any ord=None, Any axis=None, bool keepdims=False) -> Tensor",
     shape=_norm_rule,
+    derivative=Derivative.FORMULA,
     spellings={"numpy.linalg.norm": "x:self ord axis keepdims"},
 )(norm)

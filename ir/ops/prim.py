@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from ir.errors import ShapeError
-from ir.ops.registry import NOT_CONSTANT, register_op, register_structural
+from ir.ops.registry import NOT_CONSTANT, Derivative, register_op, register_structural
 from ir.ops.shape_rules import elementwise, known_int
 from ir.types import (
     ANY,
@@ -274,59 +274,104 @@ register_structural(
     pure=True,
     num_blocks=0,
     cheap_to_recompute=True,
+    derivative=Derivative.NONE,
 )
-register_structural("prim::If(bool cond) -> Any...", pure=True, num_blocks=2)
+register_structural(
+    "prim::If(bool cond) -> Any...", pure=True, num_blocks=2, derivative=Derivative.STRUCTURAL
+)
 register_structural(
     "prim::Loop(int max_trip_count, bool initial_condition, Any... carried) -> Any...",
     pure=True,
     num_blocks=1,
+    derivative=Derivative.STRUCTURAL,
 )
-register_structural("prim::GradOf(Any... grads) -> Any...", pure=True, num_blocks=1)
-register_structural("prim::AutogradZero() -> Any", pure=True, num_blocks=0)
-register_structural("prim::CallFunction(Any... args) -> Any...", pure=False, num_blocks=0)
-register_structural("prim::Reverse() -> Any...", pure=False, num_blocks=1)
+register_structural(
+    "prim::GradOf(Any... grads) -> Any...",
+    pure=True,
+    num_blocks=1,
+    derivative=Derivative.STRUCTURAL,
+)
+register_structural(
+    "prim::AutogradZero() -> Any", pure=True, num_blocks=0, derivative=Derivative.STRUCTURAL
+)
+# Inlining removes every call before differentiation (a gradient that met one would be refused).
+register_structural(
+    "prim::CallFunction(Any... args) -> Any...",
+    pure=False,
+    num_blocks=0,
+    derivative=Derivative.STRUCTURAL,
+)
+register_structural(
+    "prim::Reverse() -> Any...", pure=False, num_blocks=1, derivative=Derivative.STRUCTURAL
+)
 
-register_op("prim::TupleConstruct(Any... elems) -> Any", shape=_tuple_construct_rule)(make_tuple)
-register_op("prim::TupleUnpack(Any tup) -> Any...", shape=_unpack_rule)(unpack)
+register_op(
+    "prim::TupleConstruct(Any... elems) -> Any",
+    shape=_tuple_construct_rule,
+    derivative=Derivative.STRUCTURAL,
+)(make_tuple)
+register_op(
+    "prim::TupleUnpack(Any tup) -> Any...", shape=_unpack_rule, derivative=Derivative.STRUCTURAL
+)(unpack)
 register_op(
     "prim::TupleIndex(Any tup, int i) -> Any",
     shape=_element_rule,
+    derivative=Derivative.STRUCTURAL,
     may_raise=True,
 )(operator.getitem)
 register_op(
-    "prim::TupleSlice(Any tup, int? start, int? stop, int? step) -> Any", shape=_slice_rule
+    "prim::TupleSlice(Any tup, int? start, int? stop, int? step) -> Any",
+    shape=_slice_rule,
+    derivative=Derivative.STRUCTURAL,
 )(slice_sequence)
 # ``a + b`` of two tuples of ints whose lengths are only known once specialised: shapes, as in
 # ``x.reshape(x.shape + (1,))`` (Note [Concatenating sequences] in `frontend.lists`).
 register_op(
-    "prim::TupleConcat(Any a, Any b) -> Any", shape=_concatenated_rule, differentiable=False
+    "prim::TupleConcat(Any a, Any b) -> Any", shape=_concatenated_rule, derivative=Derivative.NONE
 )(operator.add)
-register_op("prim::ListConstruct(Any... elems) -> Any", shape=_list_construct_rule)(make_list)
-register_op("prim::ListUnpack(Any lst) -> Any...", shape=None)(unpack)
+register_op(
+    "prim::ListConstruct(Any... elems) -> Any",
+    shape=_list_construct_rule,
+    derivative=Derivative.STRUCTURAL,
+)(make_list)
+register_op("prim::ListUnpack(Any lst) -> Any...", shape=None, derivative=Derivative.STRUCTURAL)(
+    unpack
+)
 register_op(
     "prim::ListIndex(Any lst, int i) -> Any",
     shape=_element_rule,
+    derivative=Derivative.FORMULA,
     may_raise=True,
 )(list_index)
-register_op("prim::ListAppend(Any lst, Any elem) -> Any[]", shape=_list_append_rule)(list_append)
-register_op("prim::AutogradAdd(Any a, Any b) -> Any", shape=_autograd_add_rule)(autograd_add)
+register_op(
+    "prim::ListAppend(Any lst, Any elem) -> Any[]",
+    shape=_list_append_rule,
+    derivative=Derivative.FORMULA,
+)(list_append)
+register_op(
+    "prim::AutogradAdd(Any a, Any b) -> Any",
+    shape=_autograd_add_rule,
+    derivative=Derivative.STRUCTURAL,
+)(autograd_add)
 register_op(
     "prim::WriteBack(Tensor(a!) target, Tensor value) -> ()",
     shape=None,
     pure=False,
-    differentiable=False,
+    derivative=Derivative.NONE,
 )(write_back)
 # Impure: no pass may merge, fold, hoist or move it (Note [Returned arguments] in
 # `passes.returned_arguments`).
 register_op(
     "prim::WrittenArgument(Tensor value, Tensor target) -> Tensor",
     shape=_written_argument_rule,
+    derivative=Derivative.FORMULA,
     pure=False,
 )(written_argument)
-# Impure: it must run where it stands, before the prim::WriteBack nodes that follow it.
+# Impure: it must run where it stands, before the prim::WriteBack nodes that follow it. Lambda
+# lifting inserts it, after differentiation.
 register_op(
     "prim::CopyIfShared(Any value, Tensor... written) -> Any",
     shape=_same_type_rule,
     pure=False,
-    differentiable=False,
+    derivative=Derivative.STRUCTURAL,
 )(copy_if_shared)

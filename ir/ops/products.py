@@ -17,7 +17,7 @@ import numpy as np
 
 from ir.errors import ShapeError
 from ir.ops.promotion import probe_dtype
-from ir.ops.registry import NOT_CONSTANT, register_op
+from ir.ops.registry import NOT_CONSTANT, Derivative, register_op
 from ir.ops.shape_rules import (
     Shape,
     as_array_like,
@@ -427,70 +427,80 @@ def _einsum_triple_backward_rule(types: Sequence[Type], consts: Sequence[Any]) -
 register_op(
     "aten::tensordot(Tensor self, Tensor other, Any axes=2) -> Tensor",
     shape=_pair_rule(tensordot_subscripts, count_axes=True),
+    derivative=Derivative.FORMULA,
     spellings={"numpy.tensordot": "a:self b:other axes"},
 )(tensordot)
 register_op(
     "aten::einsum(str subscripts, Any operands) -> Tensor",
     shape=_einsum_rule,
+    derivative=Derivative.FORMULA,
     spellings={"numpy.einsum": "subscripts *operands * !out !dtype !order !casting !optimize"},
 )(einsum)
 register_op(
     "aten::_einsum_view(Tensor(a) self, str subscripts) -> Tensor(a)",
     shape=einsum_view_rule,
+    derivative=Derivative.FORMULA,
     view=EINSUM,
 )(einsum_view)
 register_op(
     "aten::inner(Any self, Any other) -> Tensor",
     shape=_pair_rule(inner_subscripts),
+    derivative=Derivative.FORMULA,
     spellings={"numpy.inner": "a:self b:other /"},
 )(np.inner)
 register_op(
     "aten::outer(Any self, Any other) -> Tensor",
     shape=_outer_rule,
+    derivative=Derivative.FORMULA,
     spellings={"numpy.outer": "a:self b:other !out"},
 )(np.outer)
 register_op(
     "aten::kron(Any self, Any other) -> Tensor",
     shape=_kron_rule,
+    derivative=Derivative.FORMULA,
     spellings={"numpy.kron": "a:self b:other"},
 )(np.kron)
 register_op(
     "aten::cross(Tensor self, Tensor other) -> Tensor",
     shape=_cross_rule,
+    derivative=Derivative.FORMULA,
     spellings={"numpy.cross": "a:self b:other !axisa !axisb !axisc !axis"},
 )(cross)
 
 register_op(
     "aten::_einsum_backward(Tensor grad, str subscripts, Any operands) -> Any",
     shape=_einsum_vjp_rule,
+    derivative=Derivative.FORMULA,
 )(einsum_vjp)
 register_op(
     "aten::_einsum_double_backward(Any cotangents, Tensor grad, str subscripts, Any operands)"
     " -> Any",
     shape=_einsum_double_backward_rule,
+    derivative=Derivative.FORMULA,
 )(einsum_vjp_backward)
 register_op(
     "aten::_einsum_triple_backward(Tensor dout_grad, Any dout_operands, Any cotangents,"
     " Tensor grad, str subscripts, Any operands) -> Any",
     shape=_einsum_triple_backward_rule,
+    derivative=Derivative.REFUSED,
 )(einsum_vjp_backward_backward)
 register_op(
     "aten::_tensordot_subscripts(int ndim_self, int ndim_other, Any axes) -> str",
     shape=fixed(STR),
-    differentiable=False,
+    derivative=Derivative.NONE,
 )(tensordot_subscripts)
 register_op(
     "aten::_inner_subscripts(int ndim_self, int ndim_other) -> str",
     shape=fixed(STR),
-    differentiable=False,
+    derivative=Derivative.NONE,
 )(inner_subscripts)
 register_op(
     "aten::_kron_subscripts(int ndim_self, int ndim_other) -> str",
     shape=fixed(STR),
-    differentiable=False,
+    derivative=Derivative.NONE,
 )(kron_subscripts)
 register_op(
     "aten::_kron_split(Any shape_self, Any shape_other) -> Any",
     shape=_kron_split_rule,
-    differentiable=False,
+    derivative=Derivative.NONE,
 )(kron_split)

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ir.ops.promotion import probe_dtype
-from ir.ops.registry import NOT_CONSTANT, ShapeRule, register_op
+from ir.ops.registry import NOT_CONSTANT, Derivative, ShapeRule, register_op
 from ir.ops.shape_rules import as_tensor, normalize_axes, tensor
 from ir.types import NONE, Type
 
@@ -148,6 +148,7 @@ for _name, (_fn, _spellings) in REDUCTIONS.items():
     register_op(
         f"aten::{_name}(Tensor self, Any axis=None, bool keepdims=False) -> Tensor",
         shape=reduction_rule(_fn),
+        derivative=Derivative.FORMULA,
         only_reads=True,
         ufunc_reduce=UFUNC_REDUCES.get(_name),
         spellings=_spellings,
@@ -157,7 +158,7 @@ for _name, (_fn, _spellings) in ARG_REDUCTIONS.items():
     register_op(
         f"aten::{_name}(Tensor self, int? axis=None, bool keepdims=False) -> Tensor",
         shape=reduction_rule(_fn),
-        differentiable=False,
+        derivative=Derivative.NONE,
         spellings=_spellings,
     )(reduction_kernel(_fn))
 
@@ -165,5 +166,6 @@ for _name, (_fn, _spellings) in MOMENTS.items():
     register_op(
         f"aten::{_name}(Tensor self, Any axis=None, bool keepdims=False, Scalar ddof=0) -> Tensor",
         shape=reduction_rule(_fn),
+        derivative=Derivative.FORMULA,
         spellings=_spellings,
     )(moment_kernel(_fn))

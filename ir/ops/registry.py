@@ -37,10 +37,28 @@ registry refuses a record whose fields contradict it:
 * an operator that writes an operand (``!``) is impure;
 * ``only_reads=`` (the result is a new value holding none of the operands) means no result is
   in an argument's alias set.
+
+Note [Derivatives]
+Every registration says what differentiation does with the operator, ``derivative=``, with no
+default, because the two ways of having no formula differ: one stops the gradient, the other
+refuses it.
+
+* FORMULA: `autodiff.formulas` has its formula, or `autodiff.derivatives.ALIASES` maps it to
+  one (a Python-scalar operator sharing a NumPy operator's calculus).
+* NONE: its results carry no gradient (comparisons, integer results, shape queries, zeros):
+  `passes.requires_grad` stops there, and a gradient through it is zero, correctly.
+* REFUSED: a gradient would flow through it, but no formula is written yet: it flows, and
+  differentiation refuses it with a located "X is not differentiable". `docs/operators.md`
+  lists these, so that a user sees the gap before meeting it.
+* STRUCTURAL: differentiation handles it itself (tuples, lists, control flow), or only the
+  passes around differentiation create or remove it (autograd bookkeeping, tapes, calls that
+  inlining removes, in-place operators that functionalisation rewrites). A gradient flows
+  through it; one that still reaches differentiation unhandled is refused, as a REFUSED one.
 """
 
 from __future__ import annotations
 
+import enum
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -59,6 +77,7 @@ __all__ = [
     "OPS",
     "Alias",
     "Argument",
+    "Derivative",
     "OpDef",
     "Schema",
     "ShapeRule",
@@ -86,13 +105,28 @@ TypedCall = Callable[[Node, Sequence[str], Callable[[Any, str], str]], str | Non
 K = TypeVar("K", bound=Callable[..., Any])
 
 
+class Derivative(enum.Enum):
+    """What differentiation does with an operator (Note [Derivatives])."""
+
+    FORMULA = "formula"
+    NONE = "none"
+    REFUSED = "refused"
+    STRUCTURAL = "structural"
+
+    @property
+    def carries_gradient(self) -> bool:
+        """Whether a result computed from an operand that needs a gradient needs one too."""
+        return self is not Derivative.NONE
+
+
 @dataclass(frozen=True, slots=True)
 class OpDef:
     schema: Schema
     kernel: Callable[..., Any] | None  # None for structural prim ops the interpreter runs
     shape: ShapeRule | None
     pure: bool = True  # CSE, DCE and constant propagation may touch it
-    differentiable: bool = True
+    # Stated by every registration: Note [Derivatives].
+    derivative: Derivative = field(kw_only=True)
     num_blocks: int = 0
     value_from_types: ValueFromTypes | None = None
     # Each call returns a new object that later nodes fill in place (a tape): two calls are
@@ -203,8 +237,8 @@ def register_op(
     schema: str,
     *,
     shape: ShapeRule | None,
+    derivative: Derivative,
     pure: bool = True,
-    differentiable: bool = True,
     num_blocks: int = 0,
     value_from_types: ValueFromTypes | None = None,
     fresh: bool = False,
@@ -221,7 +255,9 @@ def register_op(
     ``spellings`` maps each NumPy function, array method or attribute that spells the operator
     to its parameters (Note [NumPy spellings] in `ir.ops.spellings`).
 
-    >>> @register_op("test::twice(Tensor self) -> Tensor", shape=None)
+    >>> @register_op(
+    ...     "test::twice(Tensor self) -> Tensor", shape=None, derivative=Derivative.REFUSED
+    ... )
     ... def twice(x): return x * 2
     >>> OPS.pop("test::twice").kernel is twice
     True
@@ -237,7 +273,6 @@ def register_op(
                 kernel,
                 shape,
                 pure,
-                differentiable,
                 num_blocks,
                 value_from_types,
                 fresh,
@@ -250,6 +285,7 @@ def register_op(
                 cheap_to_recompute,
                 defined_at,
                 spelled,
+                derivative=derivative,
             )
         )
         return kernel
@@ -262,6 +298,7 @@ def register_structural(
     *,
     pure: bool,
     num_blocks: int,
+    derivative: Derivative,
     shape: ShapeRule | None = None,
     cheap_to_recompute: bool = False,
 ) -> None:
@@ -273,8 +310,8 @@ def register_structural(
             None,
             shape,
             pure,
-            False,
             num_blocks,
+            derivative=derivative,
             cheap_to_recompute=cheap_to_recompute,
             defined_at=_caller(),
         )

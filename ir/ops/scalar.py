@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ir.errors import ShapeError
-from ir.ops.registry import NOT_CONSTANT, ShapeRule, register_op
+from ir.ops.registry import NOT_CONSTANT, Derivative, ShapeRule, register_op
 from ir.ops.shape_rules import fixed
 from ir.types import ANY, BOOL, FLOAT, INT, SCALAR, TensorType, TupleType, Type
 
@@ -106,16 +106,19 @@ def _too_large(value: Any) -> bool:
     return type(value) is int and value.bit_length() > MAX_EVALUATED_INT_BITS
 
 
-BINARY: dict[str, tuple[Callable[..., Any], bool]] = {
-    "add": (operator.add, True),
-    "sub": (operator.sub, True),
-    "mul": (operator.mul, True),
-    "truediv": (operator.truediv, True),
-    "floordiv": (operator.floordiv, False),
-    "mod": (operator.mod, True),
-    "pow": (operator.pow, True),
-    "min": (min, True),
-    "max": (max, True),
+# name -> (function, derivative): the aten formula `autodiff.derivatives.ALIASES` maps the
+# operator to, or none written yet for the Python-scalar one (Note [Derivatives] in
+# `ir.ops.registry`).
+BINARY: dict[str, tuple[Callable[..., Any], Derivative]] = {
+    "add": (operator.add, Derivative.FORMULA),
+    "sub": (operator.sub, Derivative.FORMULA),
+    "mul": (operator.mul, Derivative.FORMULA),
+    "truediv": (operator.truediv, Derivative.FORMULA),
+    "floordiv": (operator.floordiv, Derivative.NONE),
+    "mod": (operator.mod, Derivative.REFUSED),
+    "pow": (operator.pow, Derivative.FORMULA),
+    "min": (min, Derivative.REFUSED),
+    "max": (max, Derivative.REFUSED),
 }
 COMPARISONS: dict[str, Callable[..., Any]] = {
     "eq": operator.eq,
@@ -125,11 +128,14 @@ COMPARISONS: dict[str, Callable[..., Any]] = {
     "gt": operator.gt,
     "ge": operator.ge,
 }
-UNARY: dict[str, Callable[..., Any]] = {"neg": operator.neg, "abs": abs}
-CASTS: dict[str, tuple[Callable[..., Any], Type, bool]] = {
-    "int": (int, INT, False),
-    "float": (float, FLOAT, True),
-    "bool": (bool, BOOL, False),
+UNARY: dict[str, tuple[Callable[..., Any], Derivative]] = {
+    "neg": (operator.neg, Derivative.FORMULA),
+    "abs": (abs, Derivative.REFUSED),
+}
+CASTS: dict[str, tuple[Callable[..., Any], Type, Derivative]] = {
+    "int": (int, INT, Derivative.NONE),
+    "float": (float, FLOAT, Derivative.REFUSED),
+    "bool": (bool, BOOL, Derivative.NONE),
 }
 
 
@@ -156,32 +162,38 @@ def _len_value(types: Sequence[Type]) -> Any:
     return NOT_CONSTANT
 
 
-for _name, (_fn, _differentiable) in BINARY.items():
+for _name, (_fn, _derivative) in BINARY.items():
     register_op(
         f"prim::{_name}(Scalar a, Scalar b) -> Scalar",
         shape=python_rule(_fn),
-        differentiable=_differentiable,
+        derivative=_derivative,
         may_raise=_name in _RAISING,
         cheap_to_recompute=_name in _CHEAP,
     )(_fn)
 for _name, _fn in COMPARISONS.items():
     register_op(
-        f"prim::{_name}(Scalar a, Scalar b) -> bool", shape=fixed(BOOL), differentiable=False
+        f"prim::{_name}(Scalar a, Scalar b) -> bool", shape=fixed(BOOL), derivative=Derivative.NONE
     )(_fn)
-for _name, _fn in UNARY.items():
+for _name, (_fn, _derivative) in UNARY.items():
     register_op(
         f"prim::{_name}(Scalar a) -> Scalar",
         shape=python_rule(_fn),
+        derivative=_derivative,
         cheap_to_recompute=_name in _CHEAP,
     )(_fn)
-for _name, (_fn, _result, _differentiable) in CASTS.items():
+for _name, (_fn, _result, _derivative) in CASTS.items():
     register_op(
         f"prim::{_name}(Any a) -> {_result}",
         shape=fixed(_result),
-        differentiable=_differentiable,
+        derivative=_derivative,
         may_raise=_name in _RAISING,
     )(_fn)
-register_op("prim::not(Any a) -> bool", shape=fixed(BOOL), differentiable=False)(operator.not_)
+register_op("prim::not(Any a) -> bool", shape=fixed(BOOL), derivative=Derivative.NONE)(
+    operator.not_
+)
 register_op(
-    "prim::len(Any a) -> int", shape=_len_rule, differentiable=False, value_from_types=_len_value
+    "prim::len(Any a) -> int",
+    shape=_len_rule,
+    derivative=Derivative.NONE,
+    value_from_types=_len_value,
 )(len)

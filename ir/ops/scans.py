@@ -13,7 +13,7 @@ import numpy as np
 
 from ir.errors import ShapeError
 from ir.ops.promotion import probe_dtype
-from ir.ops.registry import NOT_CONSTANT, ShapeRule, register_op
+from ir.ops.registry import NOT_CONSTANT, Derivative, ShapeRule, register_op
 from ir.ops.shape_rules import as_tensor, known_int, normalize_axis, num_elements, tensor
 from ir.types import INT, NONE, Type
 
@@ -70,17 +70,19 @@ def _diff_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
 register_op(
     "aten::cumsum(Tensor self, int? axis=None) -> Tensor",
     shape=_flattening_rule(np.cumsum),
+    derivative=Derivative.FORMULA,
     spellings={"numpy.cumsum": "a:self axis !dtype !out", "ndarray.cumsum": "axis !dtype !out"},
 )(cumsum)
 register_op(
     "aten::diff(Tensor self, int n=1, int axis=-1) -> Tensor",
     shape=_diff_rule,
+    derivative=Derivative.FORMULA,
     spellings={"numpy.diff": "a:self n axis !prepend !append"},
 )(diff)
 register_op(
     "aten::argsort(Tensor self, int? axis=-1, str? kind=None, bool? stable=None) -> Tensor",
     shape=_flattening_rule(np.argsort),
-    differentiable=False,
+    derivative=Derivative.NONE,
     spellings={
         "numpy.argsort": "a:self axis kind !order * stable",
         "ndarray.argsort": "axis kind !order * stable",

@@ -40,7 +40,7 @@ from ir.errors import ShapeError
 from ir.ops.gradients.scatter import add_at_tuple, index_put_tuple
 from ir.ops.indexing import _along, _index_rule, _select_rule, _slice_rule
 from ir.ops.products import einsum_view_rule
-from ir.ops.registry import ShapeRule, register_op
+from ir.ops.registry import Derivative, ShapeRule, register_op
 from ir.ops.shape_rules import (
     Shape,
     as_array_like,
@@ -189,33 +189,44 @@ def _scatter_rule(read_rule: ShapeRule, fits: Fits, mismatch: Mismatch) -> Shape
     return rule
 
 
-register_op("aten::_written(Tensor target, Any value) -> Tensor", shape=_written_rule)(written)
+register_op(
+    "aten::_written(Tensor target, Any value) -> Tensor",
+    shape=_written_rule,
+    derivative=Derivative.FORMULA,
+)(written)
 register_op(
     "aten::select_scatter(Tensor self, Tensor src, int axis, int index) -> Tensor",
     shape=_scatter_rule(_select_rule, _assignable, _into),
+    derivative=Derivative.FORMULA,
 )(select_scatter)
 register_op(
     "aten::slice_scatter(Tensor self, Tensor src, int axis, int? start, int? stop, int? step)"
     " -> Tensor",
     shape=_scatter_rule(_slice_rule, _assignable, _into),
+    derivative=Derivative.FORMULA,
 )(slice_scatter)
 register_op(
     "aten::index_put(Tensor self, Any values, Any... indices) -> Tensor",
     shape=_scatter_rule(_index_rule, _assignable, _index_put_mismatch),
+    derivative=Derivative.FORMULA,
 )(index_put)
 register_op(
     "aten::add_at(Tensor self, Any values, Any... indices) -> Tensor",
     shape=_scatter_rule(_index_rule, _broadcastable, _add_at_mismatch),
+    derivative=Derivative.FORMULA,
 )(add_at)
 register_op(
     "aten::_einsum_scatter(Tensor self, Tensor src, str subscripts) -> Tensor",
     shape=_scatter_rule(einsum_view_rule, _assignable, _into),
+    derivative=Derivative.FORMULA,
 )(einsum_scatter)
 register_op(
     "aten::_real_scatter(Tensor self, Tensor src) -> Tensor",
     shape=_scatter_rule(elementwise(np.real), _assignable, _into),
+    derivative=Derivative.FORMULA,
 )(real_scatter)
 register_op(
     "aten::_imag_scatter(Tensor self, Tensor src) -> Tensor",
     shape=_scatter_rule(elementwise(np.imag), _assignable, _into),
+    derivative=Derivative.FORMULA,
 )(imag_scatter)

@@ -11,7 +11,7 @@ import numpy as np
 
 from ir.errors import ShapeError
 from ir.ops.promotion import probe_dtype
-from ir.ops.registry import NOT_CONSTANT, register_op
+from ir.ops.registry import NOT_CONSTANT, Derivative, register_op
 from ir.ops.shape_rules import as_tensor, known_int, normalize_axis, num_elements, tensor
 from ir.ops.views import DIAG, READ_ONLY
 from ir.types import BOOL, FLOAT, INT, NONE, ListType, TensorType, TupleType, Type
@@ -143,12 +143,14 @@ def _check_bounds(indices: Any, size: int | None, axis: int) -> None:
 register_op(
     "aten::diag(Tensor(a) self, int k=0) -> Tensor(a)",
     shape=_diag_rule,
+    derivative=Derivative.FORMULA,
     view=DIAG,
     spellings={"numpy.diag": "v:self k"},
 )(np.diag)
 register_op(
     "aten::diagonal(Tensor(a) self, int offset=0, int axis1=0, int axis2=1) -> Tensor(a)",
     shape=_diagonal_rule,
+    derivative=Derivative.FORMULA,
     view=READ_ONLY,
     spellings={
         "numpy.diagonal": "a:self offset axis1 axis2",
@@ -158,6 +160,7 @@ register_op(
 register_op(
     "aten::trace(Tensor self, int offset=0, int axis1=0, int axis2=1) -> Tensor",
     shape=_trace_rule,
+    derivative=Derivative.FORMULA,
     spellings={
         "numpy.trace": "a:self offset axis1 axis2 !dtype !out",
         "ndarray.trace": "offset axis1 axis2 !dtype !out",
@@ -166,16 +169,19 @@ register_op(
 register_op(
     "aten::tril(Tensor self, int k=0) -> Tensor",
     shape=_triangle_rule,
+    derivative=Derivative.FORMULA,
     spellings={"numpy.tril": "m:self k"},
 )(np.tril)
 register_op(
     "aten::triu(Tensor self, int k=0) -> Tensor",
     shape=_triangle_rule,
+    derivative=Derivative.FORMULA,
     spellings={"numpy.triu": "m:self k"},
 )(np.triu)
 register_op(
     "aten::take(Tensor self, Any indices, int? axis=None) -> Tensor",
     shape=_take_rule,
+    derivative=Derivative.FORMULA,
     may_raise=True,
     spellings={
         "numpy.take": "a:self indices axis !out !mode",

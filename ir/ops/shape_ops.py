@@ -21,7 +21,7 @@ import numpy as np
 
 from ir.errors import ShapeError
 from ir.ops.promotion import dtype_name
-from ir.ops.registry import NOT_CONSTANT, register_op
+from ir.ops.registry import NOT_CONSTANT, Derivative, register_op
 from ir.ops.shape_rules import (
     Shape,
     as_tensor,
@@ -375,6 +375,7 @@ def _expand_dims(x: Any, axis: Any) -> Any:
 register_op(
     "aten::reshape(Tensor(a) self, Any shape) -> Tensor(a)",
     shape=_reshape_rule,
+    derivative=Derivative.FORMULA,
     view=STRIDED_RESHAPE,
     may_raise=True,
     spellings={
@@ -385,6 +386,7 @@ register_op(
 register_op(
     "aten::transpose(Tensor(a) self, Any axes=None) -> Tensor(a)",
     shape=_transpose_rule,
+    derivative=Derivative.FORMULA,
     view=TRANSPOSED,
     spellings={
         "numpy.transpose": "a:self axes",
@@ -395,38 +397,46 @@ register_op(
 register_op(
     "aten::squeeze(Tensor(a) self, Any axis=None) -> Tensor(a)",
     shape=_squeeze_rule,
+    derivative=Derivative.FORMULA,
     view=RESHAPED,
     spellings={"numpy.squeeze": "a:self axis", "ndarray.squeeze": "axis"},
 )(_squeeze)
 register_op(
     "aten::expand_dims(Tensor(a) self, Any axis) -> Tensor(a)",
     shape=_expand_dims_rule,
+    derivative=Derivative.FORMULA,
     view=RESHAPED,
     spellings={"numpy.expand_dims": "a:self axis"},
 )(_expand_dims)
 register_op(
     "aten::ravel(Tensor(a) self) -> Tensor(a)",
     shape=_ravel_rule,
+    derivative=Derivative.FORMULA,
     view=STRIDED_RESHAPE,
     spellings={"numpy.ravel": "a:self !order", "ndarray.ravel": "!order"},
 )(np.ravel)
 register_op(
     "aten::flatten(Tensor self) -> Tensor",
     shape=_ravel_rule,
+    derivative=Derivative.FORMULA,
     spellings={"ndarray.flatten": "!order"},
 )(flatten)
 register_op(
     "aten::broadcast_to(Tensor(a) self, Any shape) -> Tensor(a)",
     shape=_broadcast_to_rule,
+    derivative=Derivative.FORMULA,
     view=READ_ONLY,
     spellings={"numpy.broadcast_to": "array:self shape !subok"},
 )(np.broadcast_to)
-register_op("aten::sum_to_size(Any self, Any shape) -> Tensor", shape=_sum_to_size_rule)(
-    sum_to_size
-)
+register_op(
+    "aten::sum_to_size(Any self, Any shape) -> Tensor",
+    shape=_sum_to_size_rule,
+    derivative=Derivative.FORMULA,
+)(sum_to_size)
 register_op(
     "aten::concatenate(Any tensors, int? axis=0) -> Tensor",
     shape=_concatenate_rule,
+    derivative=Derivative.FORMULA,
     spellings={
         "numpy.concatenate": "arrays:tensors / axis !out * !dtype !casting",
         "numpy.concat": "arrays:tensors / axis !out * !dtype !casting",
@@ -435,41 +445,45 @@ register_op(
 register_op(
     "aten::stack(Any tensors, int axis=0) -> Tensor",
     shape=_stack_rule,
+    derivative=Derivative.FORMULA,
     spellings={"numpy.stack": "arrays:tensors axis !out * !dtype !casting"},
 )(np.stack)
 register_op(
     "aten::astype(Tensor self, str dtype) -> Tensor",
     shape=_astype_rule,
+    derivative=Derivative.FORMULA,
     spellings={
         "numpy.astype": "x:self dtype / * !copy !device",
         "ndarray.astype": "dtype !order !casting !subok !copy",
     },
 )(astype)
-register_op("aten::asarray(Any self) -> Tensor", shape=_asarray_rule)(number_to_array)
+register_op(
+    "aten::asarray(Any self) -> Tensor", shape=_asarray_rule, derivative=Derivative.FORMULA
+)(number_to_array)
 register_op(
     "aten::shape(Tensor self) -> Any",
     shape=_shape_rule,
-    differentiable=False,
+    derivative=Derivative.NONE,
     value_from_types=_shape_value,
     spellings={"numpy.shape": "a:self", "ndarray.shape": ATTRIBUTE},
 )(np.shape)
 register_op(
     "aten::_size_if_not_equal(Any self, Any other) -> Any",
     shape=_size_if_not_equal_rule,
-    differentiable=False,
+    derivative=Derivative.NONE,
     value_from_types=_size_if_not_equal_value,
 )(size_if_not_equal)
 register_op(
     "aten::ndim(Tensor self) -> int",
     shape=_int_result,
-    differentiable=False,
+    derivative=Derivative.NONE,
     value_from_types=_ndim_value,
     spellings={"numpy.ndim": "a:self", "ndarray.ndim": ATTRIBUTE},
 )(np.ndim)
 register_op(
     "aten::size(Tensor self) -> int",
     shape=_int_result,
-    differentiable=False,
+    derivative=Derivative.NONE,
     value_from_types=_size_value,
     spellings={"numpy.size": "a:self !axis", "ndarray.size": ATTRIBUTE},
 )(np.size)

@@ -13,7 +13,7 @@ from typing import Any, cast
 
 import numpy as np
 
-from ir.ops.registry import register_op
+from ir.ops.registry import Derivative, register_op
 from ir.ops.scans import _flattening_rule
 from ir.ops.shape_rules import as_tensor, int_sequence, tensor
 from ir.types import Type
@@ -76,17 +76,19 @@ def _argpartition_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Typ
 register_op(
     "aten::sort(Tensor self, int? axis=-1, str? kind=None, bool? stable=None) -> Tensor",
     shape=_flattening_rule(np.asarray),
+    derivative=Derivative.FORMULA,
     spellings={"numpy.sort": "a:self axis kind !order * stable"},
 )(sort)
 register_op(
     "aten::partition(Tensor self, Any kth, int? axis=-1) -> Tensor",
     shape=_partition_rule,
+    derivative=Derivative.FORMULA,
     spellings={"numpy.partition": "a:self kth axis !kind !order"},
 )(partition)
 register_op(
     "aten::argpartition(Tensor self, Any kth, int? axis=-1) -> Tensor",
     shape=_argpartition_rule,
-    differentiable=False,
+    derivative=Derivative.NONE,
     spellings={
         "numpy.argpartition": "a:self kth axis !kind !order",
         "ndarray.argpartition": "kth axis !kind !order",
@@ -95,7 +97,10 @@ register_op(
 register_op(
     "aten::_unpermute(Tensor grad, Any shape, Tensor order, int? axis) -> Tensor",
     shape=_unpermute_rule,
+    derivative=Derivative.FORMULA,
 )(unpermute)
-register_op("aten::_permute(Tensor self, Tensor order, int? axis) -> Tensor", shape=_permute_rule)(
-    permute
-)
+register_op(
+    "aten::_permute(Tensor self, Tensor order, int? axis) -> Tensor",
+    shape=_permute_rule,
+    derivative=Derivative.FORMULA,
+)(permute)

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from ir.ops.registry import register_op
+from ir.ops.registry import Derivative, register_op
 from ir.ops.shape_rules import known_int
 from ir.types import ListType, TensorType, Type, join_types
 
@@ -84,13 +84,19 @@ register_op(
     "prim::TapeArray(int length, Any row_shape, str dtype) -> Tensor",
     shape=_tape_array_rule,
     fresh=True,
-    differentiable=False,
+    derivative=Derivative.NONE,
 )(tape_array)
-register_op("prim::TapeWrite(Tensor tape, int index, Any value) -> Tensor", shape=_same_as_tape)(
-    tape_write
+register_op(
+    "prim::TapeWrite(Tensor tape, int index, Any value) -> Tensor",
+    shape=_same_as_tape,
+    derivative=Derivative.STRUCTURAL,
+)(tape_write)
+register_op("prim::TapeList() -> Any", shape=None, fresh=True, derivative=Derivative.NONE)(
+    tape_list
 )
-register_op("prim::TapeList() -> Any", shape=None, fresh=True, differentiable=False)(tape_list)
-register_op("prim::TapePush(Any tape, Any value) -> Any", shape=_push_rule)(tape_push)
-register_op("prim::Uninitialized() -> Any", shape=None, fresh=True, differentiable=False)(
+register_op(
+    "prim::TapePush(Any tape, Any value) -> Any", shape=_push_rule, derivative=Derivative.FORMULA
+)(tape_push)
+register_op("prim::Uninitialized() -> Any", shape=None, fresh=True, derivative=Derivative.NONE)(
     uninitialized
 )

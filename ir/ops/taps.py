@@ -21,7 +21,7 @@ from contextvars import ContextVar
 from typing import Any
 
 from ir.ops.prim import AUTOGRAD_ZERO
-from ir.ops.registry import register_op
+from ir.ops.registry import Derivative, register_op
 from ir.types import Type
 
 HookRunner = Callable[[Any, str], Any]
@@ -54,6 +54,7 @@ def like_operand(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
 @register_op(
     "aten::_tap(Any self, str name) -> Any",
     shape=like_operand,
+    derivative=Derivative.FORMULA,
     spellings={"autodiff.tap": "value:self name"},
 )
 def tap(value: Any, name: str) -> Any:
@@ -73,16 +74,22 @@ def tap(value: Any, name: str) -> Any:
     return value
 
 
-@register_op("aten::_tap_hooked(Any self, str name) -> Any", shape=like_operand)
+@register_op(
+    "aten::_tap_hooked(Any self, str name) -> Any",
+    shape=like_operand,
+    derivative=Derivative.FORMULA,
+)
 def tap_hooked(value: Any, name: str) -> Any:
     return value
 
 
+# Only a hooked gradient's reverse program holds it, and such a gradient is never
+# differentiated again (`autodiff.grad` refuses to): structural.
 @register_op(
     "aten::_run_hooks(Any grad, str name) -> Any",
     shape=like_operand,
     pure=False,
-    differentiable=False,
+    derivative=Derivative.STRUCTURAL,
 )
 def run_hooks(grad: Any, name: str) -> Any:
     runner = _RUNNER.get()

@@ -21,7 +21,7 @@ from ir.codegen import EXECUTOR_VARIABLE, CompiledGraph, executable
 from ir.errors import AutodiffError, InterpreterError
 from ir.graph import Graph
 from ir.interpreter import AUTOGRAD_ZERO, Executable
-from ir.ops import OPS, OpDef, parse_schema
+from ir.ops import OPS, Derivative, OpDef, parse_schema
 from ir.parser import parse_graph
 from ir.typed_calls import INPLACE_MIN_SIZE
 from ir.types import ANY, INT
@@ -533,7 +533,11 @@ class Watched:
         self.seen_alive: list[bool] = []
         self.ops: dict[str, OpDef] = dict(OPS)
         self.ops["test::alive"] = OpDef(
-            parse_schema("test::alive(Any after) -> bool"), self.alive, None, pure=False
+            parse_schema("test::alive(Any after) -> bool"),
+            self.alive,
+            None,
+            pure=False,
+            derivative=Derivative.NONE,
         )
         self.watched: weakref.ref[np.ndarray] | None = None
 

@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 import numpy as np
+import pytest
 
 import autodiff as ad
 from autodiff.pipeline import Stages, compile_gradient, differentiate_typed
@@ -264,3 +265,52 @@ def test_an_integer_result_gets_no_gradient_not_even_zeros() -> None:
     np.testing.assert_allclose(
         ad.grad(mantissa_and_exponent)(x), 3.0 * 2.0 ** -np.frexp(x)[1], rtol=1e-15
     )
+
+
+# ---- what the record's derivative says happens (Note [Derivatives] in `ir.ops.registry`) ----
+# Regression: aten::full and aten::full_like were recorded as carrying no gradient, like the
+# creation operators without a fill value, so the gradient of their fill value was a silent
+# zero; so was that of arange's bounds.
+
+W = np.random.default_rng(2).standard_normal((2, 3))
+
+
+def filled(x, w):
+    return np.sum(np.full((2, 3), x) * w)
+
+
+def filled_like(x, w):
+    return np.sum(np.full_like(w, x) * w * w)
+
+
+def filled_rows(x, w):
+    return np.sum(np.sin(np.full((2, 3), x * x)) * w)
+
+
+def test_a_fill_value_gets_its_gradient() -> None:
+    for fn, x in [(filled, 0.7), (filled_like, 0.7), (filled_rows, np.array([0.5, -1.0, 2.0]))]:
+        ad.gradcheck(ad.script(fn), x, W)
+    np.testing.assert_allclose(ad.grad(filled)(0.7, W), np.sum(W), rtol=1e-15)
+
+
+def test_a_fill_value_gets_jax_s_gradient() -> None:
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+
+    def jax_filled_rows(x, w):
+        return jax.numpy.sum(jax.numpy.sin(jax.numpy.full((2, 3), x * x)) * w)
+
+    x = np.array([0.5, -1.0, 2.0])
+    expected = jax.grad(jax_filled_rows)(x, W)
+    np.testing.assert_allclose(ad.grad(filled_rows)(x, W), expected, rtol=1e-12)
+
+
+def counted_from(x: float):
+    return np.sum(np.arange(x, 3.0) * 2.0)
+
+
+def test_a_gradient_through_arange_s_bounds_is_refused_where_it_is_written() -> None:
+    with pytest.raises(ad.DifferentiationError, match=r"aten::arange is not differentiable") as e:
+        ad.grad(counted_from)(0.5)
+    assert "return np.sum(np.arange(x, 3.0) * 2.0)" in str(e.value)
+    assert ad.script(counted_from)(0.5) == counted_from(0.5)

@@ -15,17 +15,14 @@ import numpy as np
 import pytest
 
 from autodiff.derivatives import ALIASES, all_formulas
+from autodiff.docs import render
 from autodiff.pipeline import differentiate_typed
 from autodiff.runtime import CompiledGradient
 from ir.graph import Graph, Value
-from ir.ops import OPS, OpDef, gradients, products, sorting
+from ir.ops import OPS, Derivative, gradients, products, sorting
 from ir.types import (
-    ANY,
-    FLOAT,
     NOTHING,
-    SCALAR,
     ListType,
-    TensorType,
     TupleType,
     Type,
     type_of_value,
@@ -50,27 +47,6 @@ HELPERS = {
     for name, op in OPS.items()
     if getattr(op.kernel, "__module__", None) in _HELPER_MODULES and name.startswith("aten::_")
 }
-# Python-scalar operators that `derivatives.ALIASES` does not map to an aten formula yet, so
-# differentiating them raises "not differentiable" rather than giving a wrong zero.
-SCALARS_WITHOUT_ALIAS = {"prim::mod", "prim::min", "prim::max", "prim::abs", "prim::float"}
-# Tuple and list plumbing, which lower-tuples removes before differentiation or add_reverse
-# differentiates itself (a formula cannot: they are variadic), and AutogradAdd, which only
-# reverse programs contain.
-STRUCTURAL = {
-    "prim::TupleConstruct",
-    "prim::TupleUnpack",
-    "prim::TupleIndex",
-    "prim::TupleSlice",
-    "prim::ListConstruct",
-    "prim::ListUnpack",
-    "prim::AutogradAdd",
-}
-
-
-# Loop tapes (Note [Loop tapes]), which only gradient programs contain.
-TAPES = {"prim::TapeWrite"}
-
-
 # Operators whose result is, as a value, another function of their operands than what the
 # kernel computes from them: prim::WrittenArgument returns its target, which the write back has
 # filled with its value (Note [Returned arguments] in `passes.returned_arguments`); its
@@ -83,29 +59,25 @@ def differentiated_kernel(op: str) -> Any:
     return VALUE_OF.get(op, OPS[op].kernel)
 
 
-def _can_carry_gradient(op: OpDef) -> bool:
-    return any(ty in (ANY, SCALAR, FLOAT) or isinstance(ty, TensorType) for ty in op.schema.returns)
-
-
-def test_every_differentiable_op_has_a_formula() -> None:
-    """The rule: an operator with a kernel, marked differentiable, whose result can carry a
-    gradient (typed Tensor, float, Scalar or Any) has a formula in `autodiff.formulas`, or is
-    a ``prim::`` scalar operator that `derivatives.ALIASES` maps to one. The exceptions are
-    exactly HELPERS, STRUCTURAL, TAPES and SCALARS_WITHOUT_ALIAS above. An operator whose result
-    carries no gradient (comparisons, floor division, logic, shape queries) is marked
-    ``differentiable=False`` instead of being exempted; conversely, every formula is for a
-    differentiable operator, so none is dead code."""
+def test_the_record_says_exactly_which_operators_have_a_formula() -> None:
+    """An operator's record says FORMULA exactly when `autodiff.formulas` has its formula or
+    `derivatives.ALIASES` maps it to one (Note [Derivatives] in `ir.ops.registry`): so no
+    formula is dead code, and every operator without one says whether a gradient stops at it
+    (NONE) or flows and differentiation refuses it (REFUSED, STRUCTURAL)."""
     formulas = all_formulas()
-    missing = {
-        name
-        for name, op in OPS.items()
-        if op.differentiable
-        and op.kernel is not None
-        and _can_carry_gradient(op)
-        and ALIASES.get(name, name) not in formulas
-    }
-    assert missing - HELPERS - STRUCTURAL - TAPES == SCALARS_WITHOUT_ALIAS
-    assert {name for name in formulas if not OPS[name].differentiable} == set()
+    with_formula = {name for name in OPS if ALIASES.get(name, name) in formulas}
+    declared = {name for name, op in OPS.items() if op.derivative is Derivative.FORMULA}
+    assert sorted(declared - with_formula) == []
+    assert sorted(with_formula - declared) == []
+    assert set(ALIASES.values()) <= set(formulas)
+
+
+def test_the_reference_lists_every_refused_operator() -> None:
+    """A user sees in `docs/operators.md` which operators a gradient cannot pass yet."""
+    rows = {row.split("`")[1]: row for row in render().splitlines() if row.startswith("| `")}
+    for name, op in OPS.items():
+        refused = rows[name].endswith("| **refused** |")
+        assert refused == (op.derivative is Derivative.REFUSED), name
 
 
 # Helpers the gradients of common functions call: their formulas make a gradient graph

@@ -13,7 +13,7 @@ import pytest
 from ir.errors import InterpreterError
 from ir.graph import Graph
 from ir.interpreter import AUTOGRAD_ZERO, Executable, run_graph
-from ir.ops import OPS, OpDef, parse_schema
+from ir.ops import OPS, Derivative, OpDef, parse_schema
 from ir.parser import parse_graph
 from ir.types import ANY, INT
 
@@ -256,9 +256,15 @@ class Probe:
         self.made: list[weakref.ref[np.ndarray]] = []
         self.seen_alive: list[bool] = []
         self.ops = dict(OPS)
-        self.ops["test::make"] = OpDef(parse_schema("test::make() -> Tensor"), self.make, None)
+        self.ops["test::make"] = OpDef(
+            parse_schema("test::make() -> Tensor"), self.make, None, derivative=Derivative.NONE
+        )
         self.ops["test::alive"] = OpDef(
-            parse_schema("test::alive(Any after) -> bool"), self.alive, None, pure=False
+            parse_schema("test::alive(Any after) -> bool"),
+            self.alive,
+            None,
+            pure=False,
+            derivative=Derivative.NONE,
         )
 
     def make(self) -> np.ndarray:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from ir.errors import IRError
-from ir.ops import OPS, parse_schema, register_op
+from ir.ops import OPS, Derivative, parse_schema, register_op
 from ir.ops.schema import Alias
 from ir.ops.views import SELF_INVERSE
 from ir.types import ANY, TENSOR, ListType
@@ -118,7 +118,7 @@ def test_the_registry_refuses_a_record_that_contradicts_its_schema(
 ) -> None:
     name = schema.partition("(")[0]
     with pytest.raises(IRError, match=name) as raised:
-        register_op(schema, shape=None, **keywords)(_identity)
+        register_op(schema, shape=None, derivative=Derivative.REFUSED, **keywords)(_identity)
     assert message in str(raised.value)
     assert name not in OPS
 
@@ -127,10 +127,16 @@ def test_a_consistent_record_registers() -> None:
     register_op(
         "test::flip_(Tensor(a!) self) -> Tensor(a!)",
         shape=None,
+        derivative=Derivative.FORMULA,
         pure=False,
         out_of_place="aten::flip",
     )(_identity)
-    register_op("test::view(Tensor(a) self) -> Tensor(a)", shape=None, view=SELF_INVERSE)(_identity)
+    register_op(
+        "test::view(Tensor(a) self) -> Tensor(a)",
+        shape=None,
+        derivative=Derivative.FORMULA,
+        view=SELF_INVERSE,
+    )(_identity)
     assert OPS.pop("test::flip_").out_of_place == "aten::flip"
     assert OPS.pop("test::view").view is SELF_INVERSE
 
@@ -209,3 +215,11 @@ def test_an_operator_that_only_reads_holds_none_of_its_operands(kind: str) -> No
 def test_the_records_say_what_a_reverse_loop_recomputes() -> None:
     cheap = {kind for kind, op in OPS.items() if op.cheap_to_recompute}
     assert cheap == {"prim::Constant", "prim::add", "prim::sub", "prim::mul", "prim::neg"}
+
+
+def test_a_record_states_its_derivative() -> None:
+    """No default: whether a gradient stops at an operator or is refused there is decided where
+    it is registered (Note [Derivatives] in `ir.ops.registry`)."""
+    with pytest.raises(TypeError, match="derivative"):
+        register_op("test::bare(Tensor self) -> Tensor", shape=None)(_identity)  # type: ignore[call-arg]
+    assert "test::bare" not in OPS

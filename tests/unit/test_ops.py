@@ -11,7 +11,16 @@ import numpy as np
 import pytest
 
 from ir.errors import IRError
-from ir.ops import AUTOGRAD_ZERO, NO_DEFAULT, OPS, Argument, lookup_op, parse_schema, register_op
+from ir.ops import (
+    AUTOGRAD_ZERO,
+    NO_DEFAULT,
+    OPS,
+    Argument,
+    Derivative,
+    lookup_op,
+    parse_schema,
+    register_op,
+)
 from ir.types import ANY, BOOL, INT, STR, TENSOR, ListType, OptionalType, TupleType
 
 RNG = np.random.default_rng(0)
@@ -751,7 +760,8 @@ def test_in_place_kernels_fill_their_operand_and_return_it() -> None:
         assert kernel is not None
         assert kernel(*operands) is target
         assert not OPS[kind].pure
-        assert not OPS[kind].differentiable
+        # functionalisation rewrites them before differentiation (Note [Derivatives])
+        assert OPS[kind].derivative is Derivative.STRUCTURAL
     np.testing.assert_array_equal(target, [[2.0, 2.0], [3.0, 3.0]])
     copied = OPS["aten::copy"].kernel
     assert copied is not None
@@ -831,7 +841,9 @@ def test_malformed_schemas_are_rejected(text: str) -> None:
 
 def test_registry_rejects_duplicates_and_names_unknown_ops() -> None:
     with pytest.raises(IRError, match=r"aten::mul is registered twice"):
-        register_op("aten::mul(Any self, Any other) -> Tensor", shape=None)(np.multiply)
+        register_op(
+            "aten::mul(Any self, Any other) -> Tensor", shape=None, derivative=Derivative.FORMULA
+        )(np.multiply)
     with pytest.raises(IRError, match=r"unknown operator aten::frobnicate"):
         lookup_op("aten::frobnicate")
     assert lookup_op("aten::mul").kernel is np.multiply
@@ -844,5 +856,5 @@ def test_purity_and_blocks_of_structural_ops() -> None:
     assert OPS["prim::GradOf"].num_blocks == 1
     assert not OPS["prim::CallFunction"].pure
     assert OPS["aten::mul"].pure
-    assert OPS["aten::mul"].differentiable
-    assert not OPS["aten::eq"].differentiable
+    assert OPS["aten::mul"].derivative is Derivative.FORMULA
+    assert OPS["aten::eq"].derivative is Derivative.NONE

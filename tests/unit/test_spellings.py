@@ -11,7 +11,7 @@ import pytest
 
 from frontend.resolve import ATTRIBUTES, METHODS, NUMPY_FUNCTIONS, lookup, spelling_tables
 from ir.errors import IRError
-from ir.ops import OPS, OpDef, parse_schema, register_op
+from ir.ops import OPS, Derivative, OpDef, parse_schema, register_op
 from ir.ops.spellings import (
     ATTRIBUTE,
     METHOD_PREFIX,
@@ -74,7 +74,13 @@ def test_no_two_records_claim_a_spelling() -> None:
 
 def _record(schema: str, declared: dict[str, str]) -> OpDef:
     parsed = parse_schema(schema)
-    return OpDef(parsed, None, None, spellings=parse_spellings(parsed, declared))
+    return OpDef(
+        parsed,
+        None,
+        None,
+        derivative=Derivative.REFUSED,
+        spellings=parse_spellings(parsed, declared),
+    )
 
 
 def test_the_tables_refuse_a_spelling_two_records_claim() -> None:
@@ -114,7 +120,12 @@ def test_registration_refuses_a_spelling_that_does_not_fit(
     declared: dict[str, str], message: str
 ) -> None:
     with pytest.raises(IRError) as info:
-        register_op("test::twice(Tensor self) -> Tensor", shape=None, spellings=declared)
+        register_op(
+            "test::twice(Tensor self) -> Tensor",
+            shape=None,
+            derivative=Derivative.REFUSED,
+            spellings=declared,
+        )
     assert info.value.message == message
     assert "test::twice" not in OPS
 

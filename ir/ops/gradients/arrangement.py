@@ -10,7 +10,7 @@ import numpy as np
 from ir.ops.arrangement import PadMode, _promoted_sequence, atleast_shape
 from ir.ops.gradients.common import shaped_by_operand
 from ir.ops.gradients.shape_ops import concatenate_backward_rule
-from ir.ops.registry import NOT_CONSTANT, register_op
+from ir.ops.registry import NOT_CONSTANT, Derivative, register_op
 from ir.ops.shape_ops import _concatenate_rule
 from ir.ops.shape_rules import (
     as_tensor,
@@ -98,25 +98,33 @@ def _pad_backward_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Typ
 register_op(
     "aten::_join_backward(Tensor grad, Any shapes, int axis) -> Any",
     shape=concatenate_backward_rule,
+    derivative=Derivative.FORMULA,
 )(join_backward)
 
 
-register_op("aten::_join(Any tensors, int axis, int ndim) -> Tensor", shape=_join_rule)(join)
+register_op(
+    "aten::_join(Any tensors, int axis, int ndim) -> Tensor",
+    shape=_join_rule,
+    derivative=Derivative.FORMULA,
+)(join)
 
 
 register_op(
     "aten::_repeat_backward(Tensor grad, Any shape, Any repeats, int? axis) -> Tensor",
     shape=shaped_by_operand(1),
+    derivative=Derivative.FORMULA,
 )(repeat_backward)
 
 
 register_op(
     "aten::_tile_backward(Tensor grad, Any shape, Any reps) -> Tensor",
     shape=shaped_by_operand(1),
+    derivative=Derivative.FORMULA,
 )(tile_backward)
 
 
 register_op(
     "aten::_pad_backward(Tensor grad, Any shape, Any pad_width, str mode) -> Any",
     shape=_pad_backward_rule,
+    derivative=Derivative.FORMULA,
 )(pad_backward)

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ir.ops.registry import NOT_CONSTANT, register_op
+from ir.ops.registry import NOT_CONSTANT, Derivative, register_op
 from ir.ops.shape_rules import (
     as_tensor,
     fixed,
@@ -78,7 +78,7 @@ def _gradient_dtype_value(types: Sequence[Type]) -> Any:
 register_op(
     "aten::_dtype_of(Any self) -> str",
     shape=fixed(STR),
-    differentiable=False,
+    derivative=Derivative.NONE,
     value_from_types=_dtype_of_value,
 )(dtype_of)
 
@@ -86,6 +86,6 @@ register_op(
 register_op(
     "aten::_gradient_dtype(Any operand, Any result) -> str",
     shape=fixed(STR),
-    differentiable=False,
+    derivative=Derivative.NONE,
     value_from_types=_gradient_dtype_value,
 )(gradient_dtype)

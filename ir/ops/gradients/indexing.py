@@ -9,7 +9,7 @@ import numpy as np
 
 from ir.ops.gradients.common import like_tensor_operand, shaped_by_operand
 from ir.ops.indexing import _along
-from ir.ops.registry import NOT_CONSTANT, OPS, register_op
+from ir.ops.registry import NOT_CONSTANT, OPS, Derivative, register_op
 from ir.ops.shape_rules import (
     as_tensor,
     int_sequence,
@@ -96,6 +96,7 @@ def index_backward(grad: Any, shape: Any, indices: Any) -> Any:
 register_op(
     "aten::_select_backward(Tensor grad, Any shape, int axis, int index) -> Tensor",
     shape=shaped_by_operand(1),
+    derivative=Derivative.FORMULA,
 )(select_backward)
 
 
@@ -103,26 +104,30 @@ register_op(
     "aten::_slice_backward(Tensor grad, Any shape, int axis, int? start, int? stop, int? step)"
     " -> Tensor",
     shape=shaped_by_operand(1),
+    derivative=Derivative.FORMULA,
 )(slice_backward)
 
 
+# It and _previous_row are created by optimisations of the reverse program (accumulate-slices,
+# share-carried-tapes), after differentiation: structural.
 register_op(
     "aten::_scatter_slices(Any grads, Any shape, Any keys) -> Tensor",
     shape=_scatter_slices_rule,
-    differentiable=False,
+    derivative=Derivative.STRUCTURAL,
 )(scatter_slices)
 
 
 register_op(
     "aten::_previous_row(Tensor tape, Tensor first, int index) -> Tensor",
     shape=like_tensor_operand(1),
-    differentiable=False,
+    derivative=Derivative.STRUCTURAL,
 )(previous_row)
 
 
 register_op(
     "aten::_index_tuple(Tensor self, Any indices) -> Tensor",
     shape=index_tuple_rule,
+    derivative=Derivative.FORMULA,
     may_raise=True,
 )(index_tuple)
 
@@ -130,4 +135,5 @@ register_op(
 register_op(
     "aten::_index_backward(Tensor grad, Any shape, Any indices) -> Tensor",
     shape=shaped_by_operand(1),
+    derivative=Derivative.FORMULA,
 )(index_backward)

@@ -9,7 +9,7 @@ import numpy as np
 
 from ir.graph import Node
 from ir.ops.gradients.common import like_tensor_operand
-from ir.ops.registry import register_op
+from ir.ops.registry import Derivative, register_op
 from ir.ops.shape_rules import (
     as_array_like,
     as_tensor,
@@ -135,6 +135,7 @@ def spell_matmul_backward_other(
 register_op(
     "aten::_matmul_backward_self(Tensor grad, Tensor self, Tensor other) -> Tensor",
     shape=like_tensor_operand(1),
+    derivative=Derivative.FORMULA,
     only_reads=True,
     typed_call=spell_matmul_backward_self,
 )(matmul_backward_self)
@@ -143,6 +144,7 @@ register_op(
 register_op(
     "aten::_matmul_backward_other(Tensor grad, Tensor self, Tensor other) -> Tensor",
     shape=like_tensor_operand(2),
+    derivative=Derivative.FORMULA,
     only_reads=True,
     typed_call=spell_matmul_backward_other,
 )(matmul_backward_other)
@@ -151,4 +153,5 @@ register_op(
 register_op(
     "aten::_dot_backward(Tensor grad, Any self, Any other) -> Any",
     shape=_dot_backward_rule,
+    derivative=Derivative.FORMULA,
 )(dot_backward)

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ir.ops.registry import register_op
+from ir.ops.registry import Derivative, register_op
 from ir.ops.shape_rules import (
     as_tensor,
     fixed,
@@ -146,16 +146,19 @@ register_op(
     "aten::_svd_backward(Any grad, Tensor self, Any out, bool full_matrices, bool compute_uv)"
     " -> Tensor",
     shape=_like_operand(1),
+    derivative=Derivative.REFUSED,
 )(svd_backward)
 
 
 register_op(
-    "aten::_norm_kind(Any ord, Any axis, int ndim) -> int", shape=fixed(INT), differentiable=False
+    "aten::_norm_kind(Any ord, Any axis, int ndim) -> int",
+    shape=fixed(INT),
+    derivative=Derivative.NONE,
 )(norm_kind)
 
 
 register_op(
     "aten::_matrix_norm_axis(Any axis, int ndim, int which) -> int",
     shape=fixed(INT),
-    differentiable=False,
+    derivative=Derivative.NONE,
 )(matrix_norm_axis)

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ir.ops.prim import AUTOGRAD_ZERO, autograd_add, join_all, join_list_gradients
-from ir.ops.registry import NOT_CONSTANT, register_op
+from ir.ops.registry import NOT_CONSTANT, Derivative, register_op
 from ir.ops.shape_rules import (
     fixed,
 )
@@ -150,28 +150,35 @@ def _same_type(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
 register_op(
     "aten::_list_index_backward(Any grad, Any lst, int index) -> Any",
     shape=_list_index_backward_rule,
+    derivative=Derivative.FORMULA,
 )(list_index_backward)
 
 
 register_op(
     "aten::_is_list(Any sequence) -> bool",
     shape=fixed(BOOL),
-    differentiable=False,
+    derivative=Derivative.NONE,
     value_from_types=_is_list_value,
 )(is_list)
 
 
-register_op("aten::_sequence_as(Any parts, bool as_list) -> Any", shape=_sequence_as_rule)(
-    sequence_as
-)
+register_op(
+    "aten::_sequence_as(Any parts, bool as_list) -> Any",
+    shape=_sequence_as_rule,
+    derivative=Derivative.FORMULA,
+)(sequence_as)
 
 
-register_op("aten::_list_head(Any lst) -> Any[]", shape=_list_head_rule)(list_head)
+register_op(
+    "aten::_list_head(Any lst) -> Any[]", shape=_list_head_rule, derivative=Derivative.FORMULA
+)(list_head)
 
 
-register_op("aten::_zeros_like_value(Any value) -> Any", shape=_same_type, differentiable=False)(
-    zeros_like_value
-)
+register_op(
+    "aten::_zeros_like_value(Any value) -> Any", shape=_same_type, derivative=Derivative.NONE
+)(zeros_like_value)
 
 
-register_op("aten::_add_lists(Any a, Any b) -> Any[]", shape=_add_lists_rule)(add_lists)
+register_op(
+    "aten::_add_lists(Any a, Any b) -> Any[]", shape=_add_lists_rule, derivative=Derivative.FORMULA
+)(add_lists)

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ir.ops.gradients.common import like_tensor_operand, shaped_by_operand
-from ir.ops.registry import register_op
+from ir.ops.registry import Derivative, register_op
 from ir.ops.shape_rules import (
     as_tensor,
     normalize_axes,
@@ -102,12 +102,14 @@ def _prod_double_backward_rule(types: Sequence[Type], consts: Sequence[Any]) -> 
 register_op(
     "aten::_unreduce(Tensor grad, Any shape, Any axis, bool keepdims) -> Tensor",
     shape=shaped_by_operand(1),
+    derivative=Derivative.FORMULA,
 )(unreduce)
 
 
 register_op(
     "aten::_prod_backward(Tensor grad, Tensor self, Any axis, bool keepdims) -> Tensor",
     shape=like_tensor_operand(1),
+    derivative=Derivative.FORMULA,
 )(prod_backward)
 
 
@@ -115,4 +117,5 @@ register_op(
     "aten::_prod_double_backward(Tensor cotangent, Tensor grad, Tensor self, Any axis,"
     " bool keepdims) -> Any",
     shape=_prod_double_backward_rule,
+    derivative=Derivative.REFUSED,
 )(prod_double_backward)

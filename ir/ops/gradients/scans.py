@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from ir.ops.gradients.common import shaped_by_operand
-from ir.ops.registry import register_op
+from ir.ops.registry import Derivative, register_op
 
 
 def cumsum_backward(grad: Any, shape: Any, axis: int | None) -> Any:
@@ -35,10 +35,12 @@ def diff_backward(grad: Any, shape: Any, n: int, axis: int) -> Any:
 register_op(
     "aten::_cumsum_backward(Tensor grad, Any shape, int? axis) -> Tensor",
     shape=shaped_by_operand(1),
+    derivative=Derivative.FORMULA,
 )(cumsum_backward)
 
 
 register_op(
     "aten::_diff_backward(Tensor grad, Any shape, int n, int axis) -> Tensor",
     shape=shaped_by_operand(1),
+    derivative=Derivative.FORMULA,
 )(diff_backward)

@@ -11,7 +11,7 @@ import numpy as np
 
 from ir.ops.gradients.common import shaped_by_operand
 from ir.ops.gradients.indexing import index_tuple_rule
-from ir.ops.registry import NOT_CONSTANT, OPS, register_op
+from ir.ops.registry import NOT_CONSTANT, OPS, Derivative, register_op
 from ir.ops.shape_rules import (
     as_tensor,
     same_shape,
@@ -105,26 +105,33 @@ def scatter_last_written(grad: Any, shape: Any, indices: Any) -> Any:
 register_op(
     "aten::_index_put_tuple(Tensor self, Any values, Any indices) -> Tensor",
     shape=_index_put_tuple_rule,
+    derivative=Derivative.REFUSED,
 )(index_put_tuple)
 
 
 register_op(
     "aten::_add_at_tuple(Tensor self, Any values, Any indices) -> Tensor",
     shape=_add_at_tuple_rule,
+    derivative=Derivative.REFUSED,
 )(add_at_tuple)
 
 
-register_op("aten::_zero_written(Tensor grad, Any indices) -> Tensor", shape=same_shape)(
-    zero_written
-)
+register_op(
+    "aten::_zero_written(Tensor grad, Any indices) -> Tensor",
+    shape=same_shape,
+    derivative=Derivative.FORMULA,
+)(zero_written)
 
 
 register_op(
-    "aten::_gather_last_written(Tensor grad, Any indices) -> Tensor", shape=index_tuple_rule
+    "aten::_gather_last_written(Tensor grad, Any indices) -> Tensor",
+    shape=index_tuple_rule,
+    derivative=Derivative.FORMULA,
 )(gather_last_written)
 
 
 register_op(
     "aten::_scatter_last_written(Tensor grad, Any shape, Any indices) -> Tensor",
     shape=shaped_by_operand(1),
+    derivative=Derivative.FORMULA,
 )(scatter_last_written)

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from ir.ops.gradients.common import shaped_by_operand
-from ir.ops.registry import register_op
+from ir.ops.registry import Derivative, register_op
 from ir.ops.selection import diagonal_length
 
 
@@ -45,15 +45,19 @@ def take_backward(grad: Any, shape: Any, indices: Any, axis: int | None) -> Any:
 register_op(
     "aten::_diagonal_backward(Tensor grad, Any shape, int offset, int axis1, int axis2) -> Tensor",
     shape=shaped_by_operand(1),
+    derivative=Derivative.FORMULA,
 )(diagonal_backward)
 
 
 register_op(
-    "aten::_diag_backward(Tensor grad, Any shape, int k) -> Tensor", shape=shaped_by_operand(1)
+    "aten::_diag_backward(Tensor grad, Any shape, int k) -> Tensor",
+    shape=shaped_by_operand(1),
+    derivative=Derivative.FORMULA,
 )(diag_backward)
 
 
 register_op(
     "aten::_take_backward(Tensor grad, Any shape, Any indices, int? axis) -> Tensor",
     shape=shaped_by_operand(1),
+    derivative=Derivative.FORMULA,
 )(take_backward)

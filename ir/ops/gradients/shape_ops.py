@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ir.ops.registry import NOT_CONSTANT, register_op
+from ir.ops.registry import NOT_CONSTANT, Derivative, register_op
 from ir.ops.shape_rules import (
     as_tensor,
     tensor,
@@ -86,7 +86,9 @@ def stack_backward(grad: Any, axis: int) -> tuple[Any, ...]:
 
 
 register_op(
-    "aten::_transpose_backward(Tensor grad, Any axes) -> Tensor", shape=_transpose_backward_rule
+    "aten::_transpose_backward(Tensor grad, Any axes) -> Tensor",
+    shape=_transpose_backward_rule,
+    derivative=Derivative.FORMULA,
 )(transpose_backward)
 
 
@@ -110,17 +112,20 @@ def _stack_backward_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[T
 register_op(
     "aten::_concatenate_backward(Tensor grad, Any sizes, int? axis) -> Any",
     shape=concatenate_backward_rule,
+    derivative=Derivative.FORMULA,
 )(concatenate_backward)
 
 
 register_op(
     "aten::_input_shapes(Any tensors) -> Any",
     shape=_input_shapes_rule,
-    differentiable=False,
+    derivative=Derivative.NONE,
     value_from_types=_input_shapes_value,
 )(input_shapes)
 
 
-register_op("aten::_stack_backward(Tensor grad, int axis) -> Any", shape=_stack_backward_rule)(
-    stack_backward
-)
+register_op(
+    "aten::_stack_backward(Tensor grad, int axis) -> Any",
+    shape=_stack_backward_rule,
+    derivative=Derivative.FORMULA,
+)(stack_backward)
