@@ -155,7 +155,9 @@ class ScriptFunction:
             self.check_declared(name, declared, ty)
         try:
             parsed = self.parsed_for(types, strided_inputs)
-            return typed_graph(parsed, list(types), number_inputs, strided_inputs)
+            return typed_graph(
+                parsed, list(types), number_inputs, strided_inputs, lower_tuples=False
+            )
         except ShapeError as error:
             arguments = ", ".join(f"{n}: {t}" for n, t in zip(names, types, strict=True))
             error.add_note_line(f"in {self.qualname}({arguments})")

@@ -27,9 +27,12 @@ from passes.shape_propagation import specialise
 # A plain call and a gradient specialise a function the same way (`typed_graph`): shapes and
 # dtypes propagated from the arguments' types, then writes made pure SSA first (Note
 # [Functionalisation] in `passes.functionalize`: no other pass may touch a graph that writes
-# in place), then the cleanup that shape propagation makes possible: tuples lowered, sizes it
-# learnt turned into constants, loop invariants hoisted, and what that made common or dead
-# removed. The ``typed`` stage `autodiff dump` prints is this graph, for both.
+# in place), then the cleanup that shape propagation makes possible: sizes it learnt turned
+# into constants, loop invariants hoisted, and what that made common or dead removed. One
+# pass is for gradients only: `lower-tuples` (differentiation needs tuples taken apart)
+# rebuilds a value typed as a tuple as a tuple, and the pieces of a split an ``if`` chooses
+# are a list at run time, which a plain call must return as it is (a gradient restores it
+# from its output tree). The ``typed`` stage `autodiff dump` prints is a plain call's.
 FORWARD_CLEANUP = (
     "lower-tuples",
     "constant-propagation",
@@ -194,17 +197,26 @@ def unknown_layouts(types: Sequence[Type]) -> str:
 
 
 def typed_graph(
-    graph: Graph, input_types: Sequence[Type], number_inputs: str = "", strided_inputs: str = ""
+    graph: Graph,
+    input_types: Sequence[Type],
+    number_inputs: str = "",
+    strided_inputs: str = "",
+    *,
+    lower_tuples: bool = True,
 ) -> Graph:
     """``graph`` specialised to ``input_types`` and cleaned up (Note [One specialisation
     pipeline]); the inputs at ``number_inputs`` are NumPy scalars (`numpy_scalar_positions`),
-    those in ``strided_inputs`` arrays that are not C-contiguous (`strided_inputs`).
+    those in ``strided_inputs`` arrays that are not C-contiguous (`strided_inputs`). A plain
+    call leaves tuples as they are (``lower_tuples=False``).
 
     >>> typed = typed_graph(scripted.graph, [TensorType("float64", (3, 4))])
     """
+    steps = with_input_layouts(SPECIALISE_PIPELINE, number_inputs, strided_inputs)
+    if not lower_tuples:
+        steps = [step for step in steps if step[0] != "lower-tuples"]
     with gc_paused():  # Note [Compile-time cost] in autodiff.pipeline
         typed = specialise(graph, input_types)
-        run_passes(typed, with_input_layouts(SPECIALISE_PIPELINE, number_inputs, strided_inputs))
+        run_passes(typed, steps)
     return typed
 
 
