@@ -2,7 +2,7 @@
 
 # Note [Shared carried tapes]
 # A loop's reverse reads, per iteration, what that iteration's formulas read (Note [Loop tapes]
-# in `autodiff.differentiate`). In ``h = np.tanh(x[t] @ w_in + h @ w_h)`` the product's
+# in `autodiff.control_flow`). In ``h = np.tanh(x[t] @ w_in + h @ w_h)`` the product's
 # backward reads the carried ``h`` the iteration starts with, and tanh's backward reads the
 # ``h`` it ends with: two tapes, where the first holds the second shifted by one row. The row
 # the first tape has in iteration t is the second's row t - 1, or, for t = 0, the value the

@@ -1,6 +1,6 @@
 """Tapes: where a differentiated loop's forward keeps, per iteration, what its backward reads.
 
-See Note [Loop tapes] in `autodiff.differentiate`. A tape is created before the loop, carried
+See Note [Loop tapes] in `autodiff.control_flow`. A tape is created before the loop, carried
 through it, written once per iteration and read back, in reverse order, by the backward loop:
 
     prim::TapeArray(int length, Any row_shape, str dtype) -> Tensor
