@@ -132,7 +132,8 @@ def _base(g: _Generator, ranks: tuple[int, ...] = (1, 2)) -> Variable:
 
 def accumulators(g: _Generator) -> None:
     """``s = 0.0`` (or ``0``, or a float parameter), then ``s op= <NumPy scalar>`` in a
-    ``for`` or ``while`` loop, in a branch of one, in an ``if``, or straight."""
+    ``for`` or ``while`` loop, in a branch of one, in an ``if``, or straight; sometimes then
+    the fill value of ``np.full`` or ``np.full_like``."""
     place = g.choose(["for", "while", "for_if", "while_if", "if", "straight"])
     op = g.choose(AUGMENTED)
     trips = g.trip_count()
@@ -169,6 +170,21 @@ def accumulators(g: _Generator) -> None:
                 update()
     bound = 1.0 if op in ("*=", "/=") else 1.0 + room * runs
     g.define(name, Expr(name, (), bound))
+    if g.flag():
+        # The accumulated number as a fill value: its gradient is the sum over the array
+        # (np.full and np.full_like gave it none, silently).
+        filled = g.fresh("f")
+        spelling, shape = g.choose(
+            [
+                (f"np.full((3, 4), {name} * 1.0)", (3, 4)),
+                (f"np.full(4, {name} * 1.0)", (4,)),
+                (f"np.full_like(a, {name})", (3, 4)),
+            ]
+        )
+        g.emit(f"{filled} = {spelling}")
+        g.define(filled, Expr(filled, shape, bound))
+        _use(g, filled)
+        return
     _use(g, name)
 
 
