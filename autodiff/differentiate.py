@@ -216,6 +216,9 @@ class ReverseBuilder:
         if node.kind in ("prim::TupleUnpack", "prim::TupleIndex"):
             self.differentiate_parts(node)
             return
+        if node.kind == "prim::TupleSlice":
+            self.differentiate_slice(node)
+            return
         if node.kind == "prim::ListUnpack":
             self.differentiate_list_unpack(node)
             return
@@ -337,6 +340,40 @@ class ReverseBuilder:
             ]
             types = TupleType(tuple(part.ty for part in parts))
             tuple_grad = self.graph.insert("prim::TupleConstruct", parts, (types,)).output
+        _set_ranges(body, node)
+        body.register_output(tuple_grad)
+        self.set_grad(source, grad_of.add_output(source.ty, gradient_name(source)))
+
+    def differentiate_slice(self, node: Node) -> None:
+        """``parts[1:]`` of a tuple an operator returned (``np.split(x, 3)[1:]``): each element
+        of the slice gives its gradient to the element of the tuple it is, and the others get
+        zeros, as in `differentiate_parts`."""
+        source, grad = node.inputs[0], self.grad_map.get(node.output)
+        if grad is None:
+            return
+        bounds = node.inputs[1:]
+        if not isinstance(source.ty, TupleType) or not all(is_constant(v) for v in bounds):
+            raise DifferentiationError(
+                "cannot differentiate a tuple slice whose length or bounds are only known at "
+                "run time",
+                node.source_range,
+            )
+        count = len(source.ty.elems)
+        taken = range(count)[slice(*(constant_value(v) for v in bounds))]
+        grad_of = self.graph.create("prim::GradOf", [grad], (), {"name": node.kind}, num_blocks=1)
+        grad_of.source_range = node.source_range
+        self.block.append_node(grad_of)
+        body = grad_of.blocks[0]
+        with self.graph.inserting_at_end(body):
+            types = [source.ty.elems[i] for i in taken]
+            pieces = self.graph.insert("prim::TupleUnpack", [grad], types).outputs if types else []
+            by_position = dict(zip(taken, pieces, strict=True))
+            parts = [
+                by_position[i] if i in by_position else self.zeros_of_part(source, i, None)
+                for i in range(count)
+            ]
+            types_of_parts = TupleType(tuple(part.ty for part in parts))
+            tuple_grad = self.graph.insert("prim::TupleConstruct", parts, (types_of_parts,)).output
         _set_ranges(body, node)
         body.register_output(tuple_grad)
         self.set_grad(source, grad_of.add_output(source.ty, gradient_name(source)))

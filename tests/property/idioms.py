@@ -452,7 +452,7 @@ def saved_operands(g: _Generator) -> None:
 def split_einsum(g: _Generator) -> None:
     """``np.einsum`` whose batch axes of size 1 broadcast (``'mnd,mdo->mno'`` with ``m`` 1 in
     one operand; ``...`` in subscripts is refused, with a located error), and the split family
-    with pieces of unequal size, several of them read."""
+    with pieces of unequal size, several of them read, sometimes a slice of them."""
     form = g.choose(["einsum_batch", "einsum_batch", "split", "split", "split"])
     name = g.fresh("t")
     if form == "einsum_batch":
@@ -482,6 +482,10 @@ def split_einsum(g: _Generator) -> None:
             ]
         )
         pieces = g.fresh("parts")
+        # A slice of the pieces (``np.split(x, 3)[1:]``), whose gradient was refused.
+        start = g.draw_int(0, count - 1) if g.flag() else 0
+        if start:
+            spelling, count = f"{spelling}[{start}:]", count - start
         g.emit(f"{pieces} = {spelling}")
         used = sorted({g.draw_int(0, count - 1) for _ in range(g.draw_int(1, count))})
         terms = " + ".join(f"np.sum(np.sin({pieces}[{i}]) * {pieces}[{i}])" for i in used)

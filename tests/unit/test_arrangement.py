@@ -461,3 +461,34 @@ def test_jacobian_and_grad_refuse_a_list_of_pieces_by_name() -> None:
         ad.jacobian(split_pieces)(x.reshape(2, 2))
     with pytest.raises(ad.DifferentiationError, match=r"returned a list of 2"):
         ad.grad(split_pieces)(x.reshape(2, 2))
+
+
+def product_of_later_pieces(x):
+    parts = np.split(x, 3)[1:]
+    return np.sum(parts[0] * parts[1])
+
+
+def every_other_piece(x):
+    first, last = np.array_split(x, 4)[::3]
+    return np.sum(np.sin(first) * last)
+
+
+def last_pieces_stacked(x):
+    return np.sum(np.stack(np.split(x, 3)[-2:]) ** 2)
+
+
+SLICED_PIECES = [product_of_later_pieces, every_other_piece, last_pieces_stacked]
+
+
+@pytest.mark.parametrize("fn", SLICED_PIECES, ids=lambda f: f.__name__)
+def test_gradient_through_a_slice_of_pieces(fn: Callable[..., Any]) -> None:
+    # ``np.split(x, 3)[1:]`` was refused: "prim::TupleSlice is not differentiable".
+    x = RNG.standard_normal(6)
+    grad = ad.grad(fn)(x)
+    eps, expected = 1e-6, np.zeros_like(x)
+    for i in range(x.size):
+        step = np.zeros_like(x)
+        step[i] = eps
+        expected[i] = (fn(x + step) - fn(x - step)) / (2 * eps)
+    np.testing.assert_allclose(grad, expected, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(ad.value_and_grad(fn)(x)[0], fn(x))
