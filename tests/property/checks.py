@@ -40,7 +40,14 @@ from autodiff.lambda_lift import lambda_lift
 from autodiff.pipeline import REVERSE_OPTIMISATION, Stages, differentiate_typed
 from autodiff.runtime import CompiledGradient
 from autodiff.script import ScriptFunction
-from autodiff.specialize import FORWARD_CLEANUP, SPECIALISE_PIPELINE, argument_type
+from autodiff.specialize import (
+    FORWARD_CLEANUP,
+    SPECIALISE_PIPELINE,
+    argument_type,
+    functionalize_options,
+    numpy_scalar_positions,
+    strided_inputs,
+)
 from ir.errors import AutodiffError
 from ir.graph import Graph
 from ir.interpreter import run_graph
@@ -132,6 +139,13 @@ def numpy_runs(program: Program) -> bool:
     raise AssertionError("unreachable")  # reject() raises
 
 
+def layouts_of(program: Program) -> dict[str, str]:
+    """The options that tell `passes.functionalize` which of ``program``'s arguments are NumPy
+    scalars and which arrays are not C-contiguous, as a compiled call does."""
+    values = program.arguments()
+    return functionalize_options(numpy_scalar_positions(values), strided_inputs(values))
+
+
 @functools.lru_cache(maxsize=2)
 def compiled(program: Program) -> Compiled:
     """`Compiled` for ``program``, built once for all its properties (a failure is not kept:
@@ -143,7 +157,9 @@ def compiled(program: Program) -> Compiled:
         for (name, _), value in zip(program.args, program.arguments(), strict=True)
     ]
     specialised = specialise(scripted.graph, types)
-    base = _after(specialised, [("functionalize", {})])
+    # The layouts the compiled call tells functionalisation (a reshape of a Fortran-ordered
+    # argument is a copy): regression 131, where the check left them out.
+    base = _after(specialised, [("functionalize", layouts_of(program))])
     forward = _after(base, [(name, {}) for name in FORWARD_CLEANUP])
     return Compiled(
         module, scripted, scripted.graph, specialised, base, forward, program.float_positions()
@@ -240,7 +256,11 @@ def check_passes(program: Program) -> None:
         # the passes that changed something are verified and run again.
         if print_graph(graph) != unchanged:
             _run_checked(graph, args, expected, f"after {name}")
-    _run_checked(_after(specialised, SPECIALISE_PIPELINE), args, expected, "SPECIALISE_PIPELINE")
+    pipeline = [
+        (name, layouts_of(program) if name == "functionalize" else options)
+        for name, options in SPECIALISE_PIPELINE
+    ]
+    _run_checked(_after(specialised, pipeline), args, expected, "SPECIALISE_PIPELINE")
     _run_checked(shared.forward, args, expected, "FORWARD_CLEANUP")
     check_gradient_passes(program, np.shape(expected[0][0]), shared.stages)
 
