@@ -520,22 +520,13 @@ def _recomputations(formula: Formula, count: int) -> frozenset[Node]:
 
 
 def _may_be_complex(ty: Type) -> bool:
-    if isinstance(ty, TensorType) and ty.dtype is None:
-        return True
+    """A complex array, an array of unknown dtype, or a tuple or list holding one."""
+    if isinstance(ty, TensorType):
+        return ty.dtype is None or np.dtype(ty.dtype).kind == "c"
     if isinstance(ty, TupleType):
         return any(_may_be_complex(elem) for elem in ty.elems)
     if isinstance(ty, ListType):
         return _may_be_complex(ty.elem)
-    return _is_complex(ty)
-
-
-def _is_complex(ty: Type) -> bool:
-    if isinstance(ty, TensorType):
-        return ty.dtype is not None and np.dtype(ty.dtype).kind == "c"
-    if isinstance(ty, TupleType):
-        return any(_is_complex(elem) for elem in ty.elems)
-    if isinstance(ty, ListType):
-        return _is_complex(ty.elem)
     return False
 
 
