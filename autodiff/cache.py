@@ -1,21 +1,21 @@
 """Bounded compilation caches, and the warning for a function compiled for many signatures.
 
 # Note [Cache bounds]
-# Every cache of compiled code is per function and keyed by call signature (Note
-# [Specialisation cache] in `autodiff.script`, Note [Gradient cache] in `autodiff.grad`):
-# `ScriptFunction.cache` (executables), `ScriptFunction.parsed` (graphs per Python-number or
-# gradient argument types), `_Differentiated.cache` (compiled gradients) and
-# `GradFunction.hits` (their hit paths). A function called with ever new shapes would fill them
-# without end, each compiled gradient some tens of KB, so each is a `CompilationCache`: least
-# recently used first out, at most `cache_size()` entries (DEFAULT_CACHE_SIZE, or
-# ``AUTODIFF_CACHE_SIZE`` in the environment, or ``ad.set_cache_size(n)``; a new size applies
-# from each cache's next compilation). An entry evicted is compiled again when its signature
-# comes back. The functions ``ad.vjp`` compiled for are held weakly (`_VJP_FUNCTIONS` in
-# `autodiff.cotangents`), so they go with the function.
+# A function's compiled code lives in one cache keyed by call signature, its compilation
+# units (`ScriptFunction.cache`: Note [Compilation units] in `autodiff.unit`), next to
+# `ScriptFunction.parsed` (graphs per Python-number or gradient argument types). A function
+# called with ever new shapes would fill them without end, each unit some tens of KB, so each
+# is a `CompilationCache`: least recently used first out, at most `cache_size()` entries
+# (DEFAULT_CACHE_SIZE, or ``AUTODIFF_CACHE_SIZE`` in the environment, or
+# ``ad.set_cache_size(n)``; a new size applies from each cache's next compilation). A unit
+# evicted is compiled again when its signature comes back. What ``ad.vjp`` scripted for a
+# plain function is kept on the function (`scripted_for` in `autodiff.script`), so it goes
+# with the function.
 #
-# A hit must stay cheap (the call overhead of Note [Gradient cache]): a lookup is the dict's
-# own ``get``, and a hit marks its entry as recently used only when the cache holds more than
-# one, so the common function with one signature pays a ``len`` and nothing else.
+# A hit must stay cheap (the call overhead of Note [Gradient calls] in `autodiff.unit`): a
+# lookup is the dict's own ``get``, and a hit marks its entry as recently used only when the
+# cache holds more than one, so the common function with one signature pays a ``len`` and
+# nothing else.
 #
 # Many signatures are usually a mistake (a batch dimension that changes each step, a list that
 # grows), as ``torch.compile`` says with its ``recompile_limit`` (8): the cache that counts
@@ -128,8 +128,9 @@ class CompilationCache(OrderedDict[Hashable, V]):
             self.move_to_end(key)
         return found
 
-    def store(self, key: Hashable, value: V) -> None:
-        """Add a compilation, dropping the least recently used past `cache_size`."""
+    def store(self, key: Hashable, value: V, what: str | None = None) -> None:
+        """Add a compilation, dropping the least recently used past `cache_size`; ``what``
+        names what was compiled in the warning (default: `owner`)."""
         self[key] = value
         self.move_to_end(key)
         limit = cache_size()
@@ -140,10 +141,10 @@ class CompilationCache(OrderedDict[Hashable, V]):
             if self.compilations > recompile_limit() and not self.warned:
                 self.warned = True
                 warnings.warn(
-                    f"{self.owner} has been compiled for {self.compilations} call signatures "
-                    "(argument kinds, dtypes and shapes); each compilation costs time and memory"
-                    f", and the cache keeps the {limit} most recently used. If the shapes vary "
-                    "on purpose, raise the limit with ad.set_recompile_limit(n) (or "
+                    f"{what or self.owner} has been compiled for {self.compilations} call "
+                    "signatures (argument kinds, dtypes and shapes); each compilation costs time "
+                    f"and memory, and the cache keeps the {limit} most recently used. If the "
+                    "shapes vary on purpose, raise the limit with ad.set_recompile_limit(n) (or "
                     "AUTODIFF_RECOMPILE_LIMIT=n), or silence this with warnings.filterwarnings("
                     "'ignore', category=ad.RecompileWarning)",
                     RecompileWarning,

@@ -3,27 +3,21 @@ of its arguments (JAX's ``vjp``); `jacobian` and `gradcheck` are built on it."""
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from autodiff.errors import DifferentiationError
-from autodiff.grad import _describe, _Differentiated, _gradients, _shape_of
-from autodiff.specialize import argument_type
+from autodiff.grad import _gradients
+from autodiff.script import scripted_for
+from autodiff.unit import compiled_gradient, describe
 from ir.ops.gradients.prim import zeros_like_value
 from passes.requires_grad import can_hold_gradient
 
-# What `vjp` compiled per function, so that calling ``ad.vjp(f, ...)`` in a loop compiles once
-# per signature; weak, so that a function's compiled code goes when the function does.
-_VJP_FUNCTIONS: weakref.WeakKeyDictionary[Any, _Differentiated] = weakref.WeakKeyDictionary()
 
-
-def _differentiated_for(fn: Callable[..., Any]) -> _Differentiated:
-    found = _VJP_FUNCTIONS.get(fn)
-    if found is None:
-        found = _Differentiated(fn)
-        _VJP_FUNCTIONS[fn] = found
-    return found
+def _shape_of(value: Any) -> tuple[int, ...]:
+    return tuple(np.shape(value))
 
 
 def _checked_cotangent(seed: Any, output: Any, where: str) -> Any:
@@ -37,7 +31,7 @@ def _checked_cotangent(seed: Any, output: Any, where: str) -> Any:
         if not (isinstance(seed, list | tuple) and len(seed) == len(output)):
             raise DifferentiationError(
                 f"the cotangent of {where}, a {type(output).__name__} of {len(output)}, must "
-                f"be a list or tuple of {len(output)}, but it is {_describe(seed)}"
+                f"be a list or tuple of {len(output)}, but it is {describe(seed)}"
             )
         return type(output)(
             zeros_like_value(part)
@@ -47,7 +41,7 @@ def _checked_cotangent(seed: Any, output: Any, where: str) -> Any:
         )
     if isinstance(seed, list | tuple) or _shape_of(seed) != _shape_of(output):
         raise DifferentiationError(
-            f"the cotangent of {where} has {_describe(seed)}, but {where} has shape "
+            f"the cotangent of {where} has {describe(seed)}, but {where} has shape "
             f"{_shape_of(output)}"
         )
     return seed
@@ -61,13 +55,11 @@ def vjp(fn: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple[
     >>> out, vjp_fn = ad.vjp(f, x, y)
     >>> dx, dy = vjp_fn(np.ones_like(out))
     """
-    differentiated = _differentiated_for(fn)
-    scripted = differentiated.scripted
+    scripted = scripted_for(fn)
     values = scripted.runtime_values(args, {})
-    names = list(scripted.signature.parameters)
-    types = [argument_type(scripted.qualname, n, v) for n, v in zip(names, values, strict=True)]
+    types = scripted.unit_for(values)[1].types
     wrt = tuple(i for i, ty in enumerate(types[: len(args)]) if can_hold_gradient(ty))
-    compiled = differentiated.compiled_for(values, wrt)
+    _, compiled = compiled_gradient(scripted, values, wrt)
     outputs, saved = compiled.forward(values)
     out = compiled.result(outputs)
 

@@ -5,9 +5,12 @@ hooks here, the profiler in `autodiff.profiler`.
 # Anomaly mode and the profiler see every kernel node of ``f`` and ``df`` through an observer
 # (Note [Observers] in `ir.interpreter`), an option of the generated code (Note [Observed
 # code] in `ir.codegen`). A `CompiledGradient` keeps a second pair of generated functions,
-# compiled with a `NodeDispatch` as observer, built the first time
-# a run happens while some node hook is active (`node_hooks_active`); otherwise it runs its
-# plain executables, so a program that uses none of this pays one truth test of a list per run.
+# compiled from its `Gradient` with a `NodeDispatch` as observer (``df`` with the seed as an
+# input: Note [Seeded df] in `autodiff.runtime`), built the first time a run happens while
+# some node hook is active (`node_hooks_active`); otherwise it runs its plain executables, so
+# a program that uses none of this pays one truth test of a list per run. While node hooks or
+# saved-value hooks are on, ``grad`` calls take `CompiledGradient.forward` and ``backward``
+# rather than their `GradientCall` (Note [Gradient calls] in `autodiff.unit`).
 # The dispatch reads the active hooks at each node, so one instrumented pair serves every
 # combination of them. Hooks are process-wide (not per thread), like the switches of NumPy's
 # ``errstate`` are not.

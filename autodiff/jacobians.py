@@ -19,12 +19,11 @@ from autodiff.grad import (
     _as_script,
     _check_declared_types,
     _check_passed,
-    _describe,
     _positions,
-    _shape_of,
 )
 from autodiff.higher_order import blocks_graph, jacobian_graph
 from autodiff.specialize import unknown_layouts
+from autodiff.unit import describe
 from ir.graph import Graph
 from ir.types import TensorType, Type
 
@@ -111,11 +110,10 @@ class JacobianFunction:
         out, vjp_fn = vjp(self.scripted, *args)
         if isinstance(out, tuple | list):
             raise DifferentiationError(
-                f"jacobian needs {self.qualname}() to return one array, it returned "
-                f"{_describe(out)}"
+                f"jacobian needs {self.qualname}() to return one array, it returned {describe(out)}"
             )
         self.check_complex_result(out)
-        out_shape = _shape_of(out)
+        out_shape = np.shape(out)
         rows: list[list[Any]] = [[] for _ in positions]
         for index in np.ndindex(out_shape):
             seed = np.zeros(out_shape, dtype=np.result_type(out))
@@ -124,9 +122,9 @@ class JacobianFunction:
             for row, position in zip(rows, positions, strict=True):
                 row.append(np.asarray(grads[position]))
         jacobians = tuple(
-            np.stack(row).reshape(out_shape + _shape_of(args[position]))
+            np.stack(row).reshape(out_shape + np.shape(args[position]))
             if row
-            else np.zeros(out_shape + _shape_of(args[position]))
+            else np.zeros(out_shape + np.shape(args[position]))
             for row, position in zip(rows, positions, strict=True)
         )
         return jacobians[0] if isinstance(self.argnums, int) else jacobians

@@ -11,58 +11,52 @@ stitched field for field by the Gradient's index lists (TorchScript's Differenti
 # like its input, so callers never see the sentinel.
 
 # Note [Owned temporaries]
-# ``df``'s memory plan writes into values that die (Note [Typed calls] in `ir.typed_calls`),
-# but never into its arguments, since only the caller knows who else holds them. Many of
-# them are ``f``'s temporaries that, on the common path, nobody else holds once ``df``
-# starts: the tanh output ``t`` that ``1 - t * t`` reads, the ``h`` that ``cos(h)`` reads.
-# So a CompiledGradient has two ``df``s: ``df``, which writes into no argument, and
-# `owning_df` (compiled on first use), which may write into the arguments at `owned`, and
-# those are the captured outputs of ``f`` that
+# ``df``'s memory plan writes into values that die (Note [Typed calls] in `ir.typed_calls`).
+# Many of its inputs are ``f``'s temporaries that nobody else holds once ``df`` starts: the
+# tanh output ``t`` that ``1 - t * t`` reads, the ``h`` that ``cos(h)`` reads. So ``df`` is
+# compiled once, owning the inputs at `CompiledGradient.owned`: the captured outputs of ``f``
 #
-# - `CompiledGraph.private_outputs` of ``f`` lists: new arrays from a fresh call in ``f``'s
-#   top block, read in ``f`` only by ufuncs and reductions (no view of them, no tape or list
-#   holding them), returned once. An argument passed through, a view (``x.T``, ``x[1:]``), a
-#   value that shares memory with another output, a list or a tape is never among them;
-# - are not real outputs of ``f`` (the caller gets those back), and are captured once.
+# - that `CompiledGraph.private_outputs` of ``f`` lists: new arrays from a fresh call in
+#   ``f``'s top block, read in ``f`` only by ufuncs and reductions (no view of them, no tape
+#   or list holding them), returned once. An argument passed through, a view (``x.T``,
+#   ``x[1:]``), a value that shares memory with another output, a list or a tape is never
+#   among them;
+# - that are not real outputs of ``f`` (the caller gets those back), and are captured once.
 #
 # Which of ``f``'s outputs are private is read from ``f``'s generated code at compile time,
-# the same facts its memory plan rests on. When ``f`` is interpreted, ``df`` owns nothing
-# (and the interpreter's ``df`` never writes into a value), so results stay bit-identical.
+# the same facts its memory plan rests on. When ``f`` is interpreted, ``df`` owns nothing.
 #
-# The owning ``df`` runs only where nothing but the call holds those values: the hit path of
-# ``grad``/``value_and_grad`` (Note [Gradient cache] in `autodiff.grad`: it hands ``df`` a
-# list it empties on entry, and drops f's temporaries from its own list first), and
-# `CompiledGradient.backward` without ``retain`` (the `Saved` lets go of them), when no
-# saved-value hook packed them (``pack`` may return the very array and keep it) and no node
-# hook watches (an observed run's code has no memory plan). A backward with ``retain=True``
-# (``ad.vjp``, which may run it again) takes the non-owning ``df``. Compiling ``df`` twice
-# would cost a gradient that runs once a tenth more time to its first result (a 5,000-node
-# chain: 0.2 s of 2 s), so the owning ``df`` is compiled when a second run could use it: the
-# first hit, the second `backward` without ``retain``. Only outputs large enough for the
-# memory plan are private (`INPLACE_MIN_SIZE` in `ir.typed_calls`), so a gradient of small
-# arrays never compiles it at all.
+# A run hands ``df`` those values only where nothing else holds them: a gradient call (Note
+# [Gradient calls] in `autodiff.unit`) drops its own references first, and
+# `CompiledGradient.backward` without ``retain`` lets the `Saved` go of them. A backward that
+# keeps them (``retain=True``: ``ad.vjp``, whose function may run again) or whose values a
+# saved-value hook unpacked (``unpack`` may hand back an array the hook keeps) gives ``df``
+# copies of the owned ones instead. An observed run's code has no memory plan and writes into
+# nothing, so it takes them as they are. Only outputs large enough for the memory plan are
+# private (`INPLACE_MIN_SIZE` in `ir.typed_calls`), so small gradients own nothing.
 
 # Note [Seeded df]
 # For ``grad``/``value_and_grad`` of a scalar loss, the vjp of the loss is always the same
-# ones: a 0-d array of the loss's dtype (`_seed_maker` in `autodiff.grad`). ``df`` spends its
-# first nodes on it: rosenbrock's starts with mul(dout, 2), neg, mul(dout, 100.), mul(_, 2),
-# neg, mul(_, 2), each a NumPy call on a 0-d value at about a microsecond, a tenth of the
-# whole gradient. So the hit path (Note [Gradient cache]) runs `CompiledGradient.seeded_df`:
-# a copy of ``df`` whose seed input is a prim::Constant holding a 0-d array exactly like the
-# seed it would have been given (same dtype, same Python type), then constant propagation,
-# CSE and DCE, compiled with the owning memory plan (Note [Owned temporaries]; the owned
-# positions after the seed's move down by one). Constant propagation folds with the kernels
-# that would run, and keeps a NumPy scalar result a NumPy scalar, so each folded constant is
-# the value the node would have made, and the gradients are bit-identical to the general
-# path's; tuples of constants (slice specs) fold as well. The other vjps (of aux or other
-# tuple outputs) stay inputs: they are zeros of shapes only the run knows.
+# ones: a 0-d array of the loss's dtype. ``df`` would spend its first nodes on it:
+# rosenbrock's starts with mul(dout, 2), neg, mul(dout, 100.), mul(_, 2), neg, mul(_, 2),
+# each a NumPy call on a 0-d value at about a microsecond, a tenth of the whole gradient. So
+# when a gradient is compiled for such calls (`CompiledGradient` given a ``seed``, which the
+# loss's inferred type fixes: `loss_seed` in `autodiff.unit`), its one ``df`` is built from a
+# copy of ``df`` whose seed input is a prim::Constant holding that seed, then constant
+# propagation, CSE and DCE (`seeded_graph`). Constant propagation folds with the kernels that
+# would run and keeps a NumPy scalar result a NumPy scalar, so each folded constant is the
+# value the node would have made, and the gradients are bit-identical to an unseeded ``df``'s;
+# tuples of constants (slice specs) fold as well. The other vjps (of aux or other tuple
+# outputs) stay inputs: they are zeros of shapes only the run knows.
 #
-# It is taken only for a loss value of the type, dtype and shape the hit path was built for
-# (any other value takes the owning ``df`` with a seed of its own), and not built at all for
-# a one-element loss that is not 0-d, or when the folded ``df`` would return a constant array
-# (``loss = x`` for a 0-d ``x`` gives ``dx = dout``): every call would hand out one array.
-# ``vjp``, ``backward``, taps, hooks, anomaly mode and the profiler never take it: they run
-# ``df`` on the vjps they are given. Like the owning ``df``, it is compiled on the first hit.
+# The fold is decided once, when the gradient is compiled, and only for a 0-d loss whose
+# dtype shape propagation knows; a run checks that the loss it got is of that dtype and
+# shape (a cheap guard; a mismatch is a compiler bug and raises). It is not done when the
+# folded ``df`` would return a constant array (``loss = x`` for a 0-d ``x`` gives ``dx =
+# dout``: every call would hand out one array); that ``df`` takes the seed as an input.
+# ``vjp`` never folds (its cotangents are the caller's), nor do taps and hooks (their ``df``
+# hands the seed's gradient to user code). An observed run (anomaly mode, the profiler) runs
+# the unfolded ``df`` with observers and passes it the seed, so that it sees every node.
 """
 
 from __future__ import annotations
@@ -188,22 +182,39 @@ class CompiledGradient:
     >>> dx, dy = compiled.backward(saved, [np.ones(())])  # one gradient per df_output_vjps
 
     ``arguments``, when given, are arguments like those of every run: the same kinds, dtypes
-    and shapes, as arguments with one signature key are (Note [Gradient cache] in
-    `autodiff.grad`). The zeros that stand in for gradients (`grad_zeros`) are then worked
+    and shapes, as arguments with one signature key are (Note [Compilation units] in
+    `autodiff.unit`). The zeros that stand in for gradients (`grad_zeros`) are then worked
     out once, here, rather than from the arguments of each run; the arguments are not kept.
+    ``seed``, when given, is the 0-d vjp of output 0 every run will pass: ``df`` is compiled
+    with it folded in where it can be (`seeded_at`), and backward then takes None for it.
+    See Note [Seeded df]. ``df`` owns the inputs at `owned` (Note [Owned temporaries]).
     """
 
-    def __init__(self, gradient: Gradient, arguments: Sequence[Any] | None = None) -> None:
+    def __init__(
+        self,
+        gradient: Gradient,
+        arguments: Sequence[Any] | None = None,
+        *,
+        seed: np.ndarray[Any, Any] | None = None,
+    ) -> None:
         self.gradient = gradient
         self.f = executor_for(gradient.f)
-        self.df = executor_for(gradient.df)
+        owned = owned_inputs(gradient, self.f)
+        df_graph = gradient.df
+        self.seed = seed
+        self.seeded_at: int | None = None
+        """The position among ``df``'s inputs of the vjp folded in as ``seed``, or None."""
+        if seed is not None and 0 in gradient.df_input_vjps:
+            position = gradient.df_input_vjps.index(0)
+            folded = seeded_graph(gradient.df, position, seed)
+            if folded is not None:
+                df_graph, self.seeded_at = folded, position
+                owned = frozenset(i - (i > position) for i in owned if i != position)
+        self.owned = owned
+        """The inputs of ``df`` it may write into: Note [Owned temporaries]."""
+        self.df_graph = df_graph
+        self.df = executable(df_graph, owned=owned)
         self.observed: tuple[Runnable, Runnable] | None = None
-        self.owned = owned_inputs(gradient, self.f)
-        """The inputs of ``df`` that ``owning_df`` may write into: Note [Owned temporaries]."""
-        self._owning_df: Runnable | None = None
-        self._private_runs = 0  # backward runs that could have taken the owning df
-        self._seeded_df: Runnable | None = None
-        self._seeded_built = False  # whether seeded_df ran (and _seeded_df is all there is)
         self.grad_zeros: list[ZeroSpec] | None = None
         """One spec per entry of df_output_vjps when ``arguments`` fixed them, else None."""
         if arguments is not None:
@@ -211,7 +222,8 @@ class CompiledGradient:
 
     def executables(self) -> tuple[Runnable, Runnable]:
         """``f`` and ``df`` as this run needs them: instrumented while anomaly mode or a
-        profiler is on. See Note [Instrumented runs] in `autodiff.instrument`."""
+        profiler is on, then ``df`` unfolded (Note [Seeded df]). See Note [Instrumented runs]
+        in `autodiff.instrument`."""
         if not instrument.node_hooks_active():
             return self.f, self.df
         if self.observed is None:
@@ -220,27 +232,6 @@ class CompiledGradient:
                 executor_for(self.gradient.df, instrument.NodeDispatch("df")),
             )
         return self.observed
-
-    def owning_df(self) -> Runnable:
-        """``df`` for a run that gives it the only references to what ``f`` saved, compiled on
-        first use (``df`` itself when it could own nothing). See Note [Owned temporaries]."""
-        if not self.owned:
-            return self.df
-        if self._owning_df is None:
-            self._owning_df = executable(self.gradient.df, owned=self.owned)
-        return self._owning_df
-
-    def seeded_df(self, position: int, seed: np.ndarray[Any, Any]) -> Runnable | None:
-        """The owning ``df`` with its input at ``position`` (a vjp) fixed to ``seed``, a 0-d
-        array, and folded; it takes ``df``'s other inputs, in order. Built on first use; None
-        when it cannot stand in for ``df``. See Note [Seeded df]."""
-        if not self._seeded_built:
-            self._seeded_built = True
-            graph = seeded_graph(self.gradient.df, position, seed)
-            if graph is not None:
-                owned = {i - (i > position) for i in self.owned if i != position}
-                self._seeded_df = executable(graph, owned=owned)
-        return self._seeded_df
 
     def forward(self, args: Sequence[Any]) -> tuple[list[Any], Saved]:
         """Run ``f``: its real outputs, and what the backward run needs from this one."""
@@ -265,38 +256,48 @@ class CompiledGradient:
     def backward(
         self, saved: Saved, vjps: Sequence[Any | None], *, retain: bool = False
     ) -> list[Any]:
-        """Run ``df``: one vjp per real output of ``f`` (None for zero) in, one gradient per
-        entry of ``df_output_vjps`` out. ``saved`` lets go of its values as ``df`` takes
-        them, so a second backward on it raises, unless this one is told to ``retain``."""
+        """Run ``df``: one vjp per real output of ``f`` (None for zero; for a seeded gradient,
+        None for output 0, whose vjp is the seed) in, one gradient per entry of
+        ``df_output_vjps`` out. ``saved`` lets go of its values as ``df`` takes them, so a
+        second backward on it raises, unless this one is told to ``retain``."""
         grad = self.gradient
         if len(vjps) != grad.f_real_outputs:
             raise DifferentiationError(
                 f"backward takes one vjp per output of the function ({grad.f_real_outputs}), "
                 f"got {len(vjps)}"
             )
+        if self.seed is not None and vjps[0] is not None:
+            raise DifferentiationError(
+                "this gradient was compiled with the vjp of output 0 folded in: pass None for it"
+            )
+        observed = instrument.node_hooks_active()
         run_df = self.executables()[1]
-        # Nothing but this call holds the captured temporaries when saved lets go of them
-        # and no hook packed them; from the second such run on, the owning df takes them
-        # (Note [Owned temporaries]).
-        if self.owned and not retain and saved.unpack is None:
-            if not instrument.node_hooks_active() and (
-                self._owning_df is not None or self._private_runs
-            ):
-                run_df = self.owning_df()
-            self._private_runs += 1
+        inputs = self._df_inputs(saved, vjps, retain, folded=not observed)
+        # df may write into its owned inputs: copies where something else may hold them
+        # (Note [Owned temporaries]); an observed df writes into nothing.
+        if self.owned and not observed and (retain or saved.unpack is not None):
+            for index in self.owned:
+                inputs[index] = inputs[index].copy(order="K")
         # df empties the list as it starts, so each captured value goes after its last use.
-        (gradients,) = run_df.run(self._df_inputs(saved, vjps, retain))
+        (gradients,) = run_df.run(inputs)
         return [
             zero.zeros() if value is AUTOGRAD_ZERO else value
             for value, zero in zip(gradients, saved.grad_zeros, strict=True)
         ]
 
-    def _df_inputs(self, saved: Saved, vjps: Sequence[Any | None], retain: bool) -> list[Any]:
-        """``df``'s arguments: the vjps at df_input_vjps, then the captured values."""
-        inputs = [
-            zero.zeros() if vjps[index] is None else vjps[index]
-            for index, zero in zip(self.gradient.df_input_vjps, saved.vjp_zeros, strict=True)
-        ]
+    def _df_inputs(
+        self, saved: Saved, vjps: Sequence[Any | None], retain: bool, folded: bool = True
+    ) -> list[Any]:
+        """``df``'s arguments: the vjps at df_input_vjps (not the folded seed's when the df
+        run is the ``folded`` one), then the captured values."""
+        inputs = []
+        for index, zero in zip(self.gradient.df_input_vjps, saved.vjp_zeros, strict=True):
+            vjp = vjps[index]
+            if index == 0 and self.seed is not None:
+                if folded and self.seeded_at is not None:
+                    continue
+                vjp = self.seed.copy()
+            inputs.append(zero.zeros() if vjp is None else vjp)
         inputs.extend(saved.take(retain))
         return inputs
 

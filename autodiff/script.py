@@ -3,13 +3,11 @@ by the executor `ir.codegen.executable` picks, with the plain function's observa
 
 # Note [Specialisation cache]
 # Each call binds its arguments as Python would, turns lists into arrays, and looks its
-# signature key (kind, dtype, shape, strides per argument; not the values of Python numbers)
-# up in the cache. A miss specialises the parsed graph to the arguments' types (and, for
-# functionalisation, the strides of those not C-contiguous), cleans it up with the
-# one pipeline gradients use too (Note [One specialisation pipeline] in `autodiff.specialize`),
-# and compiles it with `ir.codegen.executable`. Only a compilation that
-# succeeded is stored, so a call that fails with a shape error leaves nothing behind for the
-# next call to trip on. The cache is a bounded LRU (Note [Cache bounds] in `autodiff.cache`).
+# signature key up among the function's compilation units (Note [Compilation units] in
+# `autodiff.unit`). A unit without a plain executable yet specialises the parsed graph to the
+# arguments' types (and, for functionalisation, the strides of those not C-contiguous),
+# cleans it up with the one pipeline gradients use too (Note [One specialisation pipeline]
+# in `autodiff.specialize`), and compiles it with `ir.codegen.executable`.
 #
 # A hit is the common call, so it takes a short way: arguments given by position, one per
 # parameter, are keyed as they come (`signature_key` gives a value that would be converted or
@@ -29,6 +27,7 @@ by the executor `ir.codegen.executable` picks, with the plain function's observa
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 from collections.abc import Callable, Sequence
@@ -38,6 +37,7 @@ from typing import Any
 from autodiff.cache import CompilationCache
 from autodiff.specialize import (
     ArgumentError,
+    SignatureKey,
     argument_type,
     bind_arguments,
     numpy_scalar_positions,
@@ -46,6 +46,7 @@ from autodiff.specialize import (
     strided_inputs,
     typed_graph,
 )
+from autodiff.unit import CompilationUnit
 from frontend import compile_function
 from ir.codegen import Runnable, executable
 from ir.errors import ShapeError
@@ -77,7 +78,10 @@ class ScriptFunction:
             run_module_passes(module, [("inline", {"entry_only": True})])
             self._graph = next(iter(module.values()))
         # Bounded, and counting compilations for the RecompileWarning: Note [Cache bounds]
-        self.cache: CompilationCache[Runnable] = CompilationCache(f"{self.qualname}()", counts=True)
+        self.cache: CompilationCache[CompilationUnit] = CompilationCache(
+            f"{self.qualname}()", counts=True
+        )
+        """The compilation units per signature key: Note [Compilation units]."""
         # How many arguments a call given by position only may pass for the short way of
         # Note [Specialisation cache]: one per parameter, when every parameter may be given
         # by position (else -1: such a call always binds).
@@ -124,9 +128,11 @@ class ScriptFunction:
         if not kwargs and len(args) == self.positional_arity:  # Note [Specialisation cache]
             cache = self.cache
             key = signature_key(args)
-            found = cache.get(key)
-            if found is not None and len(cache) > 1:  # most recently used: Note [Cache bounds]
-                cache.move_to_end(key)
+            unit = cache.get(key)
+            if unit is not None:
+                found = unit.executable
+                if len(cache) > 1:  # most recently used: Note [Cache bounds]
+                    cache.move_to_end(key)
         if found is not None:
             results = found.run(list(args))
         else:
@@ -200,19 +206,36 @@ class ScriptFunction:
         ]
 
     def executable_for(self, values: Sequence[Any]) -> Runnable:
+        """The plain call's executable for these runtime values, compiled on first use."""
+        key, unit = self.unit_for(values)
+        if unit.executable is None:
+            graph = self.graph_for_types(unit.types, unit.number_inputs, unit.strided_inputs)
+            unit.executable = executable(graph)
+            self.keep(key, unit)
+        return unit.executable
+
+    def unit_for(self, values: Sequence[Any]) -> tuple[SignatureKey, CompilationUnit]:
+        """The signature key of these runtime values and its compilation unit: the cached one,
+        or a new one (with the arguments checked and typed) for `keep` to store once something
+        compiled for it. See Note [Compilation units] in `autodiff.unit`."""
         key = signature_key(values)
-        compiled = self.cache.lookup(key)
-        if compiled is None:
+        unit = self.cache.lookup(key)
+        if unit is None:
+            names = list(self.signature.parameters)
             types = [
                 argument_type(self.qualname, name, value)
-                for name, value in zip(self.signature.parameters, values, strict=True)
+                for name, value in zip(names, values, strict=True)
             ]
-            graph = self.graph_for_types(
-                types, numpy_scalar_positions(values), strided_inputs(values)
-            )
-            compiled = executable(graph)
-            self.cache.store(key, compiled)
-        return compiled
+            for name, declared, ty in zip(names, self.declared_types(), types, strict=True):
+                self.check_declared(name, declared, ty)
+            unit = CompilationUnit(types, numpy_scalar_positions(values), strided_inputs(values))
+        return key, unit
+
+    def keep(self, key: SignatureKey, unit: CompilationUnit, what: str | None = None) -> None:
+        """Store ``unit`` under ``key`` unless it is there; ``what`` names what was compiled
+        for the `RecompileWarning` (Note [Cache bounds])."""
+        if self.cache.get(key) is not unit:
+            self.cache.store(key, unit, what)
 
     def check_declared(self, name: str, declared: Type, given: Type) -> None:
         """An argument for an ``int``/``float``/``bool`` parameter must be a Python number."""
@@ -221,3 +244,23 @@ class ScriptFunction:
                 f"argument '{name}' of {self.qualname}() is annotated {declared}, "
                 f"got an array of type {given}"
             )
+
+
+_SCRIPTED_ATTRIBUTE = "__autodiff_scripted__"
+
+
+def scripted_for(fn: Callable[..., Any]) -> ScriptFunction:
+    """``fn`` as a ScriptFunction: itself if it is one, else the one kept on ``fn`` (made on
+    first use), so that calls like ``ad.vjp(f, x)`` in a loop compile once per signature. It is
+    kept as an attribute of ``fn``, not in a table of ours: it refers to ``fn``, so a table
+    would keep every function alive; on ``fn`` it goes when ``fn`` does. A callable that
+    takes no attributes (a bound method) is scripted anew each time."""
+    if isinstance(fn, ScriptFunction):
+        return fn
+    attributes = getattr(fn, "__dict__", None)
+    found = attributes.get(_SCRIPTED_ATTRIBUTE) if isinstance(attributes, dict) else None
+    if not isinstance(found, ScriptFunction) or found.fn is not fn:
+        found = ScriptFunction(fn)
+        with contextlib.suppress(AttributeError, TypeError):
+            setattr(fn, _SCRIPTED_ATTRIBUTE, found)
+    return found

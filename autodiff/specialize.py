@@ -248,7 +248,7 @@ def signature_key(values: Sequence[Any]) -> SignatureKey:
 
     An array is keyed by ``(dtype, shape, strides)``, anything else by its type (a NumPy
     scalar's type names its dtype); one loop with the array case inline, since every call of a
-    compiled function computes it (Note [Gradient cache] in `autodiff.grad`). It takes values
+    compiled function computes it (Note [Gradient calls] in `autodiff.unit`). It takes values
     of any kind: a value `runtime_value` would convert or reject gets a key no compilation was
     stored under (its type: list, tuple, str, ...), so a hit on raw call arguments means they
     are runtime values already."""

@@ -5,9 +5,9 @@
 # ``ad.tap(value, "h")`` is ``aten::_tap(value, "h")``, the identity, whose formula passes the
 # gradient through. A gradient compiled with no retained or hooked names drops every tap
 # before differentiating (`prepare_taps`), so ``f`` and ``df`` are those of the function
-# without them. A compilation for some names (one per set of names: Note [Gradient cache])
-# turns those names' taps into ``aten::_tap_hooked``, whose formula's backward is
-# ``aten::_run_hooks(grad, "h")``: impure, so the gradient flowing into the tapped value
+# without them. A compilation for some names (one per set of names: Note [Compilation units]
+# in `autodiff.unit`) turns those names' taps into ``aten::_tap_hooked``, whose formula's
+# backward is ``aten::_run_hooks(grad, "h")``: impure, so the gradient flowing into the tapped value
 # reaches it as ``df`` runs, wherever the tap is (a branch's reverse runs it only when the
 # branch ran, a loop's once per iteration). The kernel is a hook point
 # (`ir.ops.taps.running_hooks`) into which `HookRun` installs itself around one backward run:

@@ -114,16 +114,17 @@ def interleaved_medians(calls: Sequence[Callable[[], Any]], settings: Settings) 
 
 def graphs_only(ours: Any, inputs: Sequence[Any]) -> Callable[[], Any] | None:
     """One run of the compiled ``f`` then ``df`` for these inputs, fed as a call of ``ours``
-    feeds them (ones for the value's vjp, then what ``f`` captured) but without binding
-    arguments, looking up the cache, keeping a `Saved` or shaping the gradients: the generated
-    functions and the least glue between them. None if the compiled code is not laid out as
-    expected (it reaches into `autodiff.grad` and `autodiff.runtime`)."""
+    feeds them (the seed, unless ``df`` has it folded in, then what ``f`` captured) but without
+    the cache lookup, checking the loss, or shaping the gradients: the generated functions and
+    the least glue between them. None if the compiled code is not laid out as expected (it
+    reaches into `autodiff.unit` and `autodiff.runtime`)."""
     try:
-        (compiled,) = ours.cache.values()
+        (compiled,) = ours.compiled_gradients()
         runtime = compiled.runtime
-        # The df a hit runs: it may write into what f saved (Note [Owned temporaries]).
-        run_f, run_df, gradient = runtime.f.run, runtime.owning_df().run, runtime.gradient
-        vjps = gradient.df_input_vjps
+        # The one df a call runs: it may write into what f saved (Note [Owned temporaries]).
+        run_f, run_df, gradient = runtime.f.run, runtime.df.run, runtime.gradient
+        folded = runtime.seeded_at is not None
+        vjps = [i for i in gradient.df_input_vjps if not (i == 0 and folded)]
         captured_inputs = gradient.df_input_captured_inputs
         captured_outputs = gradient.df_input_captured_outputs
         real_outputs = gradient.f_real_outputs
@@ -131,18 +132,10 @@ def graphs_only(ours: Any, inputs: Sequence[Any]) -> Callable[[], Any] | None:
         return None
     values = list(inputs)
     one = np.ones_like(np.asarray(run_f(list(values))[0]))  # the seed, copied per run
-    # A hit runs df with the seed folded in when it can (Note [Seeded df]): so does this.
-    seeded = runtime.seeded_df(vjps.index(0), one) if 0 in vjps else None
-    if seeded is not None:
-        run_df = seeded.run
 
     def call() -> Any:
         outputs = run_f(list(values))
-        df_inputs = [
-            one.copy() if i == 0 else np.zeros_like(outputs[i])
-            for i in vjps
-            if i != 0 or seeded is None
-        ]
+        df_inputs = [one.copy() if i == 0 else np.zeros_like(outputs[i]) for i in vjps]
         df_inputs += [values[i] for i in captured_inputs]
         df_inputs += [outputs[i] for i in captured_outputs]
         del outputs[real_outputs:]

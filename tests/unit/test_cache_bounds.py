@@ -3,10 +3,12 @@ once (issue 15, item 15; Note [Cache bounds] in `autodiff.cache`)."""
 
 from __future__ import annotations
 
+import gc
 import os
 import subprocess
 import sys
 import warnings
+import weakref
 from collections.abc import Iterator
 
 import numpy as np
@@ -14,7 +16,7 @@ import pytest
 
 import autodiff as ad
 from autodiff import cache as cache_module
-from autodiff.cotangents import _VJP_FUNCTIONS
+from autodiff.script import scripted_for
 
 
 def loss(x):
@@ -57,19 +59,38 @@ def test_script_cache_keeps_the_most_recently_used(small_caches: None) -> None:
     assert len(scripted.cache) == 3
 
 
-def test_gradient_cache_and_hit_paths_are_bounded(small_caches: None) -> None:
+def test_gradient_units_are_bounded(small_caches: None) -> None:
     dloss = ad.grad(loss)
     for x in shapes(6) * 2:
         np.testing.assert_allclose(dloss(x), np.tanh(x) + x * (1 - np.tanh(x) ** 2), rtol=1e-13)
     assert len(dloss.cache) == 3
-    assert len(dloss.hits) == 3
+    # each unit holds its gradient and its call: they go together
+    assert all(len(unit.gradients) == len(unit.calls) == 1 for unit in dloss.cache.values())
 
 
 def test_vjp_cache_is_bounded(small_caches: None) -> None:
     for x in shapes(5):
         _, vjp_fn = ad.vjp(other_loss, x)
         np.testing.assert_allclose(vjp_fn(1.0)[0], 2 * x)
-    assert len(_VJP_FUNCTIONS[other_loss].cache) == 3
+    assert len(scripted_for(other_loss).cache) == 3
+
+
+def test_what_vjp_compiled_goes_with_the_function() -> None:
+    # The table of functions vjp had scripted held each function through its ScriptFunction,
+    # so none was ever freed: a closure made per step leaked its compiled code.
+    def make(scale: float):
+        def scaled(x):
+            return np.sum(x * x) * scale
+
+        return scaled
+
+    fn = make(2.0)
+    ad.vjp(fn, np.ones(3))
+    assert scripted_for(fn) is scripted_for(fn)  # compiled once, kept on the function
+    watch = weakref.ref(fn)
+    del fn
+    gc.collect()
+    assert watch() is None
 
 
 def test_jacobian_graphs_per_shape_are_bounded(small_caches: None) -> None:
@@ -77,7 +98,7 @@ def test_jacobian_graphs_per_shape_are_bounded(small_caches: None) -> None:
     for x in shapes(5):
         assert nested(x).shape == (x.size, x.size)
     # the inner Jacobian's graph, built per argument shapes
-    assert len(_VJP_FUNCTIONS[nested.scripted].scripted.parsed) == 3
+    assert len(nested.scripted.parsed) == 3
 
 
 def test_many_signatures_warn_once_naming_the_function(small_caches: None) -> None:

@@ -2,7 +2,7 @@
 scripted call binds nothing, specialises nothing, keeps no `Saved` and works out no zeros; it
 gives what the general way gives, and everything that needs the general way (hooks, taps,
 keywords, arguments to convert or refuse) still takes it. No timing here: calls are counted.
-See Note [Gradient cache] in `autodiff.grad` and Note [Specialisation cache] in
+See Note [Gradient calls] in `autodiff.unit` and Note [Specialisation cache] in
 `autodiff.script`."""
 
 from __future__ import annotations
@@ -22,8 +22,9 @@ from benchmarks.run import graphs_only
 from benchmarks.workloads import BY_NAME
 from ir.interpreter import AUTOGRAD_ZERO
 
-grad_module = importlib.import_module("autodiff.grad")  # `autodiff.grad` is also the function
+runtime_module = importlib.import_module("autodiff.runtime")
 script_module = importlib.import_module("autodiff.script")
+unit_module = importlib.import_module("autodiff.unit")
 
 RNG = np.random.default_rng(0)
 X = RNG.standard_normal((3, 4))
@@ -119,11 +120,16 @@ class Counter:
         return dict(self.calls)
 
 
+def calls_of(fn: Any) -> int:
+    """How many gradient calls the function's units keep (Note [Gradient calls])."""
+    return sum(len(unit.calls) for unit in fn.cache.values())
+
+
 def counting_compiler(monkeypatch: pytest.MonkeyPatch) -> Counter:
     counter = Counter(monkeypatch)
-    counter.wrap(grad_module, "typed_graph")
-    counter.wrap(grad_module, "differentiate_typed")
-    counter.wrap(grad_module, "argument_type")
+    counter.wrap(unit_module, "typed_graph")
+    counter.wrap(unit_module, "differentiate_typed")
+    counter.wrap(script_module, "argument_type")
     counter.wrap(ScriptFunction, "runtime_values")
     counter.wrap(CompiledGradient, "forward")
     counter.wrap(CompiledGradient, "backward")
@@ -142,7 +148,7 @@ def test_a_hit_specialises_binds_and_saves_nothing(
     dloss = make(loss, argnums=(0, 1))
     dloss(X, Y)
     assert counter.calls["typed_graph"] == counter.calls["differentiate_typed"] == 1
-    assert len(dloss.cache) == len(dloss.hits) == 1
+    assert len(dloss.cache) == calls_of(dloss) == 1
     after_first = counter.snapshot()
     for scale in (1.0, 2.0, 3.0):
         dloss(X * scale, Y)
@@ -155,7 +161,7 @@ def test_zero_specs_are_worked_out_once_per_compiled_signature(
     counter = counting_compiler(monkeypatch)
     dloss = ad.value_and_grad(loss, argnums=(0, 1))
     dloss(X, Y)
-    (compiled,) = dloss.cache.values()
+    (compiled,) = dloss.compiled_gradients()
     assert compiled.runtime.grad_zeros == [ZeroSpec(X.shape, X.dtype), ZeroSpec(Y.shape, Y.dtype)]
     made = counter.calls["of"]
     for _ in range(3):
@@ -238,7 +244,7 @@ def test_a_hit_gives_what_the_general_way_gives(
 ) -> None:
     gradient_fn = make(fn, **options)
     general = gradient_fn(**arguments)  # keywords: the general way, which stores the hit path
-    assert len(gradient_fn.hits) == 1
+    assert calls_of(gradient_fn) == 1
     hit = gradient_fn(*arguments.values())
     same(hit, general)
     same(gradient_fn(*arguments.values()), general)
@@ -259,31 +265,17 @@ def test_a_gradient_left_as_autograd_zero_is_zeros_shaped_like_its_argument(
             return [(gradients[0], AUTOGRAD_ZERO)]
 
     original = CompiledGradient.__init__
-    original_owning = CompiledGradient.owning_df
 
     def init(self: CompiledGradient, *args: Any, **kwargs: Any) -> None:
         original(self, *args, **kwargs)
         self.df = ZeroForY(self.df)  # type: ignore[assignment]
 
-    def owning_df(self: CompiledGradient) -> Any:
-        # the df of the hit path and of backward (Note [Owned temporaries])
-        return ZeroForY(original_owning(self))
-
-    original_seeded = CompiledGradient.seeded_df
-
-    def seeded_df(self: CompiledGradient, *args: Any) -> Any:
-        # the df of the hit path for a 0-d loss (Note [Seeded df])
-        seeded = original_seeded(self, *args)
-        return None if seeded is None else ZeroForY(seeded)
-
     monkeypatch.setattr(CompiledGradient, "__init__", init)
-    monkeypatch.setattr(CompiledGradient, "owning_df", owning_df)
-    monkeypatch.setattr(CompiledGradient, "seeded_df", seeded_df)
     y = Y.astype(np.float32)
     dloss = ad.grad(loss, argnums=(0, 1))
     general = dloss(x=X, y=y)
     hit = dloss(X, y)
-    assert dloss.hits
+    assert calls_of(dloss)
     same(hit, general)
     np.testing.assert_array_equal(hit[1], np.zeros(4, np.float32))
 
@@ -292,7 +284,7 @@ def test_int_values_are_not_fixed_by_the_hit_path() -> None:
     dpower = ad.grad(power)
     np.testing.assert_allclose(dpower(Y, 2), 2 * Y, rtol=1e-12)
     np.testing.assert_allclose(dpower(Y, 3), 3 * Y**2, rtol=1e-12)
-    assert len(dpower.hits) == 1
+    assert calls_of(dpower) == 1
 
 
 def test_a_hit_returns_fresh_gradients() -> None:
@@ -312,7 +304,7 @@ def test_a_hit_returns_fresh_gradients() -> None:
 def test_saved_value_hooks_still_see_every_saved_array_of_a_cached_signature() -> None:
     dloss = ad.grad(loss, argnums=(0, 1))
     expected = dloss(X, Y)
-    assert dloss.hits
+    assert calls_of(dloss)
     packed: list[int] = []
 
     def pack(array: np.ndarray) -> np.ndarray:
@@ -328,7 +320,7 @@ def test_saved_value_hooks_still_see_every_saved_array_of_a_cached_signature() -
 def test_anomaly_mode_and_the_profiler_still_see_a_cached_signature() -> None:
     dsqrt = ad.grad(sqrt_sum)
     dsqrt(np.ones(3))
-    assert dsqrt.hits
+    assert calls_of(dsqrt)
     with (
         pytest.raises(ad.AnomalyError, match="inf"),
         ad.detect_anomaly(),
@@ -345,7 +337,7 @@ def test_taps_go_the_general_way_every_call() -> None:
     dtapped = ad.grad(tapped, retain="h", hooks={"h": seen.append})
     first, retained = dtapped(Y, X, Y[:3])
     second, again = dtapped(Y, X, Y[:3])
-    assert dtapped.hits == {}
+    assert calls_of(dtapped) == 0
     assert len(seen) == 2
     np.testing.assert_array_equal(first, second)
     np.testing.assert_array_equal(retained["h"], again["h"])
@@ -364,7 +356,7 @@ def test_argument_errors_are_raised_after_a_hit_path_is_stored() -> None:
         dloss(X, Y, z=1)
     # A list converts to the array the hit path was built for.
     same(dloss(X, list(Y)), dloss(X, Y))
-    assert len(dloss.cache) == len(dloss.hits) == 1
+    assert len(dloss.cache) == calls_of(dloss) == 1
 
 
 def test_argnums_out_of_range_raise_at_every_call_and_store_nothing() -> None:
@@ -373,7 +365,6 @@ def test_argnums_out_of_range_raise_at_every_call_and_store_nothing() -> None:
         with pytest.raises(ad.DifferentiationError, match="argnums 2 is out of range"):
             dloss(X, Y)
     assert dloss.cache == {}
-    assert dloss.hits == {}
 
 
 def test_a_failed_call_stores_no_hit_path() -> None:
@@ -381,7 +372,7 @@ def test_a_failed_call_stores_no_hit_path() -> None:
     for _ in range(2):
         with pytest.raises(ad.DifferentiationError, match="to return a scalar"):
             dsum(X, Y)
-    assert dsum.hits == {}
+    assert calls_of(dsum) == 0
 
 
 # ---- signature keys and the benchmark's graphs-only call ----------------------------------------
@@ -415,20 +406,21 @@ def test_graphs_only_runs_the_graphs_a_hit_runs() -> None:
 # ---- the seeded df ------------------------------------------------------------------------------
 
 
-def test_a_hit_runs_df_with_the_seed_folded_in(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_df_runs_with_the_seed_folded_in(monkeypatch: pytest.MonkeyPatch) -> None:
     counter = Counter(monkeypatch)
-    counter.wrap(CompiledGradient, "seeded_df")
+    counter.wrap(runtime_module, "seeded_graph")
     drosen = ad.value_and_grad(rosenbrock)
     x = RNG.standard_normal(50)
     general = drosen(x=x)
-    assert counter.calls["seeded_df"] == 0  # compiled on the first hit, not before
+    assert counter.calls["seeded_graph"] == 1  # decided once, with the gradient
     same(drosen(x), general)
     same(drosen(x), general)
-    assert counter.calls["seeded_df"] == 1
-    (compiled,) = drosen.cache.values()
-    gradient = compiled.runtime.gradient
-    seeded = seeded_graph(gradient.df, 0, np.ones(()))
-    assert seeded is not None
+    assert counter.calls["seeded_graph"] == 1
+    (compiled,) = drosen.compiled_gradients()
+    runtime = compiled.runtime
+    assert runtime.seeded_at == 0
+    gradient = runtime.gradient
+    seeded = runtime.df_graph
     assert len(seeded.inputs) == len(gradient.df.inputs) - 1
     # The 0-d chain the seed fed and the slice specs are constants now.
     kinds = [node.kind for node in seeded.all_nodes()]
@@ -438,9 +430,16 @@ def test_a_hit_runs_df_with_the_seed_folded_in(monkeypatch: pytest.MonkeyPatch) 
     ].count("prim::TupleConstruct")
 
 
+def test_a_folded_seed_gives_the_bits_of_an_unfolded_one() -> None:
+    # vjp compiles df without the seed folded in; the two agree bit for bit.
+    for x in (RNG.standard_normal(50), RNG.standard_normal(50).astype(np.float32)):
+        _, vjp_fn = ad.vjp(rosenbrock, x)
+        same(ad.grad(rosenbrock)(x), vjp_fn(np.ones((), x.dtype))[0])
+
+
 def test_a_loss_of_another_dtype_takes_the_general_seed() -> None:
-    # The hit path was built for a float64 loss; an int argument keeps the signature but here
-    # changes nothing; a float32 x is another signature with its own seeded df.
+    # An int argument keeps the signature but here changes nothing; a float32 x is another
+    # signature with its own seeded df.
     dscaled = ad.grad(scaled, argnums=(0, 1))
     for s in (np.float64(1.5), np.float64(2.5)):
         general = dscaled(x=Y, s=s)
@@ -455,7 +454,22 @@ def test_a_seeded_df_that_would_return_its_seed_is_not_built() -> None:
     first = didentity(np.array(1.5))
     second = didentity(np.array(1.5))
     third = didentity(np.array(1.5))
-    (compiled,) = didentity.cache.values()
+    (compiled,) = didentity.compiled_gradients()
     assert seeded_graph(compiled.runtime.gradient.df, 0, np.ones(())) is None
+    assert compiled.runtime.seeded_at is None
     assert not np.shares_memory(second, third)
     same(second, first)
+
+
+def test_a_loss_its_seed_was_not_made_for_is_refused() -> None:
+    # The fold rests on the loss's inferred dtype; a run that disagrees is a compiler bug,
+    # refused rather than seeded with ones of another dtype.
+    dsqrt = ad.grad(sqrt_sum)
+    dsqrt(np.ones(3))
+    (compiled,) = dsqrt.compiled_gradients()
+    seed = compiled.runtime.seed
+    assert seed is not None
+    with pytest.raises(ad.DifferentiationError, match=r"internal error.*float32.*float64"):
+        unit_module.check_seed("sqrt_sum", np.float32(1.0), seed)
+    unit_module.check_seed("sqrt_sum", 1.0, seed)
+    unit_module.check_seed("sqrt_sum", np.float64(1.0), seed)

@@ -776,7 +776,7 @@ def test_scripted_programs_nested_deeper_than_one_function_run_generated_code(
         scripted = ad.script(fn)
         value = scripted(x)
         generated = ad.value_and_grad(fn)(x)
-        (runnable,) = scripted.cache.values()
+        (runnable,) = [unit.executable for unit in scripted.cache.values()]
         assert isinstance(runnable, CompiledGraph)
         assert runnable.source.count("\n    def ") >= 2  # the graph's function and a lifted one
         monkeypatch.setenv(EXECUTOR_VARIABLE, "interpreter")
@@ -816,7 +816,7 @@ def test_scripted_functions_and_gradients_run_generated_code(
     scripted = ad.script(loss)
     w, x = np.ones(3), np.arange(6.0).reshape(2, 3)
     scripted(w, x)
-    assert all(isinstance(runnable, CompiledGraph) for runnable in scripted.cache.values())
+    assert all(isinstance(unit.executable, CompiledGraph) for unit in scripted.cache.values())
     generated = ad.grad(loss)(w, x)
     monkeypatch.setenv(EXECUTOR_VARIABLE, "interpreter")
     interpreted = ad.grad(loss)(w, x)

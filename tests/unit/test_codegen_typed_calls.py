@@ -271,7 +271,7 @@ def test_gradients_through_the_memory_plan_match_the_interpreter(
     x, w = vector(seed=3), vector(seed=4)
     compiled = ad.value_and_grad(loss, argnums=(0, 1))
     got = compiled(x, w)
-    (entry,) = compiled.cache.values()
+    (entry,) = compiled.compiled_gradients()
     for runnable in (entry.runtime.f, entry.runtime.df):
         assert isinstance(runnable, CompiledGraph)
         assert "out=" in runnable.source

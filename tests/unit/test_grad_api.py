@@ -326,7 +326,14 @@ def test_other_shapes_dtypes_and_argnums_compile_anew() -> None:
     dy = ad.grad(loss, argnums=1)
     dy(X, Y)
     assert len(dy.cache) == 1
-    assert set(dy.cache).isdisjoint(dloss.cache)
+    (unit,) = dy.cache.values()
+    assert [wrt for wrt, _, _ in unit.gradients] == [(1,)]
+    # one scripted function, two argnums: one unit for the signature, a gradient for each
+    scripted = ad.script(loss)
+    ad.grad(scripted)(X, Y)
+    ad.grad(scripted, argnums=1)(X, Y)
+    (unit,) = scripted.cache.values()
+    assert sorted(wrt for wrt, _, _ in unit.gradients) == [(0,), (1,)]
 
 
 def test_int_values_share_a_gradient_without_control_flow() -> None:
@@ -337,7 +344,8 @@ def test_int_values_share_a_gradient_without_control_flow() -> None:
 
 
 def test_int_values_do_not_join_the_key_when_control_flow_carries_the_gradient() -> None:
-    # Note [Gradient cache]: a branch on an int is differentiated as a branch, compiled once.
+    # A branch on an int is differentiated as a branch, compiled once (Note [Control-flow
+    # derivatives] in `autodiff.control_flow`).
     dbranch = ad.grad(branch_on_int)
     np.testing.assert_allclose(dbranch(Y, 3), 3 * np.cos(Y), rtol=1e-12)
     np.testing.assert_allclose(dbranch(Y, 1), 2 * Y, rtol=1e-12)
@@ -406,9 +414,9 @@ def test_vjp_compiles_once_per_signature() -> None:
     x = np.linspace(0.0, 1.0, 5)
     ad.vjp(vjp_target, x)
     ad.vjp(vjp_target, x * 2.0)
-    from autodiff.cotangents import _differentiated_for
+    from autodiff.script import scripted_for
 
-    assert len(_differentiated_for(vjp_target).cache) == 1
+    assert len(scripted_for(vjp_target).cache) == 1
 
 
 def vjp_target(x):

@@ -41,7 +41,7 @@ def columns(a):
 def _compiled(fn: Callable[..., Any], args: tuple[Any, ...], argnums: Any) -> Any:
     gradient = ad.value_and_grad(fn, argnums=argnums)
     result = gradient(*args)
-    (compiled,) = gradient.cache.values()
+    (compiled,) = gradient.compiled_gradients()
     return result, compiled.runtime.gradient
 
 

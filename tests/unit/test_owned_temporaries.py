@@ -4,6 +4,7 @@ with anything else), and that no run it serves changes what a caller or a hook c
 
 from __future__ import annotations
 
+import importlib
 import re
 from typing import Any
 
@@ -17,6 +18,8 @@ from ir.interpreter import Executable
 from ir.parser import parse_graph
 from tests.unit.test_codegen import assert_identical
 from tests.unit.test_codegen_typed_calls import N, vector
+
+runtime_module = importlib.import_module("autodiff.runtime")
 
 
 def chain(x: Any) -> Any:
@@ -43,9 +46,17 @@ def with_aux(x: Any) -> Any:
 
 
 def runtime_of(fn: Any) -> CompiledGradient:
-    (entry,) = fn.cache.values()
+    (entry,) = fn.compiled_gradients()
     runtime: CompiledGradient = entry.runtime
     return runtime
+
+
+def captured_start(runtime: CompiledGradient) -> int:
+    """Where f's captured outputs start among the inputs of the df that runs: after the vjps
+    (less the seed, when folded in: Note [Seeded df]) and the captured arguments."""
+    gradient = runtime.gradient
+    vjps = len(gradient.df_input_vjps) - (runtime.seeded_at is not None)
+    return vjps + len(gradient.df_input_captured_inputs)
 
 
 def parameters(compiled: CompiledGraph) -> list[str]:
@@ -72,14 +83,13 @@ def test_the_chain_squares_its_saved_tanh_in_place(monkeypatch: pytest.MonkeyPat
     first = fn(x)
     second = fn(x)  # the hit path
     runtime = runtime_of(fn)
-    owning = runtime.owning_df()
+    owning = runtime.df  # the one df, which owns f's private temporaries
+    plain = CompiledGraph(runtime.df_graph)  # the same graph owning nothing
     assert isinstance(owning, CompiledGraph)
-    assert isinstance(runtime.df, CompiledGraph)
-    assert owning is not runtime.df
     names = parameters(owning)
     gradient = runtime.gradient
     f_outputs = gradient.f.outputs
-    start = len(gradient.df_input_vjps) + len(gradient.df_input_captured_inputs)
+    start = captured_start(runtime)
     tanh_inputs = [
         names[start + position]
         for position, index in enumerate(gradient.df_input_captured_outputs)
@@ -88,9 +98,9 @@ def test_the_chain_squares_its_saved_tanh_in_place(monkeypatch: pytest.MonkeyPat
     assert len(tanh_inputs) == 2
     for name in tanh_inputs:  # t * t of 1 - t * t, into t
         assert f"{name} = aten_mul({name}, {name}, out={name})" in owning.source
-        assert f"{name} = aten_mul({name}, {name})" in runtime.df.source  # a new array there
+        assert f"{name} = aten_mul({name}, {name})" in plain.source  # a new array there
     # the argument x is captured as an input: never written to
-    (x_name,) = [names[len(gradient.df_input_vjps) + i] for i in range(1)]
+    (x_name,) = [names[start - len(gradient.df_input_captured_inputs) + i] for i in range(1)]
     assert x_name not in written(owning.source)
     expected = interpreted(chain, [x], monkeypatch)
     assert_identical(first, expected)
@@ -111,7 +121,7 @@ def test_views_and_arguments_are_never_written_to(
     results = [compiled(argument) for _ in range(3)]
     runtime = runtime_of(compiled)
     gradient = runtime.gradient
-    start = len(gradient.df_input_vjps) + len(gradient.df_input_captured_inputs)
+    start = captured_start(runtime)
     for position, index in enumerate(gradient.df_input_captured_outputs):
         value = gradient.f.outputs[index]
         fresh_call = value.node.kind not in ("aten::transpose", "aten::slice", "aten::select")
@@ -124,7 +134,7 @@ def test_views_and_arguments_are_never_written_to(
         )
         if not fresh_call or viewed:
             assert start + position not in runtime.owned
-    owning = runtime.owning_df()
+    owning = runtime.df
     assert isinstance(owning, CompiledGraph)
     names = parameters(owning)
     for position in range(start):  # the vjps and the captured arguments
@@ -143,7 +153,7 @@ def test_a_real_output_df_reads_is_not_owned(monkeypatch: pytest.MonkeyPatch) ->
     (value_2, aux_2), grad_2 = compiled(x)  # the hit path
     runtime = runtime_of(compiled)
     gradient = runtime.gradient
-    start = len(gradient.df_input_vjps) + len(gradient.df_input_captured_inputs)
+    start = captured_start(runtime)
     for position, index in enumerate(gradient.df_input_captured_outputs):
         if index < gradient.f_real_outputs:
             assert start + position not in runtime.owned
@@ -153,11 +163,10 @@ def test_a_real_output_df_reads_is_not_owned(monkeypatch: pytest.MonkeyPatch) ->
     assert_identical(((value_2, aux_2), grad_2), expected)
 
 
-def test_backward_without_retain_owns_and_with_retain_does_not() -> None:
+def test_backward_with_retain_gives_df_copies_of_what_it_owns() -> None:
     x = vector()
     fn = ad.value_and_grad(chain)
-    fn(x)
-    runtime = runtime_of(fn)
+    runtime = fn.compiled_for([x], (0,)).runtime  # as vjp compiles it: no seed folded in
     assert runtime.owned
     _, saved = runtime.forward([x])
     held = [value.copy() for value in saved.captured_outputs]
@@ -248,16 +257,24 @@ def test_private_outputs_are_fresh_unshared_large_arrays() -> None:
     assert N == 64 * 64
 
 
-def test_the_owning_df_is_compiled_for_the_first_hit_only_when_it_could_own() -> None:
+def test_one_df_is_compiled_per_gradient(monkeypatch: pytest.MonkeyPatch) -> None:
+    compiled: list[Any] = []
+    original = runtime_module.executable
+
+    def counted(graph: Any, *args: Any, **kwargs: Any) -> Any:
+        compiled.append(kwargs.get("owned", ()))
+        return original(graph, *args, **kwargs)
+
+    monkeypatch.setattr(runtime_module, "executable", counted)
     fn = ad.value_and_grad(chain)
-    fn(vector())
-    runtime = runtime_of(fn)
-    assert runtime.owned
-    assert runtime._owning_df is None  # a gradient run once compiles one df
-    fn(vector())
-    assert runtime._owning_df is not None
+    first = fn(vector())
+    assert len(compiled) == 2  # f, and df owning f's temporaries from the first call on
+    assert compiled[1]
+    assert compiled[1] == runtime_of(fn).owned
+    for _ in range(2):
+        assert_identical(fn(vector()), first)
+    assert len(compiled) == 2
     small = ad.value_and_grad(chain)
     small(vector(16))
     small(vector(16))
-    assert not runtime_of(small).owned
-    assert runtime_of(small).owning_df() is runtime_of(small).df
+    assert not runtime_of(small).owned  # too small for the memory plan: nothing to own

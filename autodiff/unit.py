@@ -1,0 +1,383 @@
+"""Compilation units: what one scripted function compiles for one call signature, and the
+gradient call that ``grad`` and ``value_and_grad`` run for it.
+
+# Note [Compilation units]
+# A ScriptFunction keeps one `CompilationUnit` per signature key (`signature_key`: kind, dtype,
+# shape and strides per argument; not the values of Python numbers) in one bounded cache,
+# `ScriptFunction.cache` (Note [Cache bounds] in `autodiff.cache`). The unit holds the
+# arguments' types and layouts, worked out once, and builds lazily what calls with that
+# signature need, each from the one specialisation pipeline (Note [One specialisation
+# pipeline] in `autodiff.specialize`):
+#
+# - ``executable``: the plain call's compiled graph;
+# - ``gradients``: a `CompiledFunction` per (wrt, taps, seeded): the `Gradient` with its one
+#   compiled ``f`` and one compiled ``df`` (`CompiledGradient`), ``df`` owning ``f``'s
+#   private temporaries (Note [Owned temporaries] in `autodiff.runtime`) and, when
+#   ``seeded``, with the loss's seed folded in (Note [Seeded df] there);
+# - ``calls``: per way of calling a gradient (argnums, has_aux, with_value), the
+#   `GradientCall` that runs it (Note [Gradient calls]).
+#
+# A unit enters the cache once something compiled for it succeeded, so an error leaves
+# nothing behind for the next call to trip on; evicting it drops all it holds at once.
+
+# Note [Gradient calls]
+# A call of ``grad``/``value_and_grad`` should cost little more than running ``f`` and
+# ``df`` (the call overhead column of ``python -m benchmarks``), so what a signature fixes is
+# worked out once, when its `GradientCall` is built: the zeros that stand in for gradients
+# ``df`` leaves as AUTOGRAD_ZERO, each argument's dtype and shape, where each gradient sits
+# among ``df``'s outputs, and the seed, folded into ``df`` or made from ones kept. A call runs
+# ``f``, hands ``df`` the only references to f's temporaries (dropping its own first), and
+# returns the gradients as they come when they already have their argument's dtype and shape:
+# no binding, no `Saved`, no dict per call. The first call with a signature builds it after
+# binding and checking the arguments (`GradFunction.general_call`) and runs it; later calls
+# whose arguments come by position, one per parameter, find it by their key (computed on the
+# arguments as given) in the unit and run it directly. The checks of the loss (a scalar, not
+# complex, a pair with has_aux) are part of it, so both ways raise the same errors. Taps,
+# node hooks and saved-value hooks take `CompiledGradient.forward` and ``backward`` instead
+# (Note [Instrumented runs] in `autodiff.instrument`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from autodiff.errors import DifferentiationError
+from autodiff.gradient import Gradient
+from autodiff.higher_order import complex_output_message
+from autodiff.pipeline import OutputTree, differentiate_typed, output_tree
+from autodiff.runtime import CompiledGradient, Saved, ZeroSpec
+from autodiff.specialize import typed_graph
+from autodiff.taps import check_names, repeated_names, tap_sites
+from ir.codegen import Runnable
+from ir.interpreter import AUTOGRAD_ZERO
+from ir.source import SourceRange
+from ir.types import FLOAT, TensorType, Type
+from passes.requires_grad import can_hold_gradient
+
+if TYPE_CHECKING:
+    from autodiff.script import ScriptFunction
+
+GradientKey = tuple[tuple[int, ...], frozenset[str], bool]
+"""What a compiled gradient of a unit is for: (wrt, taps, seeded)."""
+
+
+class CompilationUnit:
+    """What a function compiles for one call signature. See Note [Compilation units].
+
+    >>> unit = scripted.cache[signature_key([x, y])]
+    >>> unit.types, unit.executable, unit.gradients
+    """
+
+    __slots__ = ("calls", "executable", "gradients", "number_inputs", "strided_inputs", "types")
+
+    def __init__(self, types: list[Type], number_inputs: str, strided_inputs: str) -> None:
+        self.types = types
+        self.number_inputs = number_inputs
+        """The positions of the NumPy scalars (`autodiff.specialize.numpy_scalar_positions`)."""
+        self.strided_inputs = strided_inputs
+        """The arrays not C-contiguous, with strides (`autodiff.specialize.strided_inputs`)."""
+        self.executable: Runnable | None = None
+        self.gradients: dict[GradientKey, CompiledFunction] = {}
+        self.calls: dict[Hashable, GradientCall] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledFunction:
+    """A function's compiled gradient for one call signature. When the function returns
+    tuples, the values in them are the gradient's outputs, one vjp each (`flatten_outputs`)."""
+
+    runtime: CompiledGradient
+    tree: OutputTree
+    repeats: Mapping[str, bool] = field(default_factory=dict)
+    """Per retained or hooked tap name, whether it may be computed more than once."""
+
+    def forward(self, values: Sequence[Any]) -> tuple[list[Any], Saved]:
+        return self.runtime.forward(values)
+
+    def result(self, outputs: list[Any]) -> Any:
+        """The outputs of a forward run nested as the plain function returns them."""
+        leaves = iter(outputs)
+
+        def build(tree: OutputTree) -> Any:
+            return next(leaves) if tree is None else type(tree)(build(t) for t in tree)
+
+        return build(self.tree)
+
+    def flatten(self, cotangent: Any, qualname: str) -> list[Any]:
+        """The leaves of a cotangent nested like the result (None stands for zeros)."""
+
+        def leaves(tree: OutputTree, part: Any) -> list[Any]:
+            if tree is None:
+                return [part]
+            if part is None:
+                return [leaf for t in tree for leaf in leaves(t, None)]
+            if not (isinstance(part, tuple | list) and len(part) == len(tree)):
+                raise DifferentiationError(
+                    f"the cotangent must nest like the result of {qualname}(), which has "
+                    f"{describe(tree)} where the cotangent has {describe(part)}"
+                )
+            return [leaf for t, p in zip(tree, part, strict=True) for leaf in leaves(t, p)]
+
+        return leaves(self.tree, cotangent)
+
+
+def compiled_gradient(
+    scripted: ScriptFunction,
+    values: Sequence[Any],
+    wrt: tuple[int, ...],
+    taps: frozenset[str] = frozenset(),
+    *,
+    seeded: bool = False,
+) -> tuple[CompilationUnit, CompiledFunction]:
+    """The unit for these arguments (runtime values) and its gradient w.r.t. the parameters
+    ``wrt``, handing the gradients of the ``taps`` named to hooks, with the loss's seed
+    folded in when ``seeded`` (Note [Seeded df] in `autodiff.runtime`): compiled on first
+    use. See Note [Compilation units]."""
+    key, unit = scripted.unit_for(values)
+    gradient_key = (wrt, taps, seeded)
+    compiled = unit.gradients.get(gradient_key)
+    if compiled is None:
+        for index in wrt:
+            _check_differentiable(scripted, index, unit.types)
+        parsed = scripted.parsed_for(unit.types, unit.strided_inputs)
+        typed = typed_graph(parsed, unit.types, unit.number_inputs, unit.strided_inputs)
+        sites = tap_sites(typed) if taps else {}
+        check_names(scripted.qualname, sites, sorted(taps))
+        gradient = differentiate_typed(typed, wrt, taps).gradient
+        compiled = CompiledFunction(
+            CompiledGradient(gradient, values, seed=loss_seed(gradient) if seeded else None),
+            output_tree(typed, [output.ty for output in parsed.outputs]),
+            repeated_names(sites, taps),
+        )
+        unit.gradients[gradient_key] = compiled
+        scripted.keep(key, unit, f"the gradient of {scripted.qualname}()")
+    return unit, compiled
+
+
+def _check_differentiable(scripted: ScriptFunction, index: int, types: list[Type]) -> None:
+    ty = types[index]
+    if not can_hold_gradient(ty) or (isinstance(ty, TensorType) and ty.dtype is None):
+        name = list(scripted.signature.parameters)[index]
+        raise DifferentiationError(
+            f"cannot differentiate {scripted.qualname}() with respect to argument "
+            f"'{name}' of type {ty}: only floating-point arrays and Python floats "
+            "have gradients"
+        )
+
+
+def loss_seed(gradient: Gradient) -> np.ndarray[Any, Any] | None:
+    """The vjp every ``grad`` call passes for output 0 of ``gradient``'s ``f``, when its type
+    fixes it: ones of a 0-d real floating-point loss's dtype (as ``np.ones_like`` of it makes
+    them); else None. See Note [Seeded df] in `autodiff.runtime`."""
+    dtype = _real_dtype(gradient)
+    return None if dtype is None else np.ones((), dtype)
+
+
+def _loss_dtype(ty: Type) -> np.dtype[Any] | None:
+    """The dtype of a 0-d real floating-point loss of type ``ty``, else None."""
+    if ty == FLOAT:
+        return np.dtype(np.float64)
+    if isinstance(ty, TensorType) and ty.dtype is not None and ty.shape == ():
+        dtype = np.dtype(ty.dtype)
+        return dtype if dtype.kind == "f" else None
+    return None
+
+
+def loss_site(gradient: Gradient) -> SourceRange | None:
+    """Where the function computes its first output, the loss, for errors about it."""
+    return gradient.f.outputs[0].node.source_range if gradient.f_real_outputs else None
+
+
+def describe(part: Any) -> str:
+    """A value's nesting or shape, for messages: ``a tuple of 2``, ``shape (3,)``."""
+    if isinstance(part, tuple | list):
+        return f"a {type(part).__name__} of {len(part)}"
+    return f"shape {tuple(np.shape(part))}"
+
+
+def check_loss(qualname: str, value: Any, site: SourceRange | None) -> None:
+    """What ``grad`` requires of the value it differentiates: one element, real."""
+    needs = f"grad requires {qualname}() to return a scalar (a 0-d or one-element array)"
+    if isinstance(value, tuple | list):
+        raise DifferentiationError(
+            f"{needs}, but it returned {describe(value)}; "
+            "with has_aux=True it may return a pair (value, aux)"
+        )
+    if np.size(value) != 1:
+        raise DifferentiationError(
+            f"{needs}, but it returned shape {tuple(np.shape(value))}; use ad.vjp for "
+            "non-scalar outputs"
+        )
+    if np.iscomplexobj(value):
+        raise DifferentiationError(
+            complex_output_message(qualname, np.result_type(value).name), site
+        )
+
+
+def check_seed(qualname: str, value: Any, seed: np.ndarray[Any, Any]) -> None:
+    """A loss of the dtype and shape its folded seed was made for (Note [Seeded df] in
+    `autodiff.runtime`); any other is a compiler bug, refused rather than differentiated with
+    a seed of another dtype."""
+    array = np.asarray(value)
+    if array.dtype != seed.dtype or array.shape != seed.shape:
+        raise DifferentiationError(
+            f"internal error: {qualname}() returned a loss of dtype {array.dtype} and shape "
+            f"{array.shape}, but its gradient was compiled for dtype {seed.dtype} and shape "
+            f"{seed.shape}; please report this"
+        )
+
+
+def split_aux(qualname: str, has_aux: bool, result: Any) -> tuple[Any, Any]:
+    """The value to differentiate and the auxiliary data, from what the function returned."""
+    if not has_aux:
+        return result, None
+    if not (isinstance(result, tuple) and len(result) == 2):
+        raise DifferentiationError(f"has_aux=True needs {qualname}() to return a pair (value, aux)")
+    return result[0], result[1]
+
+
+def cast_like(grad: Any, argument: Any) -> Any:
+    """A gradient with the shape and dtype of its argument: a NumPy scalar of its dtype for a
+    NumPy scalar, a float for a Python float."""
+    if isinstance(argument, np.generic):
+        return np.asarray(grad, dtype=argument.dtype)[()]
+    if isinstance(argument, float):
+        return float(np.asarray(grad))
+    array = np.asarray(argument)
+    return np.asarray(grad, dtype=array.dtype).reshape(array.shape)
+
+
+def _seed_maker(
+    qualname: str, dtype: np.dtype[Any] | None, site: SourceRange | None
+) -> tuple[Callable[[Any], bool], Callable[[Any], Any]]:
+    """``usual(v)``: whether ``v`` is a 0-d loss of ``dtype``, a real floating-point one;
+    ``seed(v)``: ones like ``np.asarray(v)``, the vjp that seeds ``df``, a copy of ones made
+    once for a usual ``v``, else made after `check_loss`."""
+    ones = None if dtype is None else np.ones((), dtype)
+    python_float = dtype is not None and dtype == np.float64
+
+    def usual(v: Any) -> bool:
+        kind = type(v)
+        if kind is float:
+            return python_float
+        # ``is``: a dtype equal to but not the one of the loss's type takes the checks
+        return (
+            (kind is np.ndarray or isinstance(v, np.generic))
+            and v.dtype is dtype
+            and (v.shape == ())
+        )
+
+    def seed(v: Any) -> Any:
+        if ones is not None and usual(v):
+            return ones.copy()
+        check_loss(qualname, v, site)
+        return np.ones_like(np.asarray(v))
+
+    return usual, seed
+
+
+class GradientCall:
+    """One call of ``grad``/``value_and_grad`` for one signature, built once: runs ``f``,
+    checks and seeds the loss, runs ``df`` and shapes the gradients like their arguments.
+    See Note [Gradient calls].
+
+    >>> call = GradientCall(compiled, values, (0,), "loss", has_aux=False, with_value=True,
+    ...                     several=False)
+    >>> value, dx = call(values)
+    """
+
+    def __init__(
+        self,
+        compiled: CompiledFunction,
+        values: Sequence[Any],
+        wrt: tuple[int, ...],
+        qualname: str,
+        *,
+        has_aux: bool,
+        with_value: bool,
+        several: bool,
+    ) -> None:
+        runtime = compiled.runtime
+        gradient = runtime.gradient
+        self.run_f = runtime.f.run
+        self.run_df = runtime.df.run
+        self.real_outputs = gradient.f_real_outputs
+        self.folded = runtime.seeded_at is not None
+        self.seed = runtime.seed
+        # The vjps df takes, by output: the loss's is the seed (None when folded in), the
+        # others (aux, other tuple leaves) zeros shaped like the run's outputs.
+        self.vjps = tuple(i for i in gradient.df_input_vjps if not (i == 0 and self.folded))
+        self.only_seed = self.vjps == (0,)
+        self.captured_inputs = gradient.df_input_captured_inputs
+        self.captured_outputs = gradient.df_input_captured_outputs
+        self.simple = compiled.tree is None and not has_aux
+        self.result_of = compiled.result
+        self.qualname, self.has_aux, self.with_value = qualname, has_aux, with_value
+        self.several = several
+        self.loss_site = loss_site(gradient)
+        self.usual, self.seed_for = _seed_maker(qualname, _real_dtype(gradient), self.loss_site)
+        slots = {index: slot for slot, index in enumerate(gradient.df_output_vjps)}
+        zeros = runtime.grad_zeros
+        if zeros is None:
+            zeros = [ZeroSpec.of(values[i]) for i in gradient.df_output_vjps]
+        # Per gradient returned: where df puts it (None: nowhere, it is zero), the zeros that
+        # stand in for AUTOGRAD_ZERO, and the dtype and shape of its argument when an array.
+        self.plan: list[tuple[int, int | None, ZeroSpec, tuple[Any, Any] | None]] = []
+        for index in wrt:
+            slot = slots.get(index)
+            argument = values[index]
+            like = (argument.dtype, argument.shape) if type(argument) is np.ndarray else None
+            zero = ZeroSpec.of(argument) if slot is None else zeros[slot]
+            self.plan.append((index, slot, zero, like))
+
+    def __call__(self, args: Sequence[Any]) -> Any:
+        outputs = self.run_f(list(args))
+        if self.simple:
+            value, aux = outputs[0], None
+        else:
+            value, aux = split_aux(self.qualname, self.has_aux, self.result_of(outputs))
+        if self.folded:
+            if not self.usual(value):
+                check_loss(self.qualname, value, self.loss_site)
+                assert self.seed is not None
+                check_seed(self.qualname, value, self.seed)
+            inputs = [ZeroSpec.of(outputs[i]).zeros() for i in self.vjps]
+        else:
+            seed = self.seed_for(value)
+            if self.only_seed:
+                inputs = [seed]
+            else:
+                inputs = [seed if i == 0 else ZeroSpec.of(outputs[i]).zeros() for i in self.vjps]
+        inputs += [args[i] for i in self.captured_inputs]
+        inputs += [outputs[i] for i in self.captured_outputs]
+        del outputs[self.real_outputs :]  # temporaries live on in ``inputs`` only
+        (raw,) = self.run_df(inputs)  # df owns them: Note [Owned temporaries]
+        grads = []
+        for index, slot, zero, like in self.plan:
+            if slot is None:
+                grad = np.zeros(np.shape(args[index]))
+            else:
+                grad = raw[slot]
+                if grad is AUTOGRAD_ZERO:
+                    grad = zero.zeros()
+            if not (
+                like is not None
+                and type(grad) is np.ndarray
+                and grad.dtype is like[0]
+                and grad.shape == like[1]
+            ):
+                grad = cast_like(grad, args[index])
+            grads.append(grad)
+        grad_result: Any = tuple(grads) if self.several else grads[0]
+        if self.with_value:
+            return ((value, aux) if self.has_aux else value), grad_result
+        return (grad_result, aux) if self.has_aux else grad_result
+
+
+def _real_dtype(gradient: Gradient) -> np.dtype[Any] | None:
+    """The dtype of a 0-d real floating-point loss, for the ones a seed copies, else None."""
+    return _loss_dtype(gradient.f.outputs[0].ty) if gradient.f_real_outputs else None
