@@ -71,6 +71,7 @@ from autodiff import instrument
 from autodiff.errors import DifferentiationError
 from autodiff.gradient import Gradient
 from ir.codegen import CompiledGraph, Runnable, executable
+from ir.collector import gc_paused
 from ir.graph import Graph, Value
 from ir.interpreter import AUTOGRAD_ZERO, Observer
 from ir.types import TensorType
@@ -206,7 +207,8 @@ class CompiledGradient:
         """The position among ``df``'s inputs of the vjp folded in as ``seed``, or None."""
         if seed is not None and 0 in gradient.df_input_vjps:
             position = gradient.df_input_vjps.index(0)
-            folded = seeded_graph(gradient.df, position, seed)
+            with gc_paused():  # Note [Compile-time cost] in autodiff.pipeline
+                folded = seeded_graph(gradient.df, position, seed)
             if folded is not None:
                 df_graph, self.seeded_at = folded, position
                 owned = frozenset(i - (i > position) for i in owned if i != position)
