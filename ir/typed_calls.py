@@ -17,17 +17,17 @@ the same result: Python numbers as 0-d float64 array constants, reductions as th
 # - Reductions. ``np.sum(x, axis=a, keepdims=k)`` of an ndarray is ``np.add.reduce(x, a, None,
 #   None, k)`` after a Python-level wrapper (max, min and prod likewise: the record's
 #   ``ufunc_reduce``); a tensor of rank at least 1 is an ndarray, so its reductions call
-#   ``reduce`` directly. ``np.mean`` of float64
-#   is that sum divided by the element count (a true division by an integer, in place for an
-#   array result), the count being known from the shape.
-# - Gradient helpers. ``sum_to_size`` to the operand's own shape is the operand itself, and
-#   otherwise a sum over the axes that the shapes name; ``_unreduce`` that inserts no axis is
-#   ``np.broadcast_to``; the gradient of a product of two matrices is the kernel's one matmul
-#   (``matmul(g, b.T)``), without its Python-level reshaping of 1-d operands (an operator's
-#   own spelling like this one is its record's ``typed_call``, next to its kernel).
-# - Views and Python operators. select, slice and transpose with constant axes are the
-#   subscript or ``.T`` the kernel would apply (``x[:, i]``, ``x[1:]``), and a prim:: operator
-#   whose kernel is Python's own (``operator.sub``) is written as the operator (``49 - j``).
+#   ``reduce`` directly.
+# - An operator's own spelling: its record's ``typed_call``, next to its kernel in its family
+#   file (`ir.ops.call_spelling`). ``np.mean`` of float64 is the sum divided by the element
+#   count (`ir.ops.reductions`); ``sum_to_size`` to the operand's own shape is the operand,
+#   else a sum over the axes the shapes name, and a transpose without axes is ``.T``
+#   (`ir.ops.shape_ops`); ``_unreduce`` that inserts no axis is ``np.broadcast_to``; the
+#   gradient of a product of two matrices is the kernel's one matmul (``matmul(g, b.T)``)
+#   without its reshaping of 1-d operands (`ir.ops.gradients`); select and slice with a
+#   constant axis are the subscript the kernel applies (``x[:, i]``, ``x[1:]``:
+#   `ir.ops.indexing`); a prim:: operator whose kernel is Python's own (``operator.sub``) is
+#   written as the operator (``49 - j``: `ir.ops.scalar`).
 # - Memory plan. An elementwise ufunc writes its result into an operand (``out=``) when that
 #   operand dies at the node and nothing else can see its memory: it was computed in this
 #   graph, in this block, by a call that returns a new array (a ufunc or a reduction spelled
@@ -56,28 +56,21 @@ the same result: Python numbers as 0-d float64 array constants, reductions as th
 from __future__ import annotations
 
 import math
-import operator
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, TypeGuard
 
 import numpy as np
 
 from ir.graph import Graph, Node, Value
-from ir.ops import OPS, OpDef
-from ir.ops.shape_rules import normalize_axes
-from ir.types import INT, NONE, TensorType
+from ir.ops import OpDef
+from ir.ops.call_spelling import Bind, Call, constant, is_array, reduction_operands
+from ir.types import TensorType
 
 __all__ = ["INPLACE_MIN_SIZE", "Call", "TypedCalls"]
 
 INPLACE_MIN_SIZE = 1024
 """Results with fewer elements are new arrays: see Note [Typed calls], memory plan."""
 
-# The very object aten::sum's record holds, so that sums and means bind one closure variable
-# (``np.add.reduce`` is a new bound method on each access).
-_ADD_REDUCE = OPS["aten::sum"].ufunc_reduce
-_TRUE_DIVIDE = np.true_divide
-_BROADCAST_TO = np.broadcast_to
 _EXACT_INT = 2**53  # the ints float64 holds exactly
 # Correctly rounded (or exact) element by element, so every loop NumPy may pick for a layout
 # gives the same bits. Other binary ufuncs (arctan2, power, logaddexp, ...) may take a SIMD
@@ -91,18 +84,6 @@ _LAYOUT_FREE = frozenset(
         *(np.sqrt, np.reciprocal, np.sign, np.floor, np.ceil, np.trunc),
     ]
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Call:
-    """How a node runs: ``result = expr``, then ``then`` (with ``{out}`` the result's name)."""
-
-    expr: str
-    then: str | None = None
-    fresh: bool = False  # the result is a new ndarray that no other value holds
-
-
-Bind = Callable[[Any, str], str]
 
 
 class TypedCalls:
@@ -212,31 +193,13 @@ class TypedCalls:
         """How ``node`` runs, its operands spelled ``args``; None to call its kernel."""
         if op.ufunc_reduce is not None:
             return self._reduction(node, op.ufunc_reduce, args)
-        if node.kind == "aten::mean":
-            return self._mean(node, args)
-        if node.kind == "aten::sum_to_size":
-            return self._sum_to_size(node, args)
-        if node.kind == "aten::_unreduce":
-            return self._unreduce(node, args)
-        if op.typed_call is not None:
-            expr = op.typed_call(node, args, self.bind)
-            return None if expr is None else Call(expr, fresh=True)
-        if node.kind in _SUBSCRIPTS:
-            return _subscript(node, args)
-        if node.kind in ("aten::transpose", "aten::_transpose_backward"):
-            # np.transpose(x) of an ndarray is x.T
-            is_t = _is_array(node.inputs[0].ty) and _constant(node.inputs[1]) is None
-            return Call(f"{args[0]}.T") if is_t else None
-        operator_spelling = (
-            _PYTHON_OPERATORS.get(op.kernel) if node.kind.startswith("prim::") else None
-        )
-        if operator_spelling is not None and len(args) == operator_spelling.count("{}"):
-            return Call(operator_spelling.format(*(_operand(a) for a in args)))
+        if op.typed_call is not None:  # the operator's own spelling, in its record
+            return op.typed_call(node, args, self.bind)
         op_kernel = op.kernel
         if _is_ufunc(op_kernel) and op_kernel.signature is not None and len(node.outputs) == 1:
             # np.matmul: called as it is, and known to return a new array
             name = self.bind(op_kernel, node.kind.replace("::", "_"))
-            return Call(f"{name}({', '.join(args)})", fresh=_is_array(node.output.ty))
+            return Call(f"{name}({', '.join(args)})", fresh=is_array(node.output.ty))
         ufunc = self._elementwise(node)
         if ufunc is None or ufunc.nout != 1 or len(node.outputs) != 1:
             return None
@@ -246,7 +209,7 @@ class TypedCalls:
         if buffer is not None:
             spelled.append(f"out={args[buffer]}")
         name = self.bind(ufunc, node.kind.replace("::", "_"))
-        return Call(f"{name}({', '.join(spelled)})", fresh=_is_array(node.output.ty))
+        return Call(f"{name}({', '.join(spelled)})", fresh=is_array(node.output.ty))
 
     def _elementwise(self, node: Node) -> np.ufunc | None:
         op = self.ops.get(node.kind)
@@ -265,132 +228,17 @@ class TypedCalls:
     def _reduction(
         self, node: Node, ufunc_reduce: Callable[..., Any], args: list[str]
     ) -> Call | None:
-        spelled = _reduction_operands(node)
+        spelled = reduction_operands(node)
         if spelled is None:
             return None
         axis, keepdims = spelled
         reduce = self.bind(ufunc_reduce, node.kind.replace("::", "_") + "_reduce")
         expr = f"{reduce}({args[0]}, {axis}, None, None, {keepdims})"
-        return Call(expr, fresh=_is_array(node.output.ty))
-
-    def _mean(self, node: Node, args: list[str]) -> Call | None:
-        spelled = _reduction_operands(node)
-        source = node.inputs[0].ty
-        if spelled is None or not isinstance(source, TensorType) or source.dtype != "float64":
-            return None
-        if not source.is_complete or source.shape is None:
-            return None
-        axis, keepdims = spelled
-        axes = normalize_axes(node.inputs[1].node.attr("value"), len(source.shape))
-        count = math.prod(d for i, d in enumerate(source.shape) if i in axes and d is not None)
-        if count == 0:  # np.mean warns of an empty slice
-            return None
-        reduce = self.bind(_ADD_REDUCE, "aten_sum_reduce")
-        total = f"{reduce}({args[0]}, {axis}, None, None, {keepdims})"
-        if not _is_array(node.output.ty):
-            # np.mean's scalar path: the NumPy scalar sum divided by the count
-            return Call(f"{total} / {count}")
-        divide = self.bind(_TRUE_DIVIDE, "true_divide")
-        return Call(total, then=f"{divide}({{out}}, {count}, out={{out}})", fresh=True)
-
-    def _sum_to_size(self, node: Node, args: list[str]) -> Call | None:
-        source, target_value = node.inputs[0].ty, node.inputs[1]
-        if not isinstance(source, TensorType) or source.shape is None or not source.shape:
-            return None
-        if target_value.node.kind != "prim::Constant" or None in source.shape:
-            return None
-        shape = target_value.node.attr("value")
-        if shape is None:
-            return Call(args[0])
-        target = tuple(shape) if isinstance(shape, tuple | list) else (shape,)
-        if not all(type(d) is int for d in target):
-            return None
-        if target == source.shape:
-            return Call(args[0])  # the operand itself, as the kernel returns it
-        lead = len(source.shape) - len(target)
-        if lead < 0 or any(
-            d not in (1, s) for d, s in zip(target, source.shape[lead:], strict=True)
-        ):
-            return None  # the kernel raises
-        stretched = [
-            lead + i for i, d in enumerate(target) if d == 1 and source.shape[lead + i] != 1
-        ]
-        axes = tuple(range(lead)) + tuple(stretched)
-        reduce = self.bind(_ADD_REDUCE, "aten_sum_reduce")
-        if lead == 0:
-            return Call(f"{reduce}({args[0]}, {axes!r}, None, None, True)", fresh=True)
-        if not stretched and target:
-            return Call(f"{reduce}({args[0]}, {axes!r}, None, None, False)", fresh=True)
-        # keepdims, then the kernel's reshape: a 0-d target stays a 0-d array
-        return Call(f"{reduce}({args[0]}, {axes!r}, None, None, True).reshape({target!r})")
-
-    def _unreduce(self, node: Node, args: list[str]) -> Call | None:
-        axis, keepdims = (_constant(v) for v in node.inputs[2:4])
-        if node.inputs[1].node.kind != "prim::Constant":
-            return None
-        if not (axis is None or keepdims is True):
-            return None  # the kernel inserts the reduced axes first
-        broadcast = self.bind(_BROADCAST_TO, "broadcast_to")
-        return Call(f"{broadcast}({args[0]}, {args[1]})")
-
-
-_NOT_CONSTANT = object()
-
-_SUBSCRIPTS = frozenset(["aten::select", "aten::slice"])
-# prim:: kernels that are Python's own operators, written as the operator.
-_PYTHON_OPERATORS: dict[Any, str] = {
-    operator.add: "{} + {}",
-    operator.sub: "{} - {}",
-    operator.mul: "{} * {}",
-    operator.truediv: "{} / {}",
-    operator.floordiv: "{} // {}",
-    operator.mod: "{} % {}",
-    operator.pow: "{} ** {}",
-    operator.eq: "{} == {}",
-    operator.ne: "{} != {}",
-    operator.lt: "{} < {}",
-    operator.le: "{} <= {}",
-    operator.gt: "{} > {}",
-    operator.ge: "{} >= {}",
-    operator.neg: "-{}",
-    operator.not_: "not {}",
-}
-
-
-def _operand(spelled: str) -> str:
-    """An operand of an operator: names and literals as they are, a negative literal
-    bracketed (``-1 ** 2`` is not ``(-1) ** 2``)."""
-    return f"({spelled})" if spelled.startswith("-") else spelled
-
-
-def _subscript(node: Node, args: list[str]) -> Call | None:
-    """``aten::select(x, axis, i)`` as ``x[:, i]`` and ``aten::slice(x, axis, a, b, c)`` as
-    ``x[:, a:b:c]``: the index tuple the kernels build, for a constant axis counted from the
-    front and int (or None) operands."""
-    axis = _constant(node.inputs[1])
-    if type(axis) is not int or axis < 0 or not _is_array(node.inputs[0].ty):
-        return None
-    if not all(v.ty in (INT, NONE) for v in node.inputs[2:]):
-        return None
-    if node.kind == "aten::select":
-        item = args[2]
-    else:
-        start, stop, step = ("" if a == "None" else a for a in args[2:5])
-        item = f"{start}:{stop}:{step}" if step else f"{start}:{stop}"
-    return Call(f"{args[0]}[{':, ' * axis}{item}]")
-
-
-def _constant(value: Value) -> Any:
-    return value.node.attr("value") if value.node.kind == "prim::Constant" else _NOT_CONSTANT
+        return Call(expr, fresh=is_array(node.output.ty))
 
 
 def _is_ufunc(kernel: Any) -> TypeGuard[np.ufunc]:
     return isinstance(kernel, np.ufunc)
-
-
-def _is_array(ty: Any) -> bool:
-    """A tensor of rank at least 1: an ndarray, never a NumPy scalar."""
-    return isinstance(ty, TensorType) and ty.shape is not None and len(ty.shape) > 0
 
 
 def _large_array(ty: Any) -> bool:
@@ -408,7 +256,7 @@ def _weak_numbers(node: Node, ufunc: np.ufunc) -> list[int]:
     other operand is a float64 tensor. See Note [Typed calls], constant binding."""
     numbers: list[int] = []
     for position, value in enumerate(node.inputs):
-        number = _constant(value)
+        number = constant(value)
         kind = type(number)
         if kind is float or (kind is int and abs(number) <= _EXACT_INT):
             numbers.append(position)
@@ -420,18 +268,3 @@ def _weak_numbers(node: Node, ufunc: np.ufunc) -> list[int]:
     if not any(loop.startswith(signature) for loop in ufunc.types):
         return []
     return numbers
-
-
-def _reduction_operands(node: Node) -> tuple[str, str] | None:
-    """``axis`` and ``keepdims`` spelled as literals, when the operand is an ndarray and both
-    are constants; else None."""
-    if len(node.inputs) != 3 or not _is_array(node.inputs[0].ty):
-        return None
-    axis, keepdims = _constant(node.inputs[1]), _constant(node.inputs[2])
-    if type(keepdims) is not bool:
-        return None
-    if axis is None or type(axis) is int:
-        return repr(axis), repr(keepdims)
-    if isinstance(axis, tuple | list) and all(type(a) is int for a in axis):
-        return repr(tuple(axis)), repr(keepdims)  # the kernel takes a list as a tuple
-    return None

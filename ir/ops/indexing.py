@@ -32,6 +32,8 @@ from typing import Any
 import numpy as np
 
 from ir.errors import ShapeError
+from ir.graph import Node
+from ir.ops.call_spelling import Bind, Call, constant, is_array
 from ir.ops.registry import NOT_CONSTANT, Derivative, register_op
 from ir.ops.shape_rules import (
     Shape,
@@ -174,18 +176,37 @@ def _basic(node: Any) -> bool:
     return all(item.ty in (INT, NONE) for item in node.inputs[1:]) and not_one_element(node)
 
 
+def spell_subscript(node: Node, args: Sequence[str], bind: Bind) -> Call | None:
+    """``aten::select(x, axis, i)`` as ``x[:, i]`` and ``aten::slice(x, axis, a, b, c)`` as
+    ``x[:, a:b:c]``: the index tuple the kernels build, for a constant axis counted from the
+    front and int (or None) operands."""
+    axis = constant(node.inputs[1])
+    if type(axis) is not int or axis < 0 or not is_array(node.inputs[0].ty):
+        return None
+    if not all(v.ty in (INT, NONE) for v in node.inputs[2:]):
+        return None
+    if node.kind == "aten::select":
+        item = args[2]
+    else:
+        start, stop, step = ("" if a == "None" else a for a in args[2:5])
+        item = f"{start}:{stop}:{step}" if step else f"{start}:{stop}"
+    return Call(f"{args[0]}[{':, ' * axis}{item}]")
+
+
 register_op(
     "aten::select(Tensor(a) self, int axis, int index) -> Tensor(a)",
     shape=_select_rule,
     derivative=Derivative.FORMULA,
     view=SELECT,
     may_raise=True,
+    typed_call=spell_subscript,
 )(select)
 register_op(
     "aten::slice(Tensor(a) self, int axis, int? start, int? stop, int? step) -> Tensor(a)",
     shape=_slice_rule,
     derivative=Derivative.FORMULA,
     view=SLICE,
+    typed_call=spell_subscript,
 )(slice_axis)
 register_op(
     "aten::index(Tensor(a) self, Any... indices) -> Tensor(a)",

@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from ir.errors import ShapeError
+from ir.ops.call_spelling import as_python_operator
 from ir.ops.registry import NOT_CONSTANT, Derivative, register_op, register_structural
 from ir.ops.shape_rules import elementwise, known_int
 from ir.types import (
@@ -327,7 +328,10 @@ register_op(
 # ``a + b`` of two tuples of ints whose lengths are only known once specialised: shapes, as in
 # ``x.reshape(x.shape + (1,))`` (Note [Concatenating sequences] in `frontend.lists`).
 register_op(
-    "prim::TupleConcat(Any a, Any b) -> Any", shape=_concatenated_rule, derivative=Derivative.NONE
+    "prim::TupleConcat(Any a, Any b) -> Any",
+    shape=_concatenated_rule,
+    derivative=Derivative.NONE,
+    typed_call=as_python_operator(operator.add),
 )(operator.add)
 register_op(
     "prim::ListConstruct(Any... elems) -> Any",

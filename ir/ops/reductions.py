@@ -9,15 +9,18 @@ int32 is int64, ``np.mean`` of ints is float64), so reducing everything gives a 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
+from ir.graph import Node
+from ir.ops.call_spelling import ADD_REDUCE, Bind, Call, is_array, reduction_operands
 from ir.ops.promotion import probe_dtype
 from ir.ops.registry import NOT_CONSTANT, Derivative, ShapeRule, register_op
 from ir.ops.shape_rules import as_tensor, normalize_axes, tensor
-from ir.types import NONE, Type
+from ir.types import NONE, TensorType, Type
 
 # name -> (NumPy function, spellings)
 Reduction = tuple[Callable[..., Any], dict[str, str]]
@@ -66,7 +69,7 @@ REDUCTIONS: dict[str, Reduction] = {
 # ``reduce`` directly (Note [Typed calls] in `ir.typed_calls`). Bound once, so that every node
 # binds the same object (``np.add.reduce`` is a new bound method on each access).
 UFUNC_REDUCES: dict[str, Callable[..., Any]] = {
-    "sum": np.add.reduce,
+    "sum": ADD_REDUCE,
     "max": np.maximum.reduce,
     "min": np.minimum.reduce,
     "prod": np.multiply.reduce,
@@ -144,6 +147,32 @@ def reduction_rule(fn: Callable[..., Any]) -> ShapeRule:
     return rule
 
 
+def spell_mean(node: Node, args: Sequence[str], bind: Bind) -> Call | None:
+    """``np.mean`` of float64 as the sum divided by the element count, known from the shape (a
+    true division by an integer, in place for an array result); see Note [Typed calls] in
+    `ir.typed_calls`."""
+    spelled = reduction_operands(node)
+    source = node.inputs[0].ty
+    if spelled is None or not isinstance(source, TensorType) or source.dtype != "float64":
+        return None
+    if not source.is_complete or source.shape is None:
+        return None
+    axis, keepdims = spelled
+    axes = normalize_axes(node.inputs[1].node.attr("value"), len(source.shape))
+    count = math.prod(d for i, d in enumerate(source.shape) if i in axes and d is not None)
+    if count == 0:  # np.mean warns of an empty slice
+        return None
+    reduce = bind(ADD_REDUCE, "aten_sum_reduce")
+    total = f"{reduce}({args[0]}, {axis}, None, None, {keepdims})"
+    if not is_array(node.output.ty):
+        # np.mean's scalar path: the NumPy scalar sum divided by the count
+        return Call(f"{total} / {count}")
+    divide = bind(np.true_divide, "true_divide")
+    return Call(total, then=f"{divide}({{out}}, {count}, out={{out}})", fresh=True)
+
+
+TYPED_CALLS = {"mean": spell_mean}
+
 for _name, (_fn, _spellings) in REDUCTIONS.items():
     register_op(
         f"aten::{_name}(Tensor self, Any axis=None, bool keepdims=False) -> Tensor",
@@ -151,6 +180,7 @@ for _name, (_fn, _spellings) in REDUCTIONS.items():
         derivative=Derivative.FORMULA,
         only_reads=True,
         ufunc_reduce=UFUNC_REDUCES.get(_name),
+        typed_call=TYPED_CALLS.get(_name),
         spellings=_spellings,
     )(reduction_kernel(_fn))
 

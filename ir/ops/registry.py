@@ -66,6 +66,7 @@ from typing import Any, TypeVar
 
 from ir.errors import IRError
 from ir.graph import Node
+from ir.ops.call_spelling import TypedCall
 from ir.ops.schema import NO_DEFAULT, Alias, Argument, Schema, Sentinel, parse_schema
 from ir.ops.spellings import Spelling, parse_spellings
 from ir.ops.views import ViewRule
@@ -96,11 +97,6 @@ ShapeRule = Callable[[Sequence[Type], Sequence[Any]], Sequence[Type]]
 # The result of a pure op computed from its input types alone (``x.shape`` of a typed ``x``),
 # or NOT_CONSTANT when the types do not fix it.
 ValueFromTypes = Callable[[Sequence[Type]], Any]
-# How generated code may compute a node more cheaply than by calling the kernel, with the same
-# result bit for bit (Note [Typed calls] in `ir.typed_calls`): ``typed_call(node, args, bind)``
-# gets the operands' spellings and ``bind(obj, hint)``, which makes a closure variable holding
-# ``obj``, and returns an expression whose value is a new array, or None to call the kernel.
-TypedCall = Callable[[Node, Sequence[str], Callable[[Any, str], str]], str | None]
 
 K = TypeVar("K", bound=Callable[..., Any])
 
@@ -150,7 +146,8 @@ class OpDef:
     # Python-level wrapper), bound once so every node binds the same object: generated code
     # calls it directly (Note [Typed calls]).
     ufunc_reduce: Callable[..., Any] | None = None
-    # A cheaper spelling for generated code (see TypedCall).
+    # A cheaper spelling for generated code, with the kernel's result bit for bit
+    # (`ir.ops.call_spelling`, Note [Typed calls] in `ir.typed_calls`).
     typed_call: TypedCall | None = None
     # Recomputing the result costs less than a tape write: a reverse loop recomputes it from
     # its operands instead of saving it per iteration (`autodiff.differentiate`).

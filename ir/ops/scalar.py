@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from ir.errors import ShapeError
+from ir.ops.call_spelling import as_python_operator
 from ir.ops.registry import NOT_CONSTANT, Derivative, ShapeRule, register_op
 from ir.ops.shape_rules import fixed
 from ir.types import ANY, BOOL, FLOAT, INT, SCALAR, TensorType, TupleType, Type
@@ -169,10 +170,14 @@ for _name, (_fn, _derivative) in BINARY.items():
         derivative=_derivative,
         may_raise=_name in _RAISING,
         cheap_to_recompute=_name in _CHEAP,
+        typed_call=as_python_operator(_fn),
     )(_fn)
 for _name, _fn in COMPARISONS.items():
     register_op(
-        f"prim::{_name}(Scalar a, Scalar b) -> bool", shape=fixed(BOOL), derivative=Derivative.NONE
+        f"prim::{_name}(Scalar a, Scalar b) -> bool",
+        shape=fixed(BOOL),
+        derivative=Derivative.NONE,
+        typed_call=as_python_operator(_fn),
     )(_fn)
 for _name, (_fn, _derivative) in UNARY.items():
     register_op(
@@ -180,6 +185,7 @@ for _name, (_fn, _derivative) in UNARY.items():
         shape=python_rule(_fn),
         derivative=_derivative,
         cheap_to_recompute=_name in _CHEAP,
+        typed_call=as_python_operator(_fn),
     )(_fn)
 for _name, (_fn, _result, _derivative) in CASTS.items():
     register_op(
@@ -188,9 +194,12 @@ for _name, (_fn, _result, _derivative) in CASTS.items():
         derivative=_derivative,
         may_raise=_name in _RAISING,
     )(_fn)
-register_op("prim::not(Any a) -> bool", shape=fixed(BOOL), derivative=Derivative.NONE)(
-    operator.not_
-)
+register_op(
+    "prim::not(Any a) -> bool",
+    shape=fixed(BOOL),
+    derivative=Derivative.NONE,
+    typed_call=as_python_operator(operator.not_),
+)(operator.not_)
 register_op(
     "prim::len(Any a) -> int",
     shape=_len_rule,

@@ -20,6 +20,8 @@ from typing import Any
 import numpy as np
 
 from ir.errors import ShapeError
+from ir.graph import Node
+from ir.ops.call_spelling import ADD_REDUCE, Bind, Call, constant, is_array
 from ir.ops.promotion import dtype_name
 from ir.ops.registry import NOT_CONSTANT, Derivative, register_op
 from ir.ops.shape_rules import (
@@ -383,11 +385,21 @@ register_op(
         "ndarray.reshape": "*shape * !order !copy",
     },
 )(np.reshape)
+
+
+def spell_transpose(node: Node, args: Sequence[str], bind: Bind) -> Call | None:
+    """``np.transpose(x)`` of an ndarray, axes not given, is ``x.T``."""
+    if is_array(node.inputs[0].ty) and constant(node.inputs[1]) is None:
+        return Call(f"{args[0]}.T")
+    return None
+
+
 register_op(
     "aten::transpose(Tensor(a) self, Any axes=None) -> Tensor(a)",
     shape=_transpose_rule,
     derivative=Derivative.FORMULA,
     view=TRANSPOSED,
+    typed_call=spell_transpose,
     spellings={
         "numpy.transpose": "a:self axes",
         "ndarray.transpose": "*axes",
@@ -428,10 +440,43 @@ register_op(
     view=READ_ONLY,
     spellings={"numpy.broadcast_to": "array:self shape !subok"},
 )(np.broadcast_to)
+
+
+def spell_sum_to_size(node: Node, args: Sequence[str], bind: Bind) -> Call | None:
+    """``sum_to_size`` to the operand's own shape is the operand itself, and otherwise a sum
+    over the axes that the shapes name (Note [Typed calls] in `ir.typed_calls`)."""
+    source, target_value = node.inputs[0].ty, node.inputs[1]
+    if not isinstance(source, TensorType) or source.shape is None or not source.shape:
+        return None
+    if target_value.node.kind != "prim::Constant" or None in source.shape:
+        return None
+    shape = target_value.node.attr("value")
+    if shape is None:
+        return Call(args[0])
+    target = tuple(shape) if isinstance(shape, tuple | list) else (shape,)
+    if not all(type(d) is int for d in target):
+        return None
+    if target == source.shape:
+        return Call(args[0])  # the operand itself, as the kernel returns it
+    lead = len(source.shape) - len(target)
+    if lead < 0 or any(d not in (1, s) for d, s in zip(target, source.shape[lead:], strict=True)):
+        return None  # the kernel raises
+    stretched = [lead + i for i, d in enumerate(target) if d == 1 and source.shape[lead + i] != 1]
+    axes = tuple(range(lead)) + tuple(stretched)
+    reduce = bind(ADD_REDUCE, "aten_sum_reduce")
+    if lead == 0:
+        return Call(f"{reduce}({args[0]}, {axes!r}, None, None, True)", fresh=True)
+    if not stretched and target:
+        return Call(f"{reduce}({args[0]}, {axes!r}, None, None, False)", fresh=True)
+    # keepdims, then the kernel's reshape: a 0-d target stays a 0-d array
+    return Call(f"{reduce}({args[0]}, {axes!r}, None, None, True).reshape({target!r})")
+
+
 register_op(
     "aten::sum_to_size(Any self, Any shape) -> Tensor",
     shape=_sum_to_size_rule,
     derivative=Derivative.FORMULA,
+    typed_call=spell_sum_to_size,
 )(sum_to_size)
 register_op(
     "aten::concatenate(Any tensors, int? axis=0) -> Tensor",

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from ir.graph import Node
+from ir.ops.call_spelling import Bind, Call
 from ir.ops.gradients.common import like_tensor_operand
 from ir.ops.registry import Derivative, register_op
 from ir.ops.shape_rules import (
@@ -113,23 +114,19 @@ def _product_of_matrices(node: Node) -> bool:
     return (n, m, k) == (n_a, m_b, k_b)
 
 
-def spell_matmul_backward_self(
-    node: Node, args: Sequence[str], bind: Callable[[Any, str], str]
-) -> str | None:
+def spell_matmul_backward_self(node: Node, args: Sequence[str], bind: Bind) -> Call | None:
     """The kernel's one matmul, ``matmul(grad, b.T)`` (``swapaxes(b, -1, -2)`` of a matrix is
     ``b.T``), for a product of two matrices (Note [Typed calls] in `ir.typed_calls`)."""
     if not _product_of_matrices(node):
         return None
-    return f"{bind(np.matmul, 'aten_matmul')}({args[0]}, {args[2]}.T)"
+    return Call(f"{bind(np.matmul, 'aten_matmul')}({args[0]}, {args[2]}.T)", fresh=True)
 
 
-def spell_matmul_backward_other(
-    node: Node, args: Sequence[str], bind: Callable[[Any, str], str]
-) -> str | None:
+def spell_matmul_backward_other(node: Node, args: Sequence[str], bind: Bind) -> Call | None:
     """``matmul(a.T, grad)`` for a product of two matrices."""
     if not _product_of_matrices(node):
         return None
-    return f"{bind(np.matmul, 'aten_matmul')}({args[1]}.T, {args[0]})"
+    return Call(f"{bind(np.matmul, 'aten_matmul')}({args[1]}.T, {args[0]})", fresh=True)
 
 
 register_op(

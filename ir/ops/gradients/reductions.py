@@ -7,6 +7,8 @@ from typing import Any
 
 import numpy as np
 
+from ir.graph import Node
+from ir.ops.call_spelling import Bind, Call, constant
 from ir.ops.gradients.common import like_tensor_operand, shaped_by_operand
 from ir.ops.registry import Derivative, register_op
 from ir.ops.shape_rules import (
@@ -99,10 +101,21 @@ def _prod_double_backward_rule(types: Sequence[Type], consts: Sequence[Any]) -> 
     return [TupleType((TensorType(grad.dtype, grad.shape), TensorType(x.dtype, x.shape)))]
 
 
+def spell_unreduce(node: Node, args: Sequence[str], bind: Bind) -> Call | None:
+    """``_unreduce`` that inserts no axis (all axes, or keepdims) is ``np.broadcast_to``."""
+    axis, keepdims = (constant(v) for v in node.inputs[2:4])
+    if node.inputs[1].node.kind != "prim::Constant":
+        return None
+    if not (axis is None or keepdims is True):
+        return None  # the kernel inserts the reduced axes first
+    return Call(f"{bind(np.broadcast_to, 'broadcast_to')}({args[0]}, {args[1]})")
+
+
 register_op(
     "aten::_unreduce(Tensor grad, Any shape, Any axis, bool keepdims) -> Tensor",
     shape=shaped_by_operand(1),
     derivative=Derivative.FORMULA,
+    typed_call=spell_unreduce,
 )(unreduce)
 
 

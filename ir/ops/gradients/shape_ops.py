@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from ir.ops.registry import NOT_CONSTANT, Derivative, register_op
+from ir.ops.shape_ops import spell_transpose
 from ir.ops.shape_rules import (
     as_tensor,
     tensor,
@@ -89,6 +90,7 @@ register_op(
     "aten::_transpose_backward(Tensor grad, Any axes) -> Tensor",
     shape=_transpose_backward_rule,
     derivative=Derivative.FORMULA,
+    typed_call=spell_transpose,  # the transpose it undoes, for axes not given
 )(transpose_backward)
 
 
