@@ -71,7 +71,7 @@ from ir.analysis import constant_value, in_block, is_constant
 from ir.errors import IRError
 from ir.graph import PARAM, Block, Graph, Node, Value
 from ir.ops.products import einsum_relabels
-from ir.ops.registry import OPS, is_in_place
+from ir.ops.registry import OPS, Holds, is_in_place
 from ir.ops.views import (
     ViewRule,
     probe_chain,
@@ -98,19 +98,6 @@ from passes.registry import register_pass
 from passes.returned_arguments import return_arguments
 
 WRITE_BACK = "prim::WriteBack"
-
-
-# Tuples and lists hold their operands' arrays; element reads give one of them back.
-_HOLDS_OPERANDS = frozenset(["prim::TupleConstruct", "prim::ListConstruct", "prim::ListAppend"])
-_ELEMENTS = frozenset(
-    [
-        "prim::TupleIndex",
-        "prim::ListIndex",
-        "prim::TupleUnpack",
-        "prim::ListUnpack",
-        "prim::TupleSlice",
-    ]
-)
 
 
 @dataclass
@@ -266,8 +253,8 @@ class _Functionalizer:
                 self.branches(node, env)
             elif node.kind == "prim::Loop":
                 self.loop(node, env)
-            elif node.kind in _HOLDS_OPERANDS or node.kind in _ELEMENTS:
-                self.hold(node, env)
+            elif (op := OPS.get(node.kind)) is not None and op.holds is not None:
+                self.hold(node, op.holds, env)
         self.read_fresh(block.return_node, env)
 
     def read_fresh(self, node: Node, env: _Env) -> None:
@@ -485,11 +472,11 @@ class _Functionalizer:
                 found.setdefault(base, None)
         return list(found)
 
-    def hold(self, node: Node, env: _Env) -> None:
+    def hold(self, node: Node, holds: Holds, env: _Env) -> None:
         """A tuple or list holds its elements' arrays themselves, and an element read out of
         one is that array: record their bases, so that a read after a write to one of them
         is refused (the scripted tuple or list keeps the values it was given)."""
-        operands = node.inputs if node.kind in _HOLDS_OPERANDS else node.inputs[:1]
+        operands = node.inputs[:1] if holds is Holds.ELEMENTS else node.inputs
         entries: dict[Value, Value] = {}
         for operand in operands:
             if isinstance(operand.ty, TensorType):

@@ -46,12 +46,10 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 
 from ir.graph import Block, Graph, Node, Value
+from ir.ops.registry import OPS, Holds
 from ir.ops.views import view_rule
 
 WRITTEN_ARGUMENT = "prim::WrittenArgument"
-
-# Nodes that build a tuple or list of exactly their operands.
-_PACKS = frozenset(["prim::TupleConstruct", "prim::ListConstruct"])
 
 
 def return_arguments(
@@ -138,7 +136,7 @@ class _Rederivation:
             return derived.output
         if node.owning_block is not self.block:
             return value
-        if node.kind in _PACKS:
+        if (op := OPS.get(node.kind)) is not None and op.holds is Holds.PACKED:
             elements = [self(element) for element in node.inputs]
             if all(new is old for new, old in zip(elements, node.inputs, strict=True)):
                 return value

@@ -43,7 +43,7 @@ import numpy as np
 
 from ir.errors import ShapeError
 from ir.ops.call_spelling import as_python_operator
-from ir.ops.registry import NOT_CONSTANT, Derivative, register_op, register_structural
+from ir.ops.registry import NOT_CONSTANT, Derivative, Holds, register_op, register_structural
 from ir.ops.shape_rules import elementwise, known_int
 from ir.types import (
     ANY,
@@ -310,20 +310,26 @@ register_op(
     "prim::TupleConstruct(Any... elems) -> Any",
     shape=_tuple_construct_rule,
     derivative=Derivative.STRUCTURAL,
+    holds=Holds.PACKED,
 )(make_tuple)
 register_op(
-    "prim::TupleUnpack(Any tup) -> Any...", shape=_unpack_rule, derivative=Derivative.STRUCTURAL
+    "prim::TupleUnpack(Any tup) -> Any...",
+    shape=_unpack_rule,
+    derivative=Derivative.STRUCTURAL,
+    holds=Holds.ELEMENTS,
 )(unpack)
 register_op(
     "prim::TupleIndex(Any tup, int i) -> Any",
     shape=_element_rule,
     derivative=Derivative.STRUCTURAL,
     may_raise=True,
+    holds=Holds.ELEMENTS,
 )(operator.getitem)
 register_op(
     "prim::TupleSlice(Any tup, int? start, int? stop, int? step) -> Any",
     shape=_slice_rule,
     derivative=Derivative.STRUCTURAL,
+    holds=Holds.ELEMENTS,
 )(slice_sequence)
 # ``a + b`` of two tuples of ints whose lengths are only known once specialised: shapes, as in
 # ``x.reshape(x.shape + (1,))`` (Note [Concatenating sequences] in `frontend.lists`).
@@ -337,20 +343,26 @@ register_op(
     "prim::ListConstruct(Any... elems) -> Any",
     shape=_list_construct_rule,
     derivative=Derivative.STRUCTURAL,
+    holds=Holds.PACKED,
 )(make_list)
-register_op("prim::ListUnpack(Any lst) -> Any...", shape=None, derivative=Derivative.STRUCTURAL)(
-    unpack
-)
+register_op(
+    "prim::ListUnpack(Any lst) -> Any...",
+    shape=None,
+    derivative=Derivative.STRUCTURAL,
+    holds=Holds.ELEMENTS,
+)(unpack)
 register_op(
     "prim::ListIndex(Any lst, int i) -> Any",
     shape=_element_rule,
     derivative=Derivative.FORMULA,
     may_raise=True,
+    holds=Holds.ELEMENTS,
 )(list_index)
 register_op(
     "prim::ListAppend(Any lst, Any elem) -> Any[]",
     shape=_list_append_rule,
     derivative=Derivative.FORMULA,
+    holds=Holds.EXTENDED,
 )(list_append)
 register_op(
     "prim::AutogradAdd(Any a, Any b) -> Any",

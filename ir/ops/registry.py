@@ -79,6 +79,7 @@ __all__ = [
     "Alias",
     "Argument",
     "Derivative",
+    "Holds",
     "OpDef",
     "Schema",
     "ShapeRule",
@@ -113,6 +114,15 @@ class Derivative(enum.Enum):
     def carries_gradient(self) -> bool:
         """Whether a result computed from an operand that needs a gradient needs one too."""
         return self is not Derivative.NONE
+
+
+class Holds(enum.Enum):
+    """What of its operands a container operator's result holds, the arrays themselves (not
+    copies): what a write to one of them is seen through (`passes.functionalize`)."""
+
+    PACKED = "packed"  # a tuple or list of exactly its operands: (a, b), [a, b]
+    EXTENDED = "extended"  # a list operand's elements, then the other operands: lst + [v]
+    ELEMENTS = "elements"  # one or some elements of its first operand: t[0], t[1:], unpacking
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,6 +168,8 @@ class OpDef:
     # The NumPy functions, array methods and attributes that spell it (Note [NumPy spellings]
     # in `ir.ops.spellings`).
     spellings: tuple[Spelling, ...] = ()
+    # A tuple or list operator: which operands' arrays its result holds (`Holds`).
+    holds: Holds | None = None
 
     @property
     def name(self) -> str:
@@ -247,6 +259,7 @@ def register_op(
     typed_call: TypedCall | None = None,
     cheap_to_recompute: bool = False,
     spellings: Mapping[str, str] | None = None,
+    holds: Holds | None = None,
 ) -> Callable[[K], K]:
     """Decorate a kernel to register it under ``schema``; returns the kernel unchanged.
     ``spellings`` maps each NumPy function, array method or attribute that spells the operator
@@ -282,6 +295,7 @@ def register_op(
                 cheap_to_recompute,
                 defined_at,
                 spelled,
+                holds,
                 derivative=derivative,
             )
         )
