@@ -375,10 +375,10 @@ register_op(
     pure=False,
     derivative=Derivative.NONE,
 )(write_back)
-# Impure: no pass may merge, fold, hoist or move it (Note [Returned arguments] in
-# `passes.returned_arguments`).
+# Its result is ``target`` itself (the schema says so); impure: no pass may merge, fold, hoist
+# or move it (Note [Returned arguments] in `passes.returned_arguments`).
 register_op(
-    "prim::WrittenArgument(Tensor value, Tensor target) -> Tensor",
+    "prim::WrittenArgument(Tensor value, Tensor(a) target) -> Tensor(a)",
     shape=_written_argument_rule,
     derivative=Derivative.FORMULA,
     pure=False,

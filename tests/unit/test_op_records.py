@@ -10,6 +10,7 @@ import pytest
 
 from ir.errors import IRError
 from ir.ops import OPS, Derivative, parse_schema, register_op
+from ir.ops.registry import Holds
 from ir.ops.schema import Alias
 from ir.ops.views import SELF_INVERSE
 from ir.types import ANY, TENSOR, ListType
@@ -223,3 +224,33 @@ def test_a_record_states_its_derivative() -> None:
     with pytest.raises(TypeError, match="derivative"):
         register_op("test::bare(Tensor self) -> Tensor", shape=None)(_identity)  # type: ignore[call-arg]
     assert "test::bare" not in OPS
+
+
+def test_the_written_argument_operator_says_its_result_is_the_argument() -> None:
+    op = OPS["prim::WrittenArgument"]
+    value, target = op.schema.arguments
+    (result,) = op.schema.return_aliases
+    assert result is not None
+    assert target.alias == result
+    assert value.alias is None
+    written, argument = np.zeros(3), np.ones(3)
+    assert op.kernel is not None
+    assert op.kernel(written, argument) is argument
+
+
+def test_the_records_say_what_tuples_and_lists_hold() -> None:
+    holds = {kind: op.holds for kind, op in OPS.items() if op.holds is not None}
+    assert holds == {
+        "prim::TupleConstruct": Holds.PACKED,
+        "prim::ListConstruct": Holds.PACKED,
+        "prim::ListAppend": Holds.EXTENDED,
+        "prim::TupleIndex": Holds.ELEMENTS,
+        "prim::TupleSlice": Holds.ELEMENTS,
+        "prim::TupleUnpack": Holds.ELEMENTS,
+        "prim::ListIndex": Holds.ELEMENTS,
+        "prim::ListUnpack": Holds.ELEMENTS,
+    }
+    pair = (np.zeros(2), np.ones(2))
+    packed = OPS["prim::TupleConstruct"].kernel(*pair)  # type: ignore[misc]
+    assert all(a is b for a, b in zip(packed, pair, strict=True))
+    assert OPS["prim::TupleIndex"].kernel(packed, 1) is pair[1]  # type: ignore[misc]
