@@ -25,11 +25,11 @@ from autodiff.taps import Hook, HookRun, normalise_hooks
 from autodiff.unit import (
     CompilationUnit,
     CompiledFunction,
-    GradientCall,
     cast_like,
     check_loss,
     check_seed,
     compiled_gradient,
+    gradient_call,
     loss_site,
     split_aux,
 )
@@ -180,7 +180,7 @@ class GradFunction:
 
     def general_call(self, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
         """A call with its arguments bound and checked, which builds and keeps the unit's
-        `GradientCall` (Note [Gradient calls] in `autodiff.unit`)."""
+        call (`autodiff.unit.gradient_call`, Note [Gradient calls] there)."""
         values = self.scripted.runtime_values(args, kwargs)
         wrt = self.positions(len(values))
         _check_passed(self.scripted, wrt, args, kwargs)
@@ -189,7 +189,7 @@ class GradFunction:
         unit, compiled = compiled_gradient(self.scripted, values, wrt, seeded=True)
         call = unit.calls.get(self.call_key)
         if call is None:
-            call = GradientCall(
+            call = gradient_call(
                 compiled,
                 values,
                 wrt,

@@ -280,84 +280,82 @@ def _seed_maker(
     return usual, seed
 
 
-class GradientCall:
-    """One call of ``grad``/``value_and_grad`` for one signature, built once: runs ``f``,
-    checks and seeds the loss, runs ``df`` and shapes the gradients like their arguments.
+GradientCall = Callable[[Sequence[Any]], Any]
+"""What a ``grad``/``value_and_grad`` call with one signature runs (`gradient_call`)."""
+
+
+def gradient_call(
+    compiled: CompiledFunction,
+    values: Sequence[Any],
+    wrt: tuple[int, ...],
+    qualname: str,
+    *,
+    has_aux: bool,
+    with_value: bool,
+    several: bool,
+) -> GradientCall:
+    """One call of ``grad``/``value_and_grad`` for arguments with the signature of ``values``,
+    built once: it runs ``f``, checks and seeds the loss, runs ``df`` and shapes the gradients
+    like their arguments. A closure, whose variables are the cheapest reads a call can make.
     See Note [Gradient calls].
 
-    >>> call = GradientCall(compiled, values, (0,), "loss", has_aux=False, with_value=True,
-    ...                     several=False)
+    >>> call = gradient_call(compiled, values, (0,), "loss", has_aux=False, with_value=True,
+    ...                      several=False)
     >>> value, dx = call(values)
     """
+    runtime = compiled.runtime
+    gradient = runtime.gradient
+    run_f, run_df = runtime.f.run, runtime.df.run
+    real_outputs = gradient.f_real_outputs
+    folded = runtime.seeded_at is not None
+    seed = runtime.seed
+    # The vjps df takes, by output: the loss's is the seed (none when folded in), the others
+    # (aux, other tuple leaves) zeros shaped like the run's outputs.
+    vjps = tuple(i for i in gradient.df_input_vjps if not (i == 0 and folded))
+    only_seed = vjps == (0,)
+    captured_inputs = gradient.df_input_captured_inputs
+    captured_outputs = gradient.df_input_captured_outputs
+    simple = compiled.tree is None and not has_aux
+    result_of = compiled.result
+    site = loss_site(gradient)
+    usual, seed_for = _seed_maker(qualname, _real_dtype(gradient), site)
+    slots = {index: slot for slot, index in enumerate(gradient.df_output_vjps)}
+    zeros = runtime.grad_zeros
+    if zeros is None:
+        zeros = [ZeroSpec.of(values[i]) for i in gradient.df_output_vjps]
+    # Per gradient returned: where df puts it (None: nowhere, it is zero), the zeros that stand
+    # in for AUTOGRAD_ZERO, and the dtype and shape of its argument when an array.
+    plan: list[tuple[int, int | None, ZeroSpec, tuple[Any, Any] | None]] = []
+    for index in wrt:
+        slot = slots.get(index)
+        argument = values[index]
+        like = (argument.dtype, argument.shape) if type(argument) is np.ndarray else None
+        zero = ZeroSpec.of(argument) if slot is None else zeros[slot]
+        plan.append((index, slot, zero, like))
 
-    def __init__(
-        self,
-        compiled: CompiledFunction,
-        values: Sequence[Any],
-        wrt: tuple[int, ...],
-        qualname: str,
-        *,
-        has_aux: bool,
-        with_value: bool,
-        several: bool,
-    ) -> None:
-        runtime = compiled.runtime
-        gradient = runtime.gradient
-        self.run_f = runtime.f.run
-        self.run_df = runtime.df.run
-        self.real_outputs = gradient.f_real_outputs
-        self.folded = runtime.seeded_at is not None
-        self.seed = runtime.seed
-        # The vjps df takes, by output: the loss's is the seed (None when folded in), the
-        # others (aux, other tuple leaves) zeros shaped like the run's outputs.
-        self.vjps = tuple(i for i in gradient.df_input_vjps if not (i == 0 and self.folded))
-        self.only_seed = self.vjps == (0,)
-        self.captured_inputs = gradient.df_input_captured_inputs
-        self.captured_outputs = gradient.df_input_captured_outputs
-        self.simple = compiled.tree is None and not has_aux
-        self.result_of = compiled.result
-        self.qualname, self.has_aux, self.with_value = qualname, has_aux, with_value
-        self.several = several
-        self.loss_site = loss_site(gradient)
-        self.usual, self.seed_for = _seed_maker(qualname, _real_dtype(gradient), self.loss_site)
-        slots = {index: slot for slot, index in enumerate(gradient.df_output_vjps)}
-        zeros = runtime.grad_zeros
-        if zeros is None:
-            zeros = [ZeroSpec.of(values[i]) for i in gradient.df_output_vjps]
-        # Per gradient returned: where df puts it (None: nowhere, it is zero), the zeros that
-        # stand in for AUTOGRAD_ZERO, and the dtype and shape of its argument when an array.
-        self.plan: list[tuple[int, int | None, ZeroSpec, tuple[Any, Any] | None]] = []
-        for index in wrt:
-            slot = slots.get(index)
-            argument = values[index]
-            like = (argument.dtype, argument.shape) if type(argument) is np.ndarray else None
-            zero = ZeroSpec.of(argument) if slot is None else zeros[slot]
-            self.plan.append((index, slot, zero, like))
-
-    def __call__(self, args: Sequence[Any]) -> Any:
-        outputs = self.run_f(list(args))
-        if self.simple:
+    def call(args: Sequence[Any]) -> Any:
+        outputs = run_f(list(args))
+        if simple:
             value, aux = outputs[0], None
         else:
-            value, aux = split_aux(self.qualname, self.has_aux, self.result_of(outputs))
-        if self.folded:
-            if not self.usual(value):
-                check_loss(self.qualname, value, self.loss_site)
-                assert self.seed is not None
-                check_seed(self.qualname, value, self.seed)
-            inputs = [ZeroSpec.of(outputs[i]).zeros() for i in self.vjps]
+            value, aux = split_aux(qualname, has_aux, result_of(outputs))
+        if folded:
+            if not usual(value):
+                check_loss(qualname, value, site)
+                assert seed is not None
+                check_seed(qualname, value, seed)
+            inputs = [ZeroSpec.of(outputs[i]).zeros() for i in vjps]
+        elif only_seed:
+            inputs = [seed_for(value)]
         else:
-            seed = self.seed_for(value)
-            if self.only_seed:
-                inputs = [seed]
-            else:
-                inputs = [seed if i == 0 else ZeroSpec.of(outputs[i]).zeros() for i in self.vjps]
-        inputs += [args[i] for i in self.captured_inputs]
-        inputs += [outputs[i] for i in self.captured_outputs]
-        del outputs[self.real_outputs :]  # temporaries live on in ``inputs`` only
-        (raw,) = self.run_df(inputs)  # df owns them: Note [Owned temporaries]
+            made = seed_for(value)
+            inputs = [made if i == 0 else ZeroSpec.of(outputs[i]).zeros() for i in vjps]
+        inputs += [args[i] for i in captured_inputs]
+        inputs += [outputs[i] for i in captured_outputs]
+        del outputs[real_outputs:]  # temporaries live on in ``inputs`` only
+        (raw,) = run_df(inputs)  # df owns them: Note [Owned temporaries]
         grads = []
-        for index, slot, zero, like in self.plan:
+        for index, slot, zero, like in plan:
             if slot is None:
                 grad = np.zeros(np.shape(args[index]))
             else:
@@ -372,10 +370,12 @@ class GradientCall:
             ):
                 grad = cast_like(grad, args[index])
             grads.append(grad)
-        grad_result: Any = tuple(grads) if self.several else grads[0]
-        if self.with_value:
-            return ((value, aux) if self.has_aux else value), grad_result
-        return (grad_result, aux) if self.has_aux else grad_result
+        grad_result: Any = tuple(grads) if several else grads[0]
+        if with_value:
+            return ((value, aux) if has_aux else value), grad_result
+        return (grad_result, aux) if has_aux else grad_result
+
+    return call
 
 
 def _real_dtype(gradient: Gradient) -> np.dtype[Any] | None:
