@@ -52,6 +52,7 @@ from ir.ops.spellings import Spelling
 from ir.source import SourceRange
 from ir.types import (
     ANY,
+    BOOL,
     FLOAT,
     INT,
     NONE,
@@ -312,7 +313,7 @@ class CallEmitter(ExpressionEmitter):
     def emit_builtin(self, builtin: Builtin, call: syntax.Call) -> Value:
         r = call.range
         if builtin == "print":
-            raise ScriptError("print is not supported in scripted functions", r)
+            return self.emit_print(call)
         if builtin == "range":
             raise ScriptError("range() can only be the iterable of a for loop", r)
         if call.keywords:
@@ -327,6 +328,34 @@ class CallEmitter(ExpressionEmitter):
         if builtin == "abs":
             return self.apply("prim::abs" if is_scalar(value.ty) else "aten::abs", [value], r)
         return self.apply(f"prim::{builtin}", [value], r)
+
+    def emit_print(self, call: syntax.Call) -> Value:
+        """``print(...)`` as prim::Print: run at run time, in program order, with the values
+        the run computed; ``sep``, ``end`` and ``flush`` given as constants."""
+        r = call.range
+        options: dict[str, Value] = {}
+        for keyword in call.keywords:
+            if keyword.name not in ("sep", "end", "flush"):
+                raise ScriptError(
+                    f"print({keyword.name}=...) is not supported: scripted code prints to "
+                    "standard output, with sep=, end= and flush= at most",
+                    keyword.range,
+                )
+            value = self.emit_expr(keyword.value)
+            wanted = (BOOL,) if keyword.name == "flush" else (STR, NONE)
+            if value.node.kind != "prim::Constant" or value.ty not in wanted:
+                what = "True or False" if keyword.name == "flush" else "a string or None"
+                raise ScriptError(
+                    f"print's {keyword.name}= must be {what} written in the call",
+                    keyword.value.range,
+                )
+            options[keyword.name] = value
+        sep = options.get("sep") or self.constant(None, NONE, r)
+        end = options.get("end") or self.constant(None, NONE, r)
+        flush = options.get("flush") or self.constant(False, BOOL, r)
+        values = [self.emit_expr(arg) for arg in call.args]
+        self.insert("prim::Print", [sep, end, flush, *values], [], r)
+        return self.constant(None, NONE, r)
 
     def min_max(self, builtin: str, args: list[Value], call: syntax.Call) -> Value:
         if len(args) < 2:

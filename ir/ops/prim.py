@@ -94,6 +94,13 @@ def write_back(target: Any, value: Any) -> tuple[()]:
     return ()
 
 
+def print_values(sep: str | None, end: str | None, flush: bool, *values: Any) -> tuple[()]:
+    """``print(*values, sep=sep, end=end, flush=flush)``, at run time, with the values the run
+    computed (TorchScript's prim::Print, ``jax.debug.print``)."""
+    print(*values, sep=sep, end=end, flush=flush)
+    return ()
+
+
 def written_argument(value: Any, target: Any) -> Any:
     """The argument ``target`` once prim::WriteBack has left ``value`` in it: the array itself,
     so that a result of the function that NumPy gives as the argument (or a view of it) is that
@@ -364,6 +371,13 @@ register_op(
     derivative=Derivative.FORMULA,
     holds=Holds.EXTENDED,
 )(list_append)
+# Impure: it runs where it stands, in program order, and no pass drops, merges or moves it.
+register_op(
+    "prim::Print(str? sep, str? end, bool flush, Any... values) -> ()",
+    shape=None,
+    pure=False,
+    derivative=Derivative.NONE,
+)(print_values)
 register_op(
     "prim::AutogradAdd(Any a, Any b) -> Any",
     shape=_autograd_add_rule,

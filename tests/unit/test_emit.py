@@ -510,9 +510,10 @@ ERRORS = [
         "nested functions are not supported",
     ),
     (
-        "def f(x):\n    print(x)\n    return x\n",
-        "print",
-        "print is not supported in scripted functions",
+        "def f(x):\n    print(x, file=None)\n    return x\n",
+        "file=None",
+        "print(file=...) is not supported: scripted code prints to standard output, with "
+        "sep=, end= and flush= at most",
     ),
     (
         "def f(x):\n    raise ValueError(x)\n",
