@@ -249,6 +249,21 @@ class ExpressionEmitter:
             raise ScriptError(f"{type(expr).__name__} expressions are not supported", expr.range)
         return emit(self, expr)
 
+    def emit_formatted_string(self, expr: syntax.FormattedString) -> Value:
+        """An f-string as one prim::Format of a template and its fields' values (Note
+        [f-strings] in `frontend.parse`)."""
+        template: list[str] = []
+        values: list[Value] = []
+        for part in expr.parts:
+            if isinstance(part, str):
+                template.append(part.replace("{", "{{").replace("}", "}}"))
+            else:
+                values.append(self.emit_expr(part.value))
+                spec = f":{part.spec}" if part.spec else ""
+                template.append("{" + part.conversion + spec + "}")
+        text = self.constant("".join(template), STR, expr.range)
+        return self.insert("prim::Format", [text, *values], [STR], expr.range).output
+
     def emit_constant(self, expr: syntax.Constant) -> Value:
         value = expr.value
         if value is Ellipsis:
@@ -470,6 +485,7 @@ def _is_none_literal(expr: syntax.Expr) -> bool:
 
 _EXPRESSIONS: dict[type, Callable[[Any, Any], Value]] = {
     syntax.Constant: ExpressionEmitter.emit_constant,
+    syntax.FormattedString: ExpressionEmitter.emit_formatted_string,
     syntax.Tuple: ExpressionEmitter.emit_tuple,
     syntax.List: ExpressionEmitter.emit_list,
     syntax.BinOp: ExpressionEmitter.emit_binop,

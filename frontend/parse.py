@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
@@ -70,6 +71,42 @@ def parse_source(
 
 
 # ---- lexing and parsing -----------------------------------------------------------------------
+
+
+# Note [f-strings]
+# Python itself splits an f-string token into its text and its fields (``ast.parse`` of the
+# token's text), and each field's expression is parsed by our grammar, so that it is held to
+# the same subset as any other expression. Its ranges are all the f-string's: an error in a
+# field points at the f-string. The emitter makes the whole string one prim::Format, whose
+# kernel is ``str.format`` of a template written from the pieces: ``f"{y:.3f}"`` is
+# ``"{:.3f}".format(y)``, the same ``__format__`` call.
+
+
+def parse_expression(text: str, where: SourceRange) -> syntax.Expr:
+    """The expression ``text`` (an f-string's field), every range of it ``where``."""
+    body = f"def _field():\n    return ({text})\n"
+    try:
+        tree = _parser().parse(body)
+    except (UnexpectedInput, TextError):
+        raise ScriptError(f"cannot parse '{text}' in this f-string", where) from None
+    builder = ToAst(_Fixed(where.source, [0], where))
+    module: syntax.Module = builder.transform(tree)
+    if builder.errors:
+        raise ScriptError(builder.errors[0][0], where)
+    (statement,) = module.functions[0].body
+    assert isinstance(statement, syntax.Return)
+    assert statement.value is not None
+    return statement.value
+
+
+@dataclass(frozen=True, slots=True)
+class _Fixed(Locator):
+    """A locator that gives every position one range."""
+
+    where: SourceRange
+
+    def at(self, line: int, col: int, end_line: int, end_col: int) -> SourceRange:
+        return self.where
 
 
 def _common_indent(lines: Sequence[str]) -> str:

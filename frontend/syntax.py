@@ -59,6 +59,23 @@ class Constant(Expr):
 
 
 @dataclass(frozen=True, slots=True)
+class FormattedField(Node):
+    """``{value!r:.3f}`` in an f-string: the expression, its conversion (``""``, ``"!r"``,
+    ``"!s"``, ``"!a"``) and its format spec (``".3f"``, ``""``)."""
+
+    value: Expr
+    conversion: str
+    spec: str
+
+
+@dataclass(frozen=True, slots=True)
+class FormattedString(Expr):
+    """An f-string (adjacent strings joined): its text pieces and fields in order."""
+
+    parts: tuple[str | FormattedField, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Attribute(Expr):
     """``value.attr``: ``x.T``, ``np.linalg``."""
 

@@ -552,15 +552,23 @@ class ToAst:
         return syntax.Constant(values[token.text], range=r)
 
     def strings(self, r: SourceRange, *tokens: _Tok) -> syntax.Expr:
-        parts: list[str] = []
+        parts: list[str | syntax.FormattedField] = []
+        formatted = False
         for token in tokens:
             prefix = token.text[: len(token.text) - len(token.text.lstrip("rRbBuUfF"))].lower()
-            if "f" in prefix:
-                return self._refuse("f-strings are not supported", token.range)
             if "b" in prefix:
                 return self._refuse("bytes literals are not supported", token.range)
-            parts.append(ast.literal_eval(token.text))
-        return syntax.Constant("".join(parts), range=r)
+            if "f" in prefix:
+                formatted = True
+                try:
+                    parts.extend(_formatted_parts(token))
+                except ScriptError as error:
+                    return self._refuse(error.message, token.range)
+            else:
+                parts.append(ast.literal_eval(token.text))
+        if not formatted:
+            return syntax.Constant("".join(str(part) for part in parts), range=r)
+        return syntax.FormattedString(tuple(parts), range=r)
 
     star_expr = _refusal("starred expressions are not supported")
     star_arg = _refusal("argument unpacking with '*' is not supported")
@@ -576,3 +584,36 @@ class ToAst:
     dict_ = _refusal("dict literals are not supported")
     set_ = _refusal("set literals are not supported")
     lambda_params = dict_item = comprehension = comp_for = comp_if = _placeholder
+
+
+def _formatted_parts(token: _Tok) -> list[str | syntax.FormattedField]:
+    """The text pieces and fields of one f-string token, as Python reads them; each field's
+    expression parsed by our parser, every range of it the token's (Note [f-strings] in
+    `frontend.parse`)."""
+    from frontend.parse import parse_expression  # the parser builds this module's ToAst
+
+    joined = ast.parse(token.text, mode="eval").body
+    assert isinstance(joined, ast.JoinedStr)
+    parts: list[str | syntax.FormattedField] = []
+    for value in joined.values:
+        if isinstance(value, ast.Constant):
+            parts.append(str(value.value))
+            continue
+        assert isinstance(value, ast.FormattedValue)
+        segment = ast.get_source_segment(token.text, value.value)
+        if segment is None:
+            raise ScriptError("this f-string field cannot be read", token.range)
+        spec = ""
+        if value.format_spec is not None:
+            assert isinstance(value.format_spec, ast.JoinedStr)
+            if not all(isinstance(v, ast.Constant) for v in value.format_spec.values):
+                raise ScriptError(
+                    "a format spec computed in an f-string ({x:{width}}) is not supported: "
+                    "write the spec out",
+                    token.range,
+                )
+            spec = "".join(str(v.value) for v in value.format_spec.values)  # type: ignore[attr-defined]
+        conversion = "" if value.conversion == -1 else "!" + chr(value.conversion)
+        expr = parse_expression(segment, token.range)
+        parts.append(syntax.FormattedField(expr, conversion, spec, range=token.range))
+    return parts

@@ -44,11 +44,12 @@ import numpy as np
 from ir.errors import ShapeError
 from ir.ops.call_spelling import as_python_operator
 from ir.ops.registry import NOT_CONSTANT, Derivative, Holds, register_op, register_structural
-from ir.ops.shape_rules import elementwise, known_int
+from ir.ops.shape_rules import elementwise, fixed, known_int
 from ir.types import (
     ANY,
     NONE,
     NOTHING,
+    STR,
     ListType,
     TensorType,
     TupleType,
@@ -99,6 +100,12 @@ def print_values(sep: str | None, end: str | None, flush: bool, *values: Any) ->
     computed (TorchScript's prim::Print, ``jax.debug.print``)."""
     print(*values, sep=sep, end=end, flush=flush)
     return ()
+
+
+def format_values(template: str, *values: Any) -> str:
+    """An f-string's value: ``template.format(*values)``, the template written from its
+    pieces (Note [f-strings] in `frontend.parse`)."""
+    return template.format(*values)
 
 
 def written_argument(value: Any, target: Any) -> Any:
@@ -371,6 +378,12 @@ register_op(
     derivative=Derivative.FORMULA,
     holds=Holds.EXTENDED,
 )(list_append)
+register_op(
+    "prim::Format(str template, Any... values) -> str",
+    shape=fixed(STR),
+    derivative=Derivative.NONE,
+    may_raise=True,  # a format spec the value does not take
+)(format_values)
 # Impure: it runs where it stands, in program order, and no pass drops, merges or moves it.
 register_op(
     "prim::Print(str? sep, str? end, bool flush, Any... values) -> ()",

@@ -581,8 +581,14 @@ def test_refused_statement_caret_covers_its_first_line() -> None:
         ("y = {}", "dict literals are not supported", 11, 9),
         ("y = {1: 2, **d}", "dict literals are not supported", 11, 9),
         ("y = {1, 2}", "set literals are not supported", 11, 9),
-        ("return f'{x}'", "f-strings are not supported", 11, 12),
-        ("return 'a' F'{x}'", "f-strings are not supported", 11, 16),
+        (
+            "return f'{x:{w}}'",
+            "a format spec computed in an f-string ({x:{width}}) is not supported: write the "
+            "spec out",
+            11,
+            12,
+        ),
+        ("return 'a' F'{[i for i in x]}'", "list comprehensions are not supported", 11, 16),
         ("return b'x'", "bytes literals are not supported", 11, 12),
         ("a, *b = x", "starred expressions are not supported", 11, 8),
         ("return [*x]", "starred expressions are not supported", 11, 13),

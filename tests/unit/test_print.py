@@ -58,6 +58,17 @@ def returns_what_print_returns(x):
     return np.sum(x * 2.0)
 
 
+def formatted(x, n: int):
+    y = np.sum(x * x)
+    for i in range(n):
+        y = y * 0.5
+        print(f"step {i}: loss={y:.4f} {{braces}} {x!r} {n=}")
+    print(f"shape {x.shape} first {x[0]:+.2e}", f'say "hi"\t{y!s:>12}', "tail")
+    label = f"{n:03d}-{y:.1f}"
+    print(label, len(label))
+    return y
+
+
 X = np.array([0.5, -1.0, 2.0])
 
 
@@ -75,8 +86,17 @@ def plain_output(capsys: pytest.CaptureFixture[str], fn: Callable[..., Any], *ar
         (flushed, (X,)),
         (prints_a_written_array, (X,)),
         (returns_what_print_returns, (X,)),
+        (formatted, (X, 2)),
     ],
-    ids=["loop-and-branch", "short-loop", "helper", "sep-end-flush", "written", "returns-none"],
+    ids=[
+        "loop-and-branch",
+        "short-loop",
+        "helper",
+        "sep-end-flush",
+        "written",
+        "returns-none",
+        "f-strings",
+    ],
 )
 @pytest.mark.parametrize("executor", ["codegen", "interpreter"])
 def test_print_writes_what_the_plain_function_writes(
@@ -115,6 +135,16 @@ def test_higher_derivatives_print_in_their_forward_run(capsys: pytest.CaptureFix
     np.testing.assert_allclose(hessian, np.diag(-2.0 * np.sin(X)), rtol=1e-12, atol=1e-15)
 
 
+def computed_spec(x, width: int):
+    print(f"{np.sum(x):{width}}")
+    return np.sum(x)
+
+
+def undefined_in_a_field(x):
+    print(f"value {missing_name}")  # noqa: F821
+    return np.sum(x)
+
+
 def file_keyword(x):
     print(x, file=None)
     return np.sum(x)
@@ -130,6 +160,8 @@ def computed_separator(x, s: str):
     [
         (file_keyword, (X,), r"print\(file=\.\.\.\) is not supported"),
         (computed_separator, (X, ","), r"print's sep= must be a string or None written in"),
+        (computed_spec, (X, 8), r"a format spec computed in an f-string .* is not supported"),
+        (undefined_in_a_field, (X,), r"undefined name 'missing_name'"),
     ],
 )
 def test_what_print_refuses_is_located(fn: Callable[..., Any], args: Any, message: str) -> None:

@@ -94,8 +94,8 @@ def uses_comprehension(x):
     return [v * 2 for v in x]
 
 
-def uses_fstring(x):
-    label = f"value {x}"
+def uses_fstring(x, width: int):
+    label = f"value {x:{width}}"
     return label
 
 
@@ -209,7 +209,13 @@ def arrays_a_shape(x):
             "[v * 2",
             "[v * 2 for v in x]",
         ),
-        (uses_fstring, "f-strings are not supported", 'f"value', None),
+        (
+            uses_fstring,
+            "a format spec computed in an f-string ({x:{width}}) is not supported: write the "
+            "spec out",
+            'f"value',
+            None,
+        ),
         (
             formats_with_percent,
             "string formatting with '%' is not supported",
