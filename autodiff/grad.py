@@ -78,6 +78,18 @@ def _check_passed(
             )
 
 
+def check_reads_no_global_arrays(scripted: ScriptFunction, what: str) -> None:
+    """A graph of a function's derivative, for a second derivative or a scripted caller, has
+    no place yet for the global arrays it reads (Note [Free variables] in
+    `frontend.compile`): refuse, naming the first."""
+    if scripted.free:
+        raise DifferentiationError(
+            f"{scripted.qualname}() reads the global array '{scripted.free[0].name}', so its "
+            f"{what} cannot be differentiated again (ad.hessian, a nested ad.grad) or called "
+            "from scripted code yet: pass the array as an argument"
+        )
+
+
 def _check_declared_types(scripted: ScriptFunction, types: Sequence[Type]) -> None:
     """Arguments for ``int``/``float``/``bool`` parameters must be Python numbers."""
     declared = scripted.declared_types()
@@ -165,8 +177,10 @@ class GradFunction:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if not kwargs and len(args) == self.scripted.positional_arity:
+            # with the global arrays it reads: Note [Free variables] in frontend.compile
+            values = self.scripted.with_free(args) if self.scripted.free else args
             units = self.scripted.cache
-            key = signature_key(args)
+            key = signature_key(values)
             unit = units.get(key)
             # Node hooks and saved-value hooks are handled the general way; their lists are
             # read directly, a truth test each (Note [Instrumented runs]).
@@ -175,14 +189,14 @@ class GradFunction:
                 if call is not None:
                     if len(units) > 1:  # most recently used: Note [Cache bounds]
                         units.move_to_end(key)
-                    return call(args)
+                    return call(values)
         return self.general_call(args, kwargs)
 
     def general_call(self, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
         """A call with its arguments bound and checked, which builds and keeps the unit's
         call (`autodiff.unit.gradient_call`, Note [Gradient calls] there)."""
         values = self.scripted.runtime_values(args, kwargs)
-        wrt = self.positions(len(values))
+        wrt = self.positions(self.scripted.arity)
         _check_passed(self.scripted, wrt, args, kwargs)
         if self.call_key is None or instrument._NODE_HOOKS or instrument._SAVED_HOOKS:
             return self.forward_backward(values, wrt)
@@ -259,6 +273,7 @@ class GradFunction:
                 f"the gradient of {self.qualname}() with {what} cannot be differentiated "
                 "again or called from scripted code"
             )
+        check_reads_no_global_arrays(self.scripted, "gradient")
         types = self.scripted.declared_types() if argument_types is None else argument_types
         _check_declared_types(self.scripted, types)
         if strided_inputs is None:  # a scripted caller's values: any layout
@@ -266,7 +281,7 @@ class GradFunction:
         return gradient_graph(
             self.scripted.parsed_for(types, strided_inputs),
             types,
-            self.positions(len(types)),
+            self.positions(self.scripted.arity),
             several=not isinstance(self.argnums, int),
             strided_inputs=strided_inputs,
             with_value=self.with_value,

@@ -20,6 +20,7 @@ from autodiff.grad import (
     _check_declared_types,
     _check_passed,
     _positions,
+    check_reads_no_global_arrays,
 )
 from autodiff.higher_order import blocks_graph, jacobian_graph
 from autodiff.specialize import unknown_layouts
@@ -134,6 +135,7 @@ class JacobianFunction:
     ) -> Graph:
         """The graph of this Jacobian for arguments of these types and layouts, which `vjp`,
         `jacobian` and `grad` differentiate again. See Note [Jacobian graphs]."""
+        check_reads_no_global_arrays(self.scripted, self.what)
         types = self.scripted.declared_types() if argument_types is None else argument_types
         _check_declared_types(self.scripted, types)
         if self.holomorphic:

@@ -34,6 +34,8 @@ from collections.abc import Callable, Sequence
 from types import FunctionType
 from typing import Any
 
+import numpy as np
+
 from autodiff.cache import CompilationCache
 from autodiff.specialize import (
     ArgumentError,
@@ -47,7 +49,7 @@ from autodiff.specialize import (
     typed_graph,
 )
 from autodiff.unit import CompilationUnit
-from frontend import compile_function
+from frontend.compile import FreeVariable, compile_with_free_variables
 from ir.codegen import Runnable, executable
 from ir.errors import ShapeError
 from ir.graph import Graph
@@ -73,10 +75,16 @@ class ScriptFunction:
         # types, when asked.
         self.graph_of: Callable[..., Graph] | None = getattr(fn, "__autodiff_graph__", None)
         self._graph: Graph | None = None
+        self.free: tuple[FreeVariable, ...] = ()
+        """The global and closure arrays the function reads, its graph's inputs after the
+        parameters, read again at each call (Note [Free variables] in `frontend.compile`)."""
         if self.graph_of is None:
-            module = compile_function(fn)
+            module, self.free = compile_with_free_variables(fn)
             run_module_passes(module, [("inline", {"entry_only": True})])
             self._graph = next(iter(module.values()))
+        self.arity = len(self.signature.parameters)
+        """How many parameters the function has; its graph has `free` inputs more."""
+        self.input_names = [*self.signature.parameters, *(v.name for v in self.free)]
         # Bounded, and counting compilations for the RecompileWarning: Note [Cache bounds]
         self.cache: CompilationCache[CompilationUnit] = CompilationCache(
             f"{self.qualname}()", counts=True
@@ -125,16 +133,19 @@ class ScriptFunction:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         found = None
+        given: Sequence[Any] = args
         if not kwargs and len(args) == self.positional_arity:  # Note [Specialisation cache]
+            if self.free:
+                given = self.with_free(args)
             cache = self.cache
-            key = signature_key(args)
+            key = signature_key(given)
             unit = cache.get(key)
             if unit is not None:
                 found = unit.executable
                 if len(cache) > 1:  # most recently used: Note [Cache bounds]
                     cache.move_to_end(key)
         if found is not None:
-            results = found.run(list(args))
+            results = found.run(list(given))
         else:
             values = self.runtime_values(args, kwargs)
             results = self.executable_for(values).run(values)
@@ -149,10 +160,11 @@ class ScriptFunction:
     def graph_for_types(
         self, types: Sequence[Type], number_inputs: str = "", strided_inputs: str = ""
     ) -> Graph:
-        """The graph specialised to parameter types given directly (one per parameter); the
-        parameters at ``number_inputs`` are given NumPy scalars (`numpy_scalar_positions`),
-        those in ``strided_inputs`` arrays with those strides (`strided_inputs`)."""
-        names = list(self.signature.parameters)
+        """The graph specialised to parameter types given directly (one per parameter, then one
+        per global array it reads: `free`); the parameters at ``number_inputs`` are given NumPy
+        scalars (`numpy_scalar_positions`), those in ``strided_inputs`` arrays with those
+        strides (`strided_inputs`)."""
+        names = self.input_names
         if len(types) != len(names):
             raise ArgumentError(
                 f"{self.qualname}() takes {len(names)} parameter types, got {len(types)}"
@@ -184,13 +196,20 @@ class ScriptFunction:
             return built
         numbers = tuple(
             ty if ty in _SCALAR_TYPES and declared.ty == TensorType() else TensorType()
-            for declared, ty in zip(self.graph.inputs, types, strict=True)
+            for declared, ty in zip(self.graph.inputs[: self.arity], types, strict=False)
         )
         if all(ty == TensorType() for ty in numbers) or not isinstance(self.fn, FunctionType):
             return self.graph
         graph = self.parsed.lookup(numbers)
         if graph is None:
-            module = compile_function(self.fn, argument_types=numbers)
+            module, free = compile_with_free_variables(self.fn, argument_types=numbers)
+            if len(free) != len(self.free) or not all(
+                a.same_as(b) for a, b in zip(free, self.free, strict=True)
+            ):
+                raise ArgumentError(
+                    f"{self.qualname}() reads other global arrays when given Python numbers "
+                    "than when compiled: pass the arrays it reads as arguments"
+                )
             run_module_passes(module, [("inline", {"entry_only": True})])
             graph = next(iter(module.values()))
             graph.name = self.graph.name
@@ -198,12 +217,29 @@ class ScriptFunction:
         return graph
 
     def runtime_values(self, args: Sequence[Any], kwargs: dict[str, Any]) -> list[Any]:
-        """The arguments bound to the parameters in order, as the interpreter receives them."""
+        """The arguments bound to the parameters in order, as the interpreter receives them,
+        then the global arrays the function reads (Note [Free variables])."""
         bound = bind_arguments(self.qualname, self.signature, args, kwargs)
-        return [
+        values = [
             runtime_value(self.qualname, name, value)
             for name, value in zip(self.signature.parameters, bound, strict=True)
         ]
+        for variable in self.free:
+            value = variable.read()
+            if type(value) is not np.ndarray:
+                runtime_value(self.qualname, variable.name, value)  # refuses np.matrix, ...
+                raise ArgumentError(
+                    f"'{variable.name}', which {self.qualname}() reads, was an array when it "
+                    f"was compiled and is now {_kind(value)}: keep it an array, or pass it as "
+                    "an argument"
+                )
+            values.append(value)
+        return values
+
+    def with_free(self, args: Sequence[Any]) -> list[Any]:
+        """``args`` followed by the current values of the global arrays the function reads,
+        as a call by position passes them (Note [Free variables])."""
+        return [*args, *(variable.read() for variable in self.free)]
 
     def executable_for(self, values: Sequence[Any]) -> Runnable:
         """The plain call's executable for these runtime values, compiled on first use."""
@@ -221,7 +257,7 @@ class ScriptFunction:
         key = signature_key(values)
         unit = self.cache.lookup(key)
         if unit is None:
-            names = list(self.signature.parameters)
+            names = self.input_names
             types = [
                 argument_type(self.qualname, name, value)
                 for name, value in zip(names, values, strict=True)
@@ -244,6 +280,11 @@ class ScriptFunction:
                 f"argument '{name}' of {self.qualname}() is annotated {declared}, "
                 f"got an array of type {given}"
             )
+
+
+def _kind(value: Any) -> str:
+    kind = type(value).__name__
+    return f"an {kind}" if kind[:1] in "aeiou" else f"a {kind}"
 
 
 _SCRIPTED_ATTRIBUTE = "__autodiff_scripted__"

@@ -17,6 +17,20 @@ at the first callee that is not compiled yet; the caller is set aside on a work 
 callee compiled, and the caller emitted again from the start. A function is therefore emitted
 at most once more per callee it waits for, and a chain of a thousand nested helpers needs no
 Python recursion. A callee that is already on the stack is a recursive call, refused at the call.
+
+Note [Free variables]
+A module global or a closure variable that holds an array, read by name in the function
+compiled (``X`` in ``def loss(w): return np.mean((X @ w - y) ** 2)``), is not baked into the
+graph: it becomes a hidden input, after the parameters, one per variable in the order the
+function first reads them (`FreeVariable`). Each call reads the variables again, where they
+live (the module's dict, the closure's cell), so rebinding ``X = new_data`` or writing into
+``X`` between calls is seen by the next call, as by the plain function, and the signature key
+covers their kinds, dtypes and shapes as it does the arguments'. A write into one inside the
+function is a write into that array. Gradients are taken with respect to parameters only.
+Functions called from the compiled one read global arrays through their parameters: a helper
+that names one is refused, saying so (its graph is inlined where the caller's hidden inputs
+are not in reach yet). Python numbers, functions and modules are still read once, when the
+function is compiled.
 """
 
 from __future__ import annotations
@@ -28,7 +42,7 @@ import weakref
 from collections import ChainMap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from types import FunctionType
+from types import CellType, FunctionType
 from typing import Any
 
 from frontend import syntax
@@ -43,11 +57,46 @@ from ir.types import ANY, TENSOR, ListType, OptionalType, TensorType, TupleType,
 Signature = tuple[Type, ...]
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class FreeVariable:
+    """A global or closure variable holding an array, read as a hidden input of the graph at
+    each call (Note [Free variables]).
+
+    >>> X.read() is module.X
+    True
+    """
+
+    name: str
+    cell: CellType | None  # the closure's cell, or None for a module global
+    namespace: dict[str, Any] | None  # the module's globals, for a global
+
+    def same_as(self, other: FreeVariable) -> bool:
+        """Whether both read the same variable (the same cell, or the same module's name)."""
+        return (
+            self.name == other.name
+            and self.cell is other.cell
+            and self.namespace is other.namespace
+        )
+
+    def read(self) -> Any:
+        """The variable's value now; a global deleted since raises ScriptError."""
+        if self.cell is not None:
+            return self.cell.cell_contents
+        assert self.namespace is not None
+        try:
+            return self.namespace[self.name]
+        except KeyError:
+            raise ScriptError(
+                f"the global '{self.name}' that this function reads is no longer defined"
+            ) from None
+
+
 @dataclass(eq=False, slots=True)
 class _Compiled:
     key: str
     graph: Graph
     callees: list[_Compiled]  # direct callees, in order of first call
+    free: tuple[FreeVariable, ...] = ()  # its hidden inputs, after the parameters
 
 
 @dataclass(eq=False, slots=True)
@@ -117,7 +166,17 @@ def compile_function(
     ``fn``'s parameters are typed by their annotations, or, given ``argument_types`` (one per
     parameter), specialised to them as a called function is (Note [Specialised callees]):
     ``NoneType`` for an argument that is None makes ``if bias is None`` a compile-time choice.
+    The global and closure arrays ``fn`` reads are inputs after its parameters
+    (`compile_with_free_variables` says which).
     """
+    return compile_with_free_variables(fn, argument_types=argument_types)[0]
+
+
+def compile_with_free_variables(
+    fn: Callable[..., Any], *, argument_types: Sequence[Type] | None = None
+) -> tuple[dict[str, Graph], tuple[FreeVariable, ...]]:
+    """`compile_function`, and the global and closure arrays ``fn``'s graph reads as its
+    inputs after the parameters, in order (Note [Free variables])."""
     if not isinstance(fn, FunctionType):
         raise ScriptError(
             f"cannot script {fn!r}: only functions defined with 'def' in Python source can be "
@@ -127,7 +186,9 @@ def compile_function(
         return _module(fn, argument_types)
 
 
-def _module(fn: FunctionType, argument_types: Sequence[Type] | None) -> dict[str, Graph]:
+def _module(
+    fn: FunctionType, argument_types: Sequence[Type] | None
+) -> tuple[dict[str, Graph], tuple[FreeVariable, ...]]:
     signature = None
     if argument_types is not None:
         signature = _entry(fn, None).specialise(argument_types)
@@ -142,7 +203,7 @@ def _module(fn: FunctionType, argument_types: Sequence[Type] | None) -> dict[str
         seen.add(compiled.key)
         module[compiled.key] = compiled.graph.copy()
         pending.extend(reversed(compiled.callees))
-    return module
+    return module, root.free
 
 
 def _compile(fn: FunctionType, signature: Signature | None) -> _Compiled:
@@ -155,7 +216,8 @@ def _compile(fn: FunctionType, signature: Signature | None) -> _Compiled:
         done = entry.compiled.get(signature)
         if done is None:
             try:
-                done = _emit(entry, signature, {t.fn for t in stack})
+                root = task.fn if len(stack) == 1 else None
+                done = _emit(entry, signature, {t.fn for t in stack}, root)
             except _Suspend as suspended:
                 stack.append(_Task(suspended.fn, suspended.signature, suspended.call))
                 continue
@@ -171,8 +233,25 @@ def _compile(fn: FunctionType, signature: Signature | None) -> _Compiled:
     return result
 
 
-def _emit(entry: _Entry, signature: Signature, in_progress: set[FunctionType]) -> _Compiled:
+def _emit(
+    entry: _Entry,
+    signature: Signature,
+    in_progress: set[FunctionType],
+    root: FunctionType | None,
+) -> _Compiled:
+    """``entry``'s graph for ``signature``; ``root`` is the function itself when it is the one
+    compiled (not a callee): only it reads global arrays, as hidden inputs."""
     callees: dict[str, _Compiled] = {}
+    free: list[FreeVariable] = []
+    graphs: list[Graph] = []
+
+    def free_array(name: str, r: SourceRange) -> Value | None:
+        if root is None:
+            return None
+        cells = dict(zip(root.__code__.co_freevars, root.__closure__ or (), strict=True))
+        cell = cells.get(name)
+        free.append(FreeVariable(name, cell, None if cell is not None else root.__globals__))
+        return graphs[0].add_input(TENSOR, name)
 
     def call_hook(
         callee: Callable[..., Any], args: Sequence[Value], call: SourceRange
@@ -185,6 +264,13 @@ def _emit(entry: _Entry, signature: Signature, in_progress: set[FunctionType]) -
             raise
         callee_signature = callee_entry.specialise([a.ty for a in args])
         found = callee_entry.compiled.get(callee_signature)
+        if found is not None and found.free:
+            raise ScriptError(
+                f"'{callee.__qualname__}' reads the global array '{found.free[0].name}': a "
+                "function called from a compiled one must take the arrays it reads as "
+                "arguments",
+                call,
+            )
         if found is not None:
             callees.setdefault(found.key, found)
             return found.key, found.graph.outputs[0].ty
@@ -197,9 +283,15 @@ def _emit(entry: _Entry, signature: Signature, in_progress: set[FunctionType]) -
 
     key = entry.key(signature)
     graph, _ = emit_function(
-        entry.fdef, entry.namespace, graph_name=key, param_types=signature, call_hook=call_hook
+        entry.fdef,
+        entry.namespace,
+        graph_name=key,
+        param_types=signature,
+        call_hook=call_hook,
+        free_array=free_array,
+        on_graph=graphs.append,
     )
-    return _Compiled(key, graph, list(callees.values()))
+    return _Compiled(key, graph, list(callees.values()), tuple(free))
 
 
 def _entry(fn: FunctionType, call: SourceRange | None) -> _Entry:

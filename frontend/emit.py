@@ -50,7 +50,7 @@ from frontend import syntax
 from frontend.calls import CallEmitter, CallHook, default_call_hook, range_argument
 from frontend.environment import Unbound, append_target, assigned_names, exits_anywhere, has_exit
 from frontend.errors import ScriptError
-from frontend.expressions import FreeName
+from frontend.expressions import FreeArray, FreeName
 from frontend.lists import ListEmitter, builds_list
 from frontend.subscripts import SubscriptEmitter
 from ir.graph import Graph, Node, Value
@@ -83,6 +83,7 @@ def emit_function(
     globals: Mapping[str, Any],  # noqa: A002 (the name the contract gives it)
     *,
     free_name: FreeName | None = None,
+    free_array: FreeArray | None = None,
     graph_name: str | None = None,
     param_types: Sequence[Type] | None = None,
     call_hook: CallHook | None = None,
@@ -94,12 +95,13 @@ def emit_function(
     anything else, or none, is Tensor) unless ``param_types`` gives the types. Names are read
     from the function's locals, then ``globals``, then builtins, then ``free_name``, which may
     return a Value to use (e.g. a new graph input, made on the graph ``on_graph`` is given
-    before anything is emitted). ``call_hook`` compiles called functions.
+    before anything is emitted); ``free_array`` does so for names of ``globals`` that hold
+    arrays. ``call_hook`` compiles called functions.
     """
     graph = Graph(graph_name if graph_name is not None else fdef.name)
     if on_graph is not None:
         on_graph(graph)
-    emitter = FunctionEmitter(graph, globals, free_name, call_hook or default_call_hook)
+    emitter = FunctionEmitter(graph, globals, free_name, call_hook or default_call_hook, free_array)
     with recursion_room(EMIT_FRAMES):
         emitter.emit_body(fdef, param_types)
     return graph, list(emitter.callees.items())
@@ -144,8 +146,9 @@ class FunctionEmitter(CallEmitter, SubscriptEmitter, ListEmitter):
         namespace: Mapping[str, Any],
         free_name: FreeName | None,
         call_hook: CallHook,
+        free_array: FreeArray | None = None,
     ) -> None:
-        super().__init__(graph, namespace, free_name)
+        super().__init__(graph, namespace, free_name, free_array)
         self.call_hook = call_hook
         self.callees = {}
 

@@ -77,6 +77,10 @@ COMPARISONS = {"<": "lt", "<=": "le", ">": "gt", ">=": "ge", "==": "eq", "!=": "
 
 # Names a free_name callback may ask about: (name, where it is read) -> its value, or None.
 FreeName = Callable[[str, SourceRange], Value | None]
+# Names of the namespace that hold arrays (globals, closure cells): (name, where it is read) ->
+# the value to read them as (a hidden input: Note [Free variables] in `frontend.compile`), or
+# None when the function may not read them.
+FreeArray = Callable[[str, SourceRange], Value | None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,11 +103,16 @@ class ExpressionEmitter:
     """Emits expressions into ``graph`` at its insertion point, reading names from ``scope``."""
 
     def __init__(
-        self, graph: Graph, namespace: Mapping[str, Any], free_name: FreeName | None
+        self,
+        graph: Graph,
+        namespace: Mapping[str, Any],
+        free_name: FreeName | None,
+        free_array: FreeArray | None = None,
     ) -> None:
         self.graph = graph
         self.globals = namespace
         self.free_name = free_name
+        self.free_array = free_array
         self.scope = Scope()
 
     # ---- building blocks --------------------------------------------------------------------
@@ -194,7 +203,13 @@ class ExpressionEmitter:
         if isinstance(found, Unbound):
             raise ScriptError(found.message, r)
         if name in self.globals:
-            return self.python_object(self.globals[name], name)
+            obj = self.globals[name]
+            if isinstance(obj, np.ndarray) and self.free_array is not None:
+                value = self.free_array(name, r)
+                if value is not None:
+                    self.scope.root().bind(name, value)
+                    return value
+            return self.python_object(obj, name)
         if hasattr(builtins, name):
             return PyObject(getattr(builtins, name), name)
         if self.free_name is not None:
@@ -229,8 +244,9 @@ class ExpressionEmitter:
             raise ScriptError(f"module '{obj.__name__}' cannot be used as a value", r)
         if isinstance(obj, np.ndarray):
             raise ScriptError(
-                f"'{found.spelled}' is a NumPy array from outside the function: pass it as an "
-                "argument instead",
+                f"'{found.spelled}' is a NumPy array from outside the function, read here by a "
+                "function that another one calls, or as an attribute: pass it as an argument "
+                "(the function you compile or differentiate may read global arrays by name)",
                 r,
             )
         if callable(obj):

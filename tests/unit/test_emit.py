@@ -586,7 +586,9 @@ ERRORS = [
     (
         "def f(x):\n    return W * x\n",
         "W",
-        "'W' is a NumPy array from outside the function: pass it as an argument instead",
+        "'W' is a NumPy array from outside the function, read here by a function that another "
+        "one calls, or as an attribute: pass it as an argument (the function you compile or "
+        "differentiate may read global arrays by name)",
     ),
     ("def f(x):\n    return np * x\n", "np *", "module 'numpy' cannot be used as a value"),
     (

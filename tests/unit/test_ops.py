@@ -641,6 +641,9 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("prim::Uninitialized", (), lambda: None),
     # The caller's array receives the final contents (Note [Functionalisation]).
     ("prim::WriteBack", (np.zeros(2), np.ones(2)), lambda *_: ()),
+    # print(...) and f-strings, at run time (issue 17, item 5).
+    ("prim::Print", (None, None, False, "value", A), lambda *_: ()),
+    ("prim::Format", ("{:.2f} and {!r}", 1.5, V), lambda t, *v: t.format(*v)),
     # What df reads, saved before the write-back (Note [Arguments written to]): arrays in it
     # that may share memory with a written argument are copies, the others the arrays given.
     # The argument once written back (Note [Returned arguments]): its target, which then holds
