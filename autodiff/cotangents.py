@@ -56,6 +56,8 @@ def vjp(fn: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple[
     >>> dx, dy = vjp_fn(np.ones_like(out))
     """
     scripted = scripted_for(fn)
+    if scripted.guarded and scripted.stale():  # Note [Values read once] in frontend.compile
+        scripted.refresh()
     values = scripted.runtime_values(args, {})
     types = scripted.unit_for(values)[1].types
     wrt = tuple(i for i, ty in enumerate(types[: len(args)]) if can_hold_gradient(ty))

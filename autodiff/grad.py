@@ -176,7 +176,10 @@ class GradFunction:
         return [compiled for unit in self.cache.values() for compiled in unit.gradients.values()]
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if not kwargs and len(args) == self.scripted.positional_arity:
+        scripted = self.scripted
+        if scripted.guarded and scripted.stale():  # Note [Values read once] in frontend.compile
+            scripted.refresh()
+        if not kwargs and len(args) == scripted.positional_arity:
             # with the global arrays it reads: Note [Free variables] in frontend.compile
             values = self.scripted.with_free(args) if self.scripted.free else args
             units = self.scripted.cache

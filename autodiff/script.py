@@ -31,7 +31,7 @@ import contextlib
 import functools
 import inspect
 from collections.abc import Callable, Sequence
-from types import FunctionType
+from types import CellType, FunctionType
 from typing import Any
 
 import numpy as np
@@ -49,7 +49,7 @@ from autodiff.specialize import (
     typed_graph,
 )
 from autodiff.unit import CompilationUnit
-from frontend.compile import FreeVariable, compile_with_free_variables
+from frontend.compile import FreeVariable, compile_with_free_variables, forget_stale
 from ir.codegen import Runnable, executable
 from ir.errors import ShapeError
 from ir.graph import Graph
@@ -78,13 +78,12 @@ class ScriptFunction:
         self.free: tuple[FreeVariable, ...] = ()
         """The global and closure arrays the function reads, its graph's inputs after the
         parameters, read again at each call (Note [Free variables] in `frontend.compile`)."""
-        if self.graph_of is None:
-            module, self.free = compile_with_free_variables(fn)
-            run_module_passes(module, [("inline", {"entry_only": True})])
-            self._graph = next(iter(module.values()))
+        self.read_once: tuple[tuple[dict[str, Any] | None, CellType | None, str, object], ...]
+        """(module globals, cell, name, object) per variable read at compile time, checked at
+        each call (Note [Values read once] in `frontend.compile`)."""
         self.arity = len(self.signature.parameters)
         """How many parameters the function has; its graph has `free` inputs more."""
-        self.input_names = [*self.signature.parameters, *(v.name for v in self.free)]
+        self._compile()
         # Bounded, and counting compilations for the RecompileWarning: Note [Cache bounds]
         self.cache: CompilationCache[CompilationUnit] = CompilationCache(
             f"{self.qualname}()", counts=True
@@ -101,6 +100,53 @@ class ScriptFunction:
         self.parsed: CompilationCache[Graph] = CompilationCache(f"{self.qualname}()")
         # A gradient's __dict__ (its own cache) stays its own.
         functools.update_wrapper(self, fn, updated=() if self.graph_of else ("__dict__",))
+
+    def _compile(self) -> None:
+        """Parse and emit the function (a gradient's graph is built per types instead)."""
+        self.read_once = ()
+        if self.graph_of is None:
+            compiled = compile_with_free_variables(self.fn)
+            run_module_passes(compiled.module, [("inline", {"entry_only": True})])
+            self._graph = next(iter(compiled.module.values()))
+            self.free = compiled.free
+            self.read_once = tuple(
+                (r.variable.namespace, r.variable.cell, r.variable.name, r.value)
+                for r in compiled.read_once
+            )
+        self.input_names = [*self.signature.parameters, *(v.name for v in self.free)]
+        inner = getattr(self.fn, "scripted", None) if self.graph_of is not None else None
+        self.guarded = bool(self.read_once) or isinstance(inner, ScriptFunction)
+        """Whether a call must first check `stale` (Note [Values read once])."""
+
+    def stale(self) -> bool:
+        """Whether a variable read at compile time holds another object now, or, for a
+        gradient or a Jacobian, the function it differentiates is stale (Note [Values read
+        once] in `frontend.compile`)."""
+        for namespace, cell, name, value in self.read_once:
+            if cell is None:
+                assert namespace is not None
+                if namespace.get(name, _MISSING) is not value:
+                    return True
+            else:
+                try:
+                    if cell.cell_contents is not value:
+                        return True
+                except ValueError:  # the cell was emptied
+                    return True
+        inner = getattr(self.fn, "scripted", None)
+        return isinstance(inner, ScriptFunction) and inner.stale()
+
+    def refresh(self) -> None:
+        """Compile again, from the variables' values now, dropping every compilation made from
+        the old ones (Note [Values read once] in `frontend.compile`)."""
+        forget_stale()
+        inner = getattr(self.fn, "scripted", None)
+        if isinstance(inner, ScriptFunction) and inner.stale():
+            inner.refresh()
+        self._graph = None
+        self._compile()
+        self.cache.clear()
+        self.parsed.clear()
 
     @property
     def graph(self) -> Graph:
@@ -132,6 +178,8 @@ class ScriptFunction:
         return f"<ScriptFunction {self.qualname}>"
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.guarded and self.stale():
+            self.refresh()
         found = None
         given: Sequence[Any] = args
         if not kwargs and len(args) == self.positional_arity:  # Note [Specialisation cache]
@@ -155,6 +203,8 @@ class ScriptFunction:
 
     def graph_for(self, *args: Any, **kwargs: Any) -> Graph:
         """The specialised graph a call with these arguments runs."""
+        if self.guarded and self.stale():
+            self.refresh()
         return self.executable_for(self.runtime_values(args, kwargs)).graph
 
     def graph_for_types(
@@ -202,7 +252,8 @@ class ScriptFunction:
             return self.graph
         graph = self.parsed.lookup(numbers)
         if graph is None:
-            module, free = compile_with_free_variables(self.fn, argument_types=numbers)
+            compiled = compile_with_free_variables(self.fn, argument_types=numbers)
+            module, free = compiled.module, compiled.free
             if len(free) != len(self.free) or not all(
                 a.same_as(b) for a, b in zip(free, self.free, strict=True)
             ):
@@ -280,6 +331,9 @@ class ScriptFunction:
                 f"argument '{name}' of {self.qualname}() is annotated {declared}, "
                 f"got an array of type {given}"
             )
+
+
+_MISSING = object()
 
 
 def _kind(value: Any) -> str:

@@ -29,8 +29,17 @@ covers their kinds, dtypes and shapes as it does the arguments'. A write into on
 function is a write into that array. Gradients are taken with respect to parameters only.
 Functions called from the compiled one read global arrays through their parameters: a helper
 that names one is refused, saying so (its graph is inlined where the caller's hidden inputs
-are not in reach yet). Python numbers, functions and modules are still read once, when the
-function is compiled.
+are not in reach yet).
+
+Note [Values read once]
+Everything else a function reads from its module or closure by name (a number, a function it
+calls, a module) is read when it is compiled: numbers become constants, calls are compiled
+and inlined. Each such read is recorded (`ReadOnce`, the caller's including its callees'),
+and a call of the compiled function first checks that every variable still holds the very
+object it held (an identity test per name, a few tens of nanoseconds): ``SCALE = 3.0`` or a
+helper defined again between two calls makes the next call compile again
+(`ScriptFunction.refresh` in `autodiff.script`, after `forget_stale`), rather than run
+with the old value, as JAX's tracing would.
 """
 
 from __future__ import annotations
@@ -91,12 +100,35 @@ class FreeVariable:
             ) from None
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class ReadOnce:
+    """A global or closure variable read once, when compiling (a number, a function, a
+    module), and what it held then (Note [Values read once])."""
+
+    variable: FreeVariable
+    value: object
+
+    @property
+    def key(self) -> tuple[str, int]:
+        """The variable read: its name and where it lives."""
+        where = self.variable.cell if self.variable.cell is not None else self.variable.namespace
+        return self.variable.name, id(where)
+
+    def changed(self) -> bool:
+        """Whether the variable holds another object now (or is gone)."""
+        try:
+            return self.variable.read() is not self.value
+        except (ScriptError, ValueError):  # deleted, or an empty cell
+            return True
+
+
 @dataclass(eq=False, slots=True)
 class _Compiled:
     key: str
     graph: Graph
     callees: list[_Compiled]  # direct callees, in order of first call
     free: tuple[FreeVariable, ...] = ()  # its hidden inputs, after the parameters
+    read_once: tuple[ReadOnce, ...] = ()  # what it and its callees read at compile time
 
 
 @dataclass(eq=False, slots=True)
@@ -169,14 +201,28 @@ def compile_function(
     The global and closure arrays ``fn`` reads are inputs after its parameters
     (`compile_with_free_variables` says which).
     """
-    return compile_with_free_variables(fn, argument_types=argument_types)[0]
+    return compile_with_free_variables(fn, argument_types=argument_types).module
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledModule:
+    """What `compile_with_free_variables` gives: the module, the global and closure arrays the
+    function's graph reads as inputs after its parameters (Note [Free variables]), and what it
+    and its callees read once, at compile time (Note [Values read once])."""
+
+    module: dict[str, Graph]
+    free: tuple[FreeVariable, ...]
+    read_once: tuple[ReadOnce, ...]
+
+    def stale(self) -> bool:
+        """Whether something read at compile time holds another object now."""
+        return any(read.changed() for read in self.read_once)
 
 
 def compile_with_free_variables(
     fn: Callable[..., Any], *, argument_types: Sequence[Type] | None = None
-) -> tuple[dict[str, Graph], tuple[FreeVariable, ...]]:
-    """`compile_function`, and the global and closure arrays ``fn``'s graph reads as its
-    inputs after the parameters, in order (Note [Free variables])."""
+) -> CompiledModule:
+    """`compile_function`, with what it read from outside (`CompiledModule`)."""
     if not isinstance(fn, FunctionType):
         raise ScriptError(
             f"cannot script {fn!r}: only functions defined with 'def' in Python source can be "
@@ -186,9 +232,7 @@ def compile_with_free_variables(
         return _module(fn, argument_types)
 
 
-def _module(
-    fn: FunctionType, argument_types: Sequence[Type] | None
-) -> tuple[dict[str, Graph], tuple[FreeVariable, ...]]:
+def _module(fn: FunctionType, argument_types: Sequence[Type] | None) -> CompiledModule:
     signature = None
     if argument_types is not None:
         signature = _entry(fn, None).specialise(argument_types)
@@ -203,7 +247,7 @@ def _module(
         seen.add(compiled.key)
         module[compiled.key] = compiled.graph.copy()
         pending.extend(reversed(compiled.callees))
-    return module, root.free
+    return CompiledModule(module, root.free, root.read_once)
 
 
 def _compile(fn: FunctionType, signature: Signature | None) -> _Compiled:
@@ -216,8 +260,7 @@ def _compile(fn: FunctionType, signature: Signature | None) -> _Compiled:
         done = entry.compiled.get(signature)
         if done is None:
             try:
-                root = task.fn if len(stack) == 1 else None
-                done = _emit(entry, signature, {t.fn for t in stack}, root)
+                done = _emit(entry, task.fn, signature, {t.fn for t in stack}, len(stack) == 1)
             except _Suspend as suspended:
                 stack.append(_Task(suspended.fn, suspended.signature, suspended.call))
                 continue
@@ -235,23 +278,32 @@ def _compile(fn: FunctionType, signature: Signature | None) -> _Compiled:
 
 def _emit(
     entry: _Entry,
+    fn: FunctionType,
     signature: Signature,
     in_progress: set[FunctionType],
-    root: FunctionType | None,
+    is_root: bool,
 ) -> _Compiled:
-    """``entry``'s graph for ``signature``; ``root`` is the function itself when it is the one
-    compiled (not a callee): only it reads global arrays, as hidden inputs."""
+    """``fn``'s graph for ``signature``; ``is_root`` when it is the function compiled, not a
+    callee: only it reads global arrays, as hidden inputs (Note [Free variables])."""
     callees: dict[str, _Compiled] = {}
     free: list[FreeVariable] = []
+    read_once: dict[tuple[str, int], ReadOnce] = {}
     graphs: list[Graph] = []
+    cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or (), strict=True))
+
+    def variable(name: str) -> FreeVariable:
+        cell = cells.get(name)
+        return FreeVariable(name, cell, None if cell is not None else fn.__globals__)
 
     def free_array(name: str, r: SourceRange) -> Value | None:
-        if root is None:
+        if not is_root:
             return None
-        cells = dict(zip(root.__code__.co_freevars, root.__closure__ or (), strict=True))
-        cell = cells.get(name)
-        free.append(FreeVariable(name, cell, None if cell is not None else root.__globals__))
+        free.append(variable(name))
         return graphs[0].add_input(TENSOR, name)
+
+    def record_read_once(name: str, obj: object) -> None:
+        read = ReadOnce(variable(name), obj)
+        read_once.setdefault(read.key, read)
 
     def call_hook(
         callee: Callable[..., Any], args: Sequence[Value], call: SourceRange
@@ -273,6 +325,8 @@ def _emit(
             )
         if found is not None:
             callees.setdefault(found.key, found)
+            for read in found.read_once:
+                read_once.setdefault(read.key, read)
             return found.key, found.graph.outputs[0].ty
         if callee in in_progress:
             raise ScriptError(
@@ -289,9 +343,10 @@ def _emit(
         param_types=signature,
         call_hook=call_hook,
         free_array=free_array,
+        read_once=record_read_once,
         on_graph=graphs.append,
     )
-    return _Compiled(key, graph, list(callees.values()), tuple(free))
+    return _Compiled(key, graph, list(callees.values()), tuple(free), tuple(read_once.values()))
 
 
 def _entry(fn: FunctionType, call: SourceRange | None) -> _Entry:
@@ -376,3 +431,12 @@ def _parameter_type(argument: Type) -> Type:
     if isinstance(argument, OptionalType):
         return OptionalType(_parameter_type(argument.elem))
     return argument
+
+
+def forget_stale() -> None:
+    """Drop every function compiled from something read at compile time that holds another
+    object now, with what its entry read (its closure's values), so that the next compile
+    reads them again (Note [Values read once]). A caller's reads include its callees'."""
+    for fn, entry in list(_ENTRIES.items()):
+        if any(read.changed() for done in entry.compiled.values() for read in done.read_once):
+            del _ENTRIES[fn]

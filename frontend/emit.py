@@ -50,7 +50,7 @@ from frontend import syntax
 from frontend.calls import CallEmitter, CallHook, default_call_hook, range_argument
 from frontend.environment import Unbound, append_target, assigned_names, exits_anywhere, has_exit
 from frontend.errors import ScriptError
-from frontend.expressions import FreeArray, FreeName
+from frontend.expressions import FreeArray, FreeName, ReadOnce
 from frontend.lists import ListEmitter, builds_list
 from frontend.subscripts import SubscriptEmitter
 from ir.graph import Graph, Node, Value
@@ -84,6 +84,7 @@ def emit_function(
     *,
     free_name: FreeName | None = None,
     free_array: FreeArray | None = None,
+    read_once: ReadOnce | None = None,
     graph_name: str | None = None,
     param_types: Sequence[Type] | None = None,
     call_hook: CallHook | None = None,
@@ -96,12 +97,15 @@ def emit_function(
     from the function's locals, then ``globals``, then builtins, then ``free_name``, which may
     return a Value to use (e.g. a new graph input, made on the graph ``on_graph`` is given
     before anything is emitted); ``free_array`` does so for names of ``globals`` that hold
-    arrays. ``call_hook`` compiles called functions.
+    arrays, and ``read_once`` is told of the other names of ``globals`` read. ``call_hook``
+    compiles called functions.
     """
     graph = Graph(graph_name if graph_name is not None else fdef.name)
     if on_graph is not None:
         on_graph(graph)
-    emitter = FunctionEmitter(graph, globals, free_name, call_hook or default_call_hook, free_array)
+    emitter = FunctionEmitter(
+        graph, globals, free_name, call_hook or default_call_hook, free_array, read_once
+    )
     with recursion_room(EMIT_FRAMES):
         emitter.emit_body(fdef, param_types)
     return graph, list(emitter.callees.items())
@@ -147,8 +151,9 @@ class FunctionEmitter(CallEmitter, SubscriptEmitter, ListEmitter):
         free_name: FreeName | None,
         call_hook: CallHook,
         free_array: FreeArray | None = None,
+        read_once: ReadOnce | None = None,
     ) -> None:
-        super().__init__(graph, namespace, free_name, free_array)
+        super().__init__(graph, namespace, free_name, free_array, read_once)
         self.call_hook = call_hook
         self.callees = {}
 

@@ -81,6 +81,9 @@ FreeName = Callable[[str, SourceRange], Value | None]
 # the value to read them as (a hidden input: Note [Free variables] in `frontend.compile`), or
 # None when the function may not read them.
 FreeArray = Callable[[str, SourceRange], Value | None]
+# Told of every other name of the namespace the function reads, and the object found: what is
+# read once, at compile time (Note [Values read once] in `frontend.compile`).
+ReadOnce = Callable[[str, object], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,11 +111,13 @@ class ExpressionEmitter:
         namespace: Mapping[str, Any],
         free_name: FreeName | None,
         free_array: FreeArray | None = None,
+        read_once: ReadOnce | None = None,
     ) -> None:
         self.graph = graph
         self.globals = namespace
         self.free_name = free_name
         self.free_array = free_array
+        self.read_once = read_once
         self.scope = Scope()
 
     # ---- building blocks --------------------------------------------------------------------
@@ -209,6 +214,8 @@ class ExpressionEmitter:
                 if value is not None:
                     self.scope.root().bind(name, value)
                     return value
+            if self.read_once is not None:
+                self.read_once(name, obj)
             return self.python_object(obj, name)
         if hasattr(builtins, name):
             return PyObject(getattr(builtins, name), name)

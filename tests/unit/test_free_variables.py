@@ -5,6 +5,7 @@ parameters only, and what is not handled yet refused, saying so."""
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 import numpy as np
@@ -142,3 +143,82 @@ def test_a_global_that_stops_being_an_array_is_refused(restore_globals: None) ->
         scripted(W)
     rebind(X=RNG.standard_normal((4, 3)), Y=np.zeros(4))
     assert scripted(W) == pytest.approx(mse(W), rel=1e-14)  # and the next call works
+
+
+# ---- values read once, at compile time: checked at each call (Note [Values read once]) ----------
+
+SCALE = 2.0
+
+
+def scale_helper(v):
+    return v * 3.0
+
+
+def scaled_loss(w):
+    return np.sum(scale_helper(w) * w) * SCALE
+
+
+def make_counter_loss():
+    k = 1.0
+
+    def loss(w):
+        return np.sum(w * w) * k
+
+    def set_k(value: float) -> None:
+        nonlocal k
+        k = value
+
+    return loss, set_k
+
+
+@pytest.fixture
+def restore_scale() -> Any:
+    saved = (SCALE, scale_helper)
+    yield
+    rebind(SCALE=saved[0], scale_helper=saved[1])
+
+
+def test_a_rebound_global_number_or_helper_compiles_again(restore_scale: None) -> None:
+    scripted, dloss = ad.script(scaled_loss), ad.grad(scaled_loss)
+    hessian = ad.hessian(scaled_loss)
+    for _ in range(2):
+        assert scripted(W) == pytest.approx(scaled_loss(W), rel=1e-14)
+        np.testing.assert_allclose(dloss(W), 12.0 * W, rtol=1e-14)
+    units = len(dloss.cache)
+    rebind(SCALE=5.0)  # read once, as a constant: the next call compiles again
+    assert scripted(W) == pytest.approx(scaled_loss(W), rel=1e-14)
+    np.testing.assert_allclose(dloss(W), 30.0 * W, rtol=1e-14)
+    np.testing.assert_allclose(ad.vjp(scaled_loss, W)[1](1.0)[0], 30.0 * W, rtol=1e-14)
+    np.testing.assert_allclose(hessian(W), 30.0 * np.eye(3), rtol=1e-14)
+
+    def tenfold(v):
+        return v * 10.0
+
+    rebind(scale_helper=tenfold)  # a helper defined again
+    np.testing.assert_allclose(dloss(W), 100.0 * W, rtol=1e-14)
+    assert len(dloss.cache) == units
+
+
+def test_nothing_compiles_again_while_nothing_changes(monkeypatch: pytest.MonkeyPatch) -> None:
+    script_module = importlib.import_module("autodiff.script")  # ad.script is the function
+    dloss = ad.grad(scaled_loss)
+    dloss(W)
+    calls: list[object] = []
+    original = script_module.compile_with_free_variables
+    monkeypatch.setattr(
+        script_module,
+        "compile_with_free_variables",
+        lambda *a, **k: calls.append(a) or original(*a, **k),
+    )
+    for _ in range(3):
+        dloss(W)
+    assert calls == []
+
+
+def test_a_changed_closure_number_compiles_again() -> None:
+    loss, set_k = make_counter_loss()
+    dloss = ad.grad(loss)
+    np.testing.assert_allclose(dloss(W), 2.0 * W, rtol=1e-14)
+    set_k(4.0)
+    np.testing.assert_allclose(dloss(W), 8.0 * W, rtol=1e-14)
+    assert ad.script(loss)(W) == pytest.approx(loss(W), rel=1e-14)

@@ -15,7 +15,7 @@ RNG = np.random.default_rng(0)
 X = RNG.standard_normal((3, 4))
 Y = RNG.standard_normal(4)
 
-SCALE = 2.0  # read by `scaled_sum` when it is scripted; a test changes it afterwards
+SCALE = 2.0  # read by `scaled_sum` when it is compiled; a test changes it afterwards
 
 
 def loss(x, y):
@@ -401,11 +401,17 @@ def test_gradcheck_fails_when_finite_differences_disagree() -> None:
 
 
 def test_gradcheck_compares_against_the_plain_function(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Scripting reads module globals once, as TorchScript does; the plain function reads them
-    # at every call. After SCALE changes the two differ, and gradcheck says so.
+    # A global number read when compiling is checked at each call: after SCALE changes the
+    # function compiles again, and agrees with the plain one (it used to keep the old value;
+    # Note [Values read once] in `frontend.compile`).
     scripted = ad.script(scaled_sum)
     assert ad.gradcheck(scripted, Y).ok
     monkeypatch.setattr(f"{__name__}.SCALE", 3.0)
+    assert ad.gradcheck(scripted, Y).ok
+    np.testing.assert_allclose(ad.grad(scripted)(Y), 6.0 * Y, rtol=1e-14)
+    # A compiled function that is not the plain one gradcheck differentiates numerically is
+    # caught: here the plain function is swapped for another after compiling.
+    monkeypatch.setattr(scripted, "fn", lambda x: np.sum(x * x * 5.0))
     with pytest.raises(ad.DifferentiationError, match="gradients differ"):
         ad.gradcheck(scripted, Y)
 
