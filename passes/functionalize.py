@@ -67,6 +67,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from ir.analysis import constant_value, in_block, is_constant
 from ir.errors import IRError
 from ir.graph import PARAM, Block, Graph, Node, Value
@@ -75,6 +77,8 @@ from ir.ops.registry import OPS, Holds, is_in_place
 from ir.ops.views import (
     ViewRule,
     probe_chain,
+    static_shape,
+    ufunc_result_strides,
     view_is_copy,
     view_is_copy_in_any_order,
     view_rule,
@@ -302,12 +306,37 @@ class _Functionalizer:
         probe = probe_chain(info.chain, info.base, strides)
         return probe is not None and bool(probe.flags.c_contiguous)
 
+    def ufunc_strides(self, base: Value) -> tuple[int, ...] | None:
+        """The strides of ``base`` when it is a ufunc's new array of one array operand of its
+        shape whose strides are known (the others numbers), as NumPy lays it out
+        (`ufunc_result_strides`); else None."""
+        node, shape = base.node, static_shape(base)
+        op = OPS.get(node.kind)
+        if op is None or not isinstance(op.kernel, np.ufunc) or len(node.outputs) != 1:
+            return None
+        arrays = [v for v in node.inputs if isinstance(v.ty, TensorType) and v.ty.rank != 0]
+        if shape is None or len(arrays) != 1 or static_shape(arrays[0]) != shape:
+            return None
+        info = self.alias(arrays[0])
+        strides = self.input_strides.get(info.base)
+        if strides is None and not self.c_contiguous(info.base):
+            strides = self.ufunc_strides(info.base)
+            if strides is None:
+                return None
+        probe = probe_chain(info.chain, info.base, strides)
+        if probe is None or not isinstance(base.ty, TensorType) or base.ty.dtype is None:
+            return None
+        itemsize = np.dtype(base.ty.dtype).itemsize
+        return ufunc_result_strides(tuple(probe.strides), shape, itemsize)
+
     def view(self, node: Node, rule: ViewRule) -> None:
         operand = node.inputs[0]
         info = self.alias(operand)
         undecided = info.undecided
         if rule.strided:
             strides = self.input_strides.get(info.base)
+            if strides is None and not self.c_contiguous(info.base):
+                strides = self.ufunc_strides(info.base)
             if strides is not None or self.c_contiguous(info.base):
                 copies = view_is_copy(info.chain, info.base, node, strides)
             elif info.base.node.kind.startswith("aten::"):

@@ -21,8 +21,9 @@ Tensor(a)`` (the registry checks that the two agree: Note [Operator records]);
   signature key holds each array argument's strides, and those of one that is not C-contiguous
   (``a.T``, ``a[::2]``, ``np.asfortranarray(a)``) reach `passes.functionalize`
   (``strided_inputs``); an array an operator makes of C-contiguous operands is C-contiguous;
-  one made of other views (``x.T * 2`` keeps the transpose's layout, as NumPy's ufuncs do) or
-  passed along by a loop or an If has strides the compiler does not know, and so does a
+  a ufunc of one array of known strides (and numbers) has the strides `ufunc_result_strides`
+  gives (``x.T * 2`` keeps the transpose's layout: NumPy's order 'K'); one made of other views
+  or passed along by a loop or an If has strides the compiler does not know, and so does a
   reshape of it.
 * ``pieces``: the result is a tuple of views (``np.split``); each ``prim::TupleIndex`` of it is a
   view of the operand, written back by ``scatter`` (the TupleIndex node is the one it gets).
@@ -363,6 +364,25 @@ def view_is_copy_in_any_order(chain: tuple[Node, ...], base: Value, view: Node) 
 
 
 _MAX_ORDERED_RANK = 4  # 24 orders at most
+
+
+def ufunc_result_strides(
+    operand_strides: tuple[int, ...], shape: tuple[int, ...], itemsize: int
+) -> tuple[int, ...] | None:
+    """The strides of the new array a ufunc returns for one array operand of ``shape`` with
+    ``operand_strides`` (the others numbers or 0-d), as NumPy allocates it in order 'K': its
+    axes in memory in the operand's order, largest absolute stride first, contiguous, with
+    positive strides (where axes of length 1 lie changes no stride NumPy reads). None when two
+    longer axes have strides of one size (a broadcast operand), where the order is NumPy's
+    choice. ``tanh(x.T)`` of a C-ordered ``x`` is Fortran-ordered; ``tanh(x[::-1])`` is
+    C-ordered."""
+    long_axes = [axis for axis in range(len(shape)) if shape[axis] > 1]
+    sizes = [abs(operand_strides[axis]) for axis in long_axes]
+    if len(set(sizes)) != len(sizes) or 0 in sizes:
+        return None
+    ordered = sorted(long_axes, key=lambda axis: -abs(operand_strides[axis]))
+    order = [axis for axis in range(len(shape)) if shape[axis] <= 1] + ordered
+    return _strides_in_order(shape, tuple(order), itemsize)
 
 
 def _strides_in_order(
