@@ -3,11 +3,7 @@
     error: cannot tell whether 'w2' sees the write to 'y1': NumPy makes this reshape a view or a copy depending on the array's strides, which the compiler cannot tell here; copy it where it is made (.copy())
       while running pass 'functionalize{number-inputs= strided-inputs=1:8,24;2:16}' (the first pass)
 
-The compiler did not know the strides of a ufunc's result when its operand was not
-C-contiguous (an argument in Fortran order, a transpose), so a reshape of that result, which
-NumPy makes a copy, stayed undecided and the write after it was refused. A ufunc of one array
-of known strides now has the strides NumPy gives it in order 'K' (`ufunc_result_strides` in
-`ir.ops.views`), and the reshape is decided (Note [Views]).
+The false refusal of regression 132, the same way reached.
 """
 
 import numpy as np

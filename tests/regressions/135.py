@@ -5,11 +5,7 @@
             w5[0] = np.tanh(0.5)
             ^^^^^
 
-The compiler did not know the strides of a ufunc's result when its operand was not
-C-contiguous (an argument in Fortran order, a transpose), so a reshape of that result, which
-NumPy makes a copy, stayed undecided and the write after it was refused. A ufunc of one array
-of known strides now has the strides NumPy gives it in order 'K' (`ufunc_result_strides` in
-`ir.ops.views`), and the reshape is decided (Note [Views]).
+The false refusal of regression 132, the same way reached.
 """
 
 import numpy as np
