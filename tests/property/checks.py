@@ -55,7 +55,6 @@ from ir.printer import print_graph
 from ir.verify import verify
 from passes.registry import PASSES, PipelineStep, run_passes
 from passes.shape_propagation import specialise
-from tests.gradients.test_gradient_corpus import finite_differences
 from tests.helpers import check_roundtrip
 from tests.property.programs import Program, copy_keeping_layout, load_program
 
@@ -354,9 +353,29 @@ def directional_differences(
     for index in np.ndindex(base.shape):
         ends = []
         for sign in (1.0, -1.0):
-            values = fresh(args)
-            values[position] = base.copy()
+            values = fresh(args)  # copies that keep the argument's strides (regression 137)
             values[position][index] += sign * EPS * direction
+            ends.append(float(fn(*values)))
+        numeric[index] = (ends[0] - ends[1]) / (2 * EPS)
+    return numeric
+
+
+def layout_keeping_differences(fn: Callable[..., Any], args: Sequence[Any], position: int) -> Any:
+    """Central differences of the real-valued ``fn`` w.r.t. ``args[position]`` (an array or a
+    Python float), each run on copies of the arguments that keep their strides: whether a
+    reshape is a view or a copy, and so what a later write reaches, depends on them
+    (regression 137: C-ordered copies of a reversed argument differentiated another
+    function)."""
+    argument = args[position]
+    numeric = np.zeros(np.shape(argument))
+    for index in np.ndindex(numeric.shape):
+        ends = []
+        for sign in (1.0, -1.0):
+            values = fresh(args)
+            if isinstance(argument, np.ndarray):
+                values[position][index] += sign * EPS
+            else:
+                values[position] = argument + sign * EPS
             ends.append(float(fn(*values)))
         numeric[index] = (ends[0] - ends[1]) / (2 * EPS)
     return numeric
@@ -380,7 +399,7 @@ def check_gradients(program: Program) -> None:
             assert_close_to_numeric(np.real(grad), real, f"gradient w.r.t. Re {name}")
             assert_close_to_numeric(-np.imag(grad), imaginary, f"gradient w.r.t. Im {name}")
             continue
-        numeric = finite_differences(module.loss, args, position, EPS)
+        numeric = layout_keeping_differences(module.loss, args, position)
         assert_close_to_numeric(grad, numeric, f"gradient w.r.t. {name}")
 
 
@@ -397,8 +416,7 @@ def differences_of(
     for index in np.ndindex(base.shape):
         ends = []
         for sign in (1.0, -1.0):
-            values = fresh(args)
-            values[position] = base.copy()
+            values = fresh(args)  # copies that keep the argument's strides (regression 137)
             values[position][index] += sign * eps
             ends.append(np.asarray(fn(*values), dtype=np.float64))
         columns.append((ends[0] - ends[1]) / (2 * eps))
