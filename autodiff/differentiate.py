@@ -327,19 +327,33 @@ class ReverseBuilder:
         grads = {i: self.grad_map[v] for i, v in read.items() if v in self.grad_map}
         if not grads:
             return
-        grad_of = self.graph.create(
-            "prim::GradOf", list(grads.values()), (), {"name": node.kind}, num_blocks=1
+        self.tuple_gradient(
+            node,
+            source,
+            list(grads.values()),
+            lambda: [
+                grads[i] if i in grads else self.zeros_of_part(source, i, read.get(i))
+                for i in range(count)
+            ],
         )
+
+    def tuple_gradient(
+        self,
+        node: Node,
+        source: Value,
+        grads: list[Value],
+        parts: Callable[[], list[Value]],
+    ) -> None:
+        """``source``'s gradient as a tuple of ``parts()`` (made inside a GradOf of ``grads``,
+        so that it runs only when they are not AUTOGRAD_ZERO), at ``node``'s location."""
+        grad_of = self.graph.create("prim::GradOf", grads, (), {"name": node.kind}, num_blocks=1)
         grad_of.source_range = node.source_range
         self.block.append_node(grad_of)
         body = grad_of.blocks[0]
         with self.graph.inserting_at_end(body):
-            parts = [
-                grads[i] if i in grads else self.zeros_of_part(source, i, read.get(i))
-                for i in range(count)
-            ]
-            types = TupleType(tuple(part.ty for part in parts))
-            tuple_grad = self.graph.insert("prim::TupleConstruct", parts, (types,)).output
+            elements = parts()
+            types = TupleType(tuple(part.ty for part in elements))
+            tuple_grad = self.graph.insert("prim::TupleConstruct", elements, (types,)).output
         _set_ranges(body, node)
         body.register_output(tuple_grad)
         self.set_grad(source, grad_of.add_output(source.ty, gradient_name(source)))
@@ -360,23 +374,18 @@ class ReverseBuilder:
             )
         count = len(source.ty.elems)
         taken = range(count)[slice(*(constant_value(v) for v in bounds))]
-        grad_of = self.graph.create("prim::GradOf", [grad], (), {"name": node.kind}, num_blocks=1)
-        grad_of.source_range = node.source_range
-        self.block.append_node(grad_of)
-        body = grad_of.blocks[0]
-        with self.graph.inserting_at_end(body):
-            types = [source.ty.elems[i] for i in taken]
+        elems = source.ty.elems
+
+        def parts() -> list[Value]:
+            types = [elems[i] for i in taken]
             pieces = self.graph.insert("prim::TupleUnpack", [grad], types).outputs if types else []
             by_position = dict(zip(taken, pieces, strict=True))
-            parts = [
+            return [
                 by_position[i] if i in by_position else self.zeros_of_part(source, i, None)
                 for i in range(count)
             ]
-            types_of_parts = TupleType(tuple(part.ty for part in parts))
-            tuple_grad = self.graph.insert("prim::TupleConstruct", parts, (types_of_parts,)).output
-        _set_ranges(body, node)
-        body.register_output(tuple_grad)
-        self.set_grad(source, grad_of.add_output(source.ty, gradient_name(source)))
+
+        self.tuple_gradient(node, source, [grad], parts)
 
     def differentiate_list_unpack(self, node: Node) -> None:
         """``a, b = hs`` on a list: the list's gradient is the list of its parts' gradients.

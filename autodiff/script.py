@@ -115,7 +115,9 @@ class ScriptFunction:
             )
         self.input_names = [*self.signature.parameters, *(v.name for v in self.free)]
         inner = getattr(self.fn, "scripted", None) if self.graph_of is not None else None
-        self.guarded = bool(self.read_once) or isinstance(inner, ScriptFunction)
+        self.inner = inner if isinstance(inner, ScriptFunction) else None
+        """For a gradient or a Jacobian, the function it differentiates."""
+        self.guarded = bool(self.read_once) or self.inner is not None
         """Whether a call must first check `stale` (Note [Values read once])."""
 
     def stale(self) -> bool:
@@ -133,16 +135,14 @@ class ScriptFunction:
                         return True
                 except ValueError:  # the cell was emptied
                     return True
-        inner = getattr(self.fn, "scripted", None)
-        return isinstance(inner, ScriptFunction) and inner.stale()
+        return self.inner is not None and self.inner.stale()
 
     def refresh(self) -> None:
         """Compile again, from the variables' values now, dropping every compilation made from
         the old ones (Note [Values read once] in `frontend.compile`)."""
         forget_stale()
-        inner = getattr(self.fn, "scripted", None)
-        if isinstance(inner, ScriptFunction) and inner.stale():
-            inner.refresh()
+        if self.inner is not None and self.inner.stale():
+            self.inner.refresh()
         self._graph = None
         self._compile()
         self.cache.clear()
