@@ -286,6 +286,8 @@ class _Functionalizer:
                 known = node.owning_block is self.graph.block and base not in self.input_strides
             elif node.blocks:
                 known = False
+            elif node.kind in OPS and OPS[node.kind].c_order_result:
+                known = True
             else:
                 self.layouts[base] = False  # an operand that is (a version of) base itself
                 known = all(

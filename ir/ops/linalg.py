@@ -82,10 +82,12 @@ register_op(
     shape=_matmul_rule,
     derivative=Derivative.FORMULA,
     spellings={"numpy.matmul": BINARY_UFUNC},
+    c_order_result=True,
 )(np.matmul)
 register_op(
     "aten::dot(Any self, Any other) -> Tensor",
     shape=_dot_rule,
     derivative=Derivative.FORMULA,
     spellings={"numpy.dot": "a:self b:other !out", "ndarray.dot": "b:other !out"},
+    c_order_result=True,
 )(np.dot)

@@ -170,6 +170,9 @@ class OpDef:
     spellings: tuple[Spelling, ...] = ()
     # A tuple or list operator: which operands' arrays its result holds (`Holds`).
     holds: Holds | None = None
+    # Its array result is C-contiguous whatever its operands' layouts (NumPy allocates it so,
+    # as for a matrix product), which `passes.functionalize` needs to decide a reshape of it.
+    c_order_result: bool = False
 
     @property
     def name(self) -> str:
@@ -260,6 +263,7 @@ def register_op(
     cheap_to_recompute: bool = False,
     spellings: Mapping[str, str] | None = None,
     holds: Holds | None = None,
+    c_order_result: bool = False,
 ) -> Callable[[K], K]:
     """Decorate a kernel to register it under ``schema``; returns the kernel unchanged.
     ``spellings`` maps each NumPy function, array method or attribute that spells the operator
@@ -296,6 +300,7 @@ def register_op(
                 defined_at,
                 spelled,
                 holds,
+                c_order_result,
                 derivative=derivative,
             )
         )
