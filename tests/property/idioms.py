@@ -650,7 +650,13 @@ def complex_inputs(g: _Generator) -> None:
             ("np.sum(np.var({z}, axis=0))", bound**2 * shape[1]),
             # Singular vectors and eigenvectors are defined (up to phase, which abs drops)
             # where the values are apart: {sep} adds well separated ones.
-            ("np.sum(np.abs({u}) ** 2 * np.arange(1.0, {r1}.0)[:, None])", float(size)),
+            # Weighted along both axes: the rows (or columns) of a unitary U have norm 1, so a
+            # weighting of one axis only sums to a constant, whose finite differences are noise.
+            (
+                "np.sum(np.abs({u}) ** 2 * np.arange(1.0, {r1}.0)[:, None]"
+                " * np.arange(2.0, {k2}.0))",
+                float(size) * (min(shape) + 1),
+            ),
         ]
         if rank_deficient:
             scalar_readouts = [
@@ -682,7 +688,7 @@ def complex_inputs(g: _Generator) -> None:
             f"{product} + 4.0 * np.eye({shape[0]}, {shape[1]}) * np.arange(1.0, {shape[1] + 1}.0)"
         )
         g.emit(f"{u}, {values}, {vh} = np.linalg.svd({separated}, full_matrices=False)")
-    g.emit(f"{name} = " + text.format(z=product, r1=shape[0] + 1, u=u))
+    g.emit(f"{name} = " + text.format(z=product, r1=shape[0] + 1, k2=min(shape) + 2, u=u))
     g.define(name, Expr(name, out_shape, out_bound))
     _use(g, name)
 
