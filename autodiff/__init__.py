@@ -37,6 +37,7 @@ from autodiff.gradient import Gradient
 from autodiff.instrument import detect_anomaly, saved_value_hooks
 from autodiff.jacobians import JacobianFunction, hessian, jacobian
 from autodiff.profiler import Profile, ProfileEntry, profile, profiler
+from autodiff.pytrees import ravel as flatten
 from autodiff.script import ScriptFunction
 from autodiff.specialize import ArgumentError
 from autodiff.taps import tap
@@ -60,6 +61,7 @@ __all__ = [
     "cache_size",
     "detect_anomaly",
     "differentiate",
+    "flatten",
     "grad",
     "gradcheck",
     "hessian",

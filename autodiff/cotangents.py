@@ -7,9 +7,11 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import optree
 
 from autodiff.errors import DifferentiationError
 from autodiff.grad import _gradients
+from autodiff.pytrees import leaf_ranges
 from autodiff.script import scripted_for
 from autodiff.unit import compiled_gradient, describe
 from ir.ops.gradients.prim import zeros_like_value
@@ -58,10 +60,14 @@ def vjp(fn: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple[
     scripted = scripted_for(fn)
     if scripted.guarded and scripted.stale():  # Note [Values read once] in frontend.compile
         scripted.refresh()
-    values = scripted.runtime_values(args, {})
-    types = scripted.unit_for(values)[1].types
-    wrt = tuple(i for i, ty in enumerate(types[: len(args)]) if can_hold_gradient(ty))
-    _, compiled = compiled_gradient(scripted, values, wrt)
+    values, spec = scripted.runtime_call(args, {})
+    types = scripted.unit_for(values, spec)[1].types
+    # Per argument passed, the positions of its leaves: Note [Pytree arguments]
+    ranges = [range(i, i + 1) for i in range(len(args))] if spec is None else leaf_ranges(spec)
+    ranges = ranges[: len(args)]
+    passed = [i for part in ranges for i in part]
+    wrt = tuple(i for i in passed if can_hold_gradient(types[i]))
+    _, compiled = compiled_gradient(scripted, values, wrt, spec=spec)
     outputs, saved = compiled.forward(values)
     out = compiled.result(outputs)
 
@@ -74,6 +80,11 @@ def vjp(fn: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple[
         ]
         grads = _gradients(compiled.runtime, saved, seeds, values, wrt, retain=True)
         by_position = dict(zip(wrt, grads, strict=True))
-        return tuple(by_position.get(index) for index in range(len(args)))
+        if spec is None:
+            return tuple(by_position.get(index) for index in range(len(args)))
+        return tuple(
+            optree.tree_unflatten(child, [by_position.get(i) for i in part])
+            for child, part in zip(spec.children(), ranges, strict=False)
+        )
 
     return out, vjp_fn

@@ -18,6 +18,7 @@ from autodiff.errors import DifferentiationError
 from autodiff.gradient import Gradient
 from autodiff.higher_order import gradient_graph
 from autodiff.pipeline import differentiate_typed
+from autodiff.pytrees import CONTAINER_TYPES, PyTreeSpec, gradient_shaper
 from autodiff.runtime import CompiledGradient, Saved
 from autodiff.script import ScriptFunction
 from autodiff.specialize import signature_key, unknown_layouts
@@ -185,6 +186,9 @@ class GradFunction:
             units = self.scripted.cache
             key = signature_key(values)
             unit = units.get(key)
+            if unit is None and any(a is None or isinstance(a, CONTAINER_TYPES) for a in args):
+                key, values = scripted.tree_key(args)  # Note [Pytree arguments]
+                unit = units.get(key)
             # Node hooks and saved-value hooks are handled the general way; their lists are
             # read directly, a truth test each (Note [Instrumented runs]).
             if unit is not None and not (instrument._NODE_HOOKS or instrument._SAVED_HOOKS):
@@ -198,12 +202,16 @@ class GradFunction:
     def general_call(self, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
         """A call with its arguments bound and checked, which builds and keeps the unit's
         call (`autodiff.unit.gradient_call`, Note [Gradient calls] there)."""
-        values = self.scripted.runtime_values(args, kwargs)
-        wrt = self.positions(self.scripted.arity)
-        _check_passed(self.scripted, wrt, args, kwargs)
+        values, spec = self.scripted.runtime_call(args, kwargs)
+        positions = self.positions(self.scripted.arity)
+        _check_passed(self.scripted, positions, args, kwargs)
+        several = not isinstance(self.argnums, int)
+        wrt, shape = positions, None
+        if spec is not None:  # Note [Pytree arguments] in autodiff.pytrees
+            wrt, shape = gradient_shaper(spec, positions, several)
         if self.call_key is None or instrument._NODE_HOOKS or instrument._SAVED_HOOKS:
-            return self.forward_backward(values, wrt)
-        unit, compiled = compiled_gradient(self.scripted, values, wrt, seeded=True)
+            return self.forward_backward(values, wrt, spec, shape)
+        unit, compiled = compiled_gradient(self.scripted, values, wrt, seeded=True, spec=spec)
         call = unit.calls.get(self.call_key)
         if call is None:
             call = gradient_call(
@@ -213,17 +221,26 @@ class GradFunction:
                 self.qualname,
                 has_aux=self.has_aux,
                 with_value=self.with_value,
-                several=not isinstance(self.argnums, int),
+                several=several,
+                shape_gradients=shape,
             )
             result = call(values)
             unit.calls[self.call_key] = call  # once it has succeeded
             return result
         return call(values)
 
-    def forward_backward(self, values: list[Any], wrt: tuple[int, ...]) -> Any:
+    def forward_backward(
+        self,
+        values: list[Any],
+        wrt: tuple[int, ...],
+        spec: PyTreeSpec | None = None,
+        shape: Callable[[Sequence[Any]], Any] | None = None,
+    ) -> Any:
         """A call through `CompiledGradient.forward` and ``backward``, with a `Saved`: for
         taps, and while node hooks or saved-value hooks are on (Note [Instrumented runs])."""
-        _, compiled = compiled_gradient(self.scripted, values, wrt, self.taps, seeded=not self.taps)
+        _, compiled = compiled_gradient(
+            self.scripted, values, wrt, self.taps, seeded=not self.taps, spec=spec
+        )
         outputs, saved = compiled.forward(values)
         value, aux = split_aux(self.qualname, self.has_aux, compiled.result(outputs))
         runtime = compiled.runtime
@@ -242,7 +259,10 @@ class GradFunction:
             retained = run.retained()
         else:
             grads = _gradients(runtime, saved, seeds, values, wrt)
-        grad: Any = grads[0] if isinstance(self.argnums, int) else tuple(grads)
+        if shape is not None:
+            grad: Any = shape(grads)
+        else:
+            grad = grads[0] if isinstance(self.argnums, int) else tuple(grads)
         if self.with_value:
             result: Any = ((value, aux) if self.has_aux else value), grad
         else:

@@ -23,6 +23,7 @@ from autodiff.grad import (
     check_reads_no_global_arrays,
 )
 from autodiff.higher_order import blocks_graph, jacobian_graph
+from autodiff.pytrees import is_pytree
 from autodiff.specialize import unknown_layouts
 from autodiff.unit import describe
 from ir.graph import Graph
@@ -106,10 +107,16 @@ class JacobianFunction:
         _check_passed(self.scripted, positions, args)
         names = list(self.scripted.signature.parameters)
         for position in positions:
+            if is_pytree(args[position]):
+                raise DifferentiationError(
+                    f"the {self.what} of {self.qualname}() with respect to '{names[position]}', "
+                    "a list, tuple or dict of arrays, is not supported yet: pass one array "
+                    "(ad.flatten makes one vector of them)"
+                )
             if _is_numeric(args[position]):
                 self.check_argument(names[position], np.result_type(args[position]))
         out, vjp_fn = vjp(self.scripted, *args)
-        if isinstance(out, tuple | list):
+        if isinstance(out, tuple | list | dict):
             raise DifferentiationError(
                 f"jacobian needs {self.qualname}() to return one array, it returned {describe(out)}"
             )

@@ -23,6 +23,16 @@ by the executor `ir.codegen.executable` picks, with the plain function's observa
 # a 0-d array only where a NumPy function takes it (Note [Python numbers as arrays] in
 # `frontend.calls`). Gradients flow as for an annotated ``float``. The signature key already
 # tells a Python number from an array, so each kind has its own executable.
+
+# Note [Compiling for containers]
+# ``ad.script`` compiles the function for its declared parameter types, arrays unless
+# annotated, so that bad code is reported at once. A function meant to take a list or a dict
+# (``for W, b in params``, ``params["W"]``) uses a parameter as a container there, which an
+# array cannot be: that error (`ContainerUseError`) is held back rather than raised, and the
+# function is compiled per container structure when called (Note [Pytree arguments] in
+# `autodiff.pytrees`). A call with arrays raises the held-back error then, as it was found.
+# The global arrays and the values read once are then known from the first compilation for
+# containers, which the others must agree with.
 """
 
 from __future__ import annotations
@@ -37,6 +47,15 @@ from typing import Any
 import numpy as np
 
 from autodiff.cache import CompilationCache
+from autodiff.pytrees import (
+    CONTAINER_TYPES,
+    PyTreeSpec,
+    checked_leaves,
+    flatten,
+    is_pytree,
+    leaf_names,
+    parameter_types,
+)
 from autodiff.specialize import (
     ArgumentError,
     SignatureKey,
@@ -49,7 +68,14 @@ from autodiff.specialize import (
     typed_graph,
 )
 from autodiff.unit import CompilationUnit
-from frontend.compile import FreeVariable, compile_with_free_variables, forget_stale
+from frontend.compile import (
+    CompiledModule,
+    FreeVariable,
+    compile_with_free_variables,
+    forget_stale,
+)
+from frontend.errors import ContainerUseError
+from frontend.trees import needs_rebuild, rebuild
 from ir.codegen import Runnable, executable
 from ir.errors import ShapeError
 from ir.graph import Graph
@@ -98,21 +124,39 @@ class ScriptFunction:
             len(parameters) if all(p.kind in by_position for p in parameters) else -1
         )
         self.parsed: CompilationCache[Graph] = CompilationCache(f"{self.qualname}()")
+        self.results: dict[tuple[Type, ...], Type] = {}
+        """The result type per parameter types compiled for in `parsed`."""
         # A gradient's __dict__ (its own cache) stays its own.
         functools.update_wrapper(self, fn, updated=() if self.graph_of else ("__dict__",))
 
     def _compile(self) -> None:
-        """Parse and emit the function (a gradient's graph is built per types instead)."""
+        """Parse and emit the function (a gradient's graph is built per types instead). An
+        error that only says a parameter is used as a container is held back: Note [Compiling
+        for containers]."""
         self.read_once = ()
+        self.held_back: ContainerUseError | None = None
         if self.graph_of is None:
-            compiled = compile_with_free_variables(self.fn)
-            run_module_passes(compiled.module, [("inline", {"entry_only": True})])
-            self._graph = next(iter(compiled.module.values()))
-            self.free = compiled.free
-            self.read_once = tuple(
-                (r.variable.namespace, r.variable.cell, r.variable.name, r.value)
-                for r in compiled.read_once
-            )
+            try:
+                compiled = compile_with_free_variables(self.fn)
+            except ContainerUseError as error:
+                self.held_back = error
+            else:
+                run_module_passes(compiled.module, [("inline", {"entry_only": True})])
+                self._graph = next(iter(compiled.module.values()))
+                self.adopt(compiled)
+        self.guard()
+
+    def adopt(self, compiled: CompiledModule) -> None:
+        """Take the global arrays and the values read once of ``compiled`` as the function's."""
+        self.free = compiled.free
+        self.read_once = tuple(
+            (r.variable.namespace, r.variable.cell, r.variable.name, r.value)
+            for r in compiled.read_once
+        )
+        self.guard()
+
+    def guard(self) -> None:
+        """Name the graph's inputs, and decide whether calls check `stale` first."""
         self.input_names = [*self.signature.parameters, *(v.name for v in self.free)]
         inner = getattr(self.fn, "scripted", None) if self.graph_of is not None else None
         self.inner = inner if isinstance(inner, ScriptFunction) else None
@@ -147,11 +191,14 @@ class ScriptFunction:
         self._compile()
         self.cache.clear()
         self.parsed.clear()
+        self.results.clear()
 
     @property
     def graph(self) -> Graph:
         """The function as parsed, helpers inlined; for a gradient or a Jacobian, its graph
         for the declared parameter types."""
+        if self._graph is None and self.held_back is not None:
+            raise self.held_back.with_traceback(None)
         if self._graph is None:
             assert self.graph_of is not None
             self._graph = self.graph_of(None)
@@ -181,6 +228,7 @@ class ScriptFunction:
         if self.guarded and self.stale():
             self.refresh()
         found = None
+        unit = None
         given: Sequence[Any] = args
         if not kwargs and len(args) == self.positional_arity:  # Note [Specialisation cache]
             if self.free:
@@ -192,37 +240,66 @@ class ScriptFunction:
                 found = unit.executable
                 if len(cache) > 1:  # most recently used: Note [Cache bounds]
                     cache.move_to_end(key)
+            elif self.positional_arity > 0 and any(
+                a is None or isinstance(a, CONTAINER_TYPES) for a in args
+            ):
+                key, given = self.tree_key(args)  # Note [Pytree arguments]
+                unit = cache.get(key)
+                if unit is not None:
+                    found = unit.executable
         if found is not None:
             results = found.run(list(given))
         else:
-            values = self.runtime_values(args, kwargs)
-            results = self.executable_for(values).run(values)
-        if len(results) == 1:
-            return results[0]
-        return tuple(results) if results else None
+            values, spec = self.runtime_call(args, kwargs)
+            key, unit = self.unit_for(values, spec)
+            results = self.executable_of(key, unit).run(values)
+        assert unit is not None
+        result = results[0] if len(results) == 1 else tuple(results) if results else None
+        return result if unit.rebuild is None else rebuild(result, unit.rebuild)
+
+    def tree_key(self, args: Sequence[Any]) -> tuple[SignatureKey, list[Any]]:
+        """The signature key and runtime values of a call by position with container
+        arguments, taken as they come (Note [Pytree arguments] in `autodiff.pytrees`): a key
+        that nothing is stored under when an argument would be converted or refused."""
+        leaves, spec = flatten(tuple(args))
+        if self.free:
+            leaves = self.with_free(leaves)
+        return (spec, *signature_key(leaves)), leaves
 
     def graph_for(self, *args: Any, **kwargs: Any) -> Graph:
         """The specialised graph a call with these arguments runs."""
         if self.guarded and self.stale():
             self.refresh()
-        return self.executable_for(self.runtime_values(args, kwargs)).graph
+        values, spec = self.runtime_call(args, kwargs)
+        key, unit = self.unit_for(values, spec)
+        return self.executable_of(key, unit).graph
 
     def graph_for_types(
-        self, types: Sequence[Type], number_inputs: str = "", strided_inputs: str = ""
+        self,
+        types: Sequence[Type],
+        number_inputs: str = "",
+        strided_inputs: str = "",
+        parameters: Sequence[Type] | None = None,
+        leaf_names: Sequence[str] = (),
     ) -> Graph:
         """The graph specialised to parameter types given directly (one per parameter, then one
         per global array it reads: `free`); the parameters at ``number_inputs`` are given NumPy
         scalars (`numpy_scalar_positions`), those in ``strided_inputs`` arrays with those
-        strides (`strided_inputs`)."""
+        strides (`strided_inputs`). With container arguments, ``types`` has one type per leaf
+        (named ``leaf_names`` in messages) and ``parameters`` the parameters' types
+        (`autodiff.pytrees.parameter_types`)."""
         names = self.input_names
-        if len(types) != len(names):
-            raise ArgumentError(
-                f"{self.qualname}() takes {len(names)} parameter types, got {len(types)}"
-            )
-        for name, declared, ty in zip(names, self.declared_types(), types, strict=True):
-            self.check_declared(name, declared, ty)
+        if parameters is None:
+            if len(types) != len(names):
+                raise ArgumentError(
+                    f"{self.qualname}() takes {len(names)} parameter types, got {len(types)}"
+                )
+            for name, declared, ty in zip(names, self.declared_types(), types, strict=True):
+                self.check_declared(name, declared, ty)
+        else:
+            names = list(leaf_names) or [f"%{i}" for i in range(len(types))]
         try:
-            parsed = self.parsed_for(types, strided_inputs)
+            parsed = self.parsed_for(types, strided_inputs, parameters)
             return typed_graph(
                 parsed, list(types), number_inputs, strided_inputs, lower_tuples=False
             )
@@ -231,12 +308,21 @@ class ScriptFunction:
             error.add_note_line(f"in {self.qualname}({arguments})")
             raise
 
-    def parsed_for(self, types: Sequence[Type], strided_inputs: str = "") -> Graph:
+    def parsed_for(
+        self,
+        types: Sequence[Type],
+        strided_inputs: str = "",
+        parameters: Sequence[Type] | None = None,
+    ) -> Graph:
         """The parsed graph to specialise to ``types``: ``graph``, or where an unannotated
         parameter gets a Python number, the function compiled with that parameter typed so
         (Note [Python numbers for unannotated parameters]); for a gradient or a Jacobian, its
         graph built for ``types`` and the arrays' layouts (``strided_inputs``: the function it
-        differentiates decides reshapes by them, Note [Views] in `ir.ops.views`)."""
+        differentiates decides reshapes by them, Note [Views] in `ir.ops.views`). With
+        container arguments, ``parameters`` are the parameters' types, `Tree`s among them
+        (Note [Pytree arguments] in `autodiff.pytrees`)."""
+        if parameters is not None:
+            return self.compiled_for(tuple(parameters))
         if self.graph_of is not None:
             key = (tuple(types), strided_inputs)
             built = self.parsed.lookup(key)
@@ -250,31 +336,85 @@ class ScriptFunction:
         )
         if all(ty == TensorType() for ty in numbers) or not isinstance(self.fn, FunctionType):
             return self.graph
-        graph = self.parsed.lookup(numbers)
+        return self.compiled_for(numbers)
+
+    def compiled_for(self, parameters: tuple[Type, ...]) -> Graph:
+        """The function compiled again for these parameter types (Python numbers, containers),
+        helpers inlined; its result's type is kept for `result_for`."""
+        graph = self.parsed.lookup(parameters)
         if graph is None:
-            compiled = compile_with_free_variables(self.fn, argument_types=numbers)
+            if self.graph_of is not None or not isinstance(self.fn, FunctionType):
+                raise ArgumentError(
+                    f"{self.qualname}() takes arrays and numbers only, not lists, tuples or "
+                    "dicts of them"
+                )
+            compiled = compile_with_free_variables(self.fn, argument_types=parameters)
             module, free = compiled.module, compiled.free
+            if self.held_back is not None and not self.results:
+                self.adopt(compiled)  # the first compilation: Note [Compiling for containers]
             if len(free) != len(self.free) or not all(
                 a.same_as(b) for a, b in zip(free, self.free, strict=True)
             ):
                 raise ArgumentError(
-                    f"{self.qualname}() reads other global arrays when given Python numbers "
+                    f"{self.qualname}() reads other global arrays for these argument kinds "
                     "than when compiled: pass the arrays it reads as arguments"
                 )
             run_module_passes(module, [("inline", {"entry_only": True})])
             graph = next(iter(module.values()))
-            graph.name = self.graph.name
-            self.parsed.store(numbers, graph)
+            if self._graph is not None:
+                graph.name = self.graph.name
+            self.parsed.store(parameters, graph)
+            self.results[parameters] = compiled.result
         return graph
+
+    def result_for(self, parameters: Sequence[Type] | None) -> Type | None:
+        """The type of the result for these parameter types (`parsed_for`), a `Tree` when it
+        holds containers that must be rebuilt (Note [Containers known while compiling] in
+        `frontend.trees`), else None."""
+        if parameters is None:
+            return None
+        self.compiled_for(tuple(parameters))
+        result = self.results.get(tuple(parameters))
+        return result if result is not None and needs_rebuild(result) else None
 
     def runtime_values(self, args: Sequence[Any], kwargs: dict[str, Any]) -> list[Any]:
         """The arguments bound to the parameters in order, as the interpreter receives them,
-        then the global arrays the function reads (Note [Free variables])."""
+        then the global arrays the function reads (Note [Free variables]); container
+        arguments give their leaves (`runtime_call`)."""
+        return self.runtime_call(args, kwargs)[0]
+
+    def runtime_call(
+        self, args: Sequence[Any], kwargs: dict[str, Any]
+    ) -> tuple[list[Any], PyTreeSpec | None]:
+        """`runtime_values`, and the structure of the parameters when some argument is a
+        container: Note [Pytree arguments] in `autodiff.pytrees`."""
         bound = bind_arguments(self.qualname, self.signature, args, kwargs)
-        values = [
-            runtime_value(self.qualname, name, value)
-            for name, value in zip(self.signature.parameters, bound, strict=True)
-        ]
+        names = list(self.signature.parameters)
+        if any(is_pytree(value) for value in bound):
+            parameters = [
+                value if is_pytree(value) else runtime_value(self.qualname, name, value)
+                for name, value in zip(names, bound, strict=True)
+            ]
+            for name, value in zip(names, parameters, strict=True):
+                if is_pytree(value):
+                    checked_leaves(self.qualname, name, value)
+            values, spec = flatten(tuple(parameters))
+            if self.held_back is not None and not self.results:
+                # Which global arrays it reads is known once it compiles: Note [Compiling
+                # for containers].
+                leaf_types = [argument_type(self.qualname, "", value) for value in values]
+                self.compiled_for(parameter_types(spec, leaf_types))
+        else:
+            values = [
+                runtime_value(self.qualname, name, value)
+                for name, value in zip(names, bound, strict=True)
+            ]
+            spec = None
+        return self.checked_free(values), spec
+
+    def checked_free(self, values: list[Any]) -> list[Any]:
+        """``values`` followed by the global arrays the function reads, checked to be arrays
+        still."""
         for variable in self.free:
             value = variable.read()
             if type(value) is not np.ndarray:
@@ -293,29 +433,51 @@ class ScriptFunction:
         return [*args, *(variable.read() for variable in self.free)]
 
     def executable_for(self, values: Sequence[Any]) -> Runnable:
-        """The plain call's executable for these runtime values, compiled on first use."""
+        """The plain call's executable for these runtime values (no container arguments),
+        compiled on first use."""
         key, unit = self.unit_for(values)
+        return self.executable_of(key, unit)
+
+    def executable_of(self, key: SignatureKey, unit: CompilationUnit) -> Runnable:
+        """The plain call's executable of ``unit``, compiled on first use."""
         if unit.executable is None:
-            graph = self.graph_for_types(unit.types, unit.number_inputs, unit.strided_inputs)
+            graph = self.graph_for_types(
+                unit.types, unit.number_inputs, unit.strided_inputs, unit.parameters, unit.names
+            )
             unit.executable = executable(graph)
             self.keep(key, unit)
         return unit.executable
 
-    def unit_for(self, values: Sequence[Any]) -> tuple[SignatureKey, CompilationUnit]:
+    def unit_for(
+        self, values: Sequence[Any], spec: PyTreeSpec | None = None
+    ) -> tuple[SignatureKey, CompilationUnit]:
         """The signature key of these runtime values and its compilation unit: the cached one,
         or a new one (with the arguments checked and typed) for `keep` to store once something
-        compiled for it. See Note [Compilation units] in `autodiff.unit`."""
-        key = signature_key(values)
+        compiled for it. ``spec`` is the parameters' structure when some argument is a
+        container (Note [Pytree arguments] in `autodiff.pytrees`). See Note [Compilation
+        units] in `autodiff.unit`."""
+        key = signature_key(values) if spec is None else (spec, *signature_key(values))
         unit = self.cache.lookup(key)
         if unit is None:
             names = self.input_names
+            if spec is not None:
+                params = list(self.signature.parameters)
+                names = [*leaf_names(spec, params), *(v.name for v in self.free)]
             types = [
                 argument_type(self.qualname, name, value)
                 for name, value in zip(names, values, strict=True)
             ]
-            for name, declared, ty in zip(names, self.declared_types(), types, strict=True):
-                self.check_declared(name, declared, ty)
-            unit = CompilationUnit(types, numpy_scalar_positions(values), strided_inputs(values))
+            parameters = None
+            if spec is None:
+                for name, declared, ty in zip(names, self.declared_types(), types, strict=True):
+                    self.check_declared(name, declared, ty)
+            else:
+                parameters = parameter_types(spec, types[: spec.num_leaves])
+            unit = CompilationUnit(
+                types, numpy_scalar_positions(values), strided_inputs(values), parameters, spec
+            )
+            unit.names = names
+            unit.rebuild = self.result_for(parameters)
         return key, unit
 
     def keep(self, key: SignatureKey, unit: CompilationUnit, what: str | None = None) -> None:

@@ -49,9 +49,11 @@ from autodiff.errors import DifferentiationError
 from autodiff.gradient import Gradient
 from autodiff.higher_order import complex_output_message
 from autodiff.pipeline import OutputTree, differentiate_typed, output_tree
+from autodiff.pytrees import PyTreeSpec
 from autodiff.runtime import CompiledGradient, Saved, ZeroSpec
 from autodiff.specialize import typed_graph
 from autodiff.taps import check_names, repeated_names, tap_sites
+from frontend.trees import as_tuples, rebuild
 from ir.codegen import Runnable
 from ir.interpreter import AUTOGRAD_ZERO
 from ir.source import SourceRange
@@ -72,10 +74,39 @@ class CompilationUnit:
     >>> unit.types, unit.executable, unit.gradients
     """
 
-    __slots__ = ("calls", "executable", "gradients", "number_inputs", "strided_inputs", "types")
+    __slots__ = (
+        "calls",
+        "executable",
+        "gradients",
+        "names",
+        "number_inputs",
+        "parameters",
+        "rebuild",
+        "spec",
+        "strided_inputs",
+        "types",
+    )
 
-    def __init__(self, types: list[Type], number_inputs: str, strided_inputs: str) -> None:
+    def __init__(
+        self,
+        types: list[Type],
+        number_inputs: str,
+        strided_inputs: str,
+        parameters: Sequence[Type] | None = None,
+        spec: PyTreeSpec | None = None,
+    ) -> None:
         self.types = types
+        """One per graph input: per argument, or per leaf of container arguments, then per
+        global array read."""
+        self.parameters = parameters
+        """With container arguments, the parameters' types (`Tree`s among them), else None:
+        Note [Pytree arguments] in `autodiff.pytrees`."""
+        self.spec = spec
+        """With container arguments, the structure of the parameters, else None."""
+        self.names: list[str] = []
+        """A name per graph input, for messages (``params[0]['W']``)."""
+        self.rebuild: Type | None = None
+        """The result's `Tree` when it holds dicts, lists or namedtuples to rebuild."""
         self.number_inputs = number_inputs
         """The positions of the NumPy scalars (`autodiff.specialize.numpy_scalar_positions`)."""
         self.strided_inputs = strided_inputs
@@ -94,6 +125,8 @@ class CompiledFunction:
     tree: OutputTree
     repeats: Mapping[str, bool] = field(default_factory=dict)
     """Per retained or hooked tap name, whether it may be computed more than once."""
+    rebuild: Type | None = None
+    """The result's `Tree` when it holds dicts, lists or namedtuples (`CompilationUnit`)."""
 
     def forward(self, values: Sequence[Any]) -> tuple[list[Any], Saved]:
         return self.runtime.forward(values)
@@ -105,10 +138,13 @@ class CompiledFunction:
         def build(tree: OutputTree) -> Any:
             return next(leaves) if tree is None else type(tree)(build(t) for t in tree)
 
-        return build(self.tree)
+        result = build(self.tree)
+        return result if self.rebuild is None else rebuild(result, self.rebuild)
 
     def flatten(self, cotangent: Any, qualname: str) -> list[Any]:
         """The leaves of a cotangent nested like the result (None stands for zeros)."""
+        if self.rebuild is not None:
+            cotangent = as_tuples(cotangent, self.rebuild)
 
         def leaves(tree: OutputTree, part: Any) -> list[Any]:
             if tree is None:
@@ -132,18 +168,20 @@ def compiled_gradient(
     taps: frozenset[str] = frozenset(),
     *,
     seeded: bool = False,
+    spec: PyTreeSpec | None = None,
 ) -> tuple[CompilationUnit, CompiledFunction]:
     """The unit for these arguments (runtime values) and its gradient w.r.t. the parameters
     ``wrt``, handing the gradients of the ``taps`` named to hooks, with the loss's seed
     folded in when ``seeded`` (Note [Seeded df] in `autodiff.runtime`): compiled on first
-    use. See Note [Compilation units]."""
-    key, unit = scripted.unit_for(values)
+    use. ``spec``: the structure of container arguments, whose leaves ``values`` and ``wrt``
+    count (Note [Pytree arguments] in `autodiff.pytrees`). See Note [Compilation units]."""
+    key, unit = scripted.unit_for(values, spec)
     gradient_key = (wrt, taps, seeded)
     compiled = unit.gradients.get(gradient_key)
     if compiled is None:
         for index in wrt:
-            _check_differentiable(scripted, index, unit.types)
-        parsed = scripted.parsed_for(unit.types, unit.strided_inputs)
+            _check_differentiable(scripted, unit, index)
+        parsed = scripted.parsed_for(unit.types, unit.strided_inputs, unit.parameters)
         typed = typed_graph(parsed, unit.types, unit.number_inputs, unit.strided_inputs)
         sites = tap_sites(typed) if taps else {}
         check_names(scripted.qualname, sites, sorted(taps))
@@ -152,16 +190,17 @@ def compiled_gradient(
             CompiledGradient(gradient, values, seed=loss_seed(gradient) if seeded else None),
             output_tree(typed, [output.ty for output in parsed.outputs]),
             repeated_names(sites, taps),
+            unit.rebuild,
         )
         unit.gradients[gradient_key] = compiled
         scripted.keep(key, unit, f"the gradient of {scripted.qualname}()")
     return unit, compiled
 
 
-def _check_differentiable(scripted: ScriptFunction, index: int, types: list[Type]) -> None:
-    ty = types[index]
+def _check_differentiable(scripted: ScriptFunction, unit: CompilationUnit, index: int) -> None:
+    ty = unit.types[index]
     if not can_hold_gradient(ty) or (isinstance(ty, TensorType) and ty.dtype is None):
-        name = list(scripted.signature.parameters)[index]
+        name = unit.names[index] if unit.names else list(scripted.signature.parameters)[index]
         raise DifferentiationError(
             f"cannot differentiate {scripted.qualname}() with respect to argument "
             f"'{name}' of type {ty}: only floating-point arrays and Python floats "
@@ -194,7 +233,7 @@ def loss_site(gradient: Gradient) -> SourceRange | None:
 
 def describe(part: Any) -> str:
     """A value's nesting or shape, for messages: ``a tuple of 2``, ``shape (3,)``."""
-    if isinstance(part, tuple | list):
+    if isinstance(part, tuple | list | dict):
         return f"a {type(part).__name__} of {len(part)}"
     return f"shape {tuple(np.shape(part))}"
 
@@ -202,7 +241,7 @@ def describe(part: Any) -> str:
 def check_loss(qualname: str, value: Any, site: SourceRange | None) -> None:
     """What ``grad`` requires of the value it differentiates: one element, real."""
     needs = f"grad requires {qualname}() to return a scalar (a 0-d or one-element array)"
-    if isinstance(value, tuple | list):
+    if isinstance(value, tuple | list | dict):
         raise DifferentiationError(
             f"{needs}, but it returned {describe(value)}; "
             "with has_aux=True it may return a pair (value, aux)"
@@ -293,10 +332,12 @@ def gradient_call(
     has_aux: bool,
     with_value: bool,
     several: bool,
+    shape_gradients: Callable[[list[Any]], Any] | None = None,
 ) -> GradientCall:
     """One call of ``grad``/``value_and_grad`` for arguments with the signature of ``values``,
     built once: it runs ``f``, checks and seeds the loss, runs ``df`` and shapes the gradients
-    like their arguments. A closure, whose variables are the cheapest reads a call can make.
+    like their arguments (``shape_gradients`` puts them in their arguments' structures, for
+    container arguments). A closure, whose variables are the cheapest reads a call can make.
     See Note [Gradient calls].
 
     >>> call = gradient_call(compiled, values, (0,), "loss", has_aux=False, with_value=True,
@@ -370,7 +411,10 @@ def gradient_call(
             ):
                 grad = cast_like(grad, args[index])
             grads.append(grad)
-        grad_result: Any = tuple(grads) if several else grads[0]
+        if shape_gradients is not None:
+            grad_result: Any = shape_gradients(grads)
+        else:
+            grad_result = tuple(grads) if several else grads[0]
         if with_value:
             return ((value, aux) if has_aux else value), grad_result
         return (grad_result, aux) if has_aux else grad_result

@@ -24,13 +24,14 @@ import builtins
 import inspect
 from collections.abc import Callable, Sequence
 from types import FunctionType
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from frontend import syntax
-from frontend.errors import ScriptError
-from frontend.expressions import ExpressionEmitter, PyObject, is_scalar
+from frontend.environment import LocalFunction, PyObject
+from frontend.errors import ContainerUseError, ScriptError
+from frontend.expressions import ExpressionEmitter, is_scalar
 from frontend.lists import refuse_list_method
 from frontend.resolve import (
     ATTRIBUTES,
@@ -45,6 +46,7 @@ from frontend.resolve import (
     lookup,
     numpy_name,
 )
+from frontend.trees import Tree, ir_type_of
 from ir.errors import AutodiffError
 from ir.graph import Graph, Value
 from ir.ops import OPS, Argument
@@ -64,18 +66,23 @@ from ir.types import (
     Type,
 )
 
-# Compiles a called Python function for the given arguments: -> (module key, result type).
-CallHook = Callable[[Callable[..., Any], Sequence[Value], SourceRange], tuple[str, Type]]
+# Compiles a called Python function for arguments of the given types (a `Tree` for a container
+# known while compiling): -> (module key, result type, a `Tree` when it returns a container).
+CallHook = Callable[[Callable[..., Any], Sequence[Type], SourceRange], tuple[str, Type]]
 
 # ``np.add.at`` is a method of the ufunc: each attribute access makes a new bound method, equal
 # to the others, so it is looked up by equality.
 _ADD_AT: dict[object, str] = {np.add.at: "aten::add_at_"}
 
+# Python's own functions of numbers, computed while compiling (`emit_math`).
+_MATH_FUNCTIONS: tuple[object, ...] = (round, pow, divmod)
+
+_DICT_METHODS = frozenset({"keys", "values", "items", "get"})
 _LIST_METHODS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort"})
 
 
 def default_call_hook(
-    fn: Callable[..., Any], args: Sequence[Value], r: SourceRange
+    fn: Callable[..., Any], args: Sequence[Type], r: SourceRange
 ) -> tuple[str, Type]:
     """Name the callee by its qualified name, result type unknown (`emit_function` alone)."""
     return fn.__qualname__, ANY
@@ -97,6 +104,8 @@ class CallEmitter(ExpressionEmitter):
         if isinstance(target, Value):
             raise ScriptError("calling a value is not supported", func.range)
         obj = target.obj
+        if isinstance(obj, LocalFunction):
+            return self.emit_local_call(obj, expr)
         builtin = lookup(BUILTINS, obj)
         if builtin is not None:
             return self.emit_builtin(builtin, expr)
@@ -111,6 +120,10 @@ class CallEmitter(ExpressionEmitter):
             return self.emit_op(spelling, expr, None)
         if is_numpy(obj):
             raise ScriptError(f"{target.spelled} is not supported", expr.range)
+        if getattr(obj, "__module__", None) == "math" or any(obj is f for f in _MATH_FUNCTIONS):
+            return self.emit_math(obj, target.spelled, expr)
+        if obj is isinstance:
+            return self.emit_isinstance(expr)
         if isinstance(obj, FunctionType):
             return self.emit_function_call(obj, expr)
         source = getattr(obj, "__autodiff_source__", None)
@@ -246,19 +259,65 @@ class CallEmitter(ExpressionEmitter):
 
     def emit_method(self, receiver: Value, name: str, call: syntax.Call) -> Value:
         ty = receiver.ty
+        tree = self.tree_of(receiver)
+        if tree is not None and tree.is_dict and name in _DICT_METHODS:
+            return self.dict_method(receiver, tree, name, call)
         if isinstance(ty, ListType | TupleType):
             if name in _LIST_METHODS:
                 raise refuse_list_method(name, call)
             raise ScriptError(f"method '{name}' of a {ty} is not supported", call.range)
         spelling = METHODS.get(name)
         if spelling is None:
-            raise ScriptError(f"ndarray.{name} is not supported", call.func.range)
+            error = ContainerUseError if name in _DICT_METHODS else ScriptError
+            raise error(f"ndarray.{name} is not supported", call.func.range)
         return self.emit_op(spelling, call, receiver)
 
+    def dict_method(self, receiver: Value, tree: Tree, name: str, call: syntax.Call) -> Value:
+        """``d.keys()``, ``d.values()``, ``d.items()``, ``d.get(key[, default])`` of a dict
+        known while compiling: tuples built here, which a for loop unrolls."""
+        r = call.range
+        if call.keywords:
+            raise ScriptError(f"dict.{name}() takes no keyword arguments", call.keywords[0].range)
+        args = [self.emit_expr(arg) for arg in call.args]
+        if name == "get":
+            if not 1 <= len(args) <= 2:
+                raise ScriptError(f"dict.get() takes 1 or 2 arguments ({len(args)} given)", r)
+            key = args[0]
+            if key.node.kind != "prim::Constant":
+                raise ScriptError("a dict key must be known while compiling", call.args[0].range)
+            position = tree.position(key.node.attrs.get("value"))
+            if position is None:
+                return args[1] if len(args) == 2 else self.constant(None, NONE, r)
+            return self.tree_item(receiver, tree, position, r)
+        if args:
+            raise ScriptError(f"dict.{name}() takes no arguments ({len(args)} given)", r)
+        count = len(tree.children)
+        keys = [self.python_constant(key, r) for key in tree.keys]
+        if any(key is None for key in keys):
+            raise ScriptError(f"dict.{name}() of a dict with keys of this kind", r)
+        values = [self.tree_item(receiver, tree, i, r) for i in range(count)]
+        if name == "keys":
+            items = cast("list[Value]", keys)
+        elif name == "values":
+            items = values
+        else:
+            items = [
+                self.make_tuple([cast(Value, key), value], r)
+                for key, value in zip(keys, values, strict=True)
+            ]
+        return self.make_tree(items, Tree(tuple, (), tuple(self.type_of(v) for v in items)), r)
+
     def emit_value_attribute(self, value: Value, attr: str, r: SourceRange) -> Value:
+        tree = self.tree_of(value)
+        if tree is not None and tree.is_namedtuple:
+            position = tree.position(attr)
+            if position is None:
+                raise ScriptError(f"'{tree.kind_name}' has no field '{attr}'", r)
+            return self.tree_item(value, tree, position, r)
         kind = ATTRIBUTES.get(attr)
         if kind is None or not value.ty.is_subtype_of(OPS[kind].schema.arguments[0].ty):
-            raise ScriptError(
+            error = ContainerUseError if isinstance(value.ty, TensorType) else ScriptError
+            raise error(
                 f"attribute '{attr}' of a value of type {value.ty} is not supported", r
             )
         defaults = [self.default(a, r) for a in OPS[kind].schema.arguments[1:]]
@@ -316,6 +375,8 @@ class CallEmitter(ExpressionEmitter):
             return self.emit_print(call)
         if builtin == "range":
             raise ScriptError("range() can only be the iterable of a for loop", r)
+        if builtin == "sum" or (builtin in ("min", "max") and len(call.args) == 1):
+            return self.emit_fold(builtin, call)
         if call.keywords:
             keyword = call.keywords[0]
             raise ScriptError(f"{builtin}() takes no keyword arguments", keyword.range)
@@ -325,9 +386,110 @@ class CallEmitter(ExpressionEmitter):
         if len(args) != 1:
             raise ScriptError(f"{builtin}() takes exactly one argument ({len(args)} given)", r)
         (value,) = args
+        if builtin == "len" and isinstance(value.ty, TupleType):  # known while compiling
+            return self.constant(len(value.ty.elems), INT, r)
         if builtin == "abs":
             return self.apply("prim::abs" if is_scalar(value.ty) else "aten::abs", [value], r)
         return self.apply(f"prim::{builtin}", [value], r)
+
+    def emit_math(self, fn: Any, spelled: str, call: syntax.Call) -> Value:
+        """``math.exp(2.0)``, ``math.log(n)``: a function of the ``math`` module of numbers
+        known while compiling, computed here by Python; of a run-time value it is refused
+        (np.exp may differ from math.exp in the last digit)."""
+        args = [self.emit_expr(arg) for arg in call.args]
+        if call.keywords or not all(
+            a.node.kind == "prim::Constant" and a.ty in (INT, FLOAT, BOOL) for a in args
+        ):
+            numpy = f"np.{getattr(fn, '__name__', 'f')}"
+            raise ScriptError(
+                f"{spelled}() of a value known only at run time is not supported: use {numpy}",
+                call.range,
+            )
+        try:
+            result = fn(*(a.node.attrs.get("value") for a in args))
+        except (ValueError, OverflowError, TypeError) as error:
+            raise ScriptError(f"{type(error).__name__}: {error}", call.range) from None
+        constant = self.python_constant(result, call.range)
+        if constant is None:
+            raise ScriptError(f"{spelled}() gives a {type(result).__name__} here", call.range)
+        return constant
+
+    def emit_isinstance(self, call: syntax.Call) -> Value:
+        """``isinstance(x, np.ndarray)``, ``isinstance(p, dict)``: decided from ``x``'s type."""
+        r = call.range
+        if call.keywords or len(call.args) != 2:
+            raise ScriptError("isinstance() takes two arguments", r)
+        value = self.emit_expr(call.args[0])
+        spelled = call.args[1]
+        parts = spelled.elts if isinstance(spelled, syntax.Tuple) else (spelled,)
+        found = [self.resolve(part) for part in parts]
+        classes = tuple(f.obj if isinstance(f, PyObject) else None for f in found)
+        if not isinstance(classes, tuple) or not all(isinstance(c, type) for c in classes):
+            raise ScriptError("isinstance() takes a class or a tuple of classes here", r)
+        kinds = self.python_kinds(value, r)
+        return self.constant(any(issubclass(k, classes) for k in kinds), BOOL, r)
+
+    def python_kinds(self, value: Value, r: SourceRange) -> tuple[type, ...]:
+        """The Python class of ``value`` at run time, as far as its type says (its possible
+        classes when they all answer isinstance alike)."""
+        tree = self.tree_of(value)
+        if tree is not None:
+            return (tree.kind,)
+        ty = value.ty
+        known = {INT: int, FLOAT: float, BOOL: bool, NONE: type(None), STR: str}
+        if ty in known:
+            return (known[ty],)
+        if isinstance(ty, TensorType) and ty.shape is not None and len(ty.shape) > 0:
+            return (np.ndarray,)
+        if isinstance(ty, ListType):
+            return (list,)
+        if isinstance(ty, TupleType):
+            return (tuple,)
+        # A parameter typed as an array only for want of knowing better may be a container:
+        # held back until the arguments tell (Note [Compiling for containers]).
+        error = ContainerUseError if isinstance(ty, TensorType) else ScriptError
+        raise error(
+            f"cannot tell while compiling what class a value of type {ty} is (an array, a "
+            "NumPy scalar): isinstance() is decided while compiling, for numbers, strings, "
+            "None, lists, tuples and dicts",
+            r,
+        )
+
+    def emit_fold(self, builtin: str, call: syntax.Call) -> Value:
+        """``sum(xs)``, ``sum(xs, start)``, ``min(xs)``, ``max(xs)`` of items known while
+        compiling (a list, a tuple, a comprehension): Python's left fold, unrolled."""
+        r = call.range
+        keywords = {k.name: k.value for k in call.keywords}
+        start_expr = keywords.pop("start", None) if builtin == "sum" else None
+        if keywords or not 1 <= len(call.args) <= (2 if builtin == "sum" else 1):
+            raise ScriptError(f"{builtin}() takes an iterable here (and a start for sum)", r)
+        if len(call.args) == 2:
+            start_expr = call.args[1]
+        items = self.static_items(call.args[0])
+        if builtin == "sum":
+            total = self.emit_expr(start_expr) if start_expr else self.constant(0, INT, r)
+            for item in items:
+                total = self.binary("+", total, item, r)
+            return total
+        if not items:
+            raise ScriptError(f"ValueError: {builtin}() arg is an empty sequence", r)
+        if not all(is_scalar(item.ty) for item in items):
+            ufunc = "np.maximum" if builtin == "max" else "np.minimum"
+            raise ScriptError(
+                f"{builtin}() takes Python numbers here: use {ufunc} (or np.{builtin} of "
+                "np.stack) for arrays",
+                r,
+            )
+        result = items[0]
+        for item in items[1:]:
+            result = self.apply(f"prim::{builtin}", [result, item], r)
+        return result
+
+    def static_items(self, expr: syntax.Expr) -> list[Value]:
+        raise NotImplementedError
+
+    def emit_local_call(self, fn: LocalFunction, call: syntax.Call) -> Value:
+        raise NotImplementedError
 
     def emit_print(self, call: syntax.Call) -> Value:
         """``print(...)`` as prim::Print: run at run time, in program order, with the values
@@ -446,9 +608,14 @@ class CallEmitter(ExpressionEmitter):
                     )
                 argument = self.constant(found[0], found[1], call.range)
             values.append(argument)
-        key, result = self.call_hook(fn, values, call.range)
+        types = [self.type_of(value) for value in values]
+        key, result = self.call_hook(fn, types, call.range)
         self.callees[key] = fn
-        node = self.insert("prim::CallFunction", values, [result], call.range, {"callee": key})
+        node = self.insert(
+            "prim::CallFunction", values, [ir_type_of(result)], call.range, {"callee": key}
+        )
+        if isinstance(result, Tree):
+            self.trees[node.output] = result
         return node.output
 
 

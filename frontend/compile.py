@@ -45,23 +45,34 @@ with the old value, as JAX's tracing would.
 from __future__ import annotations
 
 import ast
+import functools
 import inspect
 import textwrap
 import weakref
 from collections import ChainMap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from types import CellType, FunctionType
+from types import CellType, FunctionType, MethodType
 from typing import Any
 
 from frontend import syntax
 from frontend.emit import annotation_type, emit_function
 from frontend.errors import ScriptError
 from frontend.parse import parse_source
+from frontend.trees import Tree, map_leaves
 from ir.collector import gc_paused
 from ir.graph import Graph, Value
 from ir.source import SourceRange
-from ir.types import ANY, TENSOR, ListType, OptionalType, TensorType, TupleType, Type
+from ir.types import (
+    ANY,
+    TENSOR,
+    ListType,
+    NamedType,
+    OptionalType,
+    TensorType,
+    TupleType,
+    Type,
+)
 
 Signature = tuple[Type, ...]
 
@@ -126,6 +137,7 @@ class ReadOnce:
 class _Compiled:
     key: str
     graph: Graph
+    result: Type  # its output's type, a Tree for a container (frontend.trees)
     callees: list[_Compiled]  # direct callees, in order of first call
     free: tuple[FreeVariable, ...] = ()  # its hidden inputs, after the parameters
     read_once: tuple[ReadOnce, ...] = ()  # what it and its callees read at compile time
@@ -147,7 +159,7 @@ class _Entry:
         """The parameter types for a call with these argument types (Note [Specialised
         callees])."""
         return tuple(
-            declared if annotated else _parameter_type(argument)
+            declared if annotated and not isinstance(argument, Tree) else _parameter_type(argument)
             for declared, annotated, argument in zip(
                 self.declared, self.annotated, arguments, strict=True
             )
@@ -160,7 +172,7 @@ class _Entry:
                 found = self.name
             else:
                 text = ",".join(str(t) for t in signature).replace(" ", "")
-                if "(" in text or ")" in text:  # graph names cannot hold parentheses
+                if any(c in text for c in "(){}'\"=:"):  # not for graph names: a number
                     text = str(len(self.keys) + 1)
                 found = f"{self.name}[{text}]"
             self.keys[signature] = found
@@ -168,6 +180,9 @@ class _Entry:
 
 
 _ENTRIES: weakref.WeakKeyDictionary[FunctionType, _Entry] = weakref.WeakKeyDictionary()
+# Ends the key a function is kept under when compiled with an input per leaf of its container
+# parameters (`emit_function`'s ``leaf_inputs``).
+_LEAF_INPUTS = NamedType("leaf inputs")
 _NAMES: dict[str, weakref.ref[FunctionType]] = {}
 
 
@@ -213,6 +228,9 @@ class CompiledModule:
     module: dict[str, Graph]
     free: tuple[FreeVariable, ...]
     read_once: tuple[ReadOnce, ...]
+    result: Type
+    """The type of the function's result: a `Tree` when it returns a container that is not
+    a plain tuple (Note [Containers known while compiling] in `frontend.trees`)."""
 
     def stale(self) -> bool:
         """Whether something read at compile time holds another object now."""
@@ -224,12 +242,30 @@ def compile_with_free_variables(
 ) -> CompiledModule:
     """`compile_function`, with what it read from outside (`CompiledModule`)."""
     if not isinstance(fn, FunctionType):
-        raise ScriptError(
-            f"cannot script {fn!r}: only functions defined with 'def' in Python source can be "
-            "scripted"
-        )
+        raise ScriptError(_not_a_function(fn))
     with gc_paused():  # Note [Compile-time cost] in autodiff.pipeline
         return _module(fn, argument_types)
+
+
+def _not_a_function(fn: object) -> str:
+    """Why ``fn`` cannot be scripted, and what to write instead."""
+    if isinstance(fn, functools.partial):
+        name = getattr(fn.func, "__name__", "f")
+        return (
+            f"cannot script functools.partial({name}, ...) yet: define the function it stands "
+            f"for (def loss(w): return {name}(w, ...)), which may read the fixed arrays as "
+            "globals or from its closure"
+        )
+    if isinstance(fn, MethodType):
+        name = getattr(fn.__func__, "__qualname__", "the method")
+        return (
+            f"cannot script the bound method {name} yet: pass what it reads from 'self' as "
+            "arguments of a function (def loss(W, x): ...)"
+        )
+    return (
+        f"cannot script {fn!r}: only functions defined with 'def' in Python source can be "
+        "scripted"
+    )
 
 
 def _module(fn: FunctionType, argument_types: Sequence[Type] | None) -> CompiledModule:
@@ -247,7 +283,7 @@ def _module(fn: FunctionType, argument_types: Sequence[Type] | None) -> Compiled
         seen.add(compiled.key)
         module[compiled.key] = compiled.graph.copy()
         pending.extend(reversed(compiled.callees))
-    return CompiledModule(module, root.free, root.read_once)
+    return CompiledModule(module, root.free, root.read_once, root.result)
 
 
 def _compile(fn: FunctionType, signature: Signature | None) -> _Compiled:
@@ -257,7 +293,11 @@ def _compile(fn: FunctionType, signature: Signature | None) -> _Compiled:
         task = stack[-1]
         entry = _entry(task.fn, task.call)
         signature = task.signature if task.signature is not None else entry.declared
-        done = entry.compiled.get(signature)
+        # Compiled as the function called, with one input per leaf of a container parameter,
+        # the graph is not the one a caller inlines: Note [Containers known while compiling].
+        leaves = len(stack) == 1 and any(isinstance(t, Tree) for t in signature)
+        cached = (*signature, _LEAF_INPUTS) if leaves else signature
+        done = entry.compiled.get(cached)
         if done is None:
             try:
                 done = _emit(entry, task.fn, signature, {t.fn for t in stack}, len(stack) == 1)
@@ -269,7 +309,7 @@ def _compile(fn: FunctionType, signature: Signature | None) -> _Compiled:
                     assert caller.call is not None
                     error.add_note_line(f"in '{caller.fn.__qualname__}', called at {caller.call}")
                 raise
-            entry.compiled[signature] = done
+            entry.compiled[cached] = done
         result = done
         stack.pop()
     assert result is not None
@@ -306,7 +346,7 @@ def _emit(
         read_once.setdefault(read.key, read)
 
     def call_hook(
-        callee: Callable[..., Any], args: Sequence[Value], call: SourceRange
+        callee: Callable[..., Any], args: Sequence[Type], call: SourceRange
     ) -> tuple[str, Type]:
         assert isinstance(callee, FunctionType)
         try:
@@ -314,7 +354,7 @@ def _emit(
         except ScriptError as error:
             error.add_note_line(f"in '{callee.__qualname__}', called at {call}")
             raise
-        callee_signature = callee_entry.specialise([a.ty for a in args])
+        callee_signature = callee_entry.specialise(args)
         found = callee_entry.compiled.get(callee_signature)
         if found is not None and found.free:
             raise ScriptError(
@@ -327,7 +367,7 @@ def _emit(
             callees.setdefault(found.key, found)
             for read in found.read_once:
                 read_once.setdefault(read.key, read)
-            return found.key, found.graph.outputs[0].ty
+            return found.key, found.result
         if callee in in_progress:
             raise ScriptError(
                 f"recursive call to '{callee.__qualname__}' is not supported in scripted functions",
@@ -336,6 +376,7 @@ def _emit(
         raise _Suspend(callee, callee_signature, call)
 
     key = entry.key(signature)
+    results: list[Type] = []
     graph, _ = emit_function(
         entry.fdef,
         entry.namespace,
@@ -345,8 +386,12 @@ def _emit(
         free_array=free_array,
         read_once=record_read_once,
         on_graph=graphs.append,
+        leaf_inputs=is_root,
+        on_result=results.append,
     )
-    return _Compiled(key, graph, list(callees.values()), tuple(free), tuple(read_once.values()))
+    return _Compiled(
+        key, graph, results[0], list(callees.values()), tuple(free), tuple(read_once.values())
+    )
 
 
 def _entry(fn: FunctionType, call: SourceRange | None) -> _Entry:
@@ -422,6 +467,8 @@ def _unique_name(fn: FunctionType) -> str:
 
 
 def _parameter_type(argument: Type) -> Type:
+    if isinstance(argument, Tree):  # the leaves of a container keep their rank
+        return map_leaves(argument, _leaf_type)
     if isinstance(argument, TensorType) or argument is ANY:
         return TENSOR
     if isinstance(argument, TupleType):
@@ -431,6 +478,12 @@ def _parameter_type(argument: Type) -> Type:
     if isinstance(argument, OptionalType):
         return OptionalType(_parameter_type(argument.elem))
     return argument
+
+
+def _leaf_type(argument: Type) -> Type:
+    if isinstance(argument, TensorType) and argument.shape:
+        return TensorType(None, (None,) * len(argument.shape))
+    return _parameter_type(argument)
 
 
 def forget_stale() -> None:

@@ -29,6 +29,30 @@ rule). A subscript assignment (``y[0] = v``) writes into ``y`` in place and bind
 does not make ``y`` loop-carried: functionalisation does, for the base it finds.
 ``assert`` statements are skipped, as under ``python -O``.
 
+Note [Comprehensions]
+What a comprehension, a generator expression, or a ``for`` over ``zip``, ``enumerate`` or
+``reversed`` goes through is known while compiling in the code they are written for: the
+layers of a list of parameters, a dict's keys, ``range(3)``. They are unrolled: each item is
+bound to the target (in a scope of its own for a comprehension, whose names do not leak), the
+``if`` conditions are decided (they must be known while compiling: an int, a string), and
+the element emitted. A list comprehension gives a list, a generator expression a tuple of its
+items, which ``sum`` (Python's left fold from 0, or the start given), ``min``, ``max``,
+``np.stack`` and friends take. An array, a list whose length is known only at run time
+(appended in a loop) or a ``range`` with a run-time bound is refused where it is written: a
+``for`` loop over ``range`` is the way to go through those, and it stays a loop in the IR.
+
+Note [Local functions]
+A ``lambda`` assigned to a name and a ``def`` inside the function compiled are functions known
+while compiling: the name is bound to a `LocalFunction` (its parameters, its body, its
+defaults evaluated where it is defined, as Python evaluates them), and each call emits the
+body where the call is, in a scope of its own whose parent is the scope of the call: the
+other names it reads are read as they are bound at the call, which is Python's late binding
+of a closure's variables (``w = w + 1`` in a loop, then ``f()`` reads the new ``w``). Its
+``return``s are exits of that body alone (Note [Exits]). It is not a value: passing it to a
+function that is compiled separately, returning it or storing it is refused where it is
+written; a recursive call is refused too. ``act = np.tanh`` binds a function known while
+compiling the same way.
+
 Note [Nesting depth]
 Emission recurses once per level of nesting. Chains nest without bound (``a + b + c ...``,
 ``- - x``): `frontend.expressions` walks them in a loop. Everything else nests through brackets
@@ -44,16 +68,28 @@ import builtins
 import sys
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, cast
 
 from frontend import syntax
 from frontend.calls import CallEmitter, CallHook, default_call_hook, range_argument
-from frontend.environment import Unbound, append_target, assigned_names, exits_anywhere, has_exit
-from frontend.errors import ScriptError
+from frontend.environment import (
+    LocalFunction,
+    PyObject,
+    Unbound,
+    append_target,
+    assigned_names,
+    exits_anywhere,
+    has_exit,
+    subscripted_names,
+    target_names,
+)
+from frontend.errors import ContainerUseError, ScriptError
 from frontend.expressions import FreeArray, FreeName, ReadOnce
 from frontend.lists import ListEmitter, builds_list
 from frontend.subscripts import SubscriptEmitter
+from frontend.trees import Tree, ir_type_of
 from ir.graph import Graph, Node, Value
+from ir.ops.prim import join_all
 from ir.source import SourceRange
 from ir.types import (
     ANY,
@@ -61,6 +97,7 @@ from ir.types import (
     FLOAT,
     INT,
     NONE,
+    NOTHING,
     TENSOR,
     ListType,
     TensorType,
@@ -68,6 +105,9 @@ from ir.types import (
     Type,
     join_types,
 )
+
+# Builtins a for loop or a comprehension goes through while compiling: Note [Comprehensions].
+_ITERATION_BUILTINS: dict[object, str] = {zip: "zip", enumerate: "enumerate", reversed: "reversed"}
 
 # A `while` loop's trip count: as good as unbounded.
 MAX_TRIP_COUNT = 2**63 - 1
@@ -89,6 +129,8 @@ def emit_function(
     param_types: Sequence[Type] | None = None,
     call_hook: CallHook | None = None,
     on_graph: Callable[[Graph], None] | None = None,
+    leaf_inputs: bool = False,
+    on_result: Callable[[Type], None] | None = None,
 ) -> tuple[Graph, list[tuple[str, Callable[..., Any]]]]:
     """``fdef`` as a Graph, and the Python functions it calls as (module key, function).
 
@@ -99,6 +141,11 @@ def emit_function(
     before anything is emitted); ``free_array`` does so for names of ``globals`` that hold
     arrays, and ``read_once`` is told of the other names of ``globals`` read. ``call_hook``
     compiles called functions.
+
+    A parameter typed as a `Tree` (a container argument) is one tuple input, or with
+    ``leaf_inputs`` one input per leaf, and ``on_result`` is told the type of the result,
+    a `Tree` when it is a container (Note [Containers known while compiling] in
+    `frontend.trees`).
     """
     graph = Graph(graph_name if graph_name is not None else fdef.name)
     if on_graph is not None:
@@ -107,7 +154,9 @@ def emit_function(
         graph, globals, free_name, call_hook or default_call_hook, free_array, read_once
     )
     with recursion_room(EMIT_FRAMES):
-        emitter.emit_body(fdef, param_types)
+        result = emitter.emit_body(fdef, param_types, leaf_inputs)
+    if on_result is not None:
+        on_result(result)
     return graph, list(emitter.callees.items())
 
 
@@ -156,8 +205,15 @@ class FunctionEmitter(CallEmitter, SubscriptEmitter, ListEmitter):
         super().__init__(graph, namespace, free_name, free_array, read_once)
         self.call_hook = call_hook
         self.callees = {}
+        self.active_locals: list[LocalFunction] = []  # local functions being emitted
 
-    def emit_body(self, fdef: syntax.FunctionDef, param_types: Sequence[Type] | None) -> None:
+    def emit_body(
+        self,
+        fdef: syntax.FunctionDef,
+        param_types: Sequence[Type] | None,
+        leaf_inputs: bool = False,
+    ) -> Type:
+        """Emit the function; returns the type of its result (a `Tree` for a container)."""
         if param_types is not None and len(param_types) != len(fdef.params):
             raise ValueError(
                 f"{fdef.name} has {len(fdef.params)} parameters, not {len(param_types)}"
@@ -167,10 +223,31 @@ class FunctionEmitter(CallEmitter, SubscriptEmitter, ListEmitter):
                 ty = param_types[index]
             else:
                 ty = annotation_type(param.annotation, self.globals)
-            self.scope.bind(param.name, self.graph.add_input(ty, param.name))
+            if leaf_inputs and isinstance(ty, Tree):
+                value = self.leaf_parameter(param.name, ty, fdef.range)
+            else:
+                value = self.graph.add_input(ir_type_of(ty), param.name)
+                if isinstance(ty, Tree):
+                    self.trees[value] = ty
+            self.scope.bind(param.name, value)
         body = [*fdef.body, syntax.Return(None, range=fdef.range)]
         (result,) = self.emit_exiting_block(body, FunctionExit(self))
         self.graph.register_output(result)
+        return self.result_tree(result) or result.ty
+
+    def leaf_parameter(self, name: str, ty: Type, r: SourceRange) -> Value:
+        """A container parameter built from one input per leaf (None a constant): Note
+        [Containers known while compiling] in `frontend.trees`."""
+        if ty == NONE or (isinstance(ty, Tree) and ty.kind is type(None)):
+            return self.constant(None, NONE, r)
+        if not isinstance(ty, Tree):
+            return self.graph.add_input(ty, name)
+        keys = ty.keys or range(len(ty.children))
+        items = [
+            self.leaf_parameter(f"{name}_{_name_part(key)}", child, r)
+            for key, child in zip(keys, ty.children, strict=True)
+        ]
+        return self.make_tree(items, ty, r)
 
     # ---- blocks and exits -------------------------------------------------------------------
 
@@ -235,7 +312,7 @@ class FunctionEmitter(CallEmitter, SubscriptEmitter, ListEmitter):
         elif isinstance(stmt, syntax.While):
             self.emit_while(stmt)
         elif isinstance(stmt, syntax.FunctionDef):
-            raise ScriptError("nested functions are not supported", stmt.range)
+            self.define_local(stmt.name, stmt.params, stmt.body, stmt.range, stmt.decorators)
         elif isinstance(stmt, syntax.Raise):
             raise ScriptError("'raise' is not supported in scripted functions", stmt.range)
         elif not isinstance(stmt, syntax.Pass | syntax.Assert):
@@ -246,6 +323,18 @@ class FunctionEmitter(CallEmitter, SubscriptEmitter, ListEmitter):
             self.check_target(target)
         (first, *others) = stmt.targets
         literal = stmt.value
+        if isinstance(literal, syntax.Lambda) and not others and isinstance(first, syntax.Name):
+            body = (syntax.Return(literal.body, range=literal.body.range),)
+            self.define_local(first.id, literal.params, body, literal.range, ())
+            return
+        if not others and isinstance(first, syntax.Name) and _names_callable(literal):
+            found = self.resolve(literal)
+            if isinstance(found, PyObject) and callable(found.obj):
+                self.scope.bind(first.id, found)  # ``act = np.tanh``: called later
+                return
+            value = found if isinstance(found, Value) else self.object_value(found, literal.range)
+            self.assign(first, value, literal.range)
+            return
         if (
             not others
             and isinstance(first, syntax.Tuple | syntax.List)
@@ -260,6 +349,67 @@ class FunctionEmitter(CallEmitter, SubscriptEmitter, ListEmitter):
         value = self.emit_expr(stmt.value)
         for target in stmt.targets:
             self.assign(target, value, stmt.value.range)
+
+    # ---- local functions: Note [Local functions] --------------------------------------------
+
+    def define_local(
+        self,
+        name: str,
+        params: Sequence[syntax.Param],
+        body: Sequence[syntax.Stmt],
+        r: SourceRange,
+        decorators: Sequence[syntax.Expr],
+    ) -> None:
+        if decorators:
+            raise ScriptError("a decorated function inside a scripted one is not supported", r)
+        defaults = tuple(
+            (param.name, self.emit_expr(param.default))
+            for param in params
+            if param.default is not None
+        )
+        self.scope.bind(name, LocalFunction(name, tuple(params), tuple(body), defaults, r))
+
+    def emit_local_call(self, fn: LocalFunction, call: syntax.Call) -> Value:
+        """The body of a ``lambda`` or nested ``def`` emitted at its call, its parameters
+        bound to the arguments, other names read as they are bound here."""
+        r = call.range
+        if fn in self.active_locals:
+            raise ScriptError(f"recursive call to '{fn.name}' is not supported", r)
+        names = [p.name for p in fn.params]
+        bound: dict[str, Value] = dict(fn.defaults)
+        if len(call.args) > len(names):
+            raise ScriptError(
+                f"{fn.name}() takes {len(names)} positional arguments but {len(call.args)} "
+                "were given",
+                r,
+            )
+        given = dict(zip(names, (self.emit_expr(a) for a in call.args), strict=False))
+        for keyword in call.keywords:
+            if keyword.name not in names:
+                raise ScriptError(
+                    f"{fn.name}() got an unexpected keyword argument '{keyword.name}'",
+                    keyword.range,
+                )
+            if keyword.name in given:
+                raise ScriptError(
+                    f"{fn.name}() got multiple values for argument '{keyword.name}'",
+                    keyword.range,
+                )
+            given[keyword.name] = self.emit_expr(keyword.value)
+        bound.update(given)
+        missing = [name for name in names if name not in bound]
+        if missing:
+            raise ScriptError(f"{fn.name}() missing arguments: {', '.join(missing)}", r)
+        self.active_locals.append(fn)
+        try:
+            with self.nested_scope():
+                for name in names:
+                    self.scope.bind(name, bound[name])
+                body = [*fn.body, syntax.Return(None, range=fn.range)]
+                (result,) = self.emit_exiting_block(body, FunctionExit(self))
+        finally:
+            self.active_locals.pop()
+        return result
 
     def emit_aug_assign(self, stmt: syntax.AugAssign) -> None:
         """``target op= value``: see Note [Assignments] and Note [Writes]."""
@@ -320,7 +470,9 @@ class FunctionEmitter(CallEmitter, SubscriptEmitter, ListEmitter):
         elif isinstance(ty, ListType) or ty is ANY:
             types = [ty.elem if isinstance(ty, ListType) else ANY] * count
         elif ty == TENSOR:
-            raise ScriptError("cannot unpack an array: index it instead (a, b = x[0], x[1])", r)
+            raise ContainerUseError(
+                "cannot unpack an array: index it instead (a, b = x[0], x[1])", r
+            )
         else:
             raise ScriptError(f"cannot unpack a value of type {ty}", r)
         kind = "prim::ListUnpack" if builds_list(value) else "prim::TupleUnpack"
@@ -348,6 +500,8 @@ class FunctionEmitter(CallEmitter, SubscriptEmitter, ListEmitter):
                     node.blocks[1].register_output(second)
                     first = node.add_output(join_types(first.ty, second.ty), name)
                 self.scope.bind(name, first)
+            elif isinstance(first, PyObject | LocalFunction) and first == second:
+                self.scope.bind(name, first)  # the same function on both paths
             elif isinstance(first, Unbound) and name in then.names:
                 self.scope.bind(name, first)
             elif isinstance(second, Unbound) and name in orelse.names:
@@ -358,15 +512,36 @@ class FunctionEmitter(CallEmitter, SubscriptEmitter, ListEmitter):
     # ---- loops ------------------------------------------------------------------------------
 
     def emit_for(self, stmt: syntax.For, exits: Exit) -> None:
-        if not isinstance(stmt.target, syntax.Name):
-            raise ScriptError("a for loop target must be a single name", stmt.target.range)
+        self.check_target(stmt.target, subscripts=False)
         iterable = stmt.iter
         func = iterable.func if isinstance(iterable, syntax.Call) else None
         if isinstance(iterable, syntax.Call) and func is not None and self.is_range(func):
-            self.emit_range_loop(stmt, iterable)
+            self.emit_range_loop(stmt, iterable, exits)
+            return
+        if isinstance(iterable, syntax.Call) and self.iteration_builtin(iterable) is not None:
+            # ``zip``, ``enumerate``, ``reversed``: unrolled over items known while compiling
+            if exits_anywhere(stmt.body):
+                raise ScriptError(
+                    "a loop over zip(), enumerate() or reversed() is unrolled while compiling, "
+                    "so it cannot 'break', 'continue' or 'return'",
+                    stmt.range,
+                )
+            for item in self.static_items(iterable):
+                self.assign(stmt.target, item, stmt.target.range)
+                self.emit_block(stmt.body, exits)
             return
         value = self.emit_expr(iterable)
         r = iterable.range
+        tree = self.tree_of(value)
+        if tree is not None and tree.is_dict:  # a dict iterates over its keys
+            keys = [self.python_constant(key, r) for key in tree.keys]
+            value = self.make_tuple([cast(Value, key) for key in keys], r)
+        if tree is not None and exits_anywhere(stmt.body):
+            raise ScriptError(
+                f"a loop over a {tree.kind_name} argument is unrolled while compiling, so it "
+                "cannot 'break', 'continue' or 'return'",
+                stmt.range,
+            )
         if not builds_list(value) and not exits_anywhere(stmt.body):
             # A tuple, or np.split's pieces, of a length known here: unrolled, so that each
             # item is read with a constant index, which is differentiated and whose views are
@@ -386,7 +561,8 @@ class FunctionEmitter(CallEmitter, SubscriptEmitter, ListEmitter):
             count = self.apply("prim::len", [value], r)
             element = "prim::ListIndex" if builds_list(value) else "prim::TupleIndex"
         else:
-            raise ScriptError(
+            error = ContainerUseError if isinstance(value.ty, TensorType) else ScriptError
+            raise error(
                 "for loops only iterate over range(...), a tuple or a list: iterate over "
                 "range(len(x)) and index instead",
                 iterable.range,
@@ -397,13 +573,138 @@ class FunctionEmitter(CallEmitter, SubscriptEmitter, ListEmitter):
 
         self.emit_loop(stmt.body, count, self.constant(True, BOOL, r), None, bind_target, stmt)
 
+    # ---- iteration known while compiling: Note [Comprehensions] ------------------------------
+
+    def iteration_builtin(self, call: syntax.Call) -> str | None:
+        """``"zip"``, ``"enumerate"`` or ``"reversed"`` when ``call`` calls that builtin."""
+        func = call.func
+        if not isinstance(func, syntax.Name):
+            return None
+        found = self.resolve(func)
+        if isinstance(found, Value):
+            return None
+        return _ITERATION_BUILTINS.get(found.obj) if isinstance(found.obj, type) else None
+
+    def static_items(self, expr: syntax.Expr) -> list[Value]:
+        """The items ``for … in expr`` goes through, when they are known while compiling: of a
+        tuple, a list of known length, a container argument (a dict's keys), ``range`` with
+        constant bounds, and ``zip``, ``enumerate`` and ``reversed`` of those."""
+        r = expr.range
+        if isinstance(expr, syntax.Call):
+            builtin = self.iteration_builtin(expr)
+            if builtin is not None:
+                return self.builtin_items(builtin, expr)
+            if isinstance(expr.func, syntax.Name | syntax.Attribute) and self.is_range(expr.func):
+                bounds = [self.emit_expr(a) for a in expr.args]
+                known = [_constant(b) for b in bounds]
+                if expr.keywords or not all(type(k) is int for k in known) or not known:
+                    raise ScriptError(
+                        "a comprehension goes over a range known while compiling: write a "
+                        "for loop for a range known only at run time",
+                        r,
+                    )
+                return [self.constant(i, INT, r) for i in range(*cast("list[int]", known))]
+        value = self.emit_expr(expr)
+        tree = self.tree_of(value)
+        if tree is not None and tree.is_dict:
+            return [cast(Value, self.python_constant(key, r)) for key in tree.keys]
+        items = None if isinstance(value.ty, TensorType) else self.known_items(value, r)
+        if items is None:
+            array = isinstance(value.ty, TensorType)
+            what = "an array" if array else f"a {value.ty}"
+            raise (ContainerUseError if array else ScriptError)(
+                f"cannot go through {what} while compiling: zip(), enumerate(), reversed() and "
+                "comprehensions take lists, tuples and dicts of a known length, or "
+                "range() of constants",
+                r,
+            )
+        return items
+
+    def builtin_items(self, builtin: str, call: syntax.Call) -> list[Value]:
+        r = call.range
+        start = 0
+        keywords = {k.name: k for k in call.keywords}
+        if builtin == "enumerate" and "start" in keywords:
+            found = _constant(self.emit_expr(keywords.pop("start").value))
+            if type(found) is not int:
+                raise ScriptError("enumerate()'s start must be an int constant", r)
+            start = found
+        strict = keywords.pop("strict", None) if builtin == "zip" else None
+        if keywords:
+            raise ScriptError(f"{builtin}() takes no keyword '{next(iter(keywords))}' here", r)
+        if builtin == "zip":
+            sources = [self.static_items(arg) for arg in call.args]
+            uneven = len({len(items) for items in sources}) > 1
+            if uneven and strict is not None and _constant(self.emit_expr(strict.value)):
+                raise ScriptError(
+                    "ValueError: zip() arguments of different lengths with strict=True", r
+                )
+            return [self.make_tuple(list(group), r) for group in zip(*sources, strict=False)]
+        if len(call.args) != 1 and not (builtin == "enumerate" and len(call.args) == 2):
+            raise ScriptError(f"{builtin}() takes one iterable here", r)
+        sources = [self.static_items(call.args[0])]
+        if builtin == "reversed":
+            return sources[0][::-1]
+        if len(call.args) == 2:
+            found = _constant(self.emit_expr(call.args[1]))
+            if type(found) is not int:
+                raise ScriptError("enumerate()'s start must be an int constant", r)
+            start = found
+        return [
+            self.make_tuple([self.constant(start + i, INT, r), item], r)
+            for i, item in enumerate(sources[0])
+        ]
+
+    def emit_comprehension(self, expr: syntax.Comprehension) -> Value:
+        """``[f(x) for x in xs if c]``: unrolled while compiling, into a list (a tuple for a
+        generator expression, which ``sum``, ``min``, ``max`` or ``np.stack`` take)."""
+        items: list[Value] = []
+
+        def clause(level: int) -> None:
+            if level == len(expr.clauses):
+                items.append(self.emit_expr(expr.element))
+                return
+            current = expr.clauses[level]
+            for item in self.static_items(current.iter):
+                self.assign(current.target, item, current.target.range)
+                if all(self.known_condition(c) for c in current.conditions):
+                    clause(level + 1)
+
+        with self.nested_scope():  # its names do not leak, as in Python 3
+            clause(0)
+        r = expr.range
+        if expr.kind == "list":
+            ty = ListType(join_all([v.ty for v in items], NOTHING))
+            return self.insert("prim::ListConstruct", items, [ty], r).output
+        return self.make_tuple(items, r)
+
+    def known_condition(self, condition: syntax.Expr) -> bool:
+        decided = self.condition(condition)
+        if not isinstance(decided, bool):
+            raise ScriptError(
+                "a comprehension's condition must be known while compiling (an int, a string, "
+                "a shape): use np.where for a condition on array values",
+                condition.range,
+            )
+        return decided
+
+    def reads_containers(self, body: Sequence[syntax.Stmt]) -> bool:
+        """Whether ``body`` subscripts a name bound to a container known while compiling."""
+        for name in subscripted_names(body):
+            value = self.scope.value(name)
+            if value is not None and value in self.trees:
+                return True
+        return False
+
     def is_range(self, func: syntax.Expr) -> bool:
         if not isinstance(func, syntax.Name | syntax.Attribute):
             return False
+        if isinstance(func, syntax.Attribute) and isinstance(self.resolve(func.value), Value):
+            return False  # a method: ``d.items()``
         found = self.resolve(func)
         return not isinstance(found, Value) and found.obj is range
 
-    def emit_range_loop(self, stmt: syntax.For, call: syntax.Call) -> None:
+    def emit_range_loop(self, stmt: syntax.For, call: syntax.Call, exits: Exit) -> None:
         r = call.range
         if call.keywords:
             raise ScriptError("range() takes no keyword arguments", call.keywords[0].range)
@@ -413,6 +714,21 @@ class FunctionEmitter(CallEmitter, SubscriptEmitter, ListEmitter):
         start: Value | None = args[0] if len(args) > 1 else None
         stop = args[1] if len(args) > 1 else args[0]
         step: Value | None = args[2] if len(args) > 2 else None
+        known = [_constant(a) for a in args]
+        if all(type(k) is int for k in known) and self.reads_containers(stmt.body):
+            # ``for i in range(len(params)): W, b = params[i]``: unrolled, so that each
+            # ``params[i]`` is an index known while compiling (Note [Containers known while
+            # compiling] in `frontend.trees`).
+            if exits_anywhere(stmt.body):
+                raise ScriptError(
+                    "this loop indexes a container argument, so it is unrolled while "
+                    "compiling and cannot 'break', 'continue' or 'return'",
+                    stmt.range,
+                )
+            for number in range(*cast("list[int]", known)):
+                self.assign(stmt.target, self.constant(number, INT, r), stmt.target.range)
+                self.emit_block(stmt.body, exits)
+            return
         trip = self.trip_count(start, stop, step, r)
 
         def bind_target(index: Value) -> None:
@@ -473,8 +789,8 @@ class FunctionEmitter(CallEmitter, SubscriptEmitter, ListEmitter):
         ``s = s + x[i]``), the body is emitted again with the join of both."""
         r = stmt.range
         names = assigned_names(body)
-        if isinstance(stmt, syntax.For) and isinstance(stmt.target, syntax.Name):
-            names = [stmt.target.id, *names]
+        if isinstance(stmt, syntax.For):
+            names = [*target_names(stmt.target), *names]
         carried: list[str] = []
         initial: list[Value] = []
         for name in dict.fromkeys(names):
@@ -593,6 +909,20 @@ class LoopExit(Exit):
 
     def hints(self) -> list[str | None]:
         return [None, *self.carried]
+
+
+def _names_callable(expr: syntax.Expr) -> bool:
+    """Whether ``expr`` is a name or an attribute chain (``np.tanh``), which may denote a
+    function known while compiling."""
+    while isinstance(expr, syntax.Attribute):
+        expr = expr.value
+    return isinstance(expr, syntax.Name)
+
+
+def _name_part(key: object) -> str:
+    """A dict key or an index as part of an input's name: ``params_W1``, ``params_0``."""
+    text = "".join(c if c.isalnum() or c == "_" else "_" for c in str(key))
+    return text or "item"
 
 
 def _constant(value: Value | None) -> Any:

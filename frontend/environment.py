@@ -7,10 +7,33 @@ loop-carried values.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+from typing import Any
 
 from frontend import syntax
 from ir.graph import Value
+from ir.source import SourceRange
+
+
+@dataclass(frozen=True, slots=True)
+class PyObject:
+    """A name or attribute that denotes a Python object at compile time (``np``, ``np.tanh``,
+    ``EPS``) rather than an IR value."""
+
+    obj: Any
+    spelled: str  # for messages: "numpy.fft.fft"
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class LocalFunction:
+    """A ``lambda`` or a ``def`` inside the function compiled: called where it is called, its
+    body emitted there (Note [Local functions] in `frontend.emit`)."""
+
+    name: str
+    params: tuple[syntax.Param, ...]
+    body: tuple[syntax.Stmt, ...]
+    defaults: tuple[tuple[str, Value], ...]  # evaluated where it is defined, as in Python
+    range: SourceRange
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,7 +44,7 @@ class Unbound:
     message: str
 
 
-Binding = Value | Unbound
+Binding = Value | Unbound | PyObject | LocalFunction
 
 
 class Scope:
@@ -74,7 +97,7 @@ def assigned_names(statements: Iterable[syntax.Stmt]) -> list[str]:
         ):
             targets = (stmt.target,)
         for target in targets:
-            for name in _target_names(target):
+            for name in target_names(target):
                 found.setdefault(name, None)
     return list(found)
 
@@ -106,12 +129,13 @@ def _walk_statements(statements: Iterable[syntax.Stmt]) -> Iterator[syntax.Stmt]
         pending.extend(reversed(inner))
 
 
-def _target_names(target: syntax.Expr) -> Iterator[str]:
+def target_names(target: syntax.Expr) -> Iterator[str]:
+    """The names an assignment target binds: ``a, (b, c)`` binds a, b and c."""
     if isinstance(target, syntax.Name):
         yield target.id
     elif isinstance(target, syntax.Tuple | syntax.List):
         for element in target.elts:
-            yield from _target_names(element)
+            yield from target_names(element)
 
 
 def exits_anywhere(statements: Iterable[syntax.Stmt]) -> bool:
@@ -136,3 +160,19 @@ def has_exit(stmt: syntax.Stmt) -> bool:
         if isinstance(inner, syntax.If):
             pending.extend([*inner.body, *inner.orelse])
     return False
+
+
+def subscripted_names(statements: Iterable[syntax.Stmt]) -> set[str]:
+    """The names subscripted anywhere in ``statements`` (``params`` in ``params[i]``), at any
+    depth: the loops over ``range`` that `FunctionEmitter.emit_range_loop` unrolls."""
+    found: set[str] = set()
+    pending: list[object] = list(statements)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, tuple | list):
+            pending.extend(node)
+        elif isinstance(node, syntax.Node):
+            if isinstance(node, syntax.Subscript) and isinstance(node.value, syntax.Name):
+                found.add(node.value.id)
+            pending.extend(getattr(node, f.name) for f in fields(node))
+    return found

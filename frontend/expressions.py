@@ -19,18 +19,19 @@ None`` of a parameter typed NoneType, a literal) decides without emitting anythi
 from __future__ import annotations
 
 import builtins
+import operator
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from frontend import syntax
-from frontend.environment import Scope, Unbound
+from frontend.environment import LocalFunction, PyObject, Scope, Unbound
 from frontend.errors import ScriptError
 from frontend.resolve import constant_of, describe
+from frontend.trees import Tree, ir_type_of
 from ir.errors import ShapeError
 from ir.graph import Graph, Node, Value
 from ir.ops import NOT_CONSTANT, OPS
@@ -86,15 +87,6 @@ FreeArray = Callable[[str, SourceRange], Value | None]
 ReadOnce = Callable[[str, object], None]
 
 
-@dataclass(frozen=True, slots=True)
-class PyObject:
-    """A name or attribute that denotes a Python object at compile time (``np``, ``np.tanh``,
-    ``EPS``) rather than an IR value."""
-
-    obj: Any
-    spelled: str  # for messages: "numpy.fft.fft"
-
-
 Resolved = Value | PyObject
 
 
@@ -119,6 +111,9 @@ class ExpressionEmitter:
         self.free_array = free_array
         self.read_once = read_once
         self.scope = Scope()
+        self.trees: dict[Value, Tree] = {}
+        """The containers known while compiling, by the tuple value that holds each (Note
+        [Containers known while compiling] in `frontend.trees`)."""
 
     # ---- building blocks --------------------------------------------------------------------
 
@@ -203,8 +198,10 @@ class ExpressionEmitter:
 
     def resolve_name(self, name: str, r: SourceRange) -> Resolved:
         found = self.scope.lookup(name)
-        if isinstance(found, Value):
+        if isinstance(found, Value | PyObject):
             return found
+        if isinstance(found, LocalFunction):
+            return PyObject(found, name)
         if isinstance(found, Unbound):
             raise ScriptError(found.message, r)
         if name in self.globals:
@@ -256,7 +253,7 @@ class ExpressionEmitter:
                 "(the function you compile or differentiate may read global arrays by name)",
                 r,
             )
-        if callable(obj):
+        if callable(obj) or isinstance(obj, LocalFunction):
             raise ScriptError(f"'{found.spelled}' can only be called, not used as a value", r)
         kind = type(obj).__name__
         raise ScriptError(f"'{found.spelled}' (a {kind}) cannot be used in a scripted function", r)
@@ -303,6 +300,90 @@ class ExpressionEmitter:
     def make_tuple(self, items: Sequence[Value], r: SourceRange) -> Value:
         ty = TupleType(tuple(v.ty for v in items))
         return self.insert("prim::TupleConstruct", items, [ty], r).output
+
+    # ---- containers known while compiling: Note [Containers known while compiling] ----------
+
+    def make_tree(self, items: Sequence[Value], tree: Tree, r: SourceRange) -> Value:
+        """The tuple that holds a container of type ``tree`` with these items."""
+        value = self.insert("prim::TupleConstruct", items, [tree.ir_type], r).output
+        self.trees[value] = tree
+        return value
+
+    def tree_of(self, value: Value) -> Tree | None:
+        """The container ``value`` holds, if its structure is known: a container argument or
+        one built here, or a tuple literal with one among its items."""
+        found = self.trees.get(value)
+        if found is None and value.node.kind == "prim::TupleConstruct":
+            items = [self.type_of(v) for v in value.node.inputs]
+            if any(isinstance(item, Tree) for item in items):
+                found = Tree(tuple, (), tuple(items))
+        return found
+
+    def type_of(self, value: Value) -> Type:
+        """``value``'s `Tree` when it holds a known container, else its IR type."""
+        return self.tree_of(value) or value.ty
+
+    def result_tree(self, value: Value) -> Tree | None:
+        """`tree_of` for a function's result, where a list literal holding containers is one
+        too (its items are rebuilt as the plain function returns them)."""
+        if value.node.kind == "prim::ListConstruct":
+            items = [self.result_tree(v) or v.ty for v in value.node.inputs]
+            if any(isinstance(item, Tree) for item in items):
+                return Tree(list, (), tuple(items))
+            return None
+        return self.tree_of(value)
+
+    def tree_item(self, base: Value, tree: Tree, position: int, r: SourceRange) -> Value:
+        """The item at ``position`` of the container ``base`` holds."""
+        if base.node.kind == "prim::TupleConstruct":
+            item = base.node.inputs[position]
+        else:
+            index = self.constant(position, INT, r)
+            child = tree.children[position]
+            item = self.insert("prim::TupleIndex", [base, index], [ir_type_of(child)], r).output
+        child = tree.children[position]
+        if isinstance(child, Tree):
+            self.trees[item] = child
+        return item
+
+    def tree_key(self, base: Value, tree: Tree, key: Value, r: SourceRange) -> Value:
+        """``base[key]`` with ``key`` known while compiling: a dict's key, or an int index."""
+        if key.node.kind != "prim::Constant":
+            raise ScriptError(
+                f"an index into a {tree.kind_name} argument must be known while compiling "
+                "(a constant, or a loop variable over a range of constant length)",
+                r,
+            )
+        found = key.node.attrs.get("value")
+        if tree.is_dict:
+            position = tree.position(found)
+            if position is None:
+                known = ", ".join(repr(k) for k in tree.keys)
+                raise ScriptError(f"KeyError: {found!r} is not a key of this dict ({known})", r)
+            return self.tree_item(base, tree, position, r)
+        size = len(tree.children)
+        if type(found) is not int:
+            raise ScriptError(
+                f"{tree.kind_name} indices must be integers, not {type(found).__name__}", r
+            )
+        if not -size <= found < size:
+            raise ScriptError(f"{tree.kind_name} index {found} out of range (length {size})", r)
+        return self.tree_item(base, tree, found % size, r)
+
+    def emit_dict(self, expr: syntax.Dict) -> Value:
+        """``{"W": w, "b": b}``: a container known while compiling, its keys constants."""
+        entries: dict[Any, Value] = {}
+        for key_expr, value_expr in zip(expr.keys, expr.values, strict=True):
+            key = self.emit_expr(key_expr)
+            if key.node.kind != "prim::Constant" or key.ty not in (STR, INT, BOOL, FLOAT):
+                raise ScriptError(
+                    "a dict key must be a string or a number known while compiling",
+                    key_expr.range,
+                )
+            entries[key.node.attrs.get("value")] = self.emit_expr(value_expr)
+        items = list(entries.values())
+        tree = Tree(dict, tuple(entries), tuple(self.type_of(v) for v in items))
+        return self.make_tree(items, tree, expr.range)
 
     def emit_list(self, expr: syntax.List) -> Value:
         items = [self.emit_expr(e) for e in expr.elts]
@@ -419,6 +500,19 @@ class ExpressionEmitter:
     def compare(self, op: str, left: Value, right: Value, r: SourceRange) -> Value:
         if op not in COMPARISONS:
             raise ScriptError(f"'{op}' comparisons are not supported", r)
+        constants = all(
+            v.node.kind == "prim::Constant" and v.ty in (INT, FLOAT, BOOL, STR)
+            for v in (left, right)
+        )
+        if STR in (left.ty, right.ty) or constants:  # known while compiling: decided here
+            known = [v.node.attrs.get("value") for v in (left, right)]
+            if not constants:
+                raise ScriptError("strings can only be compared when known while compiling", r)
+            try:
+                outcome = _PYTHON_COMPARISONS[op](*known)
+            except TypeError as error:
+                raise ScriptError(f"TypeError: {error}", r) from None
+            return self.constant(bool(outcome), BOOL, r)
         scalar = is_scalar(left.ty) and is_scalar(right.ty)
         return self.apply(f"{'prim' if scalar else 'aten'}::{COMPARISONS[op]}", [left, right], r)
 
@@ -469,6 +563,8 @@ class ExpressionEmitter:
         value = self.emit_expr(expr)
         if value.ty is NONE:
             return False
+        if value.node.kind == "prim::Constant" and value.ty in (INT, FLOAT, BOOL, STR):
+            return bool(value.node.attrs.get("value"))  # ``name == "W"`` of a dict's keys
         return self.to_bool(value, expr.range)
 
     def condition_chain(
@@ -498,8 +594,28 @@ class ExpressionEmitter:
     def emit_value_attribute(self, value: Value, attr: str, r: SourceRange) -> Value:
         raise NotImplementedError
 
+    def emit_comprehension(self, expr: syntax.Comprehension) -> Value:
+        raise NotImplementedError
+
     def emit_subscript(self, expr: syntax.Subscript) -> Value:
         raise NotImplementedError
+
+
+_PYTHON_COMPARISONS: dict[str, Callable[[Any, Any], Any]] = {
+    "==": operator.eq,
+    "!=": operator.ne,
+    "<": operator.lt,
+    "<=": operator.le,
+    ">": operator.gt,
+    ">=": operator.ge,
+}
+
+
+def _refuse_lambda(expr: syntax.Lambda) -> Value:
+    raise ScriptError(
+        "a lambda here would be a value: assign it to a name (f = lambda x: ...) and call it",
+        expr.range,
+    )
 
 
 def _is_none_literal(expr: syntax.Expr) -> bool:
@@ -511,11 +627,14 @@ _EXPRESSIONS: dict[type, Callable[[Any, Any], Value]] = {
     syntax.FormattedString: ExpressionEmitter.emit_formatted_string,
     syntax.Tuple: ExpressionEmitter.emit_tuple,
     syntax.List: ExpressionEmitter.emit_list,
+    syntax.Dict: ExpressionEmitter.emit_dict,
     syntax.BinOp: ExpressionEmitter.emit_binop,
     syntax.UnaryOp: ExpressionEmitter.emit_unaryop,
     syntax.BoolOp: ExpressionEmitter.emit_boolop,
     syntax.Compare: ExpressionEmitter.emit_compare,
     syntax.IfExp: ExpressionEmitter.emit_ifexp,
     syntax.Call: lambda self, expr: self.emit_call(expr),
+    syntax.Comprehension: lambda self, expr: self.emit_comprehension(expr),
+    syntax.Lambda: lambda self, expr: _refuse_lambda(expr),
     syntax.Subscript: lambda self, expr: self.emit_subscript(expr),
 }

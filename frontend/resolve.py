@@ -89,7 +89,7 @@ _kernel_spellings(NUMPY_FUNCTIONS)
 # Python builtins the emitter lowers itself, to a scalar or an array operator depending on the
 # operands (``abs(n)`` is prim::abs, ``abs(x)`` aten::abs): Python's meaning, not one operator's
 # spelling, so they are not in the records.
-Builtin = Literal["len", "abs", "min", "max", "float", "int", "bool", "range", "print"]
+Builtin = Literal["len", "abs", "min", "max", "float", "int", "bool", "range", "print", "sum"]
 BUILTINS: dict[object, Builtin] = {
     builtins.len: "len",
     builtins.abs: "abs",
@@ -100,6 +100,7 @@ BUILTINS: dict[object, Builtin] = {
     builtins.bool: "bool",
     builtins.range: "range",
     builtins.print: "print",
+    builtins.sum: "sum",
 }
 
 

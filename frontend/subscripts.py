@@ -44,9 +44,10 @@ from dataclasses import dataclass
 from typing import Literal
 
 from frontend import syntax
-from frontend.errors import ScriptError
+from frontend.errors import ContainerUseError, ScriptError
 from frontend.expressions import ExpressionEmitter
 from frontend.lists import builds_list
+from frontend.trees import Tree
 from ir.graph import Value
 from ir.source import SourceRange
 from ir.types import ANY, BOOL, FLOAT, INT, NONE, SCALAR, STR, ListType, TupleType
@@ -74,6 +75,9 @@ class SubscriptEmitter(ExpressionEmitter):
     # ---- tuples -----------------------------------------------------------------------------
 
     def sequence_subscript(self, base: Value, index: syntax.Expr, r: SourceRange) -> Value:
+        tree = self.tree_of(base)
+        if tree is not None:
+            return self.tree_subscript(base, tree, index, r)
         if isinstance(index, syntax.Slice):
             bounds = [
                 self.slice_bound(b, index.range) for b in (index.lower, index.upper, index.step)
@@ -86,6 +90,30 @@ class SubscriptEmitter(ExpressionEmitter):
         position = self.as_index(self.emit_expr(index), index.range)
         kind = "prim::ListIndex" if builds_list(base) else "prim::TupleIndex"
         return self.apply(kind, [base, position], r)
+
+    def tree_subscript(self, base: Value, tree: Tree, index: syntax.Expr, r: SourceRange) -> Value:
+        """``params[0]``, ``params["W"]``, ``params[1:]`` of a container known while compiling
+        (Note [Containers known while compiling] in `frontend.trees`)."""
+        if isinstance(index, syntax.Slice) and not tree.is_dict:
+            bounds = []
+            for part in (index.lower, index.upper, index.step):
+                bound = None if part is None else self.emit_expr(part)
+                if bound is not None and (bound.node.kind != "prim::Constant" or bound.ty != INT):
+                    raise ScriptError(
+                        f"a slice of a {tree.kind_name} argument needs int bounds known while "
+                        "compiling",
+                        part.range if part is not None else index.range,
+                    )
+                bounds.append(None if bound is None else bound.node.attrs["value"])
+            positions = range(len(tree.children))[slice(*bounds)]
+            items = [self.tree_item(base, tree, i, r) for i in positions]
+            kind = list if tree.kind is list else tuple
+            sliced = Tree(kind, (), tuple(tree.children[i] for i in positions))
+            return self.make_tree(items, sliced, r)
+        if isinstance(index, syntax.Slice | syntax.Tuple):
+            what = "a slice" if isinstance(index, syntax.Slice) else "a tuple"
+            raise ScriptError(f"a {tree.kind_name} cannot be indexed by {what} here", index.range)
+        return self.tree_key(base, tree, self.emit_expr(index), index.range)
 
     # ---- arrays -----------------------------------------------------------------------------
 
@@ -122,7 +150,8 @@ class SubscriptEmitter(ExpressionEmitter):
                 "a tuple value cannot be an index: write the items out, as in x[i, j]", r
             )
         if ty in (FLOAT, STR):
-            raise ScriptError(f"an index must be an int, a slice or an array, not {ty}", r)
+            error = ContainerUseError if ty == STR else ScriptError
+            raise error(f"an index must be an int, a slice or an array, not {ty}", r)
         return _Item("array", r, value=value)
 
     def slice_bound(self, part: syntax.Expr | None, r: SourceRange) -> Value:
@@ -223,7 +252,9 @@ class SubscriptEmitter(ExpressionEmitter):
     def written_array(self, target: syntax.Subscript) -> Value:
         base = self.emit_expr(target.value)
         if isinstance(base.ty, TupleType | ListType):
+            tree = self.tree_of(base)
             kind = "list" if isinstance(base.ty, ListType) else "tuple"
+            kind = tree.kind_name if tree is not None else kind
             raise ScriptError(
                 f"cannot assign into an element of a {kind}: lists and tuples are values here, "
                 "build a new one",

@@ -174,6 +174,40 @@ class List(Expr):
     elts: tuple[Expr, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class Dict(Expr):
+    """``{"W": w, "b": b}``: keys and values in the order written."""
+
+    keys: tuple[Expr, ...]
+    values: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Lambda(Expr):
+    """``lambda x, y=1.0: body``"""
+
+    params: tuple[Param, ...]
+    body: Expr
+
+
+@dataclass(frozen=True, slots=True)
+class ForClause(Node):
+    """``for target in iter if c1 if c2`` of a comprehension."""
+
+    target: Expr
+    iter: Expr
+    conditions: tuple[Expr, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Comprehension(Expr):
+    """``[element for … in … if …]`` (``kind`` "list") or ``(element for …)`` ("generator")."""
+
+    kind: Literal["list", "generator"]
+    element: Expr
+    clauses: tuple[ForClause, ...]
+
+
 # ---- statements -------------------------------------------------------------------------------
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, cast
 
 from lark import Token, Tree
 
@@ -439,6 +439,19 @@ class ToAst:
     def paren(self, r: SourceRange, _lpar: _Tok, inner: syntax.Expr, _rpar: _Tok) -> syntax.Expr:
         return replace(inner, range=r)
 
+    def dict_(self, r: SourceRange, *items: Any) -> syntax.Expr:
+        pairs = [item for item in items if isinstance(item, tuple)]
+        for item in items:
+            if isinstance(item, _Refused):
+                return item
+        keys = tuple(key for key, _ in pairs)
+        return syntax.Dict(keys, tuple(value for _, value in pairs), range=r)
+
+    def dict_item(self, r: SourceRange, *children: Any) -> Any:
+        if len(children) != 2 or not all(isinstance(c, syntax.Expr) for c in children):
+            return self._refuse("'**' in a dict literal is not supported: write the items", r)
+        return (children[0], children[1])
+
     def list_(self, r: SourceRange, *items: syntax.Expr | _Tok) -> syntax.List:
         return syntax.List(tuple(item for item in items if isinstance(item, syntax.Expr)), range=r)
 
@@ -574,16 +587,65 @@ class ToAst:
     star_arg = _refusal("argument unpacking with '*' is not supported")
     kwargs_arg = _refusal("argument unpacking with '**' is not supported")
     walrus = _refusal("assignment expressions (:=) are not supported")
-    lambdef = _refusal("lambda is not supported")
+    def lambdef(self, r: SourceRange, _lambda: _Tok, params: Any, body: syntax.Expr) -> Any:
+        if isinstance(params, _Refused) or isinstance(body, _Refused):
+            return _Refused(range=r)
+        return syntax.Lambda(params or (), body, range=r)
+
+    def lambda_params(self, r: SourceRange, *children: Any) -> Any:
+        params: list[syntax.Param] = []
+        for child in children:
+            if isinstance(child, _Tok) and child.kind == "NAME":
+                params.append(syntax.Param(child.text, None, None, range=child.range))
+            elif isinstance(child, _Tok):  # '*' or '**'
+                return self._refuse("a lambda with *args or **kwargs is not supported", r)
+            elif isinstance(child, syntax.Expr) and params:
+                last = params[-1]
+                params[-1] = replace(last, default=child, range=last.range)
+        return self.parameters(r, *params)
     await_ = _refusal("await is not supported")
     yield_expr = _refusal("yield is not supported")
-    genexp = genexp_arg = _refusal("generator expressions are not supported")
-    listcomp = _refusal("list comprehensions are not supported")
+    def comprehension(self, r: SourceRange, element: Any, *clauses: Any) -> syntax.Expr:
+        """A comprehension's parts; `listcomp` and `genexp` say which kind it is."""
+        for part in (element, *clauses):
+            if isinstance(part, _Refused):
+                return part
+        grouped: list[syntax.ForClause] = []
+        for clause in clauses:
+            if isinstance(clause, syntax.ForClause):
+                grouped.append(clause)
+            else:  # an ``if`` filters the ``for`` before it
+                last = grouped[-1]
+                grouped[-1] = replace(last, conditions=(*last.conditions, clause))
+        return syntax.Comprehension("generator", element, tuple(grouped), range=r)
+
+    def comp_for(self, r: SourceRange, *children: Any) -> Any:
+        if any(isinstance(c, _Tok) and c.kind == "ASYNC" for c in children):
+            return self._refuse("async comprehensions are not supported", r)
+        target, iterable = [c for c in children if isinstance(c, syntax.Expr)]
+        if isinstance(target, _Refused) or isinstance(iterable, _Refused):
+            return _Refused(range=r)
+        self._check_target(target)
+        return syntax.ForClause(target, iterable, (), range=r)
+
+    def comp_if(self, r: SourceRange, _if: _Tok, condition: syntax.Expr) -> syntax.Expr:
+        return condition
+
+    def listcomp(self, r: SourceRange, _lsqb: _Tok, inner: Any, _rsqb: _Tok) -> syntax.Expr:
+        if not isinstance(inner, syntax.Comprehension):
+            return cast(syntax.Expr, inner)  # refused
+        return replace(inner, kind="list", range=r)
+
+    def genexp(self, r: SourceRange, _lpar: _Tok, inner: Any, _rpar: _Tok) -> syntax.Expr:
+        if not isinstance(inner, syntax.Comprehension):
+            return cast(syntax.Expr, inner)  # refused
+        return replace(inner, range=r)
+
+    def genexp_arg(self, r: SourceRange, inner: Any) -> syntax.Expr:
+        return cast(syntax.Expr, inner)
     setcomp = _refusal("set comprehensions are not supported")
     dictcomp = _refusal("dict comprehensions are not supported")
-    dict_ = _refusal("dict literals are not supported")
     set_ = _refusal("set literals are not supported")
-    lambda_params = dict_item = comprehension = comp_for = comp_if = _placeholder
 
 
 def _formatted_parts(token: _Tok) -> list[str | syntax.FormattedField]:

@@ -18,8 +18,8 @@ import numpy as np
 
 
 def refused(x):
-    f = lambda v: v * 2.0
-    return f(x)
+    f = {v * 2.0 for v in x}
+    return f
 
 
 def broadcasts(x, y):
@@ -153,9 +153,9 @@ def test_malformed_pipeline_names_the_column(
 def test_script_error_in_dump_is_located(model: Path) -> None:
     err = run("dump", f"{model}:refused")
     assert err == (
-        f"{model}:5:9: error: lambda is not supported\n"
-        "        f = lambda v: v * 2.0\n"
-        "            ^^^^^^^^^^^^^^^^^\n"
+        f"{model}:5:9: error: set comprehensions are not supported\n"
+        "        f = {v * 2.0 for v in x}\n"
+        "            ^^^^^^^^^^^^^^^^^^^^\n"
     )
 
 

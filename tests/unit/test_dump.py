@@ -163,14 +163,14 @@ def test_script_error_is_located(tmp_path: Path, capsys: pytest.CaptureFixture[s
 
 
             def f(x):
-                return [v for v in x]
+                return {v for v in x}
             """
         )
     )
     assert main(["dump", f"{path}:f"]) == 1
     err = capsys.readouterr().err
-    assert f"{path}:5:12: error: list comprehensions are not supported" in err
-    assert "        return [v for v in x]\n               ^" in err
+    assert f"{path}:5:12: error: set comprehensions are not supported" in err
+    assert "        return {v for v in x}\n               ^" in err
     assert "Traceback" not in err
 
 

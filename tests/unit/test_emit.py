@@ -4,6 +4,7 @@ on compiled code. Running compiled functions against the plain ones is in test_e
 
 from __future__ import annotations
 
+import functools
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -505,9 +506,9 @@ ERRORS = [
     ),
     ("def f(x):\n    break\n", "break", "'break' outside a loop"),
     (
-        "def f(x):\n    def g(y):\n        return y\n    return g(x)\n",
-        "def g",
-        "nested functions are not supported",
+        "def f(x):\n    def g(y):\n        return g(y)\n    return g(x)\n",
+        "g(y)",
+        "recursive call to 'g' is not supported",
     ),
     (
         "def f(x):\n    print(x, file=None)\n    return x\n",
@@ -738,6 +739,15 @@ def test_functions_without_source_are_refused_clearly() -> None:
         compile_function(lambda x: x)
     with pytest.raises(ScriptError, match="only functions defined with 'def'"):
         compile_function(len)
+    with pytest.raises(ScriptError, match=r"functools\.partial\(made_by_exec, \.\.\.\) yet"):
+        compile_function(functools.partial(namespace["made_by_exec"], 1))
+
+    class Model:
+        def loss(self, x: Any) -> Any:
+            return x
+
+    with pytest.raises(ScriptError, match=r"bound method .*Model\.loss yet"):
+        compile_function(Model().loss)
 
 
 def calls_exec_made(x):

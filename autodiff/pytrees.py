@@ -1,0 +1,244 @@
+"""Pytree arguments: lists, tuples, dicts, namedtuples and None of arrays and numbers, passed
+to and returned from compiled functions and their gradients, and ``ad.flatten``.
+
+# Note [Pytree arguments]
+# A call flattens its container arguments with ``optree`` (the pytree library JAX's own is
+# compatible with; None is an empty node, a dict's items are in sorted key order), and the
+# compiled graph takes one input per leaf: every array-level part of the compiler (the
+# signature key, the compilation units, differentiation, the runtime) sees flat arrays and
+# numbers only. The structure, an ``optree.PyTreeSpec`` of the tuple of all parameters,
+# heads the signature key, so each structure compiles its own graph; the frontend builds each
+# container parameter from its leaves as a `frontend.trees.Tree` (Note [Containers known while
+# compiling] there). Gradients with respect to a container parameter are its leaves'
+# gradients, put back into its structure (``tree_unflatten``); a result with dicts, lists or
+# namedtuples in it is rebuilt from the tuples the graph returns.
+#
+# A list or tuple that holds only numbers stays what it always was, one array
+# (``f([1.0, 2.0])`` is ``f(np.array([1.0, 2.0]))``): a container is a pytree when it holds an
+# array, a dict, a namedtuple or None somewhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+import optree
+
+from autodiff.specialize import ArgumentError, argument_type, runtime_value
+from frontend.trees import Tree
+from ir.types import NONE, TensorType, Type
+
+PyTreeSpec = optree.PyTreeSpec
+
+_KINDS = optree.PyTreeKind
+_ACCEPTED = frozenset(
+    {
+        _KINDS.LEAF,
+        _KINDS.NONE,
+        _KINDS.TUPLE,
+        _KINDS.LIST,
+        _KINDS.DICT,
+        _KINDS.NAMEDTUPLE,
+        _KINDS.ORDEREDDICT,
+    }
+)
+_NUMBERS = (bool, int, float, np.generic)
+NONE_ARGUMENT = Tree(type(None), (), ())
+"""The type of a parameter given None: an empty container, no input (a Tree, which the
+frontend gives one input per leaf, unlike the ``NoneType`` of a helper's parameter)."""
+CONTAINER_TYPES = (list, tuple, dict)
+"""What an argument that may be a pytree is an instance of (else it is None or a leaf)."""
+
+
+def is_pytree(value: Any) -> bool:
+    """Whether an argument is taken as a pytree (Note [Pytree arguments]): None, a dict, a
+    namedtuple, or a list or tuple that holds more than numbers."""
+    if value is None or isinstance(value, dict):
+        return True
+    if not isinstance(value, list | tuple):
+        return False
+    if type(value) not in (list, tuple):  # a namedtuple
+        return True
+    return not _numbers_only(value)
+
+
+def _numbers_only(value: list[Any] | tuple[Any, ...]) -> bool:
+    pending: list[Any] = [value]
+    while pending:
+        item = pending.pop()
+        if type(item) in (list, tuple):
+            pending.extend(item)
+        elif not isinstance(item, _NUMBERS):
+            return False
+    return True
+
+
+def flatten(tree: Any) -> tuple[list[Any], PyTreeSpec]:
+    """The leaves of ``tree`` and its structure, None an empty node (as JAX has it)."""
+    return optree.tree_flatten(tree, none_is_leaf=False)
+
+
+def checked_leaves(qualname: str, name: str, value: Any) -> list[Any]:
+    """The leaves of the pytree argument ``name``, each checked to be an array or a number,
+    with the path to the first that is not in the error."""
+    paths, leaves, spec = optree.tree_flatten_with_path(value, none_is_leaf=False)
+    _check_kinds(qualname, name, spec)
+    return [
+        runtime_value(qualname, name + _spelled(path), leaf)
+        if isinstance(leaf, (np.ndarray, *_NUMBERS))
+        else _refuse_leaf(qualname, name + _spelled(path), leaf)
+        for path, leaf in zip(paths, leaves, strict=True)
+    ]
+
+
+def _refuse_leaf(qualname: str, name: str, leaf: Any) -> Any:
+    kind = type(leaf).__name__
+    raise ArgumentError(
+        f"argument '{name}' of {qualname}() is a {kind}; the items of lists, tuples and dicts "
+        "passed to a compiled function must be arrays, numbers, None or such containers"
+    )
+
+
+def _check_kinds(qualname: str, name: str, spec: PyTreeSpec) -> None:
+    pending = [spec]
+    while pending:
+        node = pending.pop()
+        if node.kind not in _ACCEPTED:
+            raise ArgumentError(
+                f"argument '{name}' of {qualname}() holds a {getattr(node.type, '__name__', '?')}: "
+                "arguments "
+                "may be arrays, numbers, and lists, tuples, dicts, namedtuples or None of them"
+            )
+        pending.extend(node.children())
+
+
+def _spelled(path: Sequence[Any]) -> str:
+    return "".join(f"[{key!r}]" for key in path)
+
+
+def parameter_types(spec: PyTreeSpec, leaf_types: Sequence[Type]) -> tuple[Type, ...]:
+    """The type of each parameter, from the structure of all parameters (a tuple) and the
+    types of the leaves: a `Tree` for a container, ``NoneType`` for None. An array leaf's type
+    keeps its rank only (its dtype and sizes come with specialisation; a 0-d one may be a
+    NumPy scalar), a number's stays."""
+    leaves = iter(_general(ty) for ty in leaf_types)
+    return tuple(
+        NONE_ARGUMENT if child.kind == _KINDS.NONE else _type_of(child, leaves)
+        for child in spec.children()
+    )
+
+
+def _general(ty: Type) -> Type:
+    if not isinstance(ty, TensorType):
+        return ty
+    rank = len(ty.shape or ())
+    return TensorType(None, (None,) * rank) if rank else TensorType()
+
+
+def _type_of(spec: PyTreeSpec, leaves: Iterator[Type]) -> Type:
+    kind = spec.kind
+    if kind == _KINDS.LEAF:
+        return next(leaves)
+    if kind == _KINDS.NONE:
+        return NONE
+    children = tuple(_type_of(child, leaves) for child in spec.children())
+    node_type = spec.type
+    assert node_type is not None  # a leaf and None have no children
+    if kind in (_KINDS.DICT, _KINDS.ORDEREDDICT):
+        keys: tuple[Any, ...] = tuple(spec.entries())
+    elif kind == _KINDS.NAMEDTUPLE:
+        keys = tuple(getattr(node_type, "_fields"))  # noqa: B009 (a namedtuple's fields)
+    else:
+        keys = ()
+    return Tree(node_type, keys, children)
+
+
+def leaf_names(spec: PyTreeSpec, names: Sequence[str]) -> list[str]:
+    """A name per leaf of all parameters, for messages: ``params[0]['W']``."""
+    result: list[str] = []
+    for name, child in zip(names, spec.children(), strict=True):
+        paths = optree.treespec_paths(child)
+        result.extend(name + _spelled(path) for path in paths)
+    return result
+
+
+def leaf_ranges(spec: PyTreeSpec) -> list[range]:
+    """Per parameter, the positions of its leaves among all leaves."""
+    ranges = []
+    start = 0
+    for child in spec.children():
+        ranges.append(range(start, start + child.num_leaves))
+        start += child.num_leaves
+    return ranges
+
+
+def argument_types(qualname: str, names: Sequence[str], leaves: Sequence[Any]) -> list[Type]:
+    return [argument_type(qualname, n, v) for n, v in zip(names, leaves, strict=True)]
+
+
+def gradient_shaper(
+    spec: PyTreeSpec, positions: Sequence[int], several: bool
+) -> tuple[tuple[int, ...], Callable[[Sequence[Any]], Any]]:
+    """For ``argnums`` at the parameter ``positions``: the leaves to differentiate with
+    respect to, and a function putting their gradients back into the parameters' structures
+    (a tuple of them when ``several``)."""
+    children = spec.children()
+    ranges = leaf_ranges(spec)
+    wrt = tuple(i for position in positions for i in ranges[position])
+    parts = [(children[p], len(ranges[p])) for p in positions]
+
+    def shape(grads: Sequence[Any]) -> Any:
+        trees = []
+        start = 0
+        for child, count in parts:
+            trees.append(optree.tree_unflatten(child, list(grads[start : start + count])))
+            start += count
+        return tuple(trees) if several else trees[0]
+
+    return wrt, shape
+
+
+def ravel(tree: Any) -> tuple[np.ndarray[Any, Any], Callable[[np.ndarray[Any, Any]], Any]]:
+    """``ad.flatten``: every array and number of ``tree`` raveled into one vector, and the
+    function that turns such a vector back into a tree of the same structure, dtypes and
+    shapes (what ``scipy.optimize.minimize`` needs of a pytree of parameters; JAX's
+    ``ravel_pytree``).
+
+    >>> vector, unflatten = ad.flatten({"W": np.ones((2, 3)), "b": np.zeros(3)})
+    >>> vector.shape
+    (9,)
+    >>> unflatten(vector)["W"].shape
+    (2, 3)
+    """
+    leaves, spec = flatten(tree)
+    arrays = [np.asarray(leaf) for leaf in leaves]
+    dtype = np.result_type(*arrays) if arrays else np.dtype(np.float64)
+    vector = (
+        np.concatenate([a.ravel() for a in arrays]).astype(dtype, copy=False)
+        if arrays
+        else np.zeros(0, dtype)
+    )
+    shapes = [a.shape for a in arrays]
+    kinds = [(type(leaf), a.dtype) for leaf, a in zip(leaves, arrays, strict=True)]
+
+    def unflatten(flat: np.ndarray[Any, Any]) -> Any:
+        flat = np.asarray(flat)
+        if flat.shape != vector.shape:
+            raise ArgumentError(
+                f"unflatten takes a vector of shape {vector.shape}, got shape {flat.shape}"
+            )
+        parts = []
+        start = 0
+        for shape, (kind, dtype) in zip(shapes, kinds, strict=True):
+            size = int(np.prod(shape, dtype=np.int64))
+            part = flat[start : start + size].reshape(shape).astype(dtype)
+            start += size
+            if kind in (bool, int, float):
+                parts.append(kind(part[()]))
+            else:
+                parts.append(part[()] if issubclass(kind, np.generic) else part)
+        return optree.tree_unflatten(spec, parts)
+
+    return vector, unflatten
