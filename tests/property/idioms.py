@@ -515,18 +515,62 @@ def list_of_tuples(g: _Generator) -> None:
     # A fresh array: a loop that may give out a view of an argument written afterwards is
     # refused by design (Note [Functionalisation]).
     g.emit(f"{out} = np.tanh({h.text})")
-    form = g.choose(["index", "loop", "range"])
+    form = g.choose(["index", "loop", "unpack", "range"])
     if form == "index":
         for layer in range(2):
             g.emit(f"{out} = np.tanh({params}[{layer}][0] @ {out} + {params}[{layer}][1])")
-    elif form == "loop":  # `for W, b in params` is refused (a for target is one name)
+    elif form == "loop":
         layer = g.fresh("layer")
         with _block(g, f"for {layer} in {params}:"):
             g.emit(f"{out} = np.tanh({layer}[0] @ {out} + {layer}[1])")
+    elif form == "unpack":
+        weight, bias = g.fresh("W"), g.fresh("b")
+        with _block(g, f"for {weight}, {bias} in {params}:"):
+            g.emit(f"{out} = np.tanh({weight} @ {out} + {bias})")
     else:
         index = g.fresh("i")
         with _block(g, f"for {index} in range(len({params})):", (index, 2)):
             g.emit(f"{out} = np.tanh({params}[{index}][0] @ {out} + {params}[{index}][1])")
+    g.define(out, Expr(out, (4,), 1.0))
+    _use(g, out)
+
+
+def dict_params(g: _Generator) -> None:
+    """A dict of parameters built in the function (``{"W1": …, "b1": …}``) and read as JAX and
+    autograd examples read one: by key, by ``.items()``/``.values()``/keys in a loop, with
+    ``len``, or through ``.get`` with a default (Note [Containers known while compiling])."""
+    keys = ["W1", "b1", "W2", "b2"]
+    shapes = [(4, 4), (4,), (4, 4), (4,)]
+    exprs = [g.expr(shape, 1) for shape in shapes]
+    for e in exprs:  # the dict holds the arrays themselves: none is written later
+        source = None if e.fresh else g.lookup(e.view_of or "")
+        if source is not None:
+            g.pinned.append(source.array)
+    params, out = g.fresh("params"), g.fresh("h")
+    items = ", ".join(f"'{k}': {e.text}" for k, e in zip(keys, exprs, strict=True))
+    g.emit(f"{params} = {{{items}}}")
+    g.emit(f"{out} = np.tanh({g.expr((4,), 1).text})")
+    form = g.choose(["keys", "items", "values", "get"])
+    if form == "keys":
+        for layer in ("1", "2"):
+            g.emit(f"{out} = np.tanh({params}['W{layer}'] @ {out} + {params}['b{layer}'])")
+    elif form == "items":
+        name, value = g.fresh("name"), g.fresh("value")
+        with _block(g, f"for {name}, {value} in {params}.items():"):
+            g.emit(
+                f"{out} = np.tanh({value} @ {out}) if {name} == 'W1' or {name} == 'W2' "
+                f"else {out} + {value} / len({params})"
+            )
+    elif form == "values":
+        value = g.fresh("value")
+        with _block(g, f"for {value} in {params}.values():"):
+            g.emit(f"{out} = np.tanh({out} * np.sum({value}) / 16.0)")
+    else:
+        key = g.fresh("key")
+        with _block(g, f"for {key} in {params}:"):
+            g.emit(f"{out} = {out} + np.sum({params}.get({key}, {out})) / 16.0")
+        g.emit(f"{out} = np.tanh({out} * np.sum({params}.get('W3', {out})))")
+    g.emit(f"{out} = np.tanh({out})")
     g.define(out, Expr(out, (4,), 1.0))
     _use(g, out)
 
@@ -731,6 +775,7 @@ IDIOMS: dict[str, Idiom] = {
         Idiom("saved_operands", "s = op(y); y written; s returned", saved_operands),
         Idiom("split_einsum", "einsum batch broadcasting, split pieces", split_einsum),
         Idiom("list_of_tuples", "params = [(W, b), …]; params[i][0]", list_of_tuples),
+        Idiom("dict_params", "params = {'W1': …}; by key, items, values, get", dict_params),
         Idiom("complex", "complex arguments through complex operators", complex_inputs),
         Idiom("complex_views", "np.real/np.imag views of complex arrays", complex_views),
     ]
