@@ -31,7 +31,7 @@ def _jax(workload: Workload, inputs: tuple[Any, ...]) -> Prepared:
     jax.config.update("jax_enable_x64", True)
     jnp = importlib.import_module("jax.numpy")
     fn = jax.jit(jax.value_and_grad(_with_numpy(workload.function, jnp), argnums=workload.argnums))
-    args = [jnp.asarray(a) for a in inputs]
+    args = [jax.tree_util.tree_map(jnp.asarray, a) for a in inputs]  # pytrees too
 
     def call() -> Any:
         value, grads = fn(*args)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import optree
 
 import autodiff as ad
 from benchmarks import others
@@ -130,7 +131,7 @@ def graphs_only(ours: Any, inputs: Sequence[Any]) -> Callable[[], Any] | None:
         real_outputs = gradient.f_real_outputs
     except (AttributeError, ValueError):
         return None
-    values = list(inputs)
+    values = optree.tree_leaves(tuple(inputs), none_is_leaf=False)  # a pytree's leaves
     one = np.ones_like(np.asarray(run_f(list(values))[0]))  # the seed, copied per run
 
     def call() -> Any:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import optree
 
 Inputs = tuple[Any, ...]
 Reference = Callable[..., tuple[Any, tuple[Any, ...]]]
@@ -329,6 +330,46 @@ def attention_inputs(rng: np.random.Generator, size: dict[str, int]) -> Inputs:
 
 
 # ----------------------------------------------------------------------------------------------
+# An MLP whose parameters are a list of (W, b) pairs, as HIPS autograd's examples write it: five
+# small layers, ten leaves, so that the cost of taking a pytree apart and back shows
+
+
+def mlp_tree_loss(params, x, y):
+    for W, b in params:
+        x = np.tanh(x @ W + b)
+    return np.mean((x - y) ** 2)
+
+
+def mlp_tree_reference(params, x, y):
+    activations = [x]
+    for W, b in params:
+        x = x @ W
+        x += b
+        np.tanh(x, out=x)
+        activations.append(x)
+    error = x - y
+    value = np.mean(error**2)
+    grad = error * (2.0 / error.size)
+    grads = []
+    for (W, _), inputs, outputs in zip(
+        reversed(params), reversed(activations[:-1]), reversed(activations[1:]), strict=True
+    ):
+        grad *= 1.0 - outputs * outputs
+        grads.append((inputs.T @ grad, grad.sum(axis=0)))
+        grad = grad @ W.T
+    return value, (grads[::-1],)
+
+
+def mlp_tree_inputs(rng: np.random.Generator, size: dict[str, int]) -> Inputs:
+    width, layers, batch = size["width"], size["layers"], size["batch"]
+    params = [
+        (rng.standard_normal((width, width)) / np.sqrt(width), rng.standard_normal(width) * 0.1)
+        for _ in range(layers)
+    ]
+    return params, rng.standard_normal((batch, width)), rng.standard_normal((batch, width))
+
+
+# ----------------------------------------------------------------------------------------------
 
 WORKLOADS: tuple[Workload, ...] = (
     Workload(
@@ -403,6 +444,16 @@ WORKLOADS: tuple[Workload, ...] = (
         {"tokens": 64, "width": 128},
         {"tokens": 3, "width": 4},
     ),
+    Workload(
+        "mlp-pytree",
+        "MLP over a list of 5 (W, b) pairs, 32 x 64",
+        mlp_tree_loss,
+        mlp_tree_reference,
+        mlp_tree_inputs,
+        (0,),
+        {"layers": 5, "width": 64, "batch": 32},
+        {"layers": 2, "width": 3, "batch": 2},
+    ),
 )
 
 BY_NAME: dict[str, Workload] = {workload.name: workload for workload in WORKLOADS}
@@ -414,12 +465,17 @@ def assert_agree(workload: Workload, ours: Any, reference: Any) -> None:
     that the two add up in a different order."""
     (value, grads), (ref_value, ref_grads) = ours, reference
     np.testing.assert_allclose(value, ref_value, rtol=1e-9, err_msg=f"{workload.name}: value")
-    for index, got, expected in zip(workload.argnums, grads, ref_grads, strict=True):
-        scale = float(np.max(np.abs(expected)))
-        np.testing.assert_allclose(
-            got,
-            expected,
-            rtol=1e-9,
-            atol=1e-12 * scale,
-            err_msg=f"{workload.name}: d/d arg {index}",
-        )
+    for index, got_tree, expected_tree in zip(workload.argnums, grads, ref_grads, strict=True):
+        # a gradient of a pytree argument is compared leaf by leaf, in the same structure
+        assert optree.tree_structure(got_tree) == optree.tree_structure(expected_tree)
+        for got, expected in zip(
+            optree.tree_leaves(got_tree), optree.tree_leaves(expected_tree), strict=True
+        ):
+            _assert_close(workload, index, got, expected)
+
+
+def _assert_close(workload: Workload, index: int, got: Any, expected: Any) -> None:
+    scale = float(np.max(np.abs(expected)))
+    np.testing.assert_allclose(
+        got, expected, rtol=1e-9, atol=1e-12 * scale, err_msg=f"{workload.name}: d/d arg {index}"
+    )
