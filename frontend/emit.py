@@ -27,7 +27,6 @@ defined on one path only is unbound. A loop carries every name its body assigns 
 before the loop; a name first assigned in the body cannot be read after the loop (TorchScript's
 rule). A subscript assignment (``y[0] = v``) writes into ``y`` in place and binds no name, so it
 does not make ``y`` loop-carried: functionalisation does, for the base it finds.
-``assert`` statements are skipped, as under ``python -O``.
 
 Note [Comprehensions]
 What a comprehension, a generator expression, or a ``for`` over ``zip``, ``enumerate`` or
@@ -53,6 +52,18 @@ function that is compiled separately, returning it or storing it is refused wher
 written; a recursive call is refused too. ``act = np.tanh`` binds a function known while
 compiling the same way.
 
+Note [Run-time checks]
+``raise ValueError(message)`` and ``assert test, message`` are checks the compiled code makes
+when it runs, in program order: ``prim::RaiseException(kind, message)``, impure like
+prim::Print, under a prim::If on the test for an ``assert`` (one decided while compiling is
+either nothing or a plain raise). The executor raises the exception the program names, as a
+class that is both it and an AutodiffError, located at the statement (`ir.errors.
+located_user_exception`): ``except ValueError`` catches it and it prints with a caret. A
+raise ends its path: what follows it in its block is not emitted, an exit it stands for
+(Note [Exits]) gives placeholders of type Nothing (prim::Uninitialized, never read), and
+after an ``if`` one of whose branches raises, the names the other branch binds are bound.
+Python's built-in exceptions only; asserts are checked as under plain ``python``.
+
 Note [Nesting depth]
 Emission recurses once per level of nesting. Chains nest without bound (``a + b + c ...``,
 ``- - x``): `frontend.expressions` walks them in a loop. Everything else nests through brackets
@@ -75,6 +86,7 @@ from frontend.calls import CallEmitter, CallHook, default_call_hook, range_argum
 from frontend.environment import (
     LocalFunction,
     PyObject,
+    Scope,
     Unbound,
     append_target,
     assigned_names,
@@ -98,6 +110,7 @@ from ir.types import (
     INT,
     NONE,
     NOTHING,
+    STR,
     TENSOR,
     ListType,
     TensorType,
@@ -257,6 +270,11 @@ class FunctionEmitter(CallEmitter, SubscriptEmitter, ListEmitter):
         for position, stmt in enumerate(stmts):
             if isinstance(stmt, syntax.Return | syntax.Break | syntax.Continue):
                 return exits.values(stmt)  # what follows cannot run
+            if isinstance(stmt, syntax.Raise | syntax.Assert):
+                if self.emit_check(stmt):  # a ``raise``, or an ``assert False``
+                    self.scope.raises = True
+                    return exits.unreachable(stmt.range)
+                continue
             if has_exit(stmt):
                 assert isinstance(stmt, syntax.If)
                 return self.emit_exiting_if(stmt, stmts[position + 1 :], exits)
@@ -313,9 +331,7 @@ class FunctionEmitter(CallEmitter, SubscriptEmitter, ListEmitter):
             self.emit_while(stmt)
         elif isinstance(stmt, syntax.FunctionDef):
             self.define_local(stmt.name, stmt.params, stmt.body, stmt.range, stmt.decorators)
-        elif isinstance(stmt, syntax.Raise):
-            raise ScriptError("'raise' is not supported in scripted functions", stmt.range)
-        elif not isinstance(stmt, syntax.Pass | syntax.Assert):
+        elif not isinstance(stmt, syntax.Pass):
             raise ScriptError(f"{type(stmt).__name__} statements are not supported", stmt.range)
 
     def emit_assign(self, stmt: syntax.Assign) -> None:
@@ -411,6 +427,61 @@ class FunctionEmitter(CallEmitter, SubscriptEmitter, ListEmitter):
             self.active_locals.pop()
         return result
 
+    # ---- run-time checks: Note [Run-time checks] ---------------------------------------------
+
+    def emit_check(self, stmt: syntax.Stmt) -> bool:
+        """Emit a ``raise`` or an ``assert``; True when it always raises (what follows it in
+        its block cannot run)."""
+        if isinstance(stmt, syntax.Raise):
+            self.emit_raise(stmt)
+            return True
+        if not isinstance(stmt, syntax.Assert):
+            return False
+        holds = self.condition(stmt.test)
+        if holds is True:
+            return False
+        if holds is False:
+            self.raise_exception("AssertionError", stmt.msg, stmt.range)
+            return True
+        node = self.insert("prim::If", [holds], [], stmt.range, blocks=2)
+        with self.graph.inserting_at_end(node.blocks[1]), self.nested_scope():
+            self.raise_exception("AssertionError", stmt.msg, stmt.range)
+        return False
+
+    def emit_raise(self, stmt: syntax.Raise) -> None:
+        exc = stmt.exc
+        if exc is None:
+            raise ScriptError("a bare 'raise' has no exception to raise here", stmt.range)
+        call = exc if isinstance(exc, syntax.Call) else None
+        target = self.resolve(call.func if call is not None else exc)
+        cls = target.obj if isinstance(target, PyObject) else None
+        name = getattr(cls, "__name__", "")
+        if not (isinstance(cls, type) and issubclass(cls, Exception)) or (
+            getattr(builtins, name, None) is not cls
+        ):
+            raise ScriptError(
+                "a scripted function raises Python's own exceptions (ValueError, TypeError, "
+                "RuntimeError, ...)",
+                exc.range,
+            )
+        message: syntax.Expr | None = None
+        if call is not None:
+            if call.keywords or len(call.args) > 1:
+                raise ScriptError(f"{name}() takes one message here", call.range)
+            message = call.args[0] if call.args else None
+        self.raise_exception(name, message, stmt.range)
+
+    def raise_exception(self, kind: str, message: syntax.Expr | None, r: SourceRange) -> None:
+        """``prim::RaiseException(kind, message)`` where the insertion point is."""
+        text = self.constant(None, NONE, r)
+        if message is not None:
+            text = self.emit_expr(message)
+            if text.ty != STR:  # Python's str() of the message, at run time
+                template = self.constant("{}", STR, r)
+                text = self.insert("prim::Format", [template, text], [STR], r).output
+        kind_value = self.constant(kind, STR, r)
+        self.insert("prim::RaiseException", [kind_value, text], [], r)
+
     def emit_aug_assign(self, stmt: syntax.AugAssign) -> None:
         """``target op= value``: see Note [Assignments] and Note [Writes]."""
         target, r = stmt.target, stmt.range
@@ -490,6 +561,9 @@ class FunctionEmitter(CallEmitter, SubscriptEmitter, ListEmitter):
                 self.emit_block(stmts, exits)
             scopes.append(scope)
         then, orelse = scopes
+        if then.raises or orelse.raises:
+            self.merge_around_raise(node, then, orelse, stmt.range)
+            return
         for name in dict.fromkeys([*then.names, *orelse.names]):
             before = self.scope.lookup(name)
             first = then.names.get(name, before)
@@ -508,6 +582,25 @@ class FunctionEmitter(CallEmitter, SubscriptEmitter, ListEmitter):
                 self.scope.bind(name, second)
             else:
                 self.scope.bind(name, Unbound(f"'{name}' is not defined in every branch"))
+
+    def merge_around_raise(self, node: Node, then: Scope, orelse: Scope, r: SourceRange) -> None:
+        """After an ``if`` one of whose branches raises: the names the other one binds, as
+        outputs of the If (the raising branch gives placeholders that are never read)."""
+        if then.raises and orelse.raises:
+            self.scope.raises = True
+            return
+        index = 1 if then.raises else 0
+        kept = (then, orelse)[index]
+        for name, binding in kept.names.items():
+            if not isinstance(binding, Value):
+                self.scope.bind(name, binding)
+                continue
+            node.blocks[index].register_output(binding)
+            block = node.blocks[1 - index]
+            with self.graph.inserting_at_end(block):
+                placeholder = self.insert("prim::Uninitialized", [], [NOTHING], r)
+            block.register_output(placeholder.output)
+            self.scope.bind(name, node.add_output(binding.ty, name))
 
     # ---- loops ------------------------------------------------------------------------------
 
@@ -850,6 +943,14 @@ class Exit:
 
     def hints(self) -> list[str | None]:
         raise NotImplementedError
+
+    def unreachable(self, r: SourceRange) -> list[Value]:
+        """Exit values for a path that raises: placeholders of type Nothing, never read, which
+        join to the other paths' types."""
+        return [
+            self.emitter.insert("prim::Uninitialized", [], [NOTHING], r).output
+            for _ in self.hints()
+        ]
 
     def join(self, a: Type, b: Type, r: SourceRange) -> Type:
         return join_types(a, b)

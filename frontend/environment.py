@@ -50,11 +50,12 @@ Binding = Value | Unbound | PyObject | LocalFunction
 class Scope:
     """The names bound in one block; reads fall back to the enclosing scopes."""
 
-    __slots__ = ("names", "parent")
+    __slots__ = ("names", "parent", "raises")
 
     def __init__(self, parent: Scope | None = None) -> None:
         self.parent = parent
         self.names: dict[str, Binding] = {}
+        self.raises = False  # the block ends in a ``raise``: nothing after it runs
 
     def lookup(self, name: str) -> Binding | None:
         scope: Scope | None = self

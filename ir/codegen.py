@@ -236,7 +236,7 @@ class CompiledGraph:
             raise error from exc
         return results
 
-    def error_for(self, exc: Exception) -> InterpreterError | None:
+    def error_for(self, exc: Exception) -> AutodiffError | None:
         """The error the interpreter would raise for ``exc``, or None to let it through."""
         traceback: TracebackType | None = exc.__traceback__
         while traceback is not None and not self.generated(traceback):

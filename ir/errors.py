@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import builtins
+
 from ir.source import SourceRange
 
 
@@ -52,3 +54,37 @@ class InterpreterError(AutodiffError):
 
 class ShapeError(AutodiffError):
     """Operand types that do not fit an operator (found at specialisation)."""
+
+
+class ProgramRaised(Exception):
+    """Raised by ``prim::RaiseException``: the compiled program's own ``raise`` or failed
+    ``assert``, which the executor turns into the exception the program names, located
+    (`located_user_exception`)."""
+
+    def __init__(self, kind: str, message: str | None) -> None:
+        super().__init__(message or kind)
+        self.kind = kind
+        self.message = message
+
+
+_USER_EXCEPTIONS: dict[str, type[BaseException]] = {}
+
+
+def located_user_exception(raised: ProgramRaised, where: SourceRange | None) -> AutodiffError:
+    """The exception ``raised`` names (``ValueError``), as an instance of a class that is
+    both that exception and an `AutodiffError`, so that ``except ValueError`` catches it and
+    it prints with the program's file, line and caret."""
+    base = getattr(builtins, raised.kind, None)
+    if not (isinstance(base, type) and issubclass(base, Exception)):
+        base = RuntimeError
+    cls = _USER_EXCEPTIONS.get(raised.kind)
+    if cls is None:
+        cls = type(base.__name__, (base, AutodiffError), {"__module__": "builtins"})
+        _USER_EXCEPTIONS[raised.kind] = cls
+    message = raised.message if raised.message is not None else ""
+    error = cls(message)
+    assert isinstance(error, AutodiffError)
+    error.message = f"{raised.kind}: {message}" if message else raised.kind
+    error.source_range = where
+    error.notes = []
+    return error

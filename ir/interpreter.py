@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from ir.analysis import last_uses
-from ir.errors import AutodiffError, InterpreterError
+from ir.errors import AutodiffError, InterpreterError, ProgramRaised, located_user_exception
 from ir.graph import Block, Graph, Node, Value
 from ir.ops import AUTOGRAD_ZERO, OPS, OpDef
 from ir.printer import print_node
@@ -146,8 +146,11 @@ def run_graph(graph: Graph, *args: Any, functions: Mapping[str, Graph] | None = 
     return Executable(graph, functions=functions)(*args)
 
 
-def node_error(node: Node, exc: BaseException) -> InterpreterError:
-    """An InterpreterError naming the failing node, its IR line and its source location."""
+def node_error(node: Node, exc: BaseException) -> AutodiffError:
+    """An InterpreterError naming the failing node, its IR line and its source location; for
+    the program's own ``raise`` or ``assert``, the exception it names, located there."""
+    if isinstance(exc, ProgramRaised):
+        return located_user_exception(exc, node.source_range)
     detail = str(exc) or type(exc).__name__
     error = InterpreterError(f"{node.kind}: {detail}", node.source_range)
     error.add_note_line(f"while executing {print_node(node)}")

@@ -41,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from ir.errors import ShapeError
+from ir.errors import ProgramRaised, ShapeError
 from ir.ops.call_spelling import as_python_operator
 from ir.ops.registry import NOT_CONSTANT, Derivative, Holds, register_op, register_structural
 from ir.ops.shape_rules import elementwise, fixed, known_int
@@ -100,6 +100,12 @@ def print_values(sep: str | None, end: str | None, flush: bool, *values: Any) ->
     computed (TorchScript's prim::Print, ``jax.debug.print``)."""
     print(*values, sep=sep, end=end, flush=flush)
     return ()
+
+
+def raise_exception(kind: str, message: str | None) -> tuple[()]:
+    """The program's ``raise ValueError(message)`` or failed ``assert``: the executor raises
+    the exception ``kind`` names, located at the node (`ir.errors.located_user_exception`)."""
+    raise ProgramRaised(kind, message)
 
 
 def format_values(template: str, *values: Any) -> str:
@@ -391,6 +397,14 @@ register_op(
     pure=False,
     derivative=Derivative.NONE,
 )(print_values)
+# Impure, as prim::Print: it runs where it stands, in program order (Note [Run-time checks] in
+# `frontend.emit`).
+register_op(
+    "prim::RaiseException(str kind, str? message) -> ()",
+    shape=None,
+    pure=False,
+    derivative=Derivative.NONE,
+)(raise_exception)
 register_op(
     "prim::AutogradAdd(Any a, Any b) -> Any",
     shape=_autograd_add_rule,

@@ -517,9 +517,10 @@ ERRORS = [
         "sep=, end= and flush= at most",
     ),
     (
-        "def f(x):\n    raise ValueError(x)\n",
-        "raise",
-        "'raise' is not supported in scripted functions",
+        "def f(x):\n    raise KeyboardInterrupt\n",
+        "KeyboardInterrupt",
+        "a scripted function raises Python's own exceptions (ValueError, TypeError, "
+        "RuntimeError, ...)",
     ),
     (
         "def f(x):\n    r = range(3)\n    return x\n",

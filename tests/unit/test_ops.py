@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ir.errors import IRError
+from ir.errors import IRError, ProgramRaised, located_user_exception
 from ir.ops import (
     AUTOGRAD_ZERO,
     NO_DEFAULT,
@@ -725,7 +725,20 @@ def test_kernel_matches_numpy(kind: str, operands: tuple[Any, ...], reference: A
 
 def test_every_kernel_has_a_case() -> None:
     with_kernel = {name for name, op in OPS.items() if op.kernel is not None}
-    assert with_kernel - {c[0] for c in CASES} == set()
+    raising = {"prim::RaiseException"}  # its case: the test below
+    assert with_kernel - {c[0] for c in CASES} - raising == set()
+
+
+def test_raise_exception_raises_what_the_program_names() -> None:
+    kernel = OPS["prim::RaiseException"].kernel
+    assert kernel is not None
+    with pytest.raises(ProgramRaised) as info:
+        kernel("ValueError", "bad input")
+    assert (info.value.kind, info.value.message) == ("ValueError", "bad input")
+    located = located_user_exception(info.value, None)
+    assert isinstance(located, ValueError)
+    assert str(located) == "error: ValueError: bad input"
+    assert not OPS["prim::RaiseException"].pure
 
 
 def test_copy_if_shared_copies_exactly_the_arrays_that_share_memory() -> None:
