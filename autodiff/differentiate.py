@@ -230,7 +230,10 @@ class ReverseBuilder:
             return
         formula = formula_for(node)
         if formula is None:
-            raise DifferentiationError(f"{node.kind} is not differentiable", node.source_range)
+            op = OPS.get(node.kind)
+            why = op.refused_because if op is not None and op.refused_because else None
+            message = why or f"{node.kind} is not differentiable"
+            raise DifferentiationError(message, node.source_range)
         context = self.inline_forward(node, formula)
         output_grads = [self.get_grad(out) for out in context.outputs]
         grad_of = self.graph.create(

@@ -57,6 +57,7 @@ from autodiff.pytrees import (
     parameter_types,
 )
 from autodiff.specialize import (
+    GENERATORS,
     ArgumentError,
     SignatureKey,
     argument_type,
@@ -79,10 +80,14 @@ from frontend.trees import needs_rebuild, rebuild
 from ir.codegen import Runnable, executable
 from ir.errors import ShapeError
 from ir.graph import Graph
-from ir.types import BOOL, FLOAT, INT, TensorType, Type
+from ir.types import BOOL, FLOAT, GENERATOR, INT, TensorType, Type
 from passes.registry import run_module_passes
 
 _SCALAR_TYPES = (INT, FLOAT, BOOL)
+# Argument types an unannotated parameter is compiled for, rather than an array: Python
+# numbers (Note [Python numbers for unannotated parameters]) and random generators (Note
+# [Random draws] in `ir.ops.random`).
+_SPECIALISED = (*_SCALAR_TYPES, GENERATOR)
 
 
 class ScriptFunction:
@@ -219,6 +224,8 @@ class ScriptFunction:
         its graph is built for argument types (`parsed_for`)."""
         if self.graph_of is not None:
             return [TensorType() for _ in self.signature.parameters]
+        if self._graph is None and self.held_back is not None:  # Note [Compiling for containers]
+            return [TensorType() for _ in self.input_names]
         return [v.ty for v in self.graph.inputs]
 
     def __repr__(self) -> str:
@@ -331,8 +338,8 @@ class ScriptFunction:
                 self.parsed.store(key, built)
             return built
         numbers = tuple(
-            ty if ty in _SCALAR_TYPES and declared.ty == TensorType() else TensorType()
-            for declared, ty in zip(self.graph.inputs[: self.arity], types, strict=False)
+            ty if ty in _SPECIALISED and declared == TensorType() else TensorType()
+            for declared, ty in zip(self.declared_types()[: self.arity], types, strict=False)
         )
         if all(ty == TensorType() for ty in numbers) or not isinstance(self.fn, FunctionType):
             return self.graph
@@ -410,6 +417,13 @@ class ScriptFunction:
                 for name, value in zip(names, bound, strict=True)
             ]
             spec = None
+            if self.held_back is not None and not self.results:
+                # compiled for these kinds (numbers, generators) first, or the held-back error
+                types = [
+                    argument_type(self.qualname, n, v)
+                    for n, v in zip(names, values, strict=True)
+                ]
+                self.parsed_for(types)
         return self.checked_free(values), spec
 
     def checked_free(self, values: list[Any]) -> list[Any]:
@@ -417,7 +431,7 @@ class ScriptFunction:
         still."""
         for variable in self.free:
             value = variable.read()
-            if type(value) is not np.ndarray:
+            if type(value) is not np.ndarray and not isinstance(value, GENERATORS):
                 runtime_value(self.qualname, variable.name, value)  # refuses np.matrix, ...
                 raise ArgumentError(
                     f"'{variable.name}', which {self.qualname}() reads, was an array when it "

@@ -19,7 +19,7 @@ import numpy as np
 from ir.collector import gc_paused
 from ir.errors import AutodiffError
 from ir.graph import Graph
-from ir.types import BOOL, DTYPE_TO_NAME, FLOAT, INT, TensorType, Type
+from ir.types import BOOL, DTYPE_TO_NAME, FLOAT, GENERATOR, INT, TensorType, Type
 from passes.registry import PipelineStep, run_passes
 from passes.shape_propagation import specialise
 
@@ -46,7 +46,12 @@ SPECIALISE_PIPELINE: tuple[PipelineStep, ...] = (
     *((name, {}) for name in FORWARD_CLEANUP),
 )
 
-EXPECTED_KINDS = "a NumPy array, a NumPy scalar, a Python int, float or bool, or a list of numbers"
+EXPECTED_KINDS = (
+    "a NumPy array, a NumPy scalar, a Python int, float or bool, a list of numbers, or a "
+    "np.random.Generator"
+)
+# What random draws are drawn from: Note [Random draws] in `ir.ops.random`.
+GENERATORS = (np.random.Generator, np.random.RandomState)
 
 SignatureKey = tuple[Hashable, ...]
 
@@ -108,7 +113,7 @@ def runtime_value(qualname: str, name: str, value: Any) -> Any:
     they are (never copied), lists and tuples of numbers as arrays."""
     if type(value) is not np.ndarray and isinstance(value, np.ndarray):
         _check_array_subclass(qualname, name, value)
-    if isinstance(value, bool | int | float | np.ndarray | np.generic):
+    if isinstance(value, (bool, int, float, np.ndarray, np.generic, *GENERATORS)):
         return value
     if isinstance(value, list | tuple):
         try:
@@ -170,6 +175,8 @@ def argument_type(qualname: str, name: str, value: Any) -> Type:
         return BOOL
     if isinstance(value, int):
         return INT
+    if isinstance(value, GENERATORS):
+        return GENERATOR
     return FLOAT
 
 

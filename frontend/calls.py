@@ -49,13 +49,15 @@ from frontend.resolve import (
 from frontend.trees import Tree, ir_type_of
 from ir.errors import AutodiffError
 from ir.graph import Graph, Value
-from ir.ops import OPS, Argument
+from ir.ops import NOT_CONSTANT, OPS, Argument
+from ir.ops.random import METHODS as DRAW_METHODS
 from ir.ops.spellings import Spelling
 from ir.source import SourceRange
 from ir.types import (
     ANY,
     BOOL,
     FLOAT,
+    GENERATOR,
     INT,
     NONE,
     STR,
@@ -76,6 +78,9 @@ _ADD_AT: dict[object, str] = {np.add.at: "aten::add_at_"}
 
 # Python's own functions of numbers, computed while compiling (`emit_math`).
 _MATH_FUNCTIONS: tuple[object, ...] = (round, pow, divmod)
+
+# The global stream np.random's functions draw from (Note [Random draws] in ir.ops.random).
+_GLOBAL_STREAM = np.random.mtrand._rand
 
 _DICT_METHODS = frozenset({"keys", "values", "items", "get"})
 _LIST_METHODS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort"})
@@ -111,6 +116,10 @@ class CallEmitter(ExpressionEmitter):
             return self.emit_builtin(builtin, expr)
         if lookup(_ADD_AT, obj) is not None:
             return self.emit_add_at(expr)
+        if getattr(obj, "__self__", None) is _GLOBAL_STREAM:  # np.random.randn, normal, ...
+            name = getattr(obj, "__name__", "")
+            if name in DRAW_METHODS:
+                return self.emit_draw(self.constant(None, NONE, expr.range), name, expr)
         if obj is np.array or obj is np.asarray:
             converted = self.emit_array(obj is np.array, expr)
             if converted is not None:
@@ -259,6 +268,14 @@ class CallEmitter(ExpressionEmitter):
 
     def emit_method(self, receiver: Value, name: str, call: syntax.Call) -> Value:
         ty = receiver.ty
+        if ty == GENERATOR:
+            if name not in DRAW_METHODS:
+                raise ScriptError(
+                    f"the generator's method '{name}' is not supported: draws are "
+                    f"{', '.join(sorted(DRAW_METHODS))}",
+                    call.func.range,
+                )
+            return self.emit_draw(receiver, name, call)
         tree = self.tree_of(receiver)
         if tree is not None and tree.is_dict and name in _DICT_METHODS:
             return self.dict_method(receiver, tree, name, call)
@@ -268,7 +285,10 @@ class CallEmitter(ExpressionEmitter):
             raise ScriptError(f"method '{name}' of a {ty} is not supported", call.range)
         spelling = METHODS.get(name)
         if spelling is None:
-            error = ContainerUseError if name in _DICT_METHODS else ScriptError
+            # a parameter typed as an array for want of knowing better may be a dict or a
+            # generator: Note [Compiling for containers] in autodiff.script
+            maybe_other = name in _DICT_METHODS or name in DRAW_METHODS
+            error = ContainerUseError if maybe_other else ScriptError
             raise error(f"ndarray.{name} is not supported", call.func.range)
         return self.emit_op(spelling, call, receiver)
 
@@ -391,6 +411,38 @@ class CallEmitter(ExpressionEmitter):
         if builtin == "abs":
             return self.apply("prim::abs" if is_scalar(value.ty) else "aten::abs", [value], r)
         return self.apply(f"prim::{builtin}", [value], r)
+
+    def emit_draw(self, source: Value, method: str, call: syntax.Call) -> Value:
+        """``rng.normal(mu, sigma, size=3)``: a random draw at run time, its parameters passed
+        by position, NumPy's defaults filled in (Note [Random draws] in `ir.ops.random`)."""
+        r = call.range
+        params = DRAW_METHODS[method]
+        if params is None:  # randn(d0, d1, ...)
+            if call.keywords:
+                raise ScriptError(f"{method}() takes no keyword arguments", r)
+            args = [self.emit_expr(arg) for arg in call.args]
+        else:
+            names = [name for name, _ in params]
+            if len(call.args) > len(names):
+                raise ScriptError(f"{method}() takes at most {len(names)} arguments here", r)
+            given = dict(zip(names, (self.emit_expr(a) for a in call.args), strict=False))
+            for keyword in call.keywords:
+                if keyword.name not in names or keyword.name in given:
+                    raise ScriptError(
+                        f"{method}() takes {', '.join(names)} here, not '{keyword.name}'",
+                        keyword.range,
+                    )
+                given[keyword.name] = self.emit_expr(keyword.value)
+            args = []
+            for name, default in params:
+                if name in given:
+                    args.append(given[name])
+                elif default is NOT_CONSTANT:
+                    raise ScriptError(f"{method}() missing its argument '{name}'", r)
+                else:
+                    args.append(cast(Value, self.python_constant(default, r)))
+        method_value = self.constant(method, STR, r)
+        return self.apply("prim::Draw", [source, method_value, *args], r)
 
     def emit_math(self, fn: Any, spelled: str, call: syntax.Call) -> Value:
         """``math.exp(2.0)``, ``math.log(n)``: a function of the ``math`` module of numbers

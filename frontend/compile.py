@@ -55,6 +55,8 @@ from dataclasses import dataclass, field
 from types import CellType, FunctionType, MethodType
 from typing import Any
 
+import numpy as np
+
 from frontend import syntax
 from frontend.emit import annotation_type, emit_function
 from frontend.errors import ScriptError
@@ -65,6 +67,7 @@ from ir.graph import Graph, Value
 from ir.source import SourceRange
 from ir.types import (
     ANY,
+    GENERATOR,
     TENSOR,
     ListType,
     NamedType,
@@ -338,8 +341,10 @@ def _emit(
     def free_array(name: str, r: SourceRange) -> Value | None:
         if not is_root:
             return None
-        free.append(variable(name))
-        return graphs[0].add_input(TENSOR, name)
+        found = variable(name)
+        free.append(found)
+        is_generator = isinstance(found.read(), np.random.Generator | np.random.RandomState)
+        return graphs[0].add_input(GENERATOR if is_generator else TENSOR, name)
 
     def record_read_once(name: str, obj: object) -> None:
         read = ReadOnce(variable(name), obj)

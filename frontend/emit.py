@@ -28,42 +28,6 @@ before the loop; a name first assigned in the body cannot be read after the loop
 rule). A subscript assignment (``y[0] = v``) writes into ``y`` in place and binds no name, so it
 does not make ``y`` loop-carried: functionalisation does, for the base it finds.
 
-Note [Comprehensions]
-What a comprehension, a generator expression, or a ``for`` over ``zip``, ``enumerate`` or
-``reversed`` goes through is known while compiling in the code they are written for: the
-layers of a list of parameters, a dict's keys, ``range(3)``. They are unrolled: each item is
-bound to the target (in a scope of its own for a comprehension, whose names do not leak), the
-``if`` conditions are decided (they must be known while compiling: an int, a string), and
-the element emitted. A list comprehension gives a list, a generator expression a tuple of its
-items, which ``sum`` (Python's left fold from 0, or the start given), ``min``, ``max``,
-``np.stack`` and friends take. An array, a list whose length is known only at run time
-(appended in a loop) or a ``range`` with a run-time bound is refused where it is written: a
-``for`` loop over ``range`` is the way to go through those, and it stays a loop in the IR.
-
-Note [Local functions]
-A ``lambda`` assigned to a name and a ``def`` inside the function compiled are functions known
-while compiling: the name is bound to a `LocalFunction` (its parameters, its body, its
-defaults evaluated where it is defined, as Python evaluates them), and each call emits the
-body where the call is, in a scope of its own whose parent is the scope of the call: the
-other names it reads are read as they are bound at the call, which is Python's late binding
-of a closure's variables (``w = w + 1`` in a loop, then ``f()`` reads the new ``w``). Its
-``return``s are exits of that body alone (Note [Exits]). It is not a value: passing it to a
-function that is compiled separately, returning it or storing it is refused where it is
-written; a recursive call is refused too. ``act = np.tanh`` binds a function known while
-compiling the same way.
-
-Note [Run-time checks]
-``raise ValueError(message)`` and ``assert test, message`` are checks the compiled code makes
-when it runs, in program order: ``prim::RaiseException(kind, message)``, impure like
-prim::Print, under a prim::If on the test for an ``assert`` (one decided while compiling is
-either nothing or a plain raise). The executor raises the exception the program names, as a
-class that is both it and an AutodiffError, located at the statement (`ir.errors.
-located_user_exception`): ``except ValueError`` catches it and it prints with a caret. A
-raise ends its path: what follows it in its block is not emitted, an exit it stands for
-(Note [Exits]) gives placeholders of type Nothing (prim::Uninitialized, never read), and
-after an ``if`` one of whose branches raises, the names the other branch binds are bound.
-Python's built-in exceptions only; asserts are checked as under plain ``python``.
-
 Note [Nesting depth]
 Emission recurses once per level of nesting. Chains nest without bound (``a + b + c ...``,
 ``- - x``): `frontend.expressions` walks them in a loop. Everything else nests through brackets
@@ -83,25 +47,25 @@ from typing import Any, cast
 
 from frontend import syntax
 from frontend.calls import CallEmitter, CallHook, default_call_hook, range_argument
+from frontend.checks import CheckEmitter
 from frontend.environment import (
     LocalFunction,
     PyObject,
-    Scope,
     Unbound,
     append_target,
     assigned_names,
     exits_anywhere,
     has_exit,
-    subscripted_names,
     target_names,
 )
 from frontend.errors import ContainerUseError, ScriptError
-from frontend.expressions import FreeArray, FreeName, ReadOnce
-from frontend.lists import ListEmitter, builds_list
+from frontend.expressions import FreeArray, FreeName, ReadOnce, constant_value
+from frontend.iteration import IterationEmitter
+from frontend.lists import builds_list
+from frontend.local_functions import LocalFunctionEmitter
 from frontend.subscripts import SubscriptEmitter
 from frontend.trees import Tree, ir_type_of
 from ir.graph import Graph, Node, Value
-from ir.ops.prim import join_all
 from ir.source import SourceRange
 from ir.types import (
     ANY,
@@ -110,7 +74,6 @@ from ir.types import (
     INT,
     NONE,
     NOTHING,
-    STR,
     TENSOR,
     ListType,
     TensorType,
@@ -118,9 +81,6 @@ from ir.types import (
     Type,
     join_types,
 )
-
-# Builtins a for loop or a comprehension goes through while compiling: Note [Comprehensions].
-_ITERATION_BUILTINS: dict[object, str] = {zip: "zip", enumerate: "enumerate", reversed: "reversed"}
 
 # A `while` loop's trip count: as good as unbounded.
 MAX_TRIP_COUNT = 2**63 - 1
@@ -205,7 +165,9 @@ def annotation_type(annotation: syntax.Expr | None, namespace: Mapping[str, Any]
     return _ANNOTATIONS.get(found, TENSOR) if isinstance(found, type) else TENSOR
 
 
-class FunctionEmitter(CallEmitter, SubscriptEmitter, ListEmitter):
+class FunctionEmitter(
+    IterationEmitter, LocalFunctionEmitter, CheckEmitter, CallEmitter, SubscriptEmitter
+):
     def __init__(
         self,
         graph: Graph,
@@ -366,121 +328,9 @@ class FunctionEmitter(CallEmitter, SubscriptEmitter, ListEmitter):
         for target in stmt.targets:
             self.assign(target, value, stmt.value.range)
 
-    # ---- local functions: Note [Local functions] --------------------------------------------
-
-    def define_local(
-        self,
-        name: str,
-        params: Sequence[syntax.Param],
-        body: Sequence[syntax.Stmt],
-        r: SourceRange,
-        decorators: Sequence[syntax.Expr],
-    ) -> None:
-        if decorators:
-            raise ScriptError("a decorated function inside a scripted one is not supported", r)
-        defaults = tuple(
-            (param.name, self.emit_expr(param.default))
-            for param in params
-            if param.default is not None
-        )
-        self.scope.bind(name, LocalFunction(name, tuple(params), tuple(body), defaults, r))
-
-    def emit_local_call(self, fn: LocalFunction, call: syntax.Call) -> Value:
-        """The body of a ``lambda`` or nested ``def`` emitted at its call, its parameters
-        bound to the arguments, other names read as they are bound here."""
-        r = call.range
-        if fn in self.active_locals:
-            raise ScriptError(f"recursive call to '{fn.name}' is not supported", r)
-        names = [p.name for p in fn.params]
-        bound: dict[str, Value] = dict(fn.defaults)
-        if len(call.args) > len(names):
-            raise ScriptError(
-                f"{fn.name}() takes {len(names)} positional arguments but {len(call.args)} "
-                "were given",
-                r,
-            )
-        given = dict(zip(names, (self.emit_expr(a) for a in call.args), strict=False))
-        for keyword in call.keywords:
-            if keyword.name not in names:
-                raise ScriptError(
-                    f"{fn.name}() got an unexpected keyword argument '{keyword.name}'",
-                    keyword.range,
-                )
-            if keyword.name in given:
-                raise ScriptError(
-                    f"{fn.name}() got multiple values for argument '{keyword.name}'",
-                    keyword.range,
-                )
-            given[keyword.name] = self.emit_expr(keyword.value)
-        bound.update(given)
-        missing = [name for name in names if name not in bound]
-        if missing:
-            raise ScriptError(f"{fn.name}() missing arguments: {', '.join(missing)}", r)
-        self.active_locals.append(fn)
-        try:
-            with self.nested_scope():
-                for name in names:
-                    self.scope.bind(name, bound[name])
-                body = [*fn.body, syntax.Return(None, range=fn.range)]
-                (result,) = self.emit_exiting_block(body, FunctionExit(self))
-        finally:
-            self.active_locals.pop()
+    def emit_local_body(self, body: Sequence[syntax.Stmt]) -> Value:
+        (result,) = self.emit_exiting_block(body, FunctionExit(self))
         return result
-
-    # ---- run-time checks: Note [Run-time checks] ---------------------------------------------
-
-    def emit_check(self, stmt: syntax.Stmt) -> bool:
-        """Emit a ``raise`` or an ``assert``; True when it always raises (what follows it in
-        its block cannot run)."""
-        if isinstance(stmt, syntax.Raise):
-            self.emit_raise(stmt)
-            return True
-        if not isinstance(stmt, syntax.Assert):
-            return False
-        holds = self.condition(stmt.test)
-        if holds is True:
-            return False
-        if holds is False:
-            self.raise_exception("AssertionError", stmt.msg, stmt.range)
-            return True
-        node = self.insert("prim::If", [holds], [], stmt.range, blocks=2)
-        with self.graph.inserting_at_end(node.blocks[1]), self.nested_scope():
-            self.raise_exception("AssertionError", stmt.msg, stmt.range)
-        return False
-
-    def emit_raise(self, stmt: syntax.Raise) -> None:
-        exc = stmt.exc
-        if exc is None:
-            raise ScriptError("a bare 'raise' has no exception to raise here", stmt.range)
-        call = exc if isinstance(exc, syntax.Call) else None
-        target = self.resolve(call.func if call is not None else exc)
-        cls = target.obj if isinstance(target, PyObject) else None
-        name = getattr(cls, "__name__", "")
-        if not (isinstance(cls, type) and issubclass(cls, Exception)) or (
-            getattr(builtins, name, None) is not cls
-        ):
-            raise ScriptError(
-                "a scripted function raises Python's own exceptions (ValueError, TypeError, "
-                "RuntimeError, ...)",
-                exc.range,
-            )
-        message: syntax.Expr | None = None
-        if call is not None:
-            if call.keywords or len(call.args) > 1:
-                raise ScriptError(f"{name}() takes one message here", call.range)
-            message = call.args[0] if call.args else None
-        self.raise_exception(name, message, stmt.range)
-
-    def raise_exception(self, kind: str, message: syntax.Expr | None, r: SourceRange) -> None:
-        """``prim::RaiseException(kind, message)`` where the insertion point is."""
-        text = self.constant(None, NONE, r)
-        if message is not None:
-            text = self.emit_expr(message)
-            if text.ty != STR:  # Python's str() of the message, at run time
-                template = self.constant("{}", STR, r)
-                text = self.insert("prim::Format", [template, text], [STR], r).output
-        kind_value = self.constant(kind, STR, r)
-        self.insert("prim::RaiseException", [kind_value, text], [], r)
 
     def emit_aug_assign(self, stmt: syntax.AugAssign) -> None:
         """``target op= value``: see Note [Assignments] and Note [Writes]."""
@@ -583,25 +433,6 @@ class FunctionEmitter(CallEmitter, SubscriptEmitter, ListEmitter):
             else:
                 self.scope.bind(name, Unbound(f"'{name}' is not defined in every branch"))
 
-    def merge_around_raise(self, node: Node, then: Scope, orelse: Scope, r: SourceRange) -> None:
-        """After an ``if`` one of whose branches raises: the names the other one binds, as
-        outputs of the If (the raising branch gives placeholders that are never read)."""
-        if then.raises and orelse.raises:
-            self.scope.raises = True
-            return
-        index = 1 if then.raises else 0
-        kept = (then, orelse)[index]
-        for name, binding in kept.names.items():
-            if not isinstance(binding, Value):
-                self.scope.bind(name, binding)
-                continue
-            node.blocks[index].register_output(binding)
-            block = node.blocks[1 - index]
-            with self.graph.inserting_at_end(block):
-                placeholder = self.insert("prim::Uninitialized", [], [NOTHING], r)
-            block.register_output(placeholder.output)
-            self.scope.bind(name, node.add_output(binding.ty, name))
-
     # ---- loops ------------------------------------------------------------------------------
 
     def emit_for(self, stmt: syntax.For, exits: Exit) -> None:
@@ -610,6 +441,9 @@ class FunctionEmitter(CallEmitter, SubscriptEmitter, ListEmitter):
         func = iterable.func if isinstance(iterable, syntax.Call) else None
         if isinstance(iterable, syntax.Call) and func is not None and self.is_range(func):
             self.emit_range_loop(stmt, iterable, exits)
+            return
+        if isinstance(iterable, syntax.Call) and self.enumerates_an_array(iterable):
+            self.emit_row_loop(stmt, self.emit_expr(iterable.args[0]), iterable.range, True)
             return
         if isinstance(iterable, syntax.Call) and self.iteration_builtin(iterable) is not None:
             # ``zip``, ``enumerate``, ``reversed``: unrolled over items known while compiling
@@ -645,6 +479,9 @@ class FunctionEmitter(CallEmitter, SubscriptEmitter, ListEmitter):
                     self.assign(stmt.target, item, stmt.target.range)
                     self.emit_block(stmt.body, exits)
                 return
+        if isinstance(value.ty, TensorType):  # rows: a loop in the IR, as over range(len(x))
+            self.emit_row_loop(stmt, value, r, False)
+            return
         if isinstance(value.ty, TupleType):
             count = self.constant(len(value.ty.elems), INT, r)
             element = "prim::TupleIndex"
@@ -654,10 +491,9 @@ class FunctionEmitter(CallEmitter, SubscriptEmitter, ListEmitter):
             count = self.apply("prim::len", [value], r)
             element = "prim::ListIndex" if builds_list(value) else "prim::TupleIndex"
         else:
-            error = ContainerUseError if isinstance(value.ty, TensorType) else ScriptError
-            raise error(
-                "for loops only iterate over range(...), a tuple or a list: iterate over "
-                "range(len(x)) and index instead",
+            raise ScriptError(
+                f"a for loop cannot iterate over a value of type {value.ty}: it goes over "
+                "range(...), an array's rows, a list, a tuple or a dict",
                 iterable.range,
             )
 
@@ -666,136 +502,20 @@ class FunctionEmitter(CallEmitter, SubscriptEmitter, ListEmitter):
 
         self.emit_loop(stmt.body, count, self.constant(True, BOOL, r), None, bind_target, stmt)
 
-    # ---- iteration known while compiling: Note [Comprehensions] ------------------------------
+    def emit_row_loop(self, stmt: syntax.For, array: Value, r: SourceRange, numbered: bool) -> None:
+        """``for row in x`` (``for i, row in enumerate(x)``): a prim::Loop over the first axis
+        of ``x``, the row read as ``x[i]`` in the body, so that the IR does not grow with the
+        data. ``x`` is the array as the loop starts, as Python's iterator holds it."""
+        if isinstance(array.ty, TensorType) and array.ty.shape == ():
+            raise ScriptError("TypeError: iteration over a 0-d array", r)
+        count = self.apply("prim::len", [array], r)
 
-    def iteration_builtin(self, call: syntax.Call) -> str | None:
-        """``"zip"``, ``"enumerate"`` or ``"reversed"`` when ``call`` calls that builtin."""
-        func = call.func
-        if not isinstance(func, syntax.Name):
-            return None
-        found = self.resolve(func)
-        if isinstance(found, Value):
-            return None
-        return _ITERATION_BUILTINS.get(found.obj) if isinstance(found.obj, type) else None
+        def bind_target(index: Value) -> None:
+            row = self.array_subscript(array, [self.value_item(index, r)], r)
+            value = self.make_tuple([index, row], r) if numbered else row
+            self.assign(stmt.target, value, stmt.target.range)
 
-    def static_items(self, expr: syntax.Expr) -> list[Value]:
-        """The items ``for … in expr`` goes through, when they are known while compiling: of a
-        tuple, a list of known length, a container argument (a dict's keys), ``range`` with
-        constant bounds, and ``zip``, ``enumerate`` and ``reversed`` of those."""
-        r = expr.range
-        if isinstance(expr, syntax.Call):
-            builtin = self.iteration_builtin(expr)
-            if builtin is not None:
-                return self.builtin_items(builtin, expr)
-            if isinstance(expr.func, syntax.Name | syntax.Attribute) and self.is_range(expr.func):
-                bounds = [self.emit_expr(a) for a in expr.args]
-                known = [_constant(b) for b in bounds]
-                if expr.keywords or not all(type(k) is int for k in known) or not known:
-                    raise ScriptError(
-                        "a comprehension goes over a range known while compiling: write a "
-                        "for loop for a range known only at run time",
-                        r,
-                    )
-                return [self.constant(i, INT, r) for i in range(*cast("list[int]", known))]
-        value = self.emit_expr(expr)
-        tree = self.tree_of(value)
-        if tree is not None and tree.is_dict:
-            return [cast(Value, self.python_constant(key, r)) for key in tree.keys]
-        items = None if isinstance(value.ty, TensorType) else self.known_items(value, r)
-        if items is None:
-            array = isinstance(value.ty, TensorType)
-            what = "an array" if array else f"a {value.ty}"
-            raise (ContainerUseError if array else ScriptError)(
-                f"cannot go through {what} while compiling: zip(), enumerate(), reversed() and "
-                "comprehensions take lists, tuples and dicts of a known length, or "
-                "range() of constants",
-                r,
-            )
-        return items
-
-    def builtin_items(self, builtin: str, call: syntax.Call) -> list[Value]:
-        r = call.range
-        start = 0
-        keywords = {k.name: k for k in call.keywords}
-        if builtin == "enumerate" and "start" in keywords:
-            found = _constant(self.emit_expr(keywords.pop("start").value))
-            if type(found) is not int:
-                raise ScriptError("enumerate()'s start must be an int constant", r)
-            start = found
-        strict = keywords.pop("strict", None) if builtin == "zip" else None
-        if keywords:
-            raise ScriptError(f"{builtin}() takes no keyword '{next(iter(keywords))}' here", r)
-        if builtin == "zip":
-            sources = [self.static_items(arg) for arg in call.args]
-            uneven = len({len(items) for items in sources}) > 1
-            if uneven and strict is not None and _constant(self.emit_expr(strict.value)):
-                raise ScriptError(
-                    "ValueError: zip() arguments of different lengths with strict=True", r
-                )
-            return [self.make_tuple(list(group), r) for group in zip(*sources, strict=False)]
-        if len(call.args) != 1 and not (builtin == "enumerate" and len(call.args) == 2):
-            raise ScriptError(f"{builtin}() takes one iterable here", r)
-        sources = [self.static_items(call.args[0])]
-        if builtin == "reversed":
-            return sources[0][::-1]
-        if len(call.args) == 2:
-            found = _constant(self.emit_expr(call.args[1]))
-            if type(found) is not int:
-                raise ScriptError("enumerate()'s start must be an int constant", r)
-            start = found
-        return [
-            self.make_tuple([self.constant(start + i, INT, r), item], r)
-            for i, item in enumerate(sources[0])
-        ]
-
-    def emit_comprehension(self, expr: syntax.Comprehension) -> Value:
-        """``[f(x) for x in xs if c]``: unrolled while compiling, into a list (a tuple for a
-        generator expression, which ``sum``, ``min``, ``max`` or ``np.stack`` take)."""
-        items: list[Value] = []
-
-        def clause(level: int) -> None:
-            if level == len(expr.clauses):
-                items.append(self.emit_expr(expr.element))
-                return
-            current = expr.clauses[level]
-            for item in self.static_items(current.iter):
-                self.assign(current.target, item, current.target.range)
-                if all(self.known_condition(c) for c in current.conditions):
-                    clause(level + 1)
-
-        with self.nested_scope():  # its names do not leak, as in Python 3
-            clause(0)
-        r = expr.range
-        if expr.kind == "list":
-            ty = ListType(join_all([v.ty for v in items], NOTHING))
-            return self.insert("prim::ListConstruct", items, [ty], r).output
-        return self.make_tuple(items, r)
-
-    def known_condition(self, condition: syntax.Expr) -> bool:
-        decided = self.condition(condition)
-        if not isinstance(decided, bool):
-            raise ScriptError(
-                "a comprehension's condition must be known while compiling (an int, a string, "
-                "a shape): use np.where for a condition on array values",
-                condition.range,
-            )
-        return decided
-
-    def reads_containers(self, body: Sequence[syntax.Stmt]) -> bool:
-        """Whether ``body`` subscripts a name bound to a container known while compiling."""
-        for name in subscripted_names(body):
-            value = self.scope.value(name)
-            if value is not None and value in self.trees:
-                return True
-        return False
-
-    def is_range(self, func: syntax.Expr) -> bool:
-        if not isinstance(func, syntax.Name | syntax.Attribute):
-            return False
-        if isinstance(func, syntax.Attribute) and isinstance(self.resolve(func.value), Value):
-            return False  # a method: ``d.items()``
-        found = self.resolve(func)
-        return not isinstance(found, Value) and found.obj is range
+        self.emit_loop(stmt.body, count, self.constant(True, BOOL, r), None, bind_target, stmt)
 
     def emit_range_loop(self, stmt: syntax.For, call: syntax.Call, exits: Exit) -> None:
         r = call.range
@@ -807,7 +527,7 @@ class FunctionEmitter(CallEmitter, SubscriptEmitter, ListEmitter):
         start: Value | None = args[0] if len(args) > 1 else None
         stop = args[1] if len(args) > 1 else args[0]
         step: Value | None = args[2] if len(args) > 2 else None
-        known = [_constant(a) for a in args]
+        known = [constant_value(a) for a in args]
         if all(type(k) is int for k in known) and self.reads_containers(stmt.body):
             # ``for i in range(len(params)): W, b = params[i]``: unrolled, so that each
             # ``params[i]`` is an index known while compiling (Note [Containers known while
@@ -826,9 +546,9 @@ class FunctionEmitter(CallEmitter, SubscriptEmitter, ListEmitter):
 
         def bind_target(index: Value) -> None:
             value = index
-            if step is not None and _constant(step) != 1:
+            if step is not None and constant_value(step) != 1:
                 value = self.apply("prim::mul", [value, step], r)
-            if start is not None and _constant(start) != 0:
+            if start is not None and constant_value(start) != 0:
                 value = self.apply("prim::add", [start, value], r)
             self.assign(stmt.target, value, stmt.target.range)
 
@@ -844,7 +564,7 @@ class FunctionEmitter(CallEmitter, SubscriptEmitter, ListEmitter):
         span = self.apply("prim::sub", [stop, start], r)
         if step is None:
             return span
-        known = _constant(step)
+        known = constant_value(step)
         if known == 0:
             raise ScriptError("range() arg 3 must not be zero", r)
         if isinstance(known, int):  # ceil(span / step) for either sign of step
@@ -1024,10 +744,3 @@ def _name_part(key: object) -> str:
     """A dict key or an index as part of an input's name: ``params_W1``, ``params_0``."""
     text = "".join(c if c.isalnum() or c == "_" else "_" for c in str(key))
     return text or "item"
-
-
-def _constant(value: Value | None) -> Any:
-    """The value of a prim::Constant, or None for anything else."""
-    if value is None or value.node.kind != "prim::Constant":
-        return None
-    return value.node.attrs.get("value")

@@ -27,7 +27,7 @@ class PyObject:
 @dataclass(frozen=True, slots=True, eq=False)
 class LocalFunction:
     """A ``lambda`` or a ``def`` inside the function compiled: called where it is called, its
-    body emitted there (Note [Local functions] in `frontend.emit`)."""
+    body emitted there (Note [Local functions] in `frontend.local_functions`)."""
 
     name: str
     params: tuple[syntax.Param, ...]

@@ -54,6 +54,8 @@ from ir.types import (
 )
 
 SCALAR_TYPES = (INT, FLOAT, BOOL, SCALAR)
+# Read at each call like a global array (Note [Random draws] in `ir.ops.random`).
+_GENERATORS = (np.random.Generator, np.random.RandomState)
 
 PRIM_BINARY = {
     "+": "add",
@@ -206,7 +208,7 @@ class ExpressionEmitter:
             raise ScriptError(found.message, r)
         if name in self.globals:
             obj = self.globals[name]
-            if isinstance(obj, np.ndarray) and self.free_array is not None:
+            if isinstance(obj, (np.ndarray, *_GENERATORS)) and self.free_array is not None:
                 value = self.free_array(name, r)
                 if value is not None:
                     self.scope.root().bind(name, value)
@@ -609,6 +611,13 @@ _PYTHON_COMPARISONS: dict[str, Callable[[Any, Any], Any]] = {
     ">": operator.gt,
     ">=": operator.ge,
 }
+
+
+def constant_value(value: Value | None) -> Any:
+    """The value of a prim::Constant, or None for anything else."""
+    if value is None or value.node.kind != "prim::Constant":
+        return None
+    return value.node.attrs.get("value")
 
 
 def _refuse_lambda(expr: syntax.Lambda) -> Value:

@@ -179,9 +179,12 @@ ANY = NamedType("Any")  # schema arguments of structural operators that take any
 # type and joins to the other type, and appending an array to ``Nothing[]`` gives that array's
 # list type (`join_types`).
 NOTHING = NamedType("Nothing")
+# A np.random.Generator or RandomState: what random draws are drawn from (Note [Random draws]
+# in `ir.ops.random`).
+GENERATOR = NamedType("Generator")
 
 NAMED_TYPES: dict[str, Type] = {
-    t.name: t for t in (INT, FLOAT, BOOL, STR, NONE, SCALAR, ANY, NOTHING)
+    t.name: t for t in (INT, FLOAT, BOOL, STR, NONE, SCALAR, ANY, NOTHING, GENERATOR)
 }
 
 

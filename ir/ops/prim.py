@@ -398,7 +398,7 @@ register_op(
     derivative=Derivative.NONE,
 )(print_values)
 # Impure, as prim::Print: it runs where it stands, in program order (Note [Run-time checks] in
-# `frontend.emit`).
+# `frontend.checks`).
 register_op(
     "prim::RaiseException(str kind, str? message) -> ()",
     shape=None,

@@ -173,6 +173,9 @@ class OpDef:
     # Its array result is C-contiguous whatever its operands' layouts (NumPy allocates it so,
     # as for a matrix product), which `passes.functionalize` needs to decide a reshape of it.
     c_order_result: bool = False
+    # For a REFUSED derivative: why, and what to write instead, for the error a gradient
+    # through it raises.
+    refused_because: str | None = None
 
     @property
     def name(self) -> str:
@@ -264,6 +267,7 @@ def register_op(
     spellings: Mapping[str, str] | None = None,
     holds: Holds | None = None,
     c_order_result: bool = False,
+    refused_because: str | None = None,
 ) -> Callable[[K], K]:
     """Decorate a kernel to register it under ``schema``; returns the kernel unchanged.
     ``spellings`` maps each NumPy function, array method or attribute that spells the operator
@@ -301,6 +305,7 @@ def register_op(
                 spelled,
                 holds,
                 c_order_result,
+                refused_because,
                 derivative=derivative,
             )
         )

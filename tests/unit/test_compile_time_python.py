@@ -1,6 +1,6 @@
 """Python evaluated while compiling: comprehensions and generator expressions, ``zip``,
 ``enumerate`` and ``reversed`` in loops, ``sum``/``min``/``max`` of what they give, and
-comparisons of constants (Note [Comprehensions] in `frontend.emit`)."""
+comparisons of constants (Note [Comprehensions] in `frontend.iteration`)."""
 
 from __future__ import annotations
 
@@ -133,3 +133,19 @@ def test_math_of_a_run_time_number_points_to_numpy() -> None:
 
     with pytest.raises(ad.ScriptError, match=r"use np\.exp"):
         ad.script(fn)(np.ones(2), 1.0)
+
+
+def test_a_loop_over_the_rows_of_an_array_stays_a_loop() -> None:
+    def fn(x, w):
+        total = 0.0
+        for row in x:
+            total = total + np.sum(np.tanh(row @ w))
+        for i, row in enumerate(x):
+            total = total + i * np.sum(row**2)
+        return total
+
+    x, w = RNG.normal(size=(5, 3)), RNG.normal(size=(3, 2))
+    scripted = ad.script(fn)
+    assert scripted(x, w) == pytest.approx(fn(x, w))
+    assert ad.gradcheck(fn, x, w).ok
+    assert str(scripted.graph_for(x, w)).count("prim::Loop") == 2  # not unrolled

@@ -528,10 +528,10 @@ ERRORS = [
         "range() can only be the iterable of a for loop",
     ),
     (
-        "def f(x):\n    for row in x:\n        x = row\n    return x\n",
-        "x:",
-        "for loops only iterate over range(...), a tuple or a list: iterate over range(len(x)) "
-        "and index instead",
+        "def f(x):\n    for v in 2.5:\n        x = v\n    return x\n",
+        "2.5",
+        "a for loop cannot iterate over a value of type float: it goes over range(...), an "
+        "array's rows, a list, a tuple or a dict",
     ),
     (
         "def f(x, n: int):\n    if n > 0:\n        z = x\n    return z\n",

@@ -1,5 +1,5 @@
 """``lambda`` and nested ``def`` inside a scripted function, and local names for functions
-(Note [Local functions] in `frontend.emit`)."""
+(Note [Local functions] in `frontend.local_functions`)."""
 
 from __future__ import annotations
 

@@ -37,6 +37,22 @@ COMPLEX = RNG.standard_normal((3, 4)) + 1j * RNG.standard_normal((3, 4))
 MASK3 = np.array([1.0, 0.0, 1.0])
 
 # (operator, operands in schema order, the same computation as user code writes it)
+class ReseededStream(np.random.RandomState):
+    """A RandomState that seeds itself afresh before each draw."""
+
+    def normal(self, *args: Any) -> Any:
+        self.seed(0)
+        return super().normal(*args)
+
+    def randint(self, *args: Any) -> Any:
+        self.seed(0)
+        return super().randint(*args)
+
+
+def _reseeded_ints(size: int) -> Any:
+    return np.random.RandomState(0).randint(0, 10, size)
+
+
 CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("aten::add", (A, V), lambda a, b: a + b),
     ("aten::add", (2.0, F32), lambda a, b: a + b),
@@ -644,6 +660,14 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     # print(...) and f-strings, at run time (issue 17, item 5).
     ("prim::Print", (None, None, False, "value", A), lambda *_: ()),
     ("prim::Format", ("{:.2f} and {!r}", 1.5, V), lambda t, *v: t.format(*v)),
+    # A random draw (issue 17, item 4): from a stream seeded afresh for each draw, so that the
+    # case and its reference draw the same numbers however often they run.
+    (
+        "prim::Draw",
+        (ReseededStream(), "normal", 0.5, 2.0, (2, 3)),
+        lambda *_: np.random.RandomState(0).normal(0.5, 2.0, (2, 3)),
+    ),
+    ("prim::Draw", (ReseededStream(), "randint", 0, 10, 4), lambda *_: _reseeded_ints(4)),
     # What df reads, saved before the write-back (Note [Arguments written to]): arrays in it
     # that may share memory with a written argument are copies, the others the arrays given.
     # The argument once written back (Note [Returned arguments]): its target, which then holds

@@ -379,15 +379,13 @@ def test_a_missing_key_and_a_run_time_index_are_located_errors() -> None:
 
 
 def test_a_container_error_waits_for_the_arguments() -> None:
-    def loops(xs):
-        total = 0.0
-        for x in xs:
-            total = total + np.sum(x)
-        return total
+    def keyed(params):
+        W, b = params["layer"]
+        return np.sum(W) + np.sum(b)
 
-    scripted = ad.script(loops)  # no error yet: xs may be a list
-    assert scripted([np.ones(2), np.ones(3)]) == 5.0
-    with pytest.raises(ad.ScriptError, match="for loops only iterate"):
+    scripted = ad.script(keyed)  # no error yet: params may be a dict
+    assert scripted({"layer": (np.ones(2), np.ones(3))}) == 5.0
+    with pytest.raises(ad.ScriptError, match="an index must be an int, a slice or an array"):
         scripted(np.ones((2, 2)))  # an array: the error, located
 
 

@@ -1,5 +1,5 @@
 """``raise`` and ``assert`` in scripted code are checks made at run time, raising the program's
-own exception at its line (Note [Run-time checks] in `frontend.emit`)."""
+own exception at its line (Note [Run-time checks] in `frontend.checks`)."""
 
 from __future__ import annotations
 

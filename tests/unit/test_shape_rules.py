@@ -15,6 +15,7 @@ from ir.types import (
     ANY,
     BOOL,
     FLOAT,
+    GENERATOR,
     INT,
     NONE,
     NOTHING,
@@ -44,6 +45,8 @@ def value_type(value: Any) -> Type:
         return TensorType.of(value)
     if value is AUTOGRAD_ZERO:
         return ANY
+    if isinstance(value, np.random.RandomState | np.random.Generator):
+        return GENERATOR
     simple: dict[type, Type] = {bool: BOOL, int: INT, float: FLOAT, str: STR, type(None): NONE}
     return simple[type(value)]
 

@@ -1,0 +1,93 @@
+"""``lambda`` and nested ``def`` inside a scripted function, emitted where they are called.
+
+Note [Local functions]
+A ``lambda`` assigned to a name and a ``def`` inside the function compiled are functions known
+while compiling: the name is bound to a `LocalFunction` (its parameters, its body, its
+defaults evaluated where it is defined, as Python evaluates them), and each call emits the
+body where the call is, in a scope of its own whose parent is the scope of the call: the
+other names it reads are read as they are bound at the call, which is Python's late binding
+of a closure's variables (``w = w + 1`` in a loop, then ``f()`` reads the new ``w``). Its
+``return``s are exits of that body alone (Note [Exits]). It is not a value: passing it to a
+function that is compiled separately, returning it or storing it is refused where it is
+written; a recursive call is refused too. ``act = np.tanh`` binds a function known while
+compiling the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from frontend import syntax
+from frontend.environment import LocalFunction
+from frontend.errors import ScriptError
+from frontend.expressions import ExpressionEmitter
+from ir.graph import Value
+from ir.source import SourceRange
+
+
+class LocalFunctionEmitter(ExpressionEmitter):
+    """Defines and calls local functions for `frontend.emit.FunctionEmitter`."""
+
+    active_locals: list[LocalFunction]
+
+    def emit_local_body(self, body: Sequence[syntax.Stmt]) -> Value:
+        """The result of ``body`` emitted as a function's (its own exits)."""
+        raise NotImplementedError
+
+    def define_local(
+        self,
+        name: str,
+        params: Sequence[syntax.Param],
+        body: Sequence[syntax.Stmt],
+        r: SourceRange,
+        decorators: Sequence[syntax.Expr],
+    ) -> None:
+        if decorators:
+            raise ScriptError("a decorated function inside a scripted one is not supported", r)
+        defaults = tuple(
+            (param.name, self.emit_expr(param.default))
+            for param in params
+            if param.default is not None
+        )
+        self.scope.bind(name, LocalFunction(name, tuple(params), tuple(body), defaults, r))
+
+    def emit_local_call(self, fn: LocalFunction, call: syntax.Call) -> Value:
+        """The body of a ``lambda`` or nested ``def`` emitted at its call, its parameters
+        bound to the arguments, other names read as they are bound here."""
+        r = call.range
+        if fn in self.active_locals:
+            raise ScriptError(f"recursive call to '{fn.name}' is not supported", r)
+        names = [p.name for p in fn.params]
+        bound: dict[str, Value] = dict(fn.defaults)
+        if len(call.args) > len(names):
+            raise ScriptError(
+                f"{fn.name}() takes {len(names)} positional arguments but {len(call.args)} "
+                "were given",
+                r,
+            )
+        given = dict(zip(names, (self.emit_expr(a) for a in call.args), strict=False))
+        for keyword in call.keywords:
+            if keyword.name not in names:
+                raise ScriptError(
+                    f"{fn.name}() got an unexpected keyword argument '{keyword.name}'",
+                    keyword.range,
+                )
+            if keyword.name in given:
+                raise ScriptError(
+                    f"{fn.name}() got multiple values for argument '{keyword.name}'",
+                    keyword.range,
+                )
+            given[keyword.name] = self.emit_expr(keyword.value)
+        bound.update(given)
+        missing = [name for name in names if name not in bound]
+        if missing:
+            raise ScriptError(f"{fn.name}() missing arguments: {', '.join(missing)}", r)
+        self.active_locals.append(fn)
+        try:
+            with self.nested_scope():
+                for name in names:
+                    self.scope.bind(name, bound[name])
+                result = self.emit_local_body([*fn.body, syntax.Return(None, range=fn.range)])
+        finally:
+            self.active_locals.pop()
+        return result
