@@ -63,7 +63,13 @@ class IterationEmitter(ListEmitter):
                 bounds = [self.emit_expr(a) for a in expr.args]
                 known = [constant_value(b) for b in bounds]
                 if expr.keywords or not all(type(k) is int for k in known) or not known:
-                    raise ScriptError(
+                    # ``range(len(params))`` of a parameter typed as an array for want of
+                    # knowing better: held back (Note [Compiling for containers])
+                    of_array = any(
+                        b.node.kind == "prim::len" and isinstance(b.node.inputs[0].ty, TensorType)
+                        for b in bounds
+                    )
+                    raise (ContainerUseError if of_array else ScriptError)(
                         "a comprehension goes over a range known while compiling: write a "
                         "for loop for a range known only at run time",
                         r,

@@ -24,6 +24,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import autodiff as ad
+from autodiff.pytrees import is_pytree
 
 Pair = collections.namedtuple("Pair", "left right")
 # The plain functions the loss applies to a leaf, each smooth and bounded on bounded input.
@@ -174,6 +175,8 @@ def check_tree(source: str, structure: Any, seed: int = 0) -> None:
     structure that agrees with central differences; ``ad.vjp`` agrees with it."""
     loss = load(source)
     params = values_of(structure, np.random.default_rng(seed))
+    if not is_pytree(params):  # a list of numbers only is one array (Note [Pytree arguments])
+        params = np.asarray(params)
     scale = 1.25
     expected = loss(params, scale)
     np.testing.assert_allclose(ad.script(loss)(params, scale), expected, rtol=1e-12, atol=1e-12)

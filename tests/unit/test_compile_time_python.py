@@ -149,3 +149,16 @@ def test_a_loop_over_the_rows_of_an_array_stays_a_loop() -> None:
     assert scripted(x, w) == pytest.approx(fn(x, w))
     assert ad.gradcheck(fn, x, w).ok
     assert str(scripted.graph_for(x, w)).count("prim::Loop") == 2  # not unrolled
+
+
+def test_a_comprehension_over_the_length_of_a_container_argument() -> None:
+    # Found by tests/property/pytrees.py: at decoration, `params` is typed as an array, so
+    # `range(len(params))` has a run-time bound; the error is held back until a call tells.
+    def loss(params, scale):
+        return sum(np.sum(np.cos(params[i])) for i in range(len(params))) * scale
+
+    params = [RNG.normal(size=2), 0.5, RNG.normal(size=3)]
+    scripted = ad.script(loss)
+    assert scripted(params, 1.5) == pytest.approx(loss(params, 1.5))
+    with pytest.raises(ad.ScriptError, match="range known only at run time"):
+        scripted(np.ones((2, 2)), 1.5)
