@@ -13,6 +13,7 @@ import argparse
 import collections
 import importlib.util
 import itertools
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -20,6 +21,7 @@ from typing import Any
 
 import numpy as np
 import optree
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -177,6 +179,12 @@ def check_tree(source: str, structure: Any, seed: int = 0) -> None:
     params = values_of(structure, np.random.default_rng(seed))
     if not is_pytree(params):  # a list of numbers only is one array (Note [Pytree arguments])
         params = np.asarray(params)
+        if re.search(r"in (enumerate\()?params\b|len\(params\)", source):
+            # a comprehension over an array's rows: refused, located
+            with pytest.raises(ad.ScriptError) as info:
+                ad.script(load(source))(params, 1.25)
+            assert info.value.source_range is not None
+            return
     scale = 1.25
     expected = loss(params, scale)
     np.testing.assert_allclose(ad.script(loss)(params, scale), expected, rtol=1e-12, atol=1e-12)
