@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 
 import autodiff as ad
 from autodiff.pytrees import is_pytree
+from tests.tree_helpers import central_differences
 
 Pair = collections.namedtuple("Pair", "left right")
 # The plain functions the loss applies to a leaf, each smooth and bounded on bounded input.
@@ -151,25 +152,6 @@ def load(source: str) -> Any:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.loss
-
-
-def central_differences(loss: Any, params: Any, scale: float, eps: float = 1e-6) -> Any:
-    leaves, spec = optree.tree_flatten(params, none_is_leaf=False)
-    grads = []
-    for index, leaf in enumerate(leaves):
-        array = np.array(leaf, dtype=float)
-        grad = np.zeros_like(array)
-        for position in np.ndindex(array.shape):
-            ends = []
-            for sign in (1, -1):
-                moved = array.copy()
-                moved[position] += sign * eps
-                changed = list(leaves)
-                changed[index] = moved if isinstance(leaf, np.ndarray) else float(moved)
-                ends.append(loss(optree.tree_unflatten(spec, changed), scale))
-            grad[position] = (ends[0] - ends[1]) / (2 * eps)
-        grads.append(grad if isinstance(leaf, np.ndarray) else float(grad))
-    return optree.tree_unflatten(spec, grads)
 
 
 def check_tree(source: str, structure: Any, seed: int = 0) -> None:

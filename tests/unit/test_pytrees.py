@@ -9,11 +9,11 @@ import itertools
 from typing import Any, NamedTuple
 
 import numpy as np
-import optree
 import pytest
 
 import autodiff as ad
 from autodiff.specialize import ArgumentError
+from tests.tree_helpers import assert_trees_close, central_differences
 
 RNG = np.random.default_rng(7)
 
@@ -23,34 +23,6 @@ def layers(*sizes: int) -> list[tuple[np.ndarray, np.ndarray]]:
         (RNG.normal(size=(m, n)) / np.sqrt(m), RNG.normal(size=n) * 0.1)
         for m, n in itertools.pairwise(sizes)
     ]
-
-
-def central_differences(fn: Any, tree: Any, *rest: Any, eps: float = 1e-6) -> Any:
-    """d fn(tree, *rest) / d tree, leaf by leaf, element by element."""
-    leaves, spec = optree.tree_flatten(tree, none_is_leaf=False)
-    grads = []
-    for index, leaf in enumerate(leaves):
-        array = np.array(leaf, dtype=float)
-        grad = np.zeros_like(array)
-        for position in np.ndindex(array.shape):
-            values = []
-            for sign in (1, -1):
-                moved = array.copy()
-                moved[position] += sign * eps
-                changed = list(leaves)
-                changed[index] = moved if isinstance(leaf, np.ndarray) else float(moved)
-                values.append(fn(optree.tree_unflatten(spec, changed), *rest))
-            grad[position] = (values[0] - values[1]) / (2 * eps)
-        grads.append(grad if isinstance(leaf, np.ndarray) else float(grad))
-    return optree.tree_unflatten(spec, grads)
-
-
-def assert_trees_close(actual: Any, expected: Any, **tolerance: float) -> None:
-    assert optree.tree_structure(actual, none_is_leaf=False) == optree.tree_structure(
-        expected, none_is_leaf=False
-    )
-    for a, e in zip(optree.tree_leaves(actual), optree.tree_leaves(expected), strict=True):
-        np.testing.assert_allclose(a, e, **(tolerance or {"rtol": 1e-6, "atol": 1e-8}))
 
 
 # ---- an MLP over a list of (W, b) pairs, written as autograd's examples write it ---------------

@@ -9,37 +9,12 @@ import itertools
 from typing import Any
 
 import numpy as np
-import optree
 import pytest
 
 import autodiff as ad
+from tests.tree_helpers import assert_trees_close, central_differences
 
 RNG = np.random.default_rng(2026)
-
-
-def central_differences(fn: Any, tree: Any, eps: float = 1e-6) -> Any:
-    leaves, spec = optree.tree_flatten(tree)
-    grads = []
-    for index, leaf in enumerate(leaves):
-        array = np.array(leaf, dtype=float)
-        grad = np.zeros_like(array)
-        for position in np.ndindex(array.shape):
-            ends = []
-            for sign in (1, -1):
-                moved = array.copy()
-                moved[position] += sign * eps
-                changed = list(leaves)
-                changed[index] = moved if isinstance(leaf, np.ndarray) else float(moved)
-                ends.append(fn(optree.tree_unflatten(spec, changed)))
-            grad[position] = (ends[0] - ends[1]) / (2 * eps)
-        grads.append(grad if isinstance(leaf, np.ndarray) else float(grad))
-    return optree.tree_unflatten(spec, grads)
-
-
-def assert_trees_close(actual: Any, expected: Any, rtol: float = 1e-5, atol: float = 1e-7) -> None:
-    assert optree.tree_structure(actual) == optree.tree_structure(expected)
-    for a, e in zip(optree.tree_leaves(actual), optree.tree_leaves(expected), strict=True):
-        np.testing.assert_allclose(a, e, rtol=rtol, atol=atol)
 
 
 # ---- an RNN over a dict of parameters, the data closed over --------------------------------------
