@@ -96,6 +96,9 @@ def default_call_hook(
 class CallEmitter(ExpressionEmitter):
     call_hook: CallHook
     callees: dict[str, Callable[..., Any]]
+    # Provided by `frontend.iteration` and `frontend.local_functions` in the FunctionEmitter.
+    static_items: Callable[[syntax.Expr], list[Value]]
+    emit_local_call: Callable[[LocalFunction, syntax.Call], Value]
 
     def emit_call(self, expr: syntax.Call) -> Value:
         func = expr.func
@@ -536,12 +539,6 @@ class CallEmitter(ExpressionEmitter):
         for item in items[1:]:
             result = self.apply(f"prim::{builtin}", [result, item], r)
         return result
-
-    def static_items(self, expr: syntax.Expr) -> list[Value]:
-        raise NotImplementedError
-
-    def emit_local_call(self, fn: LocalFunction, call: syntax.Call) -> Value:
-        raise NotImplementedError
 
     def emit_print(self, call: syntax.Call) -> Value:
         """``print(...)`` as prim::Print: run at run time, in program order, with the values

@@ -596,9 +596,6 @@ class ExpressionEmitter:
     def emit_value_attribute(self, value: Value, attr: str, r: SourceRange) -> Value:
         raise NotImplementedError
 
-    def emit_comprehension(self, expr: syntax.Comprehension) -> Value:
-        raise NotImplementedError
-
     def emit_subscript(self, expr: syntax.Subscript) -> Value:
         raise NotImplementedError
 
@@ -643,7 +640,7 @@ _EXPRESSIONS: dict[type, Callable[[Any, Any], Value]] = {
     syntax.Compare: ExpressionEmitter.emit_compare,
     syntax.IfExp: ExpressionEmitter.emit_ifexp,
     syntax.Call: lambda self, expr: self.emit_call(expr),
-    syntax.Comprehension: lambda self, expr: self.emit_comprehension(expr),
+    syntax.Comprehension: lambda self, expr: self.emit_comprehension(expr),  # frontend.iteration
     syntax.Lambda: lambda self, expr: _refuse_lambda(expr),
     syntax.Subscript: lambda self, expr: self.emit_subscript(expr),
 }

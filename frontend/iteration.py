@@ -17,7 +17,7 @@ items, which ``sum`` (Python's left fold from 0, or the start given), ``min``, `
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import cast
 
 from frontend import syntax
@@ -37,8 +37,8 @@ _ITERATION_BUILTINS: dict[object, str] = {zip: "zip", enumerate: "enumerate", re
 class IterationEmitter(ListEmitter):
     """What `frontend.emit.FunctionEmitter` goes through while compiling."""
 
-    def assign(self, target: syntax.Expr, value: Value, r: SourceRange) -> None:
-        raise NotImplementedError
+    # Provided by `frontend.emit.FunctionEmitter`.
+    assign: Callable[[syntax.Expr, Value, SourceRange], None]
 
     def iteration_builtin(self, call: syntax.Call) -> str | None:
         """``"zip"``, ``"enumerate"`` or ``"reversed"`` when ``call`` calls that builtin."""

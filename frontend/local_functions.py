@@ -15,7 +15,7 @@ compiling the same way.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from frontend import syntax
 from frontend.environment import LocalFunction
@@ -29,10 +29,9 @@ class LocalFunctionEmitter(ExpressionEmitter):
     """Defines and calls local functions for `frontend.emit.FunctionEmitter`."""
 
     active_locals: list[LocalFunction]
-
-    def emit_local_body(self, body: Sequence[syntax.Stmt]) -> Value:
-        """The result of ``body`` emitted as a function's (its own exits)."""
-        raise NotImplementedError
+    # Provided by `frontend.emit.FunctionEmitter`: ``body`` emitted as a function's, with its
+    # own exits; its result.
+    emit_local_body: Callable[[Sequence[syntax.Stmt]], Value]
 
     def define_local(
         self,
