@@ -21,7 +21,7 @@ from autodiff.pipeline import differentiate_typed
 from autodiff.pytrees import CONTAINER_TYPES, PyTreeSpec, gradient_shaper
 from autodiff.runtime import CompiledGradient, Saved
 from autodiff.script import ScriptFunction
-from autodiff.specialize import signature_key, unknown_layouts
+from autodiff.specialize import unknown_layouts
 from autodiff.taps import Hook, HookRun, normalise_hooks
 from autodiff.unit import (
     CompilationUnit,
@@ -182,9 +182,8 @@ class GradFunction:
             scripted.refresh()
         if not kwargs and len(args) == scripted.positional_arity:
             # with the global arrays it reads: Note [Free variables] in frontend.compile
-            values = self.scripted.with_free(args) if self.scripted.free else args
-            units = self.scripted.cache
-            key = signature_key(values)
+            key, values = scripted.fast_key(args)
+            units = scripted.cache
             unit = units.get(key)
             if unit is None and any(a is None or isinstance(a, CONTAINER_TYPES) for a in args):
                 key, values = scripted.tree_key(args)  # Note [Pytree arguments]

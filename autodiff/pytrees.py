@@ -27,6 +27,7 @@ import numpy as np
 import optree
 
 from autodiff.specialize import ArgumentError, argument_type, runtime_value
+from autodiff.structures import builder
 from frontend.trees import Tree
 from ir.types import NONE, TensorType, Type
 
@@ -187,15 +188,18 @@ def gradient_shaper(
     children = spec.children()
     ranges = leaf_ranges(spec)
     wrt = tuple(i for position in positions for i in ranges[position])
-    parts = [(children[p], len(ranges[p])) for p in positions]
+    parts = [(builder(children[p]), len(ranges[p])) for p in positions]
+    if not several:
+        ((build, _),) = parts
+        return wrt, build
 
     def shape(grads: Sequence[Any]) -> Any:
         trees = []
         start = 0
-        for child, count in parts:
-            trees.append(optree.tree_unflatten(child, list(grads[start : start + count])))
+        for build, count in parts:
+            trees.append(build(grads[start : start + count]))
             start += count
-        return tuple(trees) if several else trees[0]
+        return tuple(trees)
 
     return wrt, shape
 

@@ -68,6 +68,7 @@ from autodiff.specialize import (
     strided_inputs,
     typed_graph,
 )
+from autodiff.structures import Structure, structure_of
 from autodiff.unit import CompilationUnit
 from frontend.compile import (
     CompiledModule,
@@ -107,6 +108,8 @@ class ScriptFunction:
         self.graph_of: Callable[..., Graph] | None = getattr(fn, "__autodiff_graph__", None)
         self._graph: Graph | None = None
         self.free: tuple[FreeVariable, ...] = ()
+        # the containers' structure of the last call with some: `fast_key`
+        self.last_structure: Structure | None = None
         """The global and closure arrays the function reads, its graph's inputs after the
         parameters, read again at each call (Note [Free variables] in `frontend.compile`)."""
         self.read_once: tuple[tuple[dict[str, Any] | None, CellType | None, str, object], ...]
@@ -238,10 +241,8 @@ class ScriptFunction:
         unit = None
         given: Sequence[Any] = args
         if not kwargs and len(args) == self.positional_arity:  # Note [Specialisation cache]
-            if self.free:
-                given = self.with_free(args)
+            key, given = self.fast_key(args)
             cache = self.cache
-            key = signature_key(given)
             unit = cache.get(key)
             if unit is not None:
                 found = unit.executable
@@ -264,6 +265,21 @@ class ScriptFunction:
         result = results[0] if len(results) == 1 else tuple(results) if results else None
         return result if unit.rebuild is None else rebuild(result, unit.rebuild)
 
+    def fast_key(self, args: Sequence[Any]) -> tuple[SignatureKey, Sequence[Any]]:
+        """The signature key and runtime values of a call by position, as a cache hit takes
+        them: through the structure of the last call with containers when the arguments have
+        it (Note [Structure-specialised flattening] in `autodiff.structures`), else as they
+        are."""
+        structure = self.last_structure
+        if structure is not None:
+            leaves = structure.leaves(args)
+            if leaves is not None:
+                if self.free:
+                    leaves = self.with_free(leaves)
+                return (structure, *signature_key(leaves)), leaves
+        given = self.with_free(args) if self.free else args
+        return signature_key(given), given
+
     def tree_key(self, args: Sequence[Any]) -> tuple[SignatureKey, list[Any]]:
         """The signature key and runtime values of a call by position with container
         arguments, taken as they come (Note [Pytree arguments] in `autodiff.pytrees`): a key
@@ -271,7 +287,9 @@ class ScriptFunction:
         leaves, spec = flatten(tuple(args))
         if self.free:
             leaves = self.with_free(leaves)
-        return (spec, *signature_key(leaves)), leaves
+        structure = structure_of(spec)
+        self.last_structure = structure
+        return (structure, *signature_key(leaves)), leaves
 
     def graph_for(self, *args: Any, **kwargs: Any) -> Graph:
         """The specialised graph a call with these arguments runs."""
@@ -470,7 +488,11 @@ class ScriptFunction:
         compiled for it. ``spec`` is the parameters' structure when some argument is a
         container (Note [Pytree arguments] in `autodiff.pytrees`). See Note [Compilation
         units] in `autodiff.unit`."""
-        key = signature_key(values) if spec is None else (spec, *signature_key(values))
+        key = (
+            signature_key(values)
+            if spec is None
+            else (structure_of(spec), *signature_key(values))
+        )
         unit = self.cache.lookup(key)
         if unit is None:
             names = self.input_names

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+import optree
 import pytest
 
 import autodiff as ad
@@ -189,6 +190,32 @@ def test_a_plain_scripted_hit_binds_and_specialises_nothing(
     np.testing.assert_array_equal(scripted(X, list(Y)), first)
     assert counter.calls["bind_arguments"] == after_first["bind_arguments"] + 2
     assert len(scripted.cache) == 1
+
+
+def mlp(params, x):
+    for w, b in params:
+        x = np.tanh(x @ w + b)
+    return np.sum(x * x)
+
+
+@pytest.mark.parametrize("make", [ad.grad, ad.value_and_grad, ad.script])
+def test_a_pytree_hit_flattens_nothing_with_optree(
+    monkeypatch: pytest.MonkeyPatch, make: Callable[..., Any]
+) -> None:
+    """A hit takes its containers apart with the code generated for their structure (Note
+    [Structure-specialised flattening] in `autodiff.structures`), not with optree."""
+    counter = counting_compiler(monkeypatch)
+    counter.wrap(script_module, "flatten")
+    fn = make(mlp)
+    params = [(np.ones((4, 3)) * 0.1, np.zeros(3)), (np.ones((3, 2)) * 0.2, np.zeros(2))]
+    first = fn(params, X)
+    after_first = counter.snapshot()
+    for _ in range(3):
+        again = fn(params, X)
+        assert optree.tree_structure(again) == optree.tree_structure(first)
+        for a, b in zip(optree.tree_leaves(again), optree.tree_leaves(first), strict=True):
+            same(a, b)
+    assert counter.snapshot() == after_first
 
 
 # ---- a hit gives what the general way gives -----------------------------------------------------
