@@ -136,9 +136,10 @@ class RandomEmitter(SubscriptEmitter):
             self.check_seed(args[0], call)
             return self.apply_draw(self.constant(None, NONE, r), "seed", args, call)
         if obj in _BIT_GENERATORS:
+            name = f"np.random.{_BIT_GENERATORS[obj]}"
             raise ScriptError(
-                f"{spelled}() alone is not supported: make the generator with "
-                f"np.random.Generator({spelled}(seed))",
+                f"{name}() alone is not supported: make the generator with "
+                f"np.random.Generator({name}(seed))",
                 r,
             )
         kind = _CONSTRUCTORS[obj]
