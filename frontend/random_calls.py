@@ -155,7 +155,7 @@ class RandomEmitter(SubscriptEmitter):
                 )
             assert isinstance(inner, syntax.Call)
             kind, seed_call = _BIT_GENERATORS[bit.obj], inner
-        args = self.draw_arguments(spelled.rsplit(".", 1)[-1], (("seed", None),), seed_call)
+        args = self.draw_arguments(kind, (("seed", None),), seed_call)
         self.check_seed(args[0], seed_call)
         kind_value = self.constant(kind, STR, r)
         return self.apply("prim::MakeGenerator", [kind_value, args[0]], r)

@@ -227,6 +227,12 @@ def array_seed(x):
     return x * rng.normal()
 
 
+@_refused(r"PCG64\(\) takes seed here, not 'entropy'")
+def seed_by_another_name(x):
+    rng = np.random.Generator(np.random.PCG64(entropy=3))
+    return x * rng.normal()
+
+
 @pytest.mark.parametrize(("fn", "message"), REFUSED, ids=[fn.__name__ for fn, _ in REFUSED])
 def test_refused_constructions_are_located(fn: Callable[..., Any], message: str) -> None:
     with pytest.raises(ad.ScriptError, match=message) as error:
