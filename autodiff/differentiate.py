@@ -155,6 +155,12 @@ class ReverseBuilder:
         for node in reversed(forward_nodes):
             if any(out in self.needs for out in node.outputs) and node.kind not in _NO_GRADIENT:
                 self.differentiate_node(node)
+            elif node.kind == "prim::Draw" and any(v in self.needs for v in node.inputs):
+                # positions drawn with probabilities that need a gradient (choice(n, p=p)):
+                # an integer result carries none, but a zero would be a silent wrong gradient
+                # (Note [Random draws] in `ir.ops.random`)
+                why = OPS[node.kind].refused_because or "a random draw has no derivative"
+                raise DifferentiationError(why, node.source_range)
 
     def contributions(self) -> list[tuple[Value, Value]]:
         """The gradients this block sends to values defined outside its forward block."""

@@ -33,6 +33,7 @@ from frontend.environment import LocalFunction, PyObject
 from frontend.errors import ContainerUseError, ScriptError
 from frontend.expressions import ExpressionEmitter, is_scalar
 from frontend.lists import refuse_list_method
+from frontend.random_calls import RANDOM_METHODS, makes_generator
 from frontend.resolve import (
     ATTRIBUTES,
     BUILTINS,
@@ -49,8 +50,7 @@ from frontend.resolve import (
 from frontend.trees import Tree, ir_type_of
 from ir.errors import AutodiffError
 from ir.graph import Graph, Value
-from ir.ops import NOT_CONSTANT, OPS, Argument
-from ir.ops.random import METHODS as DRAW_METHODS
+from ir.ops import OPS, Argument
 from ir.ops.spellings import Spelling
 from ir.source import SourceRange
 from ir.types import (
@@ -99,6 +99,9 @@ class CallEmitter(ExpressionEmitter):
     # Provided by `frontend.iteration` and `frontend.local_functions` in the FunctionEmitter.
     static_items: Callable[[syntax.Expr], list[Value]]
     emit_local_call: Callable[[LocalFunction, syntax.Call], Value]
+    # Provided by `frontend.random_calls`.
+    emit_random_method: Callable[[Value, str, syntax.Call], Value]
+    emit_generator_call: Callable[[object, str, syntax.Call], Value]
 
     def emit_call(self, expr: syntax.Call) -> Value:
         func = expr.func
@@ -121,8 +124,11 @@ class CallEmitter(ExpressionEmitter):
             return self.emit_add_at(expr)
         if getattr(obj, "__self__", None) is _GLOBAL_STREAM:  # np.random.randn, normal, ...
             name = getattr(obj, "__name__", "")
-            if name in DRAW_METHODS:
-                return self.emit_draw(self.constant(None, NONE, expr.range), name, expr)
+            if name in RANDOM_METHODS:
+                global_stream = self.constant(None, NONE, expr.range)
+                return self.emit_random_method(global_stream, name, expr)
+        if makes_generator(obj):  # np.random.default_rng(seed), np.random.seed(s), ...
+            return self.emit_generator_call(obj, target.spelled, expr)
         if obj is np.array or obj is np.asarray:
             converted = self.emit_array(obj is np.array, expr)
             if converted is not None:
@@ -272,13 +278,13 @@ class CallEmitter(ExpressionEmitter):
     def emit_method(self, receiver: Value, name: str, call: syntax.Call) -> Value:
         ty = receiver.ty
         if ty == GENERATOR:
-            if name not in DRAW_METHODS:
+            if name not in RANDOM_METHODS:
                 raise ScriptError(
                     f"the generator's method '{name}' is not supported: draws are "
-                    f"{', '.join(sorted(DRAW_METHODS))}",
+                    f"{', '.join(sorted(RANDOM_METHODS - {'seed'}))}",
                     call.func.range,
                 )
-            return self.emit_draw(receiver, name, call)
+            return self.emit_random_method(receiver, name, call)
         tree = self.tree_of(receiver)
         if tree is not None and tree.is_dict and name in _DICT_METHODS:
             return self.dict_method(receiver, tree, name, call)
@@ -290,7 +296,7 @@ class CallEmitter(ExpressionEmitter):
         if spelling is None:
             # a parameter typed as an array for want of knowing better may be a dict or a
             # generator: Note [Compiling for containers] in autodiff.script
-            maybe_other = name in _DICT_METHODS or name in DRAW_METHODS
+            maybe_other = name in _DICT_METHODS or name in RANDOM_METHODS
             error = ContainerUseError if maybe_other else ScriptError
             raise error(f"ndarray.{name} is not supported", call.func.range)
         return self.emit_op(spelling, call, receiver)
@@ -340,9 +346,7 @@ class CallEmitter(ExpressionEmitter):
         kind = ATTRIBUTES.get(attr)
         if kind is None or not value.ty.is_subtype_of(OPS[kind].schema.arguments[0].ty):
             error = ContainerUseError if isinstance(value.ty, TensorType) else ScriptError
-            raise error(
-                f"attribute '{attr}' of a value of type {value.ty} is not supported", r
-            )
+            raise error(f"attribute '{attr}' of a value of type {value.ty} is not supported", r)
         defaults = [self.default(a, r) for a in OPS[kind].schema.arguments[1:]]
         return self.apply(kind, [value, *defaults], r)
 
@@ -414,38 +418,6 @@ class CallEmitter(ExpressionEmitter):
         if builtin == "abs":
             return self.apply("prim::abs" if is_scalar(value.ty) else "aten::abs", [value], r)
         return self.apply(f"prim::{builtin}", [value], r)
-
-    def emit_draw(self, source: Value, method: str, call: syntax.Call) -> Value:
-        """``rng.normal(mu, sigma, size=3)``: a random draw at run time, its parameters passed
-        by position, NumPy's defaults filled in (Note [Random draws] in `ir.ops.random`)."""
-        r = call.range
-        params = DRAW_METHODS[method]
-        if params is None:  # randn(d0, d1, ...)
-            if call.keywords:
-                raise ScriptError(f"{method}() takes no keyword arguments", r)
-            args = [self.emit_expr(arg) for arg in call.args]
-        else:
-            names = [name for name, _ in params]
-            if len(call.args) > len(names):
-                raise ScriptError(f"{method}() takes at most {len(names)} arguments here", r)
-            given = dict(zip(names, (self.emit_expr(a) for a in call.args), strict=False))
-            for keyword in call.keywords:
-                if keyword.name not in names or keyword.name in given:
-                    raise ScriptError(
-                        f"{method}() takes {', '.join(names)} here, not '{keyword.name}'",
-                        keyword.range,
-                    )
-                given[keyword.name] = self.emit_expr(keyword.value)
-            args = []
-            for name, default in params:
-                if name in given:
-                    args.append(given[name])
-                elif default is NOT_CONSTANT:
-                    raise ScriptError(f"{method}() missing its argument '{name}'", r)
-                else:
-                    args.append(cast(Value, self.python_constant(default, r)))
-        method_value = self.constant(method, STR, r)
-        return self.apply("prim::Draw", [source, method_value, *args], r)
 
     def emit_math(self, fn: Any, spelled: str, call: syntax.Call) -> Value:
         """``math.exp(2.0)``, ``math.log(n)``: a function of the ``math`` module of numbers

@@ -63,7 +63,7 @@ from frontend.expressions import FreeArray, FreeName, ReadOnce, constant_value
 from frontend.iteration import IterationEmitter
 from frontend.lists import builds_list
 from frontend.local_functions import LocalFunctionEmitter
-from frontend.subscripts import SubscriptEmitter
+from frontend.random_calls import RandomEmitter
 from frontend.trees import Tree, ir_type_of
 from ir.graph import Graph, Node, Value
 from ir.source import SourceRange
@@ -166,7 +166,7 @@ def annotation_type(annotation: syntax.Expr | None, namespace: Mapping[str, Any]
 
 
 class FunctionEmitter(
-    IterationEmitter, LocalFunctionEmitter, CheckEmitter, CallEmitter, SubscriptEmitter
+    IterationEmitter, LocalFunctionEmitter, CheckEmitter, CallEmitter, RandomEmitter
 ):
     def __init__(
         self,

@@ -762,6 +762,39 @@ def complex_views(g: _Generator) -> None:
     _use(g, name)
 
 
+# ---- draws from a generator seeded in the program -------------------------------------------
+
+
+def seeded_draws(g: _Generator) -> None:
+    """``rng = np.random.default_rng(7)`` (or RandomState, or Generator(PCG64)) inside the
+    program and a draw from it: each call seeds afresh, so the compiled program must draw what
+    the plain one draws, and finite differences see the same sample
+    (Note [Generators made inside] in `ir.ops.random`)."""
+    shape = g.choose([(3,), (4,), (3, 4)])
+    rng = g.fresh("rng")
+    make = g.choose(
+        [
+            "np.random.default_rng({s})",
+            "np.random.RandomState({s})",
+            "np.random.Generator(np.random.PCG64({s}))",
+        ]
+    )
+    g.emit(f"{rng} = " + make.format(s=g.choose([0, 1, 7])))
+    x = g.expr(shape, 2)
+    draws = [
+        (f"{x.text} + 0.1 * {rng}.standard_normal({shape})", x.bound + 1.0),
+        (f"{x.text} * {rng}.uniform(-1.0, 1.0, size={shape})", x.bound),
+        (f"{rng}.permutation({x.text})", x.bound),
+    ]
+    if len(shape) == 1:  # RandomState chooses elements of a 1-D array only, as NumPy does
+        draws.append((f"{rng}.choice({x.text}, size={shape[0]}, replace=False)", x.bound))
+    text, bound = g.choose(draws)
+    name = g.fresh("t")
+    g.emit(f"{name} = {text}")
+    g.define(name, Expr(name, shape, bound))
+    _use(g, name)
+
+
 # ---- the table ---------------------------------------------------------------------------------
 
 IDIOMS: dict[str, Idiom] = {
@@ -778,5 +811,6 @@ IDIOMS: dict[str, Idiom] = {
         Idiom("dict_params", "params = {'W1': …}; by key, items, values, get", dict_params),
         Idiom("complex", "complex arguments through complex operators", complex_inputs),
         Idiom("complex_views", "np.real/np.imag views of complex arrays", complex_views),
+        Idiom("seeded_draws", "rng = np.random.default_rng(7) in the program; draws", seeded_draws),
     ]
 }

@@ -36,6 +36,7 @@ SQUARE = RNG.standard_normal((3, 3))
 COMPLEX = RNG.standard_normal((3, 4)) + 1j * RNG.standard_normal((3, 4))
 MASK3 = np.array([1.0, 0.0, 1.0])
 
+
 # (operator, operands in schema order, the same computation as user code writes it)
 class ReseededStream(np.random.RandomState):
     """A RandomState that seeds itself afresh before each draw."""
@@ -44,13 +45,21 @@ class ReseededStream(np.random.RandomState):
         self.seed(0)
         return super().normal(*args)
 
-    def randint(self, *args: Any) -> Any:
+    def randint(self, *args: Any, **kwargs: Any) -> Any:
         self.seed(0)
-        return super().randint(*args)
+        return super().randint(*args, **kwargs)
+
+    def choice(self, *args: Any) -> Any:
+        self.seed(0)
+        return super().choice(*args)
 
 
 def _reseeded_ints(size: int) -> Any:
     return np.random.RandomState(0).randint(0, 10, size)
+
+
+def _reseeded_choice(n: int, size: int) -> Any:
+    return np.random.RandomState(0).choice(n, size)
 
 
 CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
@@ -668,6 +677,17 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
         lambda *_: np.random.RandomState(0).normal(0.5, 2.0, (2, 3)),
     ),
     ("prim::Draw", (ReseededStream(), "randint", 0, 10, 4), lambda *_: _reseeded_ints(4)),
+    # Positions of rows (Note [Draws of rows] in `ir.ops.random`): those of choice(len(a)).
+    (
+        "prim::Draw",
+        (ReseededStream(), "choice_rows", (5,), 3, True, None),
+        lambda *_: _reseeded_choice(5, 3),
+    ),
+    # A generator made inside (Note [Generators made inside] in `ir.ops.random`): a new one,
+    # seeded as NumPy seeds it.
+    ("prim::MakeGenerator", ("default_rng", 7), lambda *_: np.random.default_rng(7)),
+    ("prim::MakeGenerator", ("RandomState", 7), lambda *_: np.random.RandomState(7)),
+    ("prim::MakeGenerator", ("Philox", 7), lambda *_: np.random.Generator(np.random.Philox(7))),
     # What df reads, saved before the write-back (Note [Arguments written to]): arrays in it
     # that may share memory with a written argument are copies, the others the arrays given.
     # The argument once written back (Note [Returned arguments]): its target, which then holds
@@ -717,6 +737,14 @@ def assert_same(actual: Any, expected: Any) -> None:
         assert len(actual) == len(expected)
         for a, e in zip(actual, expected, strict=True):
             assert_same(a, e)
+    elif isinstance(expected, np.random.Generator):  # the same kind, in the same state
+        assert_same(actual.bit_generator.state, expected.bit_generator.state)
+    elif isinstance(expected, np.random.RandomState):
+        assert_same(actual.get_state(legacy=False), expected.get_state(legacy=False))
+    elif isinstance(expected, dict):
+        assert actual.keys() == expected.keys()
+        for key in expected:
+            assert_same(actual[key], expected[key])
     elif isinstance(expected, np.ndarray | np.generic):
         assert actual.dtype == expected.dtype
         assert np.shape(actual) == np.shape(expected)
