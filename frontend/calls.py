@@ -99,6 +99,8 @@ class CallEmitter(ExpressionEmitter):
     # Provided by `frontend.iteration` and `frontend.local_functions` in the FunctionEmitter.
     static_items: Callable[[syntax.Expr], list[Value]]
     emit_local_call: Callable[[LocalFunction, syntax.Call], Value]
+    # Provided by `frontend.builtins`: Note [Compile-time builtins] there.
+    emit_compile_time_builtin: Callable[[object, syntax.Call], Value | None]
 
     def emit_call(self, expr: syntax.Call) -> Value:
         func = expr.func
@@ -114,6 +116,9 @@ class CallEmitter(ExpressionEmitter):
         obj = target.obj
         if isinstance(obj, LocalFunction):
             return self.emit_local_call(obj, expr)
+        found = self.emit_compile_time_builtin(obj, expr)
+        if found is not None:
+            return found
         builtin = lookup(BUILTINS, obj)
         if builtin is not None:
             return self.emit_builtin(builtin, expr)
@@ -332,7 +337,7 @@ class CallEmitter(ExpressionEmitter):
 
     def emit_value_attribute(self, value: Value, attr: str, r: SourceRange) -> Value:
         tree = self.tree_of(value)
-        if tree is not None and tree.is_namedtuple:
+        if tree is not None and (tree.is_namedtuple or tree.kind is slice):
             position = tree.position(attr)
             if position is None:
                 raise ScriptError(f"'{tree.kind_name}' has no field '{attr}'", r)
@@ -410,6 +415,9 @@ class CallEmitter(ExpressionEmitter):
             raise ScriptError(f"{builtin}() takes exactly one argument ({len(args)} given)", r)
         (value,) = args
         if builtin == "len" and isinstance(value.ty, TupleType):  # known while compiling
+            tree = self.tree_of(value)
+            if tree is not None and tree.kind is slice:
+                raise ScriptError("TypeError: object of type 'slice' has no len()", r)
             return self.constant(len(value.ty.elems), INT, r)
         if builtin == "abs":
             return self.apply("prim::abs" if is_scalar(value.ty) else "aten::abs", [value], r)

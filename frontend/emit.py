@@ -46,6 +46,7 @@ from contextlib import contextmanager
 from typing import Any, cast
 
 from frontend import syntax
+from frontend.builtins import BuiltinEmitter
 from frontend.calls import CallEmitter, CallHook, default_call_hook, range_argument
 from frontend.checks import CheckEmitter
 from frontend.environment import (
@@ -166,7 +167,12 @@ def annotation_type(annotation: syntax.Expr | None, namespace: Mapping[str, Any]
 
 
 class FunctionEmitter(
-    IterationEmitter, LocalFunctionEmitter, CheckEmitter, CallEmitter, SubscriptEmitter
+    BuiltinEmitter,
+    IterationEmitter,
+    LocalFunctionEmitter,
+    CheckEmitter,
+    CallEmitter,
+    SubscriptEmitter,
 ):
     def __init__(
         self,
@@ -380,6 +386,9 @@ class FunctionEmitter(
 
     def unpack(self, value: Value, count: int, r: SourceRange) -> list[Value]:
         ty = value.ty
+        tree = self.tree_of(value)
+        if tree is not None and tree.kind is slice:
+            raise ScriptError("TypeError: cannot unpack a 'slice' object", r)
         if value.node.kind == "prim::TupleConstruct" and len(value.node.inputs) == count:
             return list(value.node.inputs)
         if isinstance(ty, TupleType):
@@ -463,6 +472,8 @@ class FunctionEmitter(
         if tree is not None and tree.is_dict:  # a dict iterates over its keys
             keys = [self.python_constant(key, r) for key in tree.keys]
             value = self.make_tuple([cast(Value, key) for key in keys], r)
+        if tree is not None and tree.kind is slice:
+            raise ScriptError("TypeError: 'slice' object is not iterable", r)
         if tree is not None and exits_anywhere(stmt.body):
             raise ScriptError(
                 f"a loop over a {tree.kind_name} argument is unrolled while compiling, so it "

@@ -108,7 +108,7 @@ def rebuild(value: Any, ty: Type) -> Any:
     items = [rebuild(item, child) for item, child in zip(value, ty.children, strict=True)]
     if ty.is_dict:
         return ty.kind(zip(ty.keys, items, strict=True))
-    if ty.is_namedtuple:
+    if ty.is_namedtuple or ty.kind is slice:
         return ty.kind(*items)
     return ty.kind(items)
 
