@@ -39,7 +39,18 @@ from frontend.trees import Tree
 from ir.graph import Value
 from ir.ops.prim import join_all
 from ir.source import SourceRange
-from ir.types import BOOL, FLOAT, INT, NONE, NOTHING, STR, TENSOR, ListType, TensorType
+from ir.types import (
+    BOOL,
+    DTYPE_TO_NAME,
+    FLOAT,
+    INT,
+    NONE,
+    NOTHING,
+    STR,
+    TENSOR,
+    ListType,
+    TensorType,
+)
 
 # NumPy's scalar types, called as casts: of a number, a NumPy scalar or a 0-d array they give
 # that NumPy scalar, of an n-d array an array of that dtype (``aten::cast``).
@@ -331,6 +342,19 @@ class BuiltinEmitter(ExpressionEmitter):
                 f"np.{dtype}() takes a number or an array here, not {value.ty}", call.args[0].range
             )
         return self.apply("aten::cast", [value, self.constant(dtype, STR, r)], r)
+
+
+def array_isinstance(ty: TensorType, classes: tuple[type, ...]) -> bool | None:
+    """``isinstance(x, classes)`` for ``x`` of type ``ty``, when every class ``x`` may have
+    answers alike, else None. An array argument is an ndarray (or a subclass), or, when 0-d, a
+    NumPy scalar of its dtype: the signature key tells them apart, the type does not."""
+    candidates: list[type] = []
+    if ty.shape is None or len(ty.shape) == 0:
+        dtypes = [ty.dtype] if ty.dtype is not None else list(DTYPE_TO_NAME)
+        candidates.extend(np.dtype(dtype).type for dtype in dtypes)
+    candidates.append(np.ndarray)
+    answers = {issubclass(kind, classes) for kind in candidates}
+    return answers.pop() if len(answers) == 1 else None
 
 
 def _known_truth(item: Value) -> bool | None:

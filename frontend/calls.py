@@ -29,10 +29,12 @@ from typing import Any, cast
 import numpy as np
 
 from frontend import syntax
+from frontend.builtins import array_isinstance
 from frontend.environment import LocalFunction, PyObject
 from frontend.errors import ContainerUseError, ScriptError
 from frontend.expressions import ExpressionEmitter, is_scalar
 from frontend.lists import refuse_list_method
+from frontend.recursion import known_type
 from frontend.resolve import (
     ATTRIBUTES,
     BUILTINS,
@@ -489,6 +491,10 @@ class CallEmitter(ExpressionEmitter):
         classes = tuple(f.obj if isinstance(f, PyObject) else None for f in found)
         if not isinstance(classes, tuple) or not all(isinstance(c, type) for c in classes):
             raise ScriptError("isinstance() takes a class or a tuple of classes here", r)
+        if isinstance(value.ty, TensorType):
+            decided = array_isinstance(value.ty, cast("tuple[type, ...]", classes))
+            if decided is not None:
+                return self.constant(decided, BOOL, r)
         kinds = self.python_kinds(value, r)
         return self.constant(any(issubclass(k, classes) for k in kinds), BOOL, r)
 
@@ -665,7 +671,8 @@ class CallEmitter(ExpressionEmitter):
                     )
                 argument = self.constant(found[0], found[1], call.range)
             values.append(argument)
-        types = [self.type_of(value) for value in values]
+        # constants known: a recursive callee is specialised on them (frontend.recursion)
+        types = [known_type(self.type_of(value), value) for value in values]
         key, result = self.call_hook(fn, types, call.range)
         self.callees[key] = fn
         node = self.insert(

@@ -64,6 +64,7 @@ from frontend.expressions import FreeArray, FreeName, ReadOnce, constant_value
 from frontend.iteration import IterationEmitter
 from frontend.lists import builds_list
 from frontend.local_functions import LocalFunctionEmitter
+from frontend.recursion import Known
 from frontend.subscripts import SubscriptEmitter
 from frontend.trees import Tree, ir_type_of
 from ir.graph import Graph, Node, Value
@@ -187,6 +188,7 @@ class FunctionEmitter(
         self.call_hook = call_hook
         self.callees = {}
         self.active_locals: list[LocalFunction] = []  # local functions being emitted
+        self.recursive_local_calls = 0
 
     def emit_body(
         self,
@@ -206,6 +208,9 @@ class FunctionEmitter(
                 ty = annotation_type(param.annotation, self.globals)
             if leaf_inputs and isinstance(ty, Tree):
                 value = self.leaf_parameter(param.name, ty, fdef.range)
+            elif isinstance(ty, Known):  # Note [Recursion while compiling] in frontend.recursion
+                self.graph.add_input(ty.ty, param.name)
+                value = self.constant(ty.value, ty.ty, param.range)
             else:
                 value = self.graph.add_input(ir_type_of(ty), param.name)
                 if isinstance(ty, Tree):

@@ -84,6 +84,8 @@ class IterationEmitter(ListEmitter):
             return [cast(Value, self.python_constant(key, r)) for key in tree.keys]
         if tree is not None and tree.kind is slice:
             raise ScriptError("TypeError: 'slice' object is not iterable", r)
+        if tree is not None:  # each item with its own structure and rank
+            return [self.tree_item(value, tree, i, r) for i in range(len(tree.children))]
         items = None if isinstance(value.ty, TensorType) else self.known_items(value, r)
         if items is None:
             array = isinstance(value.ty, TensorType)

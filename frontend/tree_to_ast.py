@@ -643,6 +643,7 @@ class ToAst:
 
     def genexp_arg(self, r: SourceRange, inner: Any) -> syntax.Expr:
         return cast(syntax.Expr, inner)
+
     def dictcomp(self, r: SourceRange, _lbrace: _Tok, key: Any, value: Any, *rest: Any) -> Any:
         pair = syntax.Tuple((key, value), range=r)
         inner = self.comprehension(r, pair, *rest[:-1])  # without the closing brace

@@ -85,6 +85,28 @@ def test_isinstance_of_pytree_leaves_and_numbers() -> None:
     check(loss, params, RNG.normal(size=2))
 
 
+def test_isinstance_of_arrays_is_decided_where_every_kind_of_array_agrees() -> None:
+    def loss(w, params):
+        total = np.sum(w)
+        if isinstance(w, (list, tuple, dict, str)):  # no array is one: decided
+            total = total * 100.0
+        for leaf in params:  # leaves of known rank are ndarrays
+            if isinstance(leaf, np.ndarray) and not isinstance(leaf, np.generic):
+                total = total + np.sum(leaf**2)
+        return total
+
+    check(loss, RNG.normal(size=2), [RNG.normal(size=3), RNG.normal(size=(2, 2))])
+
+
+def test_isinstance_that_depends_on_array_or_numpy_scalar_is_refused() -> None:
+    def fn(params):
+        return params[0] * 2.0 if isinstance(params[0], np.floating) else params[0]
+
+    with pytest.raises(ad.ScriptError, match="cannot tell while compiling what class") as info:
+        ad.script(fn)([np.float64(2.0)])
+    assert "isinstance(params[0], np.floating)" in str(info.value)
+
+
 # ---- map, sorted, tuple, list, dict -------------------------------------------------------------
 
 
@@ -306,3 +328,89 @@ def test_casts_of_constants_and_gradients_through_float_casts() -> None:
     g32 = ad.grad(widened)(np.ones(2, np.float32))
     assert g32.dtype == np.float32
     np.testing.assert_allclose(g32, 2.0)
+
+
+# ---- recursion ----------------------------------------------------------------------------------
+
+
+def fact(n):
+    return 1 if n <= 1 else n * fact(n - 1)
+
+
+def power(x, n: int):
+    if n == 0:
+        return np.ones_like(x)
+    half = power(x, n // 2)
+    return half * half * (x if n % 2 else 1.0)
+
+
+def fib(n):
+    return n if n < 2 else fib(n - 1) + fib(n - 2)
+
+
+def is_even(n):
+    return True if n == 0 else is_odd(n - 1)
+
+
+def is_odd(n):
+    return False if n == 0 else is_even(n - 1)
+
+
+def nest(t, depth):
+    return t if depth == 0 else nest((t,), depth - 1)
+
+
+def depth_of(t):
+    if isinstance(t, tuple):
+        return 1 + depth_of(t[0])
+    return 0
+
+
+def runaway(x, n):
+    return runaway(x, n + 1)
+
+
+def test_recursion_on_ints_known_while_compiling() -> None:
+    def loss(w):
+        parity = 1.0 if is_even(6) and is_odd(3) else -1.0
+        return np.sum(w) * fact(5) + np.sum(power(w, 5)) * fib(10) * parity
+
+    w = RNG.normal(size=3)
+    check(loss, w)
+    graph = str(ad.script(loss).graph_for(w))
+    assert "prim::CallFunction" not in graph
+    assert "prim::If" not in graph
+
+
+def test_structural_recursion_over_nested_tuples() -> None:
+    def loss(w):
+        return np.sum(w) * depth_of(nest(w, 5))
+
+    check(loss, RNG.normal(size=2))
+
+
+def test_recursion_in_a_local_function() -> None:
+    def loss(params):
+        def walk(t, scale):
+            if isinstance(t, (list, tuple)):
+                return sum(walk(c, scale * 2.0) for c in t)
+            return scale * np.sum(np.tanh(t))
+
+        return walk(params, 1.0)
+
+    check(loss, [RNG.normal(size=2), [RNG.normal(size=3), (RNG.normal(size=(2, 2)),)]])
+
+
+def test_recursion_whose_depth_is_known_only_at_run_time_is_refused() -> None:
+    def loss(w, n: int):
+        return w * fact(n)
+
+    def deep(w):
+        return runaway(w, 0)
+
+    refused = r"recursive call to 'fact' with arguments of the same kind, not known while"
+    with pytest.raises(ad.ScriptError, match=refused) as info:
+        ad.script(loss)(np.ones(2), 3)
+    assert "fact(n - 1)" in str(info.value)
+    with pytest.raises(ad.ScriptError, match="recursion of 'runaway' goes deeper than 64 levels"):
+        ad.script(deep)(np.ones(2))
