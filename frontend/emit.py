@@ -67,6 +67,7 @@ from frontend.local_functions import LocalFunctionEmitter
 from frontend.recursion import Known
 from frontend.subscripts import SubscriptEmitter
 from frontend.trees import Tree, ir_type_of
+from frontend.zip_loops import ZipLoopEmitter
 from ir.graph import Graph, Node, Value
 from ir.source import SourceRange
 from ir.types import (
@@ -169,6 +170,7 @@ def annotation_type(annotation: syntax.Expr | None, namespace: Mapping[str, Any]
 
 class FunctionEmitter(
     BuiltinEmitter,
+    ZipLoopEmitter,
     IterationEmitter,
     LocalFunctionEmitter,
     CheckEmitter,
@@ -459,6 +461,8 @@ class FunctionEmitter(
         if isinstance(iterable, syntax.Call) and self.enumerates_an_array(iterable):
             self.emit_row_loop(stmt, self.emit_expr(iterable.args[0]), iterable.range, True)
             return
+        if isinstance(iterable, syntax.Call) and self.emit_array_zip(stmt, iterable):
+            return  # Note [Zip over arrays] in frontend.zip_loops
         if isinstance(iterable, syntax.Call) and self.iteration_builtin(iterable) is not None:
             # ``zip``, ``enumerate``, ``reversed``: unrolled over items known while compiling
             if exits_anywhere(stmt.body):

@@ -414,3 +414,56 @@ def test_recursion_whose_depth_is_known_only_at_run_time_is_refused() -> None:
     assert "fact(n - 1)" in str(info.value)
     with pytest.raises(ad.ScriptError, match="recursion of 'runaway' goes deeper than 64 levels"):
         ad.script(deep)(np.ones(2))
+
+
+# ---- zip over arrays ----------------------------------------------------------------------------
+
+
+def test_zip_over_arrays_is_a_loop_in_the_ir() -> None:
+    def loss(w, X, Y):
+        total = 0.0
+        for x, y in zip(X, Y, strict=False):
+            total = total + (np.tanh(x @ w) - y) ** 2
+        for i, (x, y) in enumerate(zip(X, Y[:2], strict=False), 1):  # the shorter decides
+            total = total + i * np.sum(x * w) * y
+        return total
+
+    w, X, Y = RNG.normal(size=3), RNG.normal(size=(5, 3)), RNG.normal(size=5)
+    check(loss, w, X, Y)
+    graph = str(ad.script(loss).graph_for(w, X, Y))
+    assert graph.count("prim::Loop") == 2
+    assert "aten::tanh" in graph
+    assert graph.count("aten::tanh") == 1  # not unrolled
+
+
+def test_zip_of_arrays_of_different_lengths_stops_at_the_shortest() -> None:
+    def fn(a, b, c):
+        rows = 0
+        total = np.zeros(2)
+        for x, y, z in zip(a, b, c, strict=False):
+            total = total + x * y + z
+            rows = rows + 1
+        return total * rows
+
+    a, b, c = np.ones((4, 2)), np.full((2, 2), 2.0), np.arange(6.0).reshape(3, 2)
+    np.testing.assert_allclose(ad.script(fn)(a, b, c), fn(a, b, c))
+    np.testing.assert_allclose(ad.script(fn)(a[:0], b, c), fn(a[:0], b, c))
+
+
+def test_zip_of_an_array_and_a_list_is_refused() -> None:
+    def mixed(x):
+        total = 0.0
+        for row, scale in zip(x, [1.0, 2.0], strict=False):
+            total = total + np.sum(row) * scale
+        return total
+
+    def strict(x, y):
+        for a, b in zip(x, y, strict=True):
+            x = x + a * b
+        return x
+
+    with pytest.raises(ad.ScriptError, match=r"zip\(\) of an array and a") as info:
+        ad.script(mixed)(np.ones((2, 2)))
+    assert "[1.0, 2.0]" in str(info.value)
+    with pytest.raises(ad.ScriptError, match="strict=True cannot be checked"):
+        ad.script(strict)(np.ones(2), np.ones(2))
