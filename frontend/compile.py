@@ -260,13 +260,18 @@ class CompiledModule:
 
 
 def compile_with_free_variables(
-    fn: Callable[..., Any], *, argument_types: Sequence[Type] | None = None
+    fn: Callable[..., Any],
+    *,
+    argument_types: Sequence[Type] | None = None,
+    keep_ranks: bool = False,
 ) -> CompiledModule:
-    """`compile_function`, with what it read from outside (`CompiledModule`)."""
+    """`compile_function`, with what it read from outside (`CompiledModule`); with
+    ``keep_ranks``, array parameters keep the rank ``argument_types`` give them (Note [Array
+    kinds] in `autodiff.script`)."""
     if not isinstance(fn, FunctionType):
         raise ScriptError(_not_a_function(fn))
     with gc_paused():  # Note [Compile-time cost] in autodiff.pipeline
-        return _module(fn, argument_types)
+        return _module(fn, argument_types, keep_ranks)
 
 
 def _not_a_function(fn: object) -> str:
@@ -290,10 +295,17 @@ def _not_a_function(fn: object) -> str:
     )
 
 
-def _module(fn: FunctionType, argument_types: Sequence[Type] | None) -> CompiledModule:
+def _module(
+    fn: FunctionType, argument_types: Sequence[Type] | None, keep_ranks: bool = False
+) -> CompiledModule:
     signature = None
     if argument_types is not None:
         signature = _entry(fn, None).specialise(argument_types)
+        if keep_ranks:
+            signature = tuple(
+                _leaf_type(given) if isinstance(given, TensorType) and given.shape else ty
+                for ty, given in zip(signature, argument_types, strict=True)
+            )
     root = _compile(fn, signature)
     module: dict[str, Graph] = {}
     seen: set[str] = set()

@@ -98,6 +98,20 @@ def test_isinstance_of_arrays_is_decided_where_every_kind_of_array_agrees() -> N
     check(loss, RNG.normal(size=2), [RNG.normal(size=3), RNG.normal(size=(2, 2))])
 
 
+def test_isinstance_of_an_array_argument_is_decided_per_rank() -> None:
+    def loss(w, x):
+        if isinstance(w, np.ndarray):
+            return np.sum(w * x)
+        return w * np.sum(x)
+
+    check(loss, RNG.normal(size=3), RNG.normal(size=3))
+    check(loss, RNG.normal(size=(2, 3)), RNG.normal(size=3))
+    check(loss, 1.5, RNG.normal(size=3))  # a Python float: not an ndarray
+    for zero_d in (np.float64(1.5), np.asarray(1.5)):  # which one the type cannot tell
+        with pytest.raises(ad.ScriptError, match="cannot tell while compiling what class"):
+            ad.script(loss)(zero_d, np.ones(3))
+
+
 def test_isinstance_that_depends_on_array_or_numpy_scalar_is_refused() -> None:
     def fn(params):
         return params[0] * 2.0 if isinstance(params[0], np.floating) else params[0]
