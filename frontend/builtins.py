@@ -33,7 +33,7 @@ import numpy as np
 
 from frontend import syntax
 from frontend.environment import PyObject
-from frontend.errors import ScriptError
+from frontend.errors import ContainerUseError, ScriptError
 from frontend.expressions import ExpressionEmitter, constant_value, is_scalar
 from frontend.trees import Tree
 from ir.graph import Value
@@ -112,7 +112,7 @@ class BuiltinEmitter(ExpressionEmitter):
                 if _ARRAY_CLASS in classes:
                     other = classes[1] if classes[0] is _ARRAY_CLASS else classes[0]
                     if other is _ARRAY_CLASS or issubclass(other, _ARRAY_KINDS):
-                        raise ScriptError(
+                        raise ContainerUseError(
                             "type() of an array is not known exactly while compiling (a NumPy "
                             "scalar, an ndarray or a subclass): use isinstance(x, np.ndarray)",
                             expr.range,
@@ -263,7 +263,9 @@ class BuiltinEmitter(ExpressionEmitter):
             raise ScriptError(f"{which}() takes one iterable", r)
         argument = self.emit_expr(call.args[0]) if _is_array_name(self, call.args[0]) else None
         if argument is not None and isinstance(argument.ty, TensorType):
-            raise ScriptError(
+            # (a parameter typed as an array for want of knowing better may be a list: Note
+            # [Compiling for containers] in autodiff.script)
+            raise ContainerUseError(
                 f"{which}() of an array goes through its rows one by one: use np.{which}(x)", r
             )
         deciding = which == "any"  # the truth that stops the search
