@@ -33,6 +33,14 @@ by the executor `ir.codegen.executable` picks, with the plain function's observa
 # `autodiff.pytrees`). A call with arrays raises the held-back error then, as it was found.
 # The global arrays and the values read once are then known from the first compilation for
 # containers, which the others must agree with.
+
+# Note [Array kinds]
+# Compiled as declared, an array parameter is a Tensor of unknown rank, which may be an
+# ndarray or, given a 0-d value, a NumPy scalar: ``isinstance(x, np.ndarray)`` cannot be
+# decided there, and that error is held back as a container use is. A call with arrays then
+# compiles the function for its arguments' ranks (`array_kind`): an n-d array is an ndarray, so
+# the test is decided; of a 0-d argument (a NumPy scalar or a 0-d array, which the signature
+# key tells apart but the type does not) the held-back error is raised.
 """
 
 from __future__ import annotations
@@ -356,12 +364,20 @@ class ScriptFunction:
                 self.parsed.store(key, built)
             return built
         numbers = tuple(
-            ty if ty in _SPECIALISED and declared == TensorType() else TensorType()
+            ty if ty in _SPECIALISED and declared == TensorType() else self.array_kind(ty)
             for declared, ty in zip(self.declared_types()[: self.arity], types, strict=False)
         )
         if all(ty == TensorType() for ty in numbers) or not isinstance(self.fn, FunctionType):
             return self.graph
         return self.compiled_for(numbers)
+
+    def array_kind(self, ty: Type) -> Type:
+        """What the function is compiled for, for an array argument of type ``ty``: a Tensor,
+        or, when compiling for arrays as declared was held back, a Tensor of its rank, so that
+        ``isinstance(x, np.ndarray)`` of an n-d array is decided (Note [Array kinds])."""
+        if self.held_back is None or not isinstance(ty, TensorType) or not ty.shape:
+            return TensorType()
+        return TensorType(None, (None,) * len(ty.shape))
 
     def compiled_for(self, parameters: tuple[Type, ...]) -> Graph:
         """The function compiled again for these parameter types (Python numbers, containers),
@@ -373,7 +389,9 @@ class ScriptFunction:
                     f"{self.qualname}() takes arrays and numbers only, not lists, tuples or "
                     "dicts of them"
                 )
-            compiled = compile_with_free_variables(self.fn, argument_types=parameters)
+            compiled = compile_with_free_variables(
+                self.fn, argument_types=parameters, keep_ranks=self.held_back is not None
+            )
             module, free = compiled.module, compiled.free
             if self.held_back is not None and not self.results:
                 self.adopt(compiled)  # the first compilation: Note [Compiling for containers]

@@ -29,11 +29,13 @@ from typing import Any, cast
 import numpy as np
 
 from frontend import syntax
+from frontend.builtins import array_isinstance
 from frontend.environment import LocalFunction, PyObject
 from frontend.errors import ContainerUseError, ScriptError
 from frontend.expressions import ExpressionEmitter, is_scalar
 from frontend.lists import refuse_list_method
 from frontend.random_calls import RANDOM_METHODS, makes_generator
+from frontend.recursion import known_type
 from frontend.resolve import (
     ATTRIBUTES,
     BUILTINS,
@@ -102,6 +104,8 @@ class CallEmitter(ExpressionEmitter):
     # Provided by `frontend.random_calls`.
     emit_random_method: Callable[[Value, str, syntax.Call], Value]
     emit_generator_call: Callable[[object, str, syntax.Call], Value]
+    # Provided by `frontend.builtins`: Note [Compile-time builtins] there.
+    emit_compile_time_builtin: Callable[[object, syntax.Call], Value | None]
 
     def emit_call(self, expr: syntax.Call) -> Value:
         func = expr.func
@@ -117,6 +121,9 @@ class CallEmitter(ExpressionEmitter):
         obj = target.obj
         if isinstance(obj, LocalFunction):
             return self.emit_local_call(obj, expr)
+        found = self.emit_compile_time_builtin(obj, expr)
+        if found is not None:
+            return found
         builtin = lookup(BUILTINS, obj)
         if builtin is not None:
             return self.emit_builtin(builtin, expr)
@@ -338,7 +345,7 @@ class CallEmitter(ExpressionEmitter):
 
     def emit_value_attribute(self, value: Value, attr: str, r: SourceRange) -> Value:
         tree = self.tree_of(value)
-        if tree is not None and tree.is_namedtuple:
+        if tree is not None and (tree.is_namedtuple or tree.kind is slice):
             position = tree.position(attr)
             if position is None:
                 raise ScriptError(f"'{tree.kind_name}' has no field '{attr}'", r)
@@ -414,6 +421,9 @@ class CallEmitter(ExpressionEmitter):
             raise ScriptError(f"{builtin}() takes exactly one argument ({len(args)} given)", r)
         (value,) = args
         if builtin == "len" and isinstance(value.ty, TupleType):  # known while compiling
+            tree = self.tree_of(value)
+            if tree is not None and tree.kind is slice:
+                raise ScriptError("TypeError: object of type 'slice' has no len()", r)
             return self.constant(len(value.ty.elems), INT, r)
         if builtin == "abs":
             return self.apply("prim::abs" if is_scalar(value.ty) else "aten::abs", [value], r)
@@ -453,6 +463,10 @@ class CallEmitter(ExpressionEmitter):
         classes = tuple(f.obj if isinstance(f, PyObject) else None for f in found)
         if not isinstance(classes, tuple) or not all(isinstance(c, type) for c in classes):
             raise ScriptError("isinstance() takes a class or a tuple of classes here", r)
+        if isinstance(value.ty, TensorType):
+            decided = array_isinstance(value.ty, cast("tuple[type, ...]", classes))
+            if decided is not None:
+                return self.constant(decided, BOOL, r)
         kinds = self.python_kinds(value, r)
         return self.constant(any(issubclass(k, classes) for k in kinds), BOOL, r)
 
@@ -629,7 +643,8 @@ class CallEmitter(ExpressionEmitter):
                     )
                 argument = self.constant(found[0], found[1], call.range)
             values.append(argument)
-        types = [self.type_of(value) for value in values]
+        # constants known: a recursive callee is specialised on them (frontend.recursion)
+        types = [known_type(self.type_of(value), value) for value in values]
         key, result = self.call_hook(fn, types, call.range)
         self.callees[key] = fn
         node = self.insert(

@@ -16,7 +16,8 @@ emitter would recurse once per call depth. Instead, the emitter's call hook rais
 at the first callee that is not compiled yet; the caller is set aside on a work stack, the
 callee compiled, and the caller emitted again from the start. A function is therefore emitted
 at most once more per callee it waits for, and a chain of a thousand nested helpers needs no
-Python recursion. A callee that is already on the stack is a recursive call, refused at the call.
+Python recursion. A callee that is already on the stack is a recursive call, unrolled while
+compiling or refused at the call: Note [Recursion while compiling] in `frontend.recursion`.
 
 Note [Free variables]
 A module global or a closure variable that holds an array, read by name in the function
@@ -61,6 +62,13 @@ from frontend import syntax
 from frontend.emit import annotation_type, emit_function
 from frontend.errors import ScriptError
 from frontend.parse import parse_source
+from frontend.recursion import (
+    RECURSION_LIMIT,
+    Known,
+    depends_on_run_time,
+    too_deep,
+    unknown,
+)
 from frontend.trees import Tree, map_leaves
 from ir.collector import gc_paused
 from ir.graph import Graph, Value
@@ -157,12 +165,13 @@ class _Entry:
     annotated: tuple[bool, ...]
     compiled: dict[Signature, _Compiled] = field(default_factory=dict)
     keys: dict[Signature, str] = field(default_factory=dict)
+    recursive: bool = False  # specialised on constant arguments: Note [Recursion while compiling]
 
     def specialise(self, arguments: Sequence[Type]) -> Signature:
         """The parameter types for a call with these argument types (Note [Specialised
-        callees])."""
+        callees]); a recursive function's constant arguments keep their values."""
         return tuple(
-            declared if annotated and not isinstance(argument, Tree) else _parameter_type(argument)
+            _specialised(declared, annotated, argument, self.recursive)
             for declared, annotated, argument in zip(
                 self.declared, self.annotated, arguments, strict=True
             )
@@ -187,6 +196,16 @@ _ENTRIES: weakref.WeakKeyDictionary[FunctionType, _Entry] = weakref.WeakKeyDicti
 # parameters (`emit_function`'s ``leaf_inputs``).
 _LEAF_INPUTS = NamedType("leaf inputs")
 _NAMES: dict[str, weakref.ref[FunctionType]] = {}
+
+
+class _Recursive(Exception):
+    """Raised through the emitter when ``fn`` is found to call itself with the parameter types
+    it is being compiled for: it is compiled again, specialised on values (Note [Recursion
+    while compiling] in `frontend.recursion`)."""
+
+    def __init__(self, fn: FunctionType) -> None:
+        super().__init__(fn.__qualname__)
+        self.fn = fn
 
 
 class _Suspend(Exception):
@@ -241,13 +260,18 @@ class CompiledModule:
 
 
 def compile_with_free_variables(
-    fn: Callable[..., Any], *, argument_types: Sequence[Type] | None = None
+    fn: Callable[..., Any],
+    *,
+    argument_types: Sequence[Type] | None = None,
+    keep_ranks: bool = False,
 ) -> CompiledModule:
-    """`compile_function`, with what it read from outside (`CompiledModule`)."""
+    """`compile_function`, with what it read from outside (`CompiledModule`); with
+    ``keep_ranks``, array parameters keep the rank ``argument_types`` give them (Note [Array
+    kinds] in `autodiff.script`)."""
     if not isinstance(fn, FunctionType):
         raise ScriptError(_not_a_function(fn))
     with gc_paused():  # Note [Compile-time cost] in autodiff.pipeline
-        return _module(fn, argument_types)
+        return _module(fn, argument_types, keep_ranks)
 
 
 def _not_a_function(fn: object) -> str:
@@ -271,10 +295,17 @@ def _not_a_function(fn: object) -> str:
     )
 
 
-def _module(fn: FunctionType, argument_types: Sequence[Type] | None) -> CompiledModule:
+def _module(
+    fn: FunctionType, argument_types: Sequence[Type] | None, keep_ranks: bool = False
+) -> CompiledModule:
     signature = None
     if argument_types is not None:
         signature = _entry(fn, None).specialise(argument_types)
+        if keep_ranks:
+            signature = tuple(
+                _leaf_type(given) if isinstance(given, TensorType) and given.shape else ty
+                for ty, given in zip(signature, argument_types, strict=True)
+            )
     root = _compile(fn, signature)
     module: dict[str, Graph] = {}
     seen: set[str] = set()
@@ -303,9 +334,13 @@ def _compile(fn: FunctionType, signature: Signature | None) -> _Compiled:
         done = entry.compiled.get(cached)
         if done is None:
             try:
-                done = _emit(entry, task.fn, signature, {t.fn for t in stack}, len(stack) == 1)
+                done = _emit(entry, task.fn, signature, stack, len(stack) == 1)
             except _Suspend as suspended:
                 stack.append(_Task(suspended.fn, suspended.signature, suspended.call))
+                continue
+            except _Recursive as found:  # start again: what compiled so far is kept
+                _entry(found.fn, None).recursive = True
+                del stack[1:]
                 continue
             except ScriptError as error:
                 for caller in reversed(stack[1:]):
@@ -323,7 +358,7 @@ def _emit(
     entry: _Entry,
     fn: FunctionType,
     signature: Signature,
-    in_progress: set[FunctionType],
+    in_progress: Sequence[_Task],
     is_root: bool,
 ) -> _Compiled:
     """``fn``'s graph for ``signature``; ``is_root`` when it is the function compiled, not a
@@ -373,11 +408,14 @@ def _emit(
             for read in found.read_once:
                 read_once.setdefault(read.key, read)
             return found.key, found.result
-        if callee in in_progress:
-            raise ScriptError(
-                f"recursive call to '{callee.__qualname__}' is not supported in scripted functions",
-                call,
-            )
+        levels = [t for t in in_progress if t.fn is callee]
+        if levels:  # Note [Recursion while compiling] in frontend.recursion
+            if not callee_entry.recursive:
+                raise _Recursive(callee)
+            if any(_signature_of(t) == callee_signature for t in levels):
+                raise depends_on_run_time(callee.__qualname__, call)
+            if len(levels) >= RECURSION_LIMIT:
+                raise too_deep(callee.__qualname__, call)
         raise _Suspend(callee, callee_signature, call)
 
     key = entry.key(signature)
@@ -469,6 +507,23 @@ def _unique_name(fn: FunctionType) -> str:
             return name
         number += 1
         name = f"{fn.__qualname__}~{number}"
+
+
+def _signature_of(task: _Task) -> Signature:
+    return task.signature if task.signature is not None else _entry(task.fn, None).declared
+
+
+def _specialised(declared: Type, annotated: bool, argument: Type, recursive: bool) -> Type:
+    """One parameter's type in `_Entry.specialise`."""
+    if isinstance(argument, Known):
+        if recursive and (not annotated or argument.ty == declared):
+            return argument
+        argument = unknown(argument)
+    if annotated and not isinstance(argument, Tree):
+        return declared
+    if recursive and isinstance(argument, TensorType):  # isinstance(t, np.ndarray) per level
+        return _leaf_type(argument)
+    return _parameter_type(argument)
 
 
 def _parameter_type(argument: Type) -> Type:

@@ -46,6 +46,7 @@ from contextlib import contextmanager
 from typing import Any, cast
 
 from frontend import syntax
+from frontend.builtins import BuiltinEmitter
 from frontend.calls import CallEmitter, CallHook, default_call_hook, range_argument
 from frontend.checks import CheckEmitter
 from frontend.environment import (
@@ -64,7 +65,10 @@ from frontend.iteration import IterationEmitter
 from frontend.lists import builds_list
 from frontend.local_functions import LocalFunctionEmitter
 from frontend.random_calls import RandomEmitter
+from frontend.recursion import Known
+from frontend.subscripts import SubscriptEmitter
 from frontend.trees import Tree, ir_type_of
+from frontend.zip_loops import ZipLoopEmitter
 from ir.graph import Graph, Node, Value
 from ir.source import SourceRange
 from ir.types import (
@@ -166,7 +170,14 @@ def annotation_type(annotation: syntax.Expr | None, namespace: Mapping[str, Any]
 
 
 class FunctionEmitter(
-    IterationEmitter, LocalFunctionEmitter, CheckEmitter, CallEmitter, RandomEmitter
+    BuiltinEmitter,
+    ZipLoopEmitter,
+    IterationEmitter,
+    LocalFunctionEmitter,
+    CheckEmitter,
+    CallEmitter,
+    RandomEmitter,
+    SubscriptEmitter,
 ):
     def __init__(
         self,
@@ -181,6 +192,7 @@ class FunctionEmitter(
         self.call_hook = call_hook
         self.callees = {}
         self.active_locals: list[LocalFunction] = []  # local functions being emitted
+        self.recursive_local_calls = 0
 
     def emit_body(
         self,
@@ -200,6 +212,9 @@ class FunctionEmitter(
                 ty = annotation_type(param.annotation, self.globals)
             if leaf_inputs and isinstance(ty, Tree):
                 value = self.leaf_parameter(param.name, ty, fdef.range)
+            elif isinstance(ty, Known):  # Note [Recursion while compiling] in frontend.recursion
+                self.graph.add_input(ty.ty, param.name)
+                value = self.constant(ty.value, ty.ty, param.range)
             else:
                 value = self.graph.add_input(ir_type_of(ty), param.name)
                 if isinstance(ty, Tree):
@@ -380,6 +395,9 @@ class FunctionEmitter(
 
     def unpack(self, value: Value, count: int, r: SourceRange) -> list[Value]:
         ty = value.ty
+        tree = self.tree_of(value)
+        if tree is not None and tree.kind is slice:
+            raise ScriptError("TypeError: cannot unpack a 'slice' object", r)
         if value.node.kind == "prim::TupleConstruct" and len(value.node.inputs) == count:
             return list(value.node.inputs)
         if isinstance(ty, TupleType):
@@ -445,6 +463,8 @@ class FunctionEmitter(
         if isinstance(iterable, syntax.Call) and self.enumerates_an_array(iterable):
             self.emit_row_loop(stmt, self.emit_expr(iterable.args[0]), iterable.range, True)
             return
+        if isinstance(iterable, syntax.Call) and self.emit_array_zip(stmt, iterable):
+            return  # Note [Zip over arrays] in frontend.zip_loops
         if isinstance(iterable, syntax.Call) and self.iteration_builtin(iterable) is not None:
             # ``zip``, ``enumerate``, ``reversed``: unrolled over items known while compiling
             if exits_anywhere(stmt.body):
@@ -463,6 +483,8 @@ class FunctionEmitter(
         if tree is not None and tree.is_dict:  # a dict iterates over its keys
             keys = [self.python_constant(key, r) for key in tree.keys]
             value = self.make_tuple([cast(Value, key) for key in keys], r)
+        if tree is not None and tree.kind is slice:
+            raise ScriptError("TypeError: 'slice' object is not iterable", r)
         if tree is not None and exits_anywhere(stmt.body):
             raise ScriptError(
                 f"a loop over a {tree.kind_name} argument is unrolled while compiling, so it "

@@ -18,7 +18,7 @@ items, which ``sum`` (Python's left fold from 0, or the start given), ``min``, `
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import cast
+from typing import Any, cast
 
 from frontend import syntax
 from frontend.environment import subscripted_names
@@ -39,6 +39,9 @@ class IterationEmitter(ListEmitter):
 
     # Provided by `frontend.emit.FunctionEmitter`.
     assign: Callable[[syntax.Expr, Value, SourceRange], None]
+    # Provided by `frontend.builtins`: a dict comprehension's entries.
+    pair: Callable[[Value, SourceRange], tuple[Any, Value]]
+    make_dict: Callable[[dict[Any, Value], SourceRange], Value]
 
     def iteration_builtin(self, call: syntax.Call) -> str | None:
         """``"zip"``, ``"enumerate"`` or ``"reversed"`` when ``call`` calls that builtin."""
@@ -79,6 +82,10 @@ class IterationEmitter(ListEmitter):
         tree = self.tree_of(value)
         if tree is not None and tree.is_dict:
             return [cast(Value, self.python_constant(key, r)) for key in tree.keys]
+        if tree is not None and tree.kind is slice:
+            raise ScriptError("TypeError: 'slice' object is not iterable", r)
+        if tree is not None:  # each item with its own structure and rank
+            return [self.tree_item(value, tree, i, r) for i in range(len(tree.children))]
         items = None if isinstance(value.ty, TensorType) else self.known_items(value, r)
         if items is None:
             array = isinstance(value.ty, TensorType)
@@ -144,6 +151,8 @@ class IterationEmitter(ListEmitter):
         with self.nested_scope():  # its names do not leak, as in Python 3
             clause(0)
         r = expr.range
+        if expr.kind == "dict":
+            return self.make_dict(dict(self.pair(item, r) for item in items), r)
         if expr.kind == "list":
             ty = ListType(join_all([v.ty for v in items], NOTHING))
             return self.insert("prim::ListConstruct", items, [ty], r).output

@@ -9,7 +9,8 @@ other names it reads are read as they are bound at the call, which is Python's l
 of a closure's variables (``w = w + 1`` in a loop, then ``f()`` reads the new ``w``). Its
 ``return``s are exits of that body alone (Note [Exits]). It is not a value: passing it to a
 function that is compiled separately, returning it or storing it is refused where it is
-written; a recursive call is refused too. ``act = np.tanh`` binds a function known while
+written. A recursive call is unrolled in place, depth-limited (Note [Recursion while
+compiling] in `frontend.recursion`). ``act = np.tanh`` binds a function known while
 compiling the same way.
 """
 
@@ -21,6 +22,7 @@ from frontend import syntax
 from frontend.environment import LocalFunction
 from frontend.errors import ScriptError
 from frontend.expressions import ExpressionEmitter
+from frontend.recursion import LOCAL_CALLS_LIMIT, RECURSION_LIMIT, too_deep
 from ir.graph import Value
 from ir.source import SourceRange
 
@@ -29,6 +31,7 @@ class LocalFunctionEmitter(ExpressionEmitter):
     """Defines and calls local functions for `frontend.emit.FunctionEmitter`."""
 
     active_locals: list[LocalFunction]
+    recursive_local_calls: int  # how many calls of active_locals, unrolled in place
     # Provided by `frontend.emit.FunctionEmitter`: ``body`` emitted as a function's, with its
     # own exits; its result.
     emit_local_body: Callable[[Sequence[syntax.Stmt]], Value]
@@ -54,8 +57,17 @@ class LocalFunctionEmitter(ExpressionEmitter):
         """The body of a ``lambda`` or nested ``def`` emitted at its call, its parameters
         bound to the arguments, other names read as they are bound here."""
         r = call.range
-        if fn in self.active_locals:
-            raise ScriptError(f"recursive call to '{fn.name}' is not supported", r)
+        if fn in self.active_locals:  # Note [Recursion while compiling] in frontend.recursion
+            self.recursive_local_calls += 1
+            if self.active_locals.count(fn) >= RECURSION_LIMIT:
+                raise too_deep(fn.name, r)
+            if self.recursive_local_calls > LOCAL_CALLS_LIMIT:
+                raise ScriptError(
+                    f"recursion of '{fn.name}' unrolls into more than {LOCAL_CALLS_LIMIT} calls "
+                    "while compiling: define it with def at module level, where each value of "
+                    "its arguments is compiled once, or write a loop",
+                    r,
+                )
         names = [p.name for p in fn.params]
         bound: dict[str, Value] = dict(fn.defaults)
         if len(call.args) > len(names):

@@ -94,6 +94,8 @@ class SubscriptEmitter(ExpressionEmitter):
     def tree_subscript(self, base: Value, tree: Tree, index: syntax.Expr, r: SourceRange) -> Value:
         """``params[0]``, ``params["W"]``, ``params[1:]`` of a container known while compiling
         (Note [Containers known while compiling] in `frontend.trees`)."""
+        if tree.kind is slice:
+            raise ScriptError("TypeError: 'slice' object is not subscriptable", r)
         if isinstance(index, syntax.Slice) and not tree.is_dict:
             bounds = []
             for part in (index.lower, index.upper, index.step):
@@ -132,13 +134,26 @@ class SubscriptEmitter(ExpressionEmitter):
                     start, stop, step = (self.slice_bound(part, r) for part in parts)
                     items.append(_Item("slice", r, bounds=(start, stop, step)))
             else:
-                items.append(self.value_item(self.emit_expr(expr), r))
+                value = self.emit_expr(expr)
+                tree = self.tree_of(value)
+                plain = tree is None or tree.kind is tuple
+                if len(exprs) == 1 and value.node.kind == "prim::TupleConstruct" and plain:
+                    # ``x[index]`` of a tuple built here, ``(slice(None), 0)``: its items
+                    items.extend(self.value_item(v, r) for v in value.node.inputs)
+                else:
+                    items.append(self.value_item(value, r))
         if sum(item.kind == "ellipsis" for item in items) > 1:
             raise ScriptError("an index can only have a single ellipsis ('...')", index.range)
         return items
 
     def value_item(self, value: Value, r: SourceRange) -> _Item:
         ty = value.ty
+        tree = self.tree_of(value)
+        if tree is not None and tree.kind is slice:  # Note [Compile-time builtins]
+            start, stop, step = (self.tree_item(value, tree, i, r) for i in range(3))
+            if all(bound.ty is NONE for bound in (start, stop, step)):
+                return _Item("slice", r)
+            return _Item("slice", r, bounds=(start, stop, step))
         if ty is NONE:
             return _Item("newaxis", r)
         if ty in (INT, SCALAR):

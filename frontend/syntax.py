@@ -201,9 +201,10 @@ class ForClause(Node):
 
 @dataclass(frozen=True, slots=True)
 class Comprehension(Expr):
-    """``[element for … in … if …]`` (``kind`` "list") or ``(element for …)`` ("generator")."""
+    """``[element for … in … if …]`` (``kind`` "list") or ``(element for …)`` ("generator");
+    ``{key: value for …}`` ("dict") has the Tuple ``(key, value)`` as its element."""
 
-    kind: Literal["list", "generator"]
+    kind: Literal["list", "generator", "dict"]
     element: Expr
     clauses: tuple[ForClause, ...]
 

@@ -643,8 +643,15 @@ class ToAst:
 
     def genexp_arg(self, r: SourceRange, inner: Any) -> syntax.Expr:
         return cast(syntax.Expr, inner)
+
+    def dictcomp(self, r: SourceRange, _lbrace: _Tok, key: Any, value: Any, *rest: Any) -> Any:
+        pair = syntax.Tuple((key, value), range=r)
+        inner = self.comprehension(r, pair, *rest[:-1])  # without the closing brace
+        if not isinstance(inner, syntax.Comprehension):
+            return inner  # refused
+        return replace(inner, kind="dict")
+
     setcomp = _refusal("set comprehensions are not supported")
-    dictcomp = _refusal("dict comprehensions are not supported")
     set_ = _refusal("set literals are not supported")
 
 

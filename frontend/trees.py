@@ -24,6 +24,7 @@ from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from frontend.recursion import Known
 from ir.types import NONE, TupleType, Type
 
 
@@ -80,7 +81,10 @@ class Tree(Type):
 
 
 def ir_type_of(ty: Type) -> Type:
-    """The IR type of a value of type ``ty``: a Tree's tuple, any other type itself."""
+    """The IR type of a value of type ``ty``: a Tree's tuple, a `Known` value's type, any
+    other type itself."""
+    if isinstance(ty, Known):
+        return ty.ty
     return ty.ir_type if isinstance(ty, Tree) else ty
 
 
@@ -108,7 +112,7 @@ def rebuild(value: Any, ty: Type) -> Any:
     items = [rebuild(item, child) for item, child in zip(value, ty.children, strict=True)]
     if ty.is_dict:
         return ty.kind(zip(ty.keys, items, strict=True))
-    if ty.is_namedtuple:
+    if ty.is_namedtuple or ty.kind is slice:
         return ty.kind(*items)
     return ty.kind(items)
 

@@ -879,6 +879,11 @@ SAMPLES: dict[str, list[Sample]] = {
         Sample("to-float64", lambda r: (normal(r, 3, 4), "float64")),
         Sample("from-float32", lambda r: (normal(r, 3, 4).astype(np.float32), "float64")),
     ],
+    "aten::cast": [
+        Sample("to-float32", lambda r: (normal(r, 3, 4), "float32")),
+        Sample("0-d-to-float64", lambda r: (normal(r), "float64")),
+        Sample("from-float32", lambda r: (normal(r, 3).astype(np.float32), "float64")),
+    ],
     "aten::_tap": [
         Sample("matrix", lambda r: (normal(r, 3, 4), "h")),
         Sample("float", lambda r: (float(normal(r)[()]), "h")),

@@ -11,7 +11,7 @@ from ir.ops.gradients.shape_ops import (
     transpose_backward,
 )
 from ir.ops.shape_ops import flatten as flatten_kernel
-from ir.ops.shape_ops import number_to_array, sum_to_size
+from ir.ops.shape_ops import number_to_array, scalar_type_cast, sum_to_size
 
 
 def reshape(self, shape):
@@ -114,6 +114,15 @@ def astype(self, dtype):
         return dout.astype(self_dtype), None
 
     return self.astype(dtype), backward
+
+
+def cast(self, dtype):
+    self_dtype = dtype_of(self)
+
+    def backward(dout):
+        return dout.astype(self_dtype), None
+
+    return scalar_type_cast(self, dtype), backward
 
 
 def asarray(self):

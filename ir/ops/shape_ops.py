@@ -1,5 +1,6 @@
 """Operators on shapes: reshape, transpose, squeeze, expand_dims, ravel, broadcast_to,
-sum_to_size, concatenate, stack, astype, asarray, and the shape queries shape, ndim, size.
+sum_to_size, concatenate, stack, astype, cast (``np.float64(x)``), asarray, and the shape
+queries shape, ndim, size.
 
 ``aten::asarray(Any self) -> Tensor`` is ``np.asarray`` of a Python number: the 0-d array
 NumPy makes of it before a function that wants an array sees it (Note [Python numbers as
@@ -287,6 +288,12 @@ def astype(x: Any, dtype: str) -> Any:
     return x.astype(dtype)
 
 
+def scalar_type_cast(x: Any, dtype: str) -> Any:
+    """``np.float64(x)`` and the other scalar types called: a NumPy scalar of a 0-d array or a
+    NumPy scalar, an array of that dtype of an n-d array, as NumPy gives them."""
+    return np.dtype(dtype).type(x)
+
+
 # The dtype np.asarray gives a Python number: Python's int, float and bool are NumPy's int64,
 # float64 and bool (a ``Scalar`` may be any of them).
 _NUMBER_DTYPES = {INT: "int64", FLOAT: "float64", BOOL: "bool"}
@@ -502,6 +509,11 @@ register_op(
         "ndarray.astype": "dtype !order !casting !subok !copy",
     },
 )(astype)
+register_op(
+    "aten::cast(Tensor self, str dtype) -> Tensor",
+    shape=_astype_rule,
+    derivative=Derivative.FORMULA,
+)(scalar_type_cast)
 register_op(
     "aten::asarray(Any self) -> Tensor", shape=_asarray_rule, derivative=Derivative.FORMULA
 )(number_to_array)

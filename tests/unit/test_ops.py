@@ -588,6 +588,8 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
         lambda *_: np.array([[20.0, 40.0], [30.0, 10.0]]),
     ),
     ("aten::astype", (A, "float32"), lambda a, dtype: a.astype(np.float32)),
+    ("aten::cast", (A, "float32"), lambda a, dtype: np.float32(a)),
+    ("aten::cast", (np.asarray(2.5), "int64"), lambda a, dtype: np.int64(2)),
     ("aten::asarray", (2.5,), np.asarray),
     ("aten::shape", (CUBE,), lambda a: a.shape),
     ("aten::ndim", (CUBE,), lambda a: a.ndim),
