@@ -151,6 +151,8 @@ class ScriptFunction:
         for containers]."""
         self.read_once = ()
         self.held_back: ContainerUseError | None = None
+        self.declared_result: Type | None = None
+        """The result's type as compiled for the declared parameter types."""
         if self.graph_of is None:
             try:
                 compiled = compile_with_free_variables(self.fn)
@@ -159,6 +161,7 @@ class ScriptFunction:
             else:
                 run_module_passes(compiled.module, [("inline", {"entry_only": True})])
                 self._graph = next(iter(compiled.module.values()))
+                self.declared_result = compiled.result
                 self.adopt(compiled)
         self.guard()
 
@@ -363,13 +366,19 @@ class ScriptFunction:
                 built = self.graph_of(types, strided_inputs)
                 self.parsed.store(key, built)
             return built
+        numbers = self.kinds_compiled_for(types)
+        return self.graph if numbers is None else self.compiled_for(numbers)
+
+    def kinds_compiled_for(self, types: Sequence[Type]) -> tuple[Type, ...] | None:
+        """The parameter types the function is compiled again for, for arguments of ``types``
+        (no containers among them), or None when the declared compilation serves."""
         numbers = tuple(
             ty if ty in _SPECIALISED and declared == TensorType() else self.array_kind(ty)
             for declared, ty in zip(self.declared_types()[: self.arity], types, strict=False)
         )
         if all(ty == TensorType() for ty in numbers) or not isinstance(self.fn, FunctionType):
-            return self.graph
-        return self.compiled_for(numbers)
+            return None
+        return numbers
 
     def array_kind(self, ty: Type) -> Type:
         """What the function is compiled for, for an array argument of type ``ty``: a Tensor,
@@ -410,12 +419,20 @@ class ScriptFunction:
             self.results[parameters] = compiled.result
         return graph
 
-    def result_for(self, parameters: Sequence[Type] | None) -> Type | None:
-        """The type of the result for these parameter types (`parsed_for`), a `Tree` when it
-        holds containers that must be rebuilt (Note [Containers known while compiling] in
-        `frontend.trees`), else None."""
+    def result_for(
+        self, parameters: Sequence[Type] | None, types: Sequence[Type] = ()
+    ) -> Type | None:
+        """The type of the result for these parameter types (`parsed_for`; for arguments of
+        ``types`` when none is a container), a `Tree` when it holds containers that must be
+        rebuilt (Note [Containers known while compiling] in `frontend.trees`), else None: a
+        dict returned for array arguments comes back a dict, not the tuple the graph gives."""
         if parameters is None:
-            return None
+            if self.graph_of is not None:
+                return None
+            parameters = self.kinds_compiled_for(types)
+            if parameters is None:
+                result = self.declared_result
+                return result if result is not None and needs_rebuild(result) else None
         self.compiled_for(tuple(parameters))
         result = self.results.get(tuple(parameters))
         return result if result is not None and needs_rebuild(result) else None
@@ -531,7 +548,7 @@ class ScriptFunction:
                 types, numpy_scalar_positions(values), strided_inputs(values), parameters, spec
             )
             unit.names = names
-            unit.rebuild = self.result_for(parameters)
+            unit.rebuild = self.result_for(parameters, types[: self.arity])
         return key, unit
 
     def keep(self, key: SignatureKey, unit: CompilationUnit, what: str | None = None) -> None:

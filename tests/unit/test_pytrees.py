@@ -239,6 +239,43 @@ def test_a_plain_call_returns_the_containers_the_function_builds() -> None:
     assert_trees_close(result, expected)
 
 
+def forward_of_arrays(w, x, n: int):
+    h = np.tanh(x @ w) * n
+    return {"hidden": h, "both": [h, x]}
+
+
+def test_containers_returned_for_array_arguments_are_rebuilt_too() -> None:
+    """A regression: with no container among the arguments, a dict result came back as the
+    tuple the graph returns (a silent wrong result), for the declared compilation and for one
+    specialised to a Python int alike."""
+    w, x = RNG.normal(size=(2, 2)), RNG.normal(size=(3, 2))
+    for n in (2, 3):
+        result = ad.script(forward_of_arrays)(w, x, n)
+        assert isinstance(result, dict)
+        assert isinstance(result["both"], list)
+        assert_trees_close(result, forward_of_arrays(w, x, n))
+
+    def with_aux(w, x):
+        h = np.tanh(x @ w)
+        return np.sum(h), {"h": h}
+
+    (value, aux), grad = ad.value_and_grad(with_aux, has_aux=True)(w, x)
+    assert value == pytest.approx(with_aux(w, x)[0])
+    np.testing.assert_allclose(grad, central_differences(lambda v: with_aux(v, x)[0], w))
+    assert isinstance(aux, dict)
+    assert_trees_close(aux, with_aux(w, x)[1])
+
+    def as_dict(w, x):
+        return {"out": x @ w}
+
+    out, vjp_fn = ad.vjp(as_dict, w, x)
+    assert isinstance(out, dict)
+    g = RNG.normal(size=(3, 2))
+    dw, dx = vjp_fn({"out": g})
+    np.testing.assert_allclose(dw, x.T @ g)
+    np.testing.assert_allclose(dx, g @ w.T)
+
+
 def test_vjp_takes_a_cotangent_of_the_result_structure() -> None:
     def fn(params, x):
         return {"a": params["W"] @ x, "b": params["s"] * x}
