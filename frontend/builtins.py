@@ -36,8 +36,9 @@ from frontend.environment import PyObject
 from frontend.errors import ContainerUseError, ScriptError
 from frontend.expressions import ExpressionEmitter, constant_value, is_scalar
 from frontend.trees import Tree
-from ir.graph import Value
+from ir.graph import Node, Value
 from ir.ops.prim import join_all
+from ir.ops.registry import OPS
 from ir.source import SourceRange
 from ir.types import (
     BOOL,
@@ -270,7 +271,19 @@ class BuiltinEmitter(ExpressionEmitter):
             )
         deciding = which == "any"  # the truth that stops the search
         pending: list[Value] = []
-        for item in self.static_items(call.args[0]):
+        end = self.graph.insert_point
+        before = end.prev
+        items = self.static_items(call.args[0])
+        if len(items) > 1 and _has_effects(before, end):
+            # Every item is emitted before the first is tested, so draws, prints or writes of
+            # the items after the one that decides would happen, unlike in Python.
+            raise ScriptError(
+                f"{which}() of items that draw random numbers, print or write arrays: Python "
+                "stops at the first item that decides, and here every item would be computed "
+                "first; write the loop out (for ...: if ...: found = True; break)",
+                call.args[0].range,
+            )
+        for item in items:
             known = _known_truth(item)
             if known is None:
                 pending.append(item)
@@ -390,3 +403,21 @@ _HANDLERS: dict[object, Callable[[BuiltinEmitter, syntax.Call], Value]] = {
     builtins.slice: BuiltinEmitter.emit_slice,
     builtins.type: BuiltinEmitter.emit_type,
 }
+
+
+def _has_effects(before: Node, end: Node) -> bool:
+    """Whether a node inserted after ``before`` and before ``end``, or one nested in their
+    blocks, is impure (a draw, a print, a write, a check that raises)."""
+    pending: list[Node] = []
+    node = before.next
+    while node is not end:
+        pending.append(node)
+        node = node.next
+    while pending:
+        node = pending.pop()
+        op = OPS.get(node.kind)
+        if op is not None and not op.pure:
+            return True
+        for block in node.blocks:
+            pending.extend(block.nodes())
+    return False

@@ -481,3 +481,22 @@ def test_zip_of_an_array_and_a_list_is_refused() -> None:
     assert "[1.0, 2.0]" in str(info.value)
     with pytest.raises(ad.ScriptError, match="strict=True cannot be checked"):
         ad.script(strict)(np.ones(2), np.ones(2))
+
+
+def test_any_of_items_that_draw_is_refused_since_python_stops_early() -> None:
+    """Every item is emitted before the first is tested: draws after the deciding item would
+    move the stream on, unlike Python's any(), a silent difference in the next draws."""
+
+    def draws_until_positive(x, rng):
+        if any(rng.normal() > 0 for _ in range(3)):
+            return np.sum(x)
+        return np.sum(x) * 2.0
+
+    with pytest.raises(ad.ScriptError, match=r"any\(\) of items that draw") as error:
+        ad.script(draws_until_positive)(np.ones(2), np.random.default_rng(0))
+    assert "rng.normal() > 0 for _ in range(3)" in str(error.value)
+
+    def pure_items(x):
+        return np.sum(x) if all(v > 0 for v in [np.sum(x), np.max(x)]) else 0.0
+
+    assert ad.script(pure_items)(np.ones(2)) == 2.0
