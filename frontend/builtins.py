@@ -13,10 +13,10 @@ by ``key=`` if given; ``dict(zip(keys, values))`` and ``dict(k=v)`` build a dict
 constants. ``any`` and ``all`` are decided here when every item is a constant (or when a
 constant item decides them); otherwise they are a chain of ``prim::If`` on ``bool(item)``,
 which stops at the first item that decides, as Python's do; the items themselves are all
-computed first, so items that draw, print or write (an impure node among them) are refused. ``type(x)`` is only compared:
-``type(x) is T``, ``is not``, ``==`` and ``!=`` are decided from what ``x``'s type says its
-class is; for an array the class is not known exactly (``np.memmap`` passes as an array), so
-that comparison is refused in favour of ``isinstance``.
+computed first, so items that draw, print or write (an impure node among them) are refused.
+``type(x)`` is only compared: ``type(x) is T``, ``is not``, ``==`` and ``!=`` are decided from
+what ``x``'s type says its class is; for an array the class is not known exactly
+(``np.memmap`` passes as an array), so that comparison is refused in favour of ``isinstance``.
 
 A ``slice(start, stop, step)`` object is a container known while compiling of kind ``slice``
 (a `Tree` whose items are the three bounds, constants or run-time ints): a subscript takes it

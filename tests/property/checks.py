@@ -138,10 +138,22 @@ def numpy_runs(program: Program) -> bool:
     raise AssertionError("unreachable")  # reject() raises
 
 
+def free_values(program: Program) -> list[Any]:
+    """The arrays ``f`` reads from outside (globals, closure cells), as its graph's inputs after
+    the parameters take them (Note [Free variables] in `frontend.compile`)."""
+    return [variable.read() for variable in ad.script(loaded(program).f).free]
+
+
+def graph_arguments(program: Program) -> list[Any]:
+    """What ``f``'s graph takes: the program's arguments, then the arrays it reads from
+    outside."""
+    return [*program.arguments(), *free_values(program)]
+
+
 def layouts_of(program: Program) -> dict[str, str]:
-    """The options that tell `passes.functionalize` which of ``program``'s arguments are NumPy
+    """The options that tell `passes.functionalize` which of the graph's inputs are NumPy
     scalars and which arrays are not C-contiguous, as a compiled call does."""
-    values = program.arguments()
+    values = graph_arguments(program)
     return functionalize_options(numpy_scalar_positions(values), strided_inputs(values))
 
 
@@ -151,9 +163,10 @@ def compiled(program: Program) -> Compiled:
     the next property that asks raises it again)."""
     module = loaded(program)
     scripted = ad.script(module.f)
+    names = [*(name for name, _ in program.args), *(v.name for v in scripted.free)]
     types = [
         argument_type("f", name, value)
-        for (name, _), value in zip(program.args, program.arguments(), strict=True)
+        for name, value in zip(names, graph_arguments(program), strict=True)
     ]
     specialised = specialise(scripted.graph, types)
     # The layouts the compiled call tells functionalisation (a reshape of a Fortran-ordered
@@ -179,6 +192,64 @@ def check_scripted(program: Program) -> None:
     assert_same(actual, expected, "result")
     for (name, _), a, e in zip(program.args, script_args, plain_args, strict=True):
         assert_same(a, e, f"argument {name} after the call")
+    check_free_rebound(program)
+
+
+def free_arrays(module: ModuleType) -> list[tuple[str, Callable[[], Any], Callable[[Any], None]]]:
+    """The arrays ``module.f`` reads from outside, each with how to read and rebind it: a
+    module global, or a cell of the closure ``f`` was made in."""
+    function = module.f
+    found: list[tuple[str, Callable[[], Any], Callable[[Any], None]]] = []
+    for name, cell in zip(function.__code__.co_freevars, function.__closure__ or (), strict=True):
+        if isinstance(cell.cell_contents, np.ndarray):
+            found.append(
+                (
+                    name,
+                    lambda cell=cell: cell.cell_contents,
+                    functools.partial(setattr, cell, "cell_contents"),
+                )
+            )
+    for name in function.__code__.co_names:
+        if isinstance(module.__dict__.get(name), np.ndarray):
+            found.append(
+                (
+                    name,
+                    functools.partial(module.__dict__.get, name),
+                    functools.partial(module.__dict__.__setitem__, name),
+                )
+            )
+    return found
+
+
+def check_free_rebound(program: Program) -> None:
+    """Rebinding an array ``f`` reads from outside, then writing into the new one in place,
+    changes what the compiled ``f`` computes as it changes the plain one's (issue 17: never a
+    stale constant). Every array is put back afterwards: the other properties share the
+    module."""
+    module = compiled(program).module
+    scripted = compiled(program).scripted
+    free = free_arrays(module)
+    if not free:
+        return
+    originals = [read() for _, read, _ in free]
+    rng = np.random.default_rng(program.seed + 1)
+    try:
+        for step in ("rebound", "written"):
+            for _, read, rebind in free:
+                if step == "rebound":
+                    rebind(rng.uniform(-1, 1, np.shape(read())))
+                else:
+                    read()[...] = np.cos(read())
+            plain_args, script_args = fresh(program.arguments()), fresh(program.arguments())
+            expected = module.f(*plain_args)
+            actual = scripted(*script_args)
+            names = ", ".join(name for name, _, _ in free)
+            assert_same(actual, expected, f"result after {names} {step}")
+            for (name, _), a, e in zip(program.args, script_args, plain_args, strict=True):
+                assert_same(a, e, f"argument {name} after the call, {names} {step}")
+    finally:
+        for (_, _, rebind), original in zip(free, originals, strict=True):
+            rebind(original)
 
 
 def check_aliasing(program: Program) -> None:
@@ -194,6 +265,11 @@ def check_aliasing(program: Program) -> None:
         assert shares == numpy_shares, (
             f"the result shares memory with an argument: {shares}; in NumPy: {numpy_shares}"
             f" (argument {name})"
+        )
+    for name, read, _ in free_arrays(module):
+        shares, numpy_shares = np.shares_memory(actual, read()), np.shares_memory(expected, read())
+        assert shares == numpy_shares, (
+            f"the result shares memory with {name}: {shares}; in NumPy: {numpy_shares}"
         )
 
 
@@ -242,9 +318,9 @@ def check_passes(program: Program) -> None:
     if not numpy_runs(program):
         return
     shared = compiled(program)
-    args = program.arguments()
-    plain = fresh(args)
-    expected = ([shared.module.f(*plain)], plain)
+    args = graph_arguments(program)
+    plain = fresh(program.arguments())
+    expected = ([shared.module.f(*plain)], [*plain, *fresh(free_values(program))])
     specialised, base = shared.specialised, shared.base
     _run_checked(specialised, args, expected, "specialised graph")
     _run_checked(base, args, expected, "after functionalize")
@@ -280,7 +356,7 @@ def _gradient_of(graph: Graph, args: Sequence[Any], vjp: Any) -> list[Any]:
 def check_gradient_passes(program: Program, shape: tuple[int, ...], stages: Stages) -> None:
     """Every pass, and REVERSE_OPTIMISATION, on the gradient stage (``stages``, of a function
     whose result has NumPy's ``shape``) keeps ``f`` and ``df``."""
-    args = program.arguments()
+    args = graph_arguments(program)
     gradient = stages.gradient
     for graph in (stages.grad, stages.optimized, gradient.f, gradient.df):
         verify(graph)
@@ -460,6 +536,10 @@ def check_nested(program: Program) -> None:
     try:
         second = ad.jacobian(first)(*fresh(args))
     except ad.DifferentiationError as error:
+        # A derivative of a function that reads arrays from outside has no inputs for them
+        # yet (`autodiff.grad.check_reads_no_global_arrays`): refused, naming the array.
+        if free_arrays(module) and "cannot be differentiated again" in str(error):
+            return
         # The Jacobian graph unrolls one row per element of f's result, so it needs the
         # result's shape from the arguments' shapes; a result whose shape the data decides
         # leaves it to run time, and the compiler refuses, located. Only that refusal is

@@ -16,15 +16,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from tests.property.programs import SHAPES, WRAP_ABOVE, Expr, Shape, Variable
+from tests.property.python_idioms import PYTHON_IDIOMS
+from tests.property.python_idioms import block as _block
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
-
     from tests.property.programs import _Generator
 
 AUGMENTED = ["+=", "-=", "*=", "/="]
@@ -38,24 +37,6 @@ class Idiom:
 
 
 # ---- helpers -----------------------------------------------------------------------------------
-
-
-@contextmanager
-def _block(g: _Generator, header: str, index: tuple[str, int] | None = None) -> Iterator[None]:
-    """``header`` (an ``if``, ``for`` or ``while`` line) and a body indented under it; ``index``
-    is a loop's index and its bound, for `_Generator.index`."""
-    g.emit(header)
-    g.indent += 1
-    g.scopes.append([])
-    if index is not None:
-        g.loop_indices.append(index)
-    try:
-        yield
-    finally:
-        if index is not None:
-            g.loop_indices.pop()
-        g.scopes.pop()
-        g.indent -= 1
 
 
 def _loop(g: _Generator, kind: str, trips: tuple[str, int]) -> tuple[str, tuple[str, int]]:
@@ -812,5 +793,6 @@ IDIOMS: dict[str, Idiom] = {
         Idiom("complex", "complex arguments through complex operators", complex_inputs),
         Idiom("complex_views", "np.real/np.imag views of complex arrays", complex_views),
         Idiom("seeded_draws", "rng = np.random.default_rng(7) in the program; draws", seeded_draws),
+        *(Idiom(name, what, write) for name, what, write in PYTHON_IDIOMS),
     ]
 }

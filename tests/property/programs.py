@@ -29,7 +29,7 @@ import copy
 import linecache
 import math
 import re
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import count
 from types import ModuleType
@@ -223,7 +223,8 @@ class _Generator:
     indent: int = 1
     names: count = field(default_factory=lambda: count(1))
     ints: list[tuple[str, int]] = field(default_factory=list)  # int names and their upper bound
-    loop_indices: list[tuple[str, int]] = field(default_factory=list)  # name, trip count
+    # name, trip count; a loop with no int index (``for row in x``) has the name "".
+    loop_indices: list[tuple[str, int]] = field(default_factory=list)
     loop_scopes: list[int] = field(default_factory=list)  # where each enclosing loop's body starts
     # Arrays an if or a loop may have given out (a branch's view, a carried value's first one):
     # writing one would change what that output holds in a way functionalize refuses to tell.
@@ -235,6 +236,10 @@ class _Generator:
     must_use: list[str] = field(default_factory=list)
     returns: list[tuple[str, Shape]] = field(default_factory=list)
     extra_args: list[tuple[str, ArgSpec]] = field(default_factory=list)
+    # Arrays ``f`` reads from outside (issue 17): name -> the source of its value, defined at
+    # module level, or in the closure ``f`` and ``loss`` are made in when ``closure``.
+    free: dict[str, str] = field(default_factory=dict)
+    closure: bool = False
 
     # -- helpers --
 
@@ -260,6 +265,25 @@ class _Generator:
         """The complex array parameter of ``shape`` (``u34``, ``u4``, …)."""
         name = "u" + "".join(map(str, shape))
         return Expr(self.argument(name, f"complex{shape}"), shape, math.sqrt(2))
+
+    def free_array(self, shape: Shape) -> Variable:
+        """A new array ``f`` reads from outside, which no argument passes: a module global
+        (``G1``) or, in a program whose ``f`` is made in a closure, a variable of that closure
+        (``C1``); drawn uniform in [-1, 1] from a seed in the source, sometimes transposed.
+        Never written in ``f``: the checks call the plain and the compiled ``f`` on the same
+        one."""
+        if not self.free:
+            self.closure = self.flag()
+        name = self.fresh("C" if self.closure else "G")
+        seed = self.draw_int(0, 999)
+        if len(shape) == 2 and self.draw_int(0, 3) == 0:
+            value = f"np.random.default_rng({seed}).uniform(-1.0, 1.0, {shape[::-1]}).T"
+        else:
+            value = f"np.random.default_rng({seed}).uniform(-1.0, 1.0, {shape})"
+        self.free[name] = value
+        variable = Variable(name, shape, Array(1.0), local=False, writable=False)
+        self.scopes[0].append(variable)
+        return variable
 
     def choose(self, options: Any) -> Any:
         return self.draw(st.sampled_from(list(options)))
@@ -424,7 +448,7 @@ class _Generator:
     def index(self, size: int) -> str:
         """An index below ``size``: a constant, or a loop index or int argument that fits."""
         bounds = [*self.loop_indices, *((name, value + 1) for name, value in self.ints)]
-        names = [name for name, bound in bounds if bound <= size]
+        names = [name for name, bound in bounds if name and bound <= size]
         if names and self.flag():
             return str(self.choose(names))
         return str(self.draw(st.integers(-size, size - 1)))
@@ -630,9 +654,11 @@ class _Generator:
 
     # -- control flow --
 
-    def block(self, depth: int, statements: int) -> None:
+    def block(self, depth: int, statements: int, targets: Sequence[tuple[str, Expr]] = ()) -> None:
         self.indent += 1
         self.scopes.append([])
+        for name, expr in targets:
+            self.define(name, expr, writable=False)
         for _ in range(statements):
             self.statement(depth - 1)
 
@@ -720,9 +746,18 @@ class _Generator:
         targets = self.targets()
         return (self.choose(targets) if targets and self.flag() else self.new_array()), False
 
-    def loop_body(self, depth: int, index: str, bound: int, kind: tuple[Variable, bool]) -> None:
+    def loop_body(
+        self,
+        depth: int,
+        index: str,
+        bound: int,
+        kind: tuple[Variable, bool],
+        targets: Sequence[tuple[str, Expr]] = (),
+    ) -> None:
         """The body after the loop's header: a few statements, then the update of the carried
-        variable or the write into the array ``kind`` names."""
+        variable or the write into the array ``kind`` names. ``index`` is the int the header
+        binds ("" for none), ``targets`` the other names it binds (``row`` in ``for row in x``),
+        read-only in the body and gone after it."""
         v, carried = kind
         if carried:
             # Inside the loop v is the array it was or the last iteration's: not writable.
@@ -730,7 +765,7 @@ class _Generator:
             self.pinned.append(v.array)
         self.loop_indices.append((index, bound))
         self.loop_scopes.append(len(self.scopes))
-        self.block(depth, self.draw(st.integers(0, 1)))
+        self.block(depth, self.draw(st.integers(0, 1)), targets)
         if carried:
             e = self.expr(v.shape, MAX_DEPTH - 1)
             if self.flag():
@@ -819,15 +854,36 @@ def programs(
     names = ", ".join(name for name, _ in args)
     # Unannotated parameters given Python floats compute NumPy scalars (tests/regressions/011.py).
     parameters = ", ".join(f"{name}: float" if spec == "float" else name for name, spec in args)
-    # np.sum of a Python float is refused (tests/regressions/012.py).
-    total = f"f({names})" if result.shape == () else f"np.sum(f({names}))"
-    body = (
-        f"def f({parameters}):\n"
-        + "\n".join(generator.lines)
-        + f"\n\n\ndef loss({parameters}):\n    return {total}\n"
-    )
     seed = draw(st.integers(0, 2**16))
-    return Program(body, tuple(args), seed, _layouts(args, draw))
+    return Program(
+        _body(generator, parameters, names, result), tuple(args), seed, _layouts(args, draw)
+    )
+
+
+def _body(generator: _Generator, parameters: str, names: str, result: Expr) -> str:
+    """The source of ``f`` and ``loss``. When ``f`` reads arrays from outside, ``loss`` repeats
+    its body rather than call it (a function called from a compiled one must take the arrays it
+    reads as arguments, Note [Free variables] in `frontend.compile`), and both are made in a
+    closure over those arrays when the generator chose one."""
+    lines = "\n".join(generator.lines)
+    if not generator.free:
+        # np.sum of a Python float is refused (tests/regressions/012.py).
+        total = f"f({names})" if result.shape == () else f"np.sum(f({names}))"
+        return f"def f({parameters}):\n{lines}\n\n\ndef loss({parameters}):\n    return {total}\n"
+    total = result.text if result.shape == () else f"np.sum({result.text})"
+    before_return = "".join(line + "\n" for line in generator.lines[:-1])
+    functions = (
+        f"def f({parameters}):\n{lines}\n\n\n"
+        f"def loss({parameters}):\n{before_return}    return {total}\n"
+    )
+    values = "".join(f"{name} = {value}\n" for name, value in generator.free.items())
+    if not generator.closure:
+        return f"{values}\n\n{functions}"
+    indented = "\n".join(("    " + line) if line else "" for line in functions.splitlines())
+    values = "".join(f"    {line}\n" for line in values.splitlines())
+    return (
+        f"def _closure():\n{values}\n{indented}\n\n    return f, loss\n\n\nf, loss = _closure()\n"
+    )
 
 
 def _layouts(
