@@ -101,6 +101,7 @@ class CallEmitter(ExpressionEmitter):
     # Provided by `frontend.iteration` and `frontend.local_functions` in the FunctionEmitter.
     static_items: Callable[[syntax.Expr], list[Value]]
     emit_local_call: Callable[[LocalFunction, syntax.Call], Value]
+    known_items: Callable[[Value, SourceRange], list[Value] | None]  # `frontend.lists`
     # Provided by `frontend.random_calls`.
     emit_random_method: Callable[[Value, str, syntax.Call], Value]
     emit_generator_call: Callable[[object, str, syntax.Call], Value]
@@ -236,22 +237,54 @@ class CallEmitter(ExpressionEmitter):
         name = "np.array" if copies else "np.asarray"
         first = call.args[0] if call.args else None
         literal = isinstance(first, syntax.List | syntax.Tuple)
-        if copies and not literal:
+        options = len(call.args) > 1 or bool(call.keywords)
+        if copies and not literal and options:
             return None
-        if first is None or len(call.args) > 1 or call.keywords:
+        if first is None or options:
             extra = [*call.args[1:], *call.keywords]
             at = extra[0].range if extra else call.range
             raise ScriptError(f"{name}() takes only the array-like here: no dtype or options", at)
         if isinstance(first, syntax.List | syntax.Tuple):
             return self.stacked_items(first)
+        if isinstance(first, syntax.Comprehension) and first.kind != "list":
+            raise ScriptError(
+                f"{name}() of a {first.kind} expression is a 0-d array of objects in NumPy: "
+                "write a list comprehension, [... for ...]",
+                first.range,
+            )
         value = self.emit_expr(first)
+        if isinstance(value.ty, ListType | TupleType) and not _is_dict(self.tree_of(value)):
+            stacked = self.stacked_value(value, call.range)
+            if stacked is not None:
+                return stacked
         if is_scalar(value.ty):
             return self.apply("aten::asarray", [value], call.range)
         if not value.ty.is_subtype_of(TENSOR):
             raise ScriptError(
                 f"{name}() of a value of type {value.ty} is not supported", first.range
             )
-        return value
+        return self.apply("aten::copy", [value], call.range) if copies else value
+
+    def stacked_value(self, value: Value, r: SourceRange) -> Value | None:
+        """The array NumPy builds from a list or tuple value (a comprehension, a list appended
+        to in a loop): its items stacked, numbers as 0-d arrays; None when they are numbers
+        whose count is known only at run time."""
+        ty = value.ty
+        elements = ty.elems if isinstance(ty, TupleType) else (cast(ListType, ty).elem,)
+        if all(isinstance(ty, TensorType) for ty in elements):
+            items = value
+        else:
+            known = self.known_items(value, r)
+            if known is None or not all(
+                is_scalar(v.ty) or isinstance(v.ty, TensorType) for v in known
+            ):
+                return None
+            converted = [
+                v if isinstance(v.ty, TensorType) else self.apply("aten::asarray", [v], r)
+                for v in known
+            ]
+            items = self.make_tuple(converted, r)
+        return self.apply("aten::stack", [items, self.constant(0, INT, r)], r)
 
     def stacked_items(self, literal: syntax.List | syntax.Tuple) -> Value:
         """The array NumPy builds from a list or tuple literal: its items (literals stacked
@@ -561,17 +594,41 @@ class CallEmitter(ExpressionEmitter):
                 call.range,
             )
         for arg, value in zip(call.args, args, strict=True):
-            if not is_scalar(value.ty):
+            if not is_scalar(value.ty) and not isinstance(value.ty, TensorType):
                 ufunc = "np.maximum" if builtin == "max" else "np.minimum"
                 raise ScriptError(
-                    f"{builtin}() takes Python numbers here, not {value.ty}: use {ufunc} for "
-                    "arrays",
+                    f"{builtin}() takes numbers and arrays here, not {value.ty}: use {ufunc} "
+                    "for the elementwise one",
                     arg.range,
                 )
+        if any(isinstance(value.ty, TensorType) for value in args):
+            return self.python_min_max(builtin, args, call.range)
         result = args[0]
         for value in args[1:]:
             result = self.apply(f"prim::{builtin}", [result, value], call.range)
         return result
+
+    def python_min_max(self, builtin: str, args: list[Value], r: SourceRange) -> Value:
+        """``max(a, b, ...)`` with an array among them, as Python computes it: each next item
+        replaces the one kept when it compares greater (``min``: less), so the first of equal
+        items wins, and an array of more than one element raises as ``bool()`` of it does
+        (NumPy's "truth value ... is ambiguous"). Numbers become 0-d arrays, so that both
+        branches are arrays (a Python int that wins comes back as a 0-d array)."""
+        items = [
+            value if isinstance(value.ty, TensorType) else self.apply("aten::asarray", [value], r)
+            for value in args
+        ]
+        kept = items[0]
+        for item in items[1:]:
+            better = self.compare(">" if builtin == "max" else "<", item, kept, r)
+            previous = kept
+            kept = self.if_value(
+                self.to_bool(better, r),
+                lambda item=item: item,  # type: ignore[misc]
+                lambda previous=previous: previous,  # type: ignore[misc]
+                r,
+            )
+        return kept
 
     # ---- calls to Python functions ----------------------------------------------------------
 
@@ -653,6 +710,10 @@ class CallEmitter(ExpressionEmitter):
         if isinstance(result, Tree):
             self.trees[node.output] = result
         return node.output
+
+
+def _is_dict(tree: Tree | None) -> bool:
+    return tree is not None and tree.is_dict
 
 
 def range_argument(emitter: CallEmitter, value: Value, r: SourceRange) -> Value:

@@ -172,8 +172,21 @@ class IterationEmitter(ListEmitter):
         """Whether ``call`` is ``enumerate(x)`` of an array ``x`` (no start)."""
         if self.iteration_builtin(call) != "enumerate" or len(call.args) != 1 or call.keywords:
             return False
-        found = self.resolve(call.args[0]) if isinstance(call.args[0], syntax.Name) else None
-        return isinstance(found, Value) and isinstance(found.ty, TensorType)
+        argument = call.args[0]
+        if isinstance(argument, syntax.Name):
+            found = self.resolve(argument)
+            return isinstance(found, Value) and isinstance(found.ty, TensorType)
+        if isinstance(argument, syntax.Attribute) and self.reads_a_value(argument.value):
+            # ``enumerate(x.T)``: an attribute of a value is a read (a view, a size) with no
+            # effect, so emitting it here to see its type, and again for the loop, is harmless
+            return isinstance(self.emit_expr(argument).ty, TensorType)
+        return False
+
+    def reads_a_value(self, expr: syntax.Expr) -> bool:
+        """Whether ``expr`` is a name bound to a value, or an attribute chain on one."""
+        if isinstance(expr, syntax.Attribute):
+            return self.reads_a_value(expr.value)
+        return isinstance(expr, syntax.Name) and isinstance(self.resolve(expr), Value)
 
     def reads_containers(self, body: Sequence[syntax.Stmt]) -> bool:
         """Whether ``body`` subscripts a name bound to a container known while compiling."""

@@ -607,9 +607,10 @@ ERRORS = [
         "an index must be an int, a slice or an array, not float",
     ),
     (
-        "def f(x):\n    return max(x, 1.0)\n",
-        "x,",
-        "max() takes Python numbers here, not Tensor: use np.maximum for arrays",
+        "def f(x):\n    return max(x, (x, x))\n",
+        "(x, x)",
+        "max() takes numbers and arrays here, not (Tensor, Tensor): use np.maximum for the "
+        "elementwise one",
     ),
     (
         "def f(x, a: float):\n    for i in range(a):\n        x = x\n    return x\n",
