@@ -72,10 +72,12 @@ from autodiff.unit import CompilationUnit
 from frontend.compile import (
     CompiledModule,
     FreeVariable,
+    ReadOnce,
     compile_with_free_variables,
     forget_stale,
 )
 from frontend.errors import ContainerUseError
+from frontend.objects import call_signature
 from frontend.trees import needs_rebuild, rebuild
 from ir.codegen import Runnable, executable
 from ir.errors import ShapeError
@@ -100,7 +102,7 @@ class ScriptFunction:
 
     def __init__(self, fn: Callable[..., Any]) -> None:
         self.fn = fn
-        self.signature = inspect.signature(fn)
+        self.signature = call_signature(fn)  # a partial's fixed keywords are not parameters
         # A gradient or a Jacobian (Note [Gradient graphs] in autodiff.higher_order): its graph
         # is built per argument types and layouts (`parsed_for`); the one for the declared
         # types, when asked.
@@ -139,6 +141,7 @@ class ScriptFunction:
         error that only says a parameter is used as a container is held back: Note [Compiling
         for containers]."""
         self.read_once = ()
+        self.guards: tuple[ReadOnce, ...] = ()
         self.held_back: ContainerUseError | None = None
         if self.graph_of is None:
             try:
@@ -157,7 +160,11 @@ class ScriptFunction:
         self.read_once = tuple(
             (r.variable.namespace, r.variable.cell, r.variable.name, r.value)
             for r in compiled.read_once
+            if r.plain
         )
+        # attributes, items and containers: Note [Reading objects from outside] in
+        # frontend.objects
+        self.guards = tuple(r for r in compiled.read_once if not r.plain)
         self.guard()
 
     def guard(self) -> None:
@@ -166,7 +173,7 @@ class ScriptFunction:
         inner = getattr(self.fn, "scripted", None) if self.graph_of is not None else None
         self.inner = inner if isinstance(inner, ScriptFunction) else None
         """For a gradient or a Jacobian, the function it differentiates."""
-        self.guarded = bool(self.read_once) or self.inner is not None
+        self.guarded = bool(self.read_once or self.guards) or self.inner is not None
         """Whether a call must first check `stale` (Note [Values read once])."""
 
     def stale(self) -> bool:
@@ -184,6 +191,8 @@ class ScriptFunction:
                         return True
                 except ValueError:  # the cell was emptied
                     return True
+        if any(guard.changed() for guard in self.guards):
+            return True
         return self.inner is not None and self.inner.stale()
 
     def refresh(self) -> None:
