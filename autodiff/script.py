@@ -41,7 +41,7 @@ import contextlib
 import functools
 import inspect
 from collections.abc import Callable, Sequence
-from types import CellType, FunctionType
+from types import CellType, FunctionType, MethodType
 from typing import Any
 
 import numpy as np
@@ -169,10 +169,12 @@ class ScriptFunction:
 
     def guard(self) -> None:
         """Name the graph's inputs, and decide whether calls check `stale` first."""
-        self.input_names = [*self.signature.parameters, *(v.name for v in self.free)]
         inner = getattr(self.fn, "scripted", None) if self.graph_of is not None else None
         self.inner = inner if isinstance(inner, ScriptFunction) else None
         """For a gradient or a Jacobian, the function it differentiates."""
+        if self.inner is not None:  # its graph reads what the function does
+            self.free = self.inner.free
+        self.input_names = [*self.signature.parameters, *(v.name for v in self.free)]
         self.guarded = bool(self.read_once or self.guards) or self.inner is not None
         """Whether a call must first check `stale` (Note [Values read once])."""
 
@@ -231,8 +233,8 @@ class ScriptFunction:
     def declared_types(self) -> list[Type]:
         """The parameters' declared types; a gradient's or a Jacobian's checks its own when
         its graph is built for argument types (`parsed_for`)."""
-        if self.graph_of is not None:
-            return [TensorType() for _ in self.signature.parameters]
+        if self.graph_of is not None:  # and the global arrays it reads
+            return [TensorType() for _ in self.input_names]
         if self._graph is None and self.held_back is not None:  # Note [Compiling for containers]
             return [TensorType() for _ in self.input_names]
         return [v.ty for v in self.graph.inputs]
@@ -350,7 +352,7 @@ class ScriptFunction:
             ty if ty in _SPECIALISED and declared == TensorType() else TensorType()
             for declared, ty in zip(self.declared_types()[: self.arity], types, strict=False)
         )
-        if all(ty == TensorType() for ty in numbers) or not isinstance(self.fn, FunctionType):
+        if all(ty == TensorType() for ty in numbers) or not _compiles(self.fn):
             return self.graph
         return self.compiled_for(numbers)
 
@@ -359,7 +361,7 @@ class ScriptFunction:
         helpers inlined; its result's type is kept for `result_for`."""
         graph = self.parsed.lookup(parameters)
         if graph is None:
-            if self.graph_of is not None or not isinstance(self.fn, FunctionType):
+            if self.graph_of is not None or not _compiles(self.fn):
                 raise ArgumentError(
                     f"{self.qualname}() takes arrays and numbers only, not lists, tuples or "
                     "dicts of them"
@@ -450,6 +452,15 @@ class ScriptFunction:
             values.append(value)
         return values
 
+    def with_free_types(self, types: Sequence[Type]) -> list[Type]:
+        """The parameters' ``types``, followed by those of the global arrays the function reads
+        when they are not among them (a scripted caller gives the parameters' only): arrays of
+        any shape, or generators."""
+        if len(types) >= len(self.input_names) or not self.free:
+            return list(types)
+        kinds = [isinstance(variable.read(), GENERATORS) for variable in self.free]
+        return [*types, *(GENERATOR if g else TensorType() for g in kinds)]
+
     def with_free(self, args: Sequence[Any]) -> list[Any]:
         """``args`` followed by the current values of the global arrays the function reads,
         as a call by position passes them (Note [Free variables])."""
@@ -519,6 +530,12 @@ class ScriptFunction:
 
 
 _MISSING = object()
+
+
+def _compiles(fn: object) -> bool:
+    """Whether ``fn`` is compiled from source per argument types: a Python function, or a
+    bound method or partial of one (Note [Reading objects from outside] in `frontend.objects`)."""
+    return isinstance(fn, FunctionType | MethodType | functools.partial)
 
 
 def _kind(value: Any) -> str:

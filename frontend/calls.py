@@ -624,6 +624,14 @@ class CallEmitter(ExpressionEmitter):
             if error.source_range is None:
                 error.source_range = call.range
             raise
+        # the global arrays the function differentiated reads: this function's own hidden
+        # inputs for them (Note [Free variables] in frontend.compile)
+        owner = getattr(getattr(graph_of, "__self__", None), "scripted", None)
+        if len(callee.inputs) > len(args) and self.free_array is not None:
+            for variable in getattr(owner, "free", ()):
+                hidden = self.free_array(variable, call.range)
+                if hidden is not None:
+                    args.append(hidden)
         if len(callee.inputs) != len(args):
             raise ScriptError(
                 f"this function takes {len(callee.inputs)} arguments, the call passes {len(args)}",
