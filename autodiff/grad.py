@@ -79,18 +79,6 @@ def _check_passed(
             )
 
 
-def check_reads_no_global_arrays(scripted: ScriptFunction, what: str) -> None:
-    """A graph of a function's derivative, for a second derivative or a scripted caller, has
-    no place yet for the global arrays it reads (Note [Free variables] in
-    `frontend.compile`): refuse, naming the first."""
-    if scripted.free:
-        raise DifferentiationError(
-            f"{scripted.qualname}() reads the global array '{scripted.free[0].name}', so its "
-            f"{what} cannot be differentiated again (ad.hessian, a nested ad.grad) or called "
-            "from scripted code yet: pass the array as an argument"
-        )
-
-
 def _check_declared_types(scripted: ScriptFunction, types: Sequence[Type]) -> None:
     """Arguments for ``int``/``float``/``bool`` parameters must be Python numbers."""
     declared = scripted.declared_types()
@@ -295,8 +283,8 @@ class GradFunction:
                 f"the gradient of {self.qualname}() with {what} cannot be differentiated "
                 "again or called from scripted code"
             )
-        check_reads_no_global_arrays(self.scripted, "gradient")
         types = self.scripted.declared_types() if argument_types is None else argument_types
+        types = self.scripted.with_free_types(types)  # Note [Free variables] in frontend.compile
         _check_declared_types(self.scripted, types)
         if strided_inputs is None:  # a scripted caller's values: any layout
             strided_inputs = unknown_layouts(types)

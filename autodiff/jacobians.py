@@ -20,7 +20,6 @@ from autodiff.grad import (
     _check_declared_types,
     _check_passed,
     _positions,
-    check_reads_no_global_arrays,
 )
 from autodiff.higher_order import blocks_graph, jacobian_graph
 from autodiff.pytrees import is_pytree
@@ -142,15 +141,15 @@ class JacobianFunction:
     ) -> Graph:
         """The graph of this Jacobian for arguments of these types and layouts, which `vjp`,
         `jacobian` and `grad` differentiate again. See Note [Jacobian graphs]."""
-        check_reads_no_global_arrays(self.scripted, self.what)
         types = self.scripted.declared_types() if argument_types is None else argument_types
+        types = self.scripted.with_free_types(types)  # Note [Free variables] in frontend.compile
         _check_declared_types(self.scripted, types)
         if self.holomorphic:
             raise DifferentiationError(
                 f"the {self.what} of {self.qualname}() with holomorphic=True cannot be "
                 "differentiated again or called from scripted code"
             )
-        positions = _positions(self.qualname, self.argnums, len(types))
+        positions = _positions(self.qualname, self.argnums, self.scripted.arity)
         names = list(self.scripted.signature.parameters)
         for position in positions:
             ty = types[position]
@@ -223,6 +222,7 @@ class HessianBlocks:
     ) -> Graph:
         """Every block's graph for these argument types and layouts, side by side."""
         types = self.scripted.declared_types() if argument_types is None else argument_types
+        types = self.scripted.with_free_types(types)
         graphs = [
             [_as_script(block).parsed_for(types, strided_inputs or "") for block in row]
             for row in self.blocks

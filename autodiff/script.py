@@ -49,7 +49,7 @@ import contextlib
 import functools
 import inspect
 from collections.abc import Callable, Sequence
-from types import CellType, FunctionType
+from types import CellType, FunctionType, MethodType
 from typing import Any
 
 import numpy as np
@@ -81,10 +81,12 @@ from autodiff.unit import CompilationUnit
 from frontend.compile import (
     CompiledModule,
     FreeVariable,
+    ReadOnce,
     compile_with_free_variables,
     forget_stale,
 )
 from frontend.errors import ContainerUseError
+from frontend.objects import call_signature
 from frontend.trees import needs_rebuild, rebuild
 from ir.codegen import Runnable, executable
 from ir.errors import ShapeError
@@ -109,7 +111,7 @@ class ScriptFunction:
 
     def __init__(self, fn: Callable[..., Any]) -> None:
         self.fn = fn
-        self.signature = inspect.signature(fn)
+        self.signature = call_signature(fn)  # a partial's fixed keywords are not parameters
         # A gradient or a Jacobian (Note [Gradient graphs] in autodiff.higher_order): its graph
         # is built per argument types and layouts (`parsed_for`); the one for the declared
         # types, when asked.
@@ -150,6 +152,7 @@ class ScriptFunction:
         error that only says a parameter is used as a container is held back: Note [Compiling
         for containers]."""
         self.read_once = ()
+        self.guards: tuple[ReadOnce, ...] = ()
         self.held_back: ContainerUseError | None = None
         self.declared_result: Type | None = None
         """The result's type as compiled for the declared parameter types."""
@@ -171,16 +174,22 @@ class ScriptFunction:
         self.read_once = tuple(
             (r.variable.namespace, r.variable.cell, r.variable.name, r.value)
             for r in compiled.read_once
+            if r.plain
         )
+        # attributes, items and containers: Note [Reading objects from outside] in
+        # frontend.objects
+        self.guards = tuple(r for r in compiled.read_once if not r.plain)
         self.guard()
 
     def guard(self) -> None:
         """Name the graph's inputs, and decide whether calls check `stale` first."""
-        self.input_names = [*self.signature.parameters, *(v.name for v in self.free)]
         inner = getattr(self.fn, "scripted", None) if self.graph_of is not None else None
         self.inner = inner if isinstance(inner, ScriptFunction) else None
         """For a gradient or a Jacobian, the function it differentiates."""
-        self.guarded = bool(self.read_once) or self.inner is not None
+        if self.inner is not None:  # its graph reads what the function does
+            self.free = self.inner.free
+        self.input_names = [*self.signature.parameters, *(v.name for v in self.free)]
+        self.guarded = bool(self.read_once or self.guards) or self.inner is not None
         """Whether a call must first check `stale` (Note [Values read once])."""
 
     def stale(self) -> bool:
@@ -198,6 +207,8 @@ class ScriptFunction:
                         return True
                 except ValueError:  # the cell was emptied
                     return True
+        if any(guard.changed() for guard in self.guards):
+            return True
         return self.inner is not None and self.inner.stale()
 
     def refresh(self) -> None:
@@ -236,8 +247,8 @@ class ScriptFunction:
     def declared_types(self) -> list[Type]:
         """The parameters' declared types; a gradient's or a Jacobian's checks its own when
         its graph is built for argument types (`parsed_for`)."""
-        if self.graph_of is not None:
-            return [TensorType() for _ in self.signature.parameters]
+        if self.graph_of is not None:  # and the global arrays it reads
+            return [TensorType() for _ in self.input_names]
         if self._graph is None and self.held_back is not None:  # Note [Compiling for containers]
             return [TensorType() for _ in self.input_names]
         return [v.ty for v in self.graph.inputs]
@@ -376,7 +387,7 @@ class ScriptFunction:
             ty if ty in _SPECIALISED and declared == TensorType() else self.array_kind(ty)
             for declared, ty in zip(self.declared_types()[: self.arity], types, strict=False)
         )
-        if all(ty == TensorType() for ty in numbers) or not isinstance(self.fn, FunctionType):
+        if all(ty == TensorType() for ty in numbers) or not _compiles(self.fn):
             return None
         return numbers
 
@@ -393,7 +404,7 @@ class ScriptFunction:
         helpers inlined; its result's type is kept for `result_for`."""
         graph = self.parsed.lookup(parameters)
         if graph is None:
-            if self.graph_of is not None or not isinstance(self.fn, FunctionType):
+            if self.graph_of is not None or not _compiles(self.fn):
                 raise ArgumentError(
                     f"{self.qualname}() takes arrays and numbers only, not lists, tuples or "
                     "dicts of them"
@@ -494,6 +505,15 @@ class ScriptFunction:
             values.append(value)
         return values
 
+    def with_free_types(self, types: Sequence[Type]) -> list[Type]:
+        """The parameters' ``types``, followed by those of the global arrays the function reads
+        when they are not among them (a scripted caller gives the parameters' only): arrays of
+        any shape, or generators."""
+        if len(types) >= len(self.input_names) or not self.free:
+            return list(types)
+        kinds = [isinstance(variable.read(), GENERATORS) for variable in self.free]
+        return [*types, *(GENERATOR if g else TensorType() for g in kinds)]
+
     def with_free(self, args: Sequence[Any]) -> list[Any]:
         """``args`` followed by the current values of the global arrays the function reads,
         as a call by position passes them (Note [Free variables])."""
@@ -567,6 +587,12 @@ class ScriptFunction:
 
 
 _MISSING = object()
+
+
+def _compiles(fn: object) -> bool:
+    """Whether ``fn`` is compiled from source per argument types: a Python function, or a
+    bound method or partial of one (Note [Reading objects from outside] in `frontend.objects`)."""
+    return isinstance(fn, FunctionType | MethodType | functools.partial)
 
 
 def _kind(value: Any) -> str:

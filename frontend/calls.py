@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import builtins
 import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import FunctionType
 from typing import Any, cast
 
@@ -34,6 +34,7 @@ from frontend.environment import LocalFunction, PyObject
 from frontend.errors import ContainerUseError, ScriptError
 from frontend.expressions import ExpressionEmitter, is_scalar
 from frontend.lists import refuse_list_method
+from frontend.objects import KnownObject, is_bound_callable, refuse_foreign_method
 from frontend.random_calls import RANDOM_METHODS, makes_generator
 from frontend.recursion import known_type
 from frontend.resolve import (
@@ -107,6 +108,11 @@ class CallEmitter(ExpressionEmitter):
     emit_generator_call: Callable[[object, str, syntax.Call], Value]
     # Provided by `frontend.builtins`: Note [Compile-time builtins] there.
     emit_compile_time_builtin: Callable[[object, syntax.Call], Value | None]
+    # Provided by `frontend.bound_calls`: a bound method or a partial called.
+    emit_bound_call: Callable[[PyObject, syntax.Call], Value]
+    # The caller's own hidden inputs for the free variables of a callee compiled under this
+    # key, passed after its parameters (Note [Free variables] in `frontend.compile`).
+    hidden_arguments: Callable[[str], list[Value]]
 
     def emit_call(self, expr: syntax.Call) -> Value:
         func = expr.func
@@ -114,7 +120,7 @@ class CallEmitter(ExpressionEmitter):
             base = self.resolve(func.value)
             if isinstance(base, Value):
                 return self.emit_method(base, func.attr, expr)
-            target: Value | PyObject = self.object_attribute(base, func.attr, func.range)
+            target: Value | PyObject = self.attribute_of(base, func.attr, func.range)
         else:
             target = self.resolve(func)
         if isinstance(target, Value):
@@ -152,6 +158,8 @@ class CallEmitter(ExpressionEmitter):
             return self.emit_isinstance(expr)
         if isinstance(obj, FunctionType):
             return self.emit_function_call(obj, expr)
+        if is_bound_callable(obj):  # Note [Reading objects from outside] in frontend.objects
+            return self.emit_bound_call(target, expr)
         source = getattr(obj, "__autodiff_source__", None)
         if isinstance(source, FunctionType):
             return self.emit_function_call(source, expr)
@@ -161,6 +169,7 @@ class CallEmitter(ExpressionEmitter):
         name = getattr(obj, "__name__", "")
         if getattr(builtins, name, None) is obj:
             raise ScriptError(f"builtin '{name}' is not supported", expr.range)
+        refuse_foreign_method(obj, target.spelled, expr.range)
         raise ScriptError(
             f"'{target.spelled}' cannot be called from a scripted function", expr.range
         )
@@ -658,6 +667,14 @@ class CallEmitter(ExpressionEmitter):
             if error.source_range is None:
                 error.source_range = call.range
             raise
+        # the global arrays the function differentiated reads: this function's own hidden
+        # inputs for them (Note [Free variables] in frontend.compile)
+        owner = getattr(getattr(graph_of, "__self__", None), "scripted", None)
+        if len(callee.inputs) > len(args) and self.free_array is not None:
+            for variable in getattr(owner, "free", ()):
+                hidden = self.free_array(variable, call.range)
+                if hidden is not None:
+                    args.append(hidden)
         if len(callee.inputs) != len(args):
             raise ScriptError(
                 f"this function takes {len(callee.inputs)} arguments, the call passes {len(args)}",
@@ -673,40 +690,55 @@ class CallEmitter(ExpressionEmitter):
     def emit_function_call(self, fn: FunctionType, call: syntax.Call) -> Value:
         """``prim::CallFunction[callee=key](args...)`` with every parameter passed, defaults
         filled in from the function's own default values."""
-        name = fn.__name__
         positional = [self.emit_expr(arg) for arg in call.args]
         keywords = {k.name: self.emit_expr(k.value) for k in call.keywords}
+        return self.call_with_values(fn, positional, keywords, call.range)
+
+    def call_with_values(
+        self,
+        fn: FunctionType,
+        positional: Sequence[Value | KnownObject],
+        keywords: Mapping[str, Value | KnownObject],
+        r: SourceRange,
+    ) -> Value:
+        """`emit_function_call` with the arguments emitted; a `KnownObject` one (the ``self`` of a
+        method, a value a partial fixes) is no input of the call: the callee is compiled for
+        it (Note [Reading objects from outside] in `frontend.objects`)."""
+        name = fn.__name__
         signature = inspect.signature(fn)
         try:
             bound = signature.bind(*positional, **keywords)
         except TypeError as error:
-            raise ScriptError(f"{name}(): {error}", call.range) from None
+            raise ScriptError(f"{name}(): {error}", r) from None
         bound.apply_defaults()
         values: list[Value] = []
+        types: list[Type] = []
         for parameter in signature.parameters.values():
             if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
                 raise ScriptError(
                     f"{name}() takes *args or **kwargs, which scripted functions cannot call",
-                    call.range,
+                    r,
                 )
             argument = bound.arguments[parameter.name]
+            if isinstance(argument, KnownObject):
+                types.append(argument)
+                continue
             if not isinstance(argument, Value):
                 found = constant_of(argument)
                 if found is None:
                     raise ScriptError(
                         f"the default value of parameter '{parameter.name}' of {name}() is not "
                         "a number, string, None or tuple of them",
-                        call.range,
+                        r,
                     )
-                argument = self.constant(found[0], found[1], call.range)
+                argument = self.constant(found[0], found[1], r)
             values.append(argument)
-        # constants known: a recursive callee is specialised on them (frontend.recursion)
-        types = [known_type(self.type_of(value), value) for value in values]
-        key, result = self.call_hook(fn, types, call.range)
+            # constants known: a recursive callee is specialised on them (frontend.recursion)
+            types.append(known_type(self.type_of(argument), argument))
+        key, result = self.call_hook(fn, types, r)
         self.callees[key] = fn
-        node = self.insert(
-            "prim::CallFunction", values, [ir_type_of(result)], call.range, {"callee": key}
-        )
+        values.extend(self.hidden_arguments(key))
+        node = self.insert("prim::CallFunction", values, [ir_type_of(result)], r, {"callee": key})
         if isinstance(result, Tree):
             self.trees[node.output] = result
         return node.output

@@ -28,9 +28,11 @@ live (the module's dict, the closure's cell), so rebinding ``X = new_data`` or w
 ``X`` between calls is seen by the next call, as by the plain function, and the signature key
 covers their kinds, dtypes and shapes as it does the arguments'. A write into one inside the
 function is a write into that array. Gradients are taken with respect to parameters only.
-Functions called from the compiled one read global arrays through their parameters: a helper
-that names one is refused, saying so (its graph is inlined where the caller's hidden inputs
-are not in reach yet).
+A function called from the compiled one, at any depth, reads them the same way: its graph
+takes them as inputs after its parameters, and each caller passes its own hidden input for
+the same variable (`FreeVariable.same_as`), so the function compiled has one hidden input per
+variable read anywhere below it. Containers of arrays, attributes of ``self`` and values a
+partial fixes are read so too: Note [Reading objects from outside] in `frontend.objects`.
 
 Note [Values read once]
 Everything else a function reads from its module or closure by name (a number, a function it
@@ -53,7 +55,7 @@ import weakref
 from collections import ChainMap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from types import CellType, FunctionType, MethodType
+from types import FunctionType, MethodType
 from typing import Any
 
 import numpy as np
@@ -61,6 +63,17 @@ import numpy as np
 from frontend import syntax
 from frontend.emit import annotation_type, emit_function
 from frontend.errors import ScriptError
+from frontend.objects import (
+    NO_OWNER,
+    KnownObject,
+    fingerprint,
+    fixed_slots,
+    full_types,
+    unwrap_callable,
+)
+from frontend.objects import (
+    FreeVariable as FreeVariable,
+)
 from frontend.parse import parse_source
 from frontend.recursion import (
     RECURSION_LIMIT,
@@ -89,59 +102,37 @@ Signature = tuple[Type, ...]
 
 
 @dataclass(frozen=True, slots=True, eq=False)
-class FreeVariable:
-    """A global or closure variable holding an array, read as a hidden input of the graph at
-    each call (Note [Free variables]).
-
-    >>> X.read() is module.X
-    True
-    """
-
-    name: str
-    cell: CellType | None  # the closure's cell, or None for a module global
-    namespace: dict[str, Any] | None  # the module's globals, for a global
-
-    def same_as(self, other: FreeVariable) -> bool:
-        """Whether both read the same variable (the same cell, or the same module's name)."""
-        return (
-            self.name == other.name
-            and self.cell is other.cell
-            and self.namespace is other.namespace
-        )
-
-    def read(self) -> Any:
-        """The variable's value now; a global deleted since raises ScriptError."""
-        if self.cell is not None:
-            return self.cell.cell_contents
-        assert self.namespace is not None
-        try:
-            return self.namespace[self.name]
-        except KeyError:
-            raise ScriptError(
-                f"the global '{self.name}' that this function reads is no longer defined"
-            ) from None
-
-
-@dataclass(frozen=True, slots=True, eq=False)
 class ReadOnce:
     """A global or closure variable read once, when compiling (a number, a function, a
     module), and what it held then (Note [Values read once])."""
 
     variable: FreeVariable
     value: object
+    # For a container of arrays and numbers: its `fingerprint`, compared instead of identity
+    # (Note [Reading objects from outside] in `frontend.objects`).
+    shape: object = None
 
     @property
-    def key(self) -> tuple[str, int]:
-        """The variable read: its name and where it lives."""
-        where = self.variable.cell if self.variable.cell is not None else self.variable.namespace
-        return self.variable.name, id(where)
+    def key(self) -> tuple[object, ...]:
+        """The variable read: its name, where it lives, and the path from there."""
+        return self.variable.key
 
     def changed(self) -> bool:
-        """Whether the variable holds another object now (or is gone)."""
+        """Whether the variable holds another object now (or is gone); for a container,
+        whether its structure or numbers changed."""
         try:
-            return self.variable.read() is not self.value
+            now = self.variable.read()
         except (ScriptError, ValueError):  # deleted, or an empty cell
             return True
+        if self.shape is not None:
+            return fingerprint(now) != self.shape
+        return now is not self.value
+
+    @property
+    def plain(self) -> bool:
+        """Whether it is a name checked by identity alone (`ScriptFunction.stale`'s fast
+        way)."""
+        return self.shape is None and not self.variable.path and self.variable.owner is NO_OWNER
 
 
 @dataclass(eq=False, slots=True)
@@ -268,6 +259,15 @@ def compile_with_free_variables(
     """`compile_function`, with what it read from outside (`CompiledModule`); with
     ``keep_ranks``, array parameters keep the rank ``argument_types`` give them (Note [Array
     kinds] in `autodiff.script`)."""
+    if isinstance(fn, MethodType | functools.partial):
+        # Note [Reading objects from outside] in frontend.objects
+        func, prefix, keywords = unwrap_callable(fn)
+        slots = fixed_slots(func, prefix, keywords, None)
+        if argument_types is None:
+            entry = _entry(func, None)
+            argument_types = [t for t, k in zip(entry.declared, slots, strict=True) if k is None]
+        with gc_paused():
+            return _module(func, full_types(slots, argument_types), keep_ranks)
     if not isinstance(fn, FunctionType):
         raise ScriptError(_not_a_function(fn))
     with gc_paused():  # Note [Compile-time cost] in autodiff.pipeline
@@ -276,22 +276,9 @@ def compile_with_free_variables(
 
 def _not_a_function(fn: object) -> str:
     """Why ``fn`` cannot be scripted, and what to write instead."""
-    if isinstance(fn, functools.partial):
-        name = getattr(fn.func, "__name__", "f")
-        return (
-            f"cannot script functools.partial({name}, ...) yet: define the function it stands "
-            f"for (def loss(w): return {name}(w, ...)), which may read the fixed arrays as "
-            "globals or from its closure"
-        )
-    if isinstance(fn, MethodType):
-        name = getattr(fn.__func__, "__qualname__", "the method")
-        return (
-            f"cannot script the bound method {name} yet: pass what it reads from 'self' as "
-            "arguments of a function (def loss(W, x): ...)"
-        )
     return (
-        f"cannot script {fn!r}: only functions defined with 'def' in Python source can be "
-        "scripted"
+        f"cannot script {fn!r}: only functions defined with 'def' in Python source (or their "
+        "bound methods and functools.partial) can be scripted"
     )
 
 
@@ -362,10 +349,13 @@ def _emit(
     is_root: bool,
 ) -> _Compiled:
     """``fn``'s graph for ``signature``; ``is_root`` when it is the function compiled, not a
-    callee: only it reads global arrays, as hidden inputs (Note [Free variables])."""
+    callee (its container parameters are one input per leaf). The global arrays it and its
+    callees read are hidden inputs (Note [Free variables])."""
     callees: dict[str, _Compiled] = {}
     free: list[FreeVariable] = []
-    read_once: dict[tuple[str, int], ReadOnce] = {}
+    inputs: list[Value] = []  # the hidden input of each of `free`
+    hidden: dict[str, list[Value]] = {}  # per callee key: what calls of it pass after the args
+    read_once: dict[tuple[object, ...], ReadOnce] = {}
     graphs: list[Graph] = []
     cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or (), strict=True))
 
@@ -373,16 +363,18 @@ def _emit(
         cell = cells.get(name)
         return FreeVariable(name, cell, None if cell is not None else fn.__globals__)
 
-    def free_array(name: str, r: SourceRange) -> Value | None:
-        if not is_root:
-            return None
-        found = variable(name)
+    def free_array(found: FreeVariable, r: SourceRange) -> Value:
+        for known, value in zip(free, inputs, strict=True):
+            if known.same_as(found):
+                return value
         free.append(found)
         is_generator = isinstance(found.read(), np.random.Generator | np.random.RandomState)
-        return graphs[0].add_input(GENERATOR if is_generator else TENSOR, name)
+        value = graphs[0].add_input(GENERATOR if is_generator else TENSOR, found.hint)
+        inputs.append(value)
+        return value
 
-    def record_read_once(name: str, obj: object) -> None:
-        read = ReadOnce(variable(name), obj)
+    def record_read_once(found: FreeVariable, obj: object, shape: object) -> None:
+        read = ReadOnce(found, obj, shape)
         read_once.setdefault(read.key, read)
 
     def call_hook(
@@ -396,14 +388,9 @@ def _emit(
             raise
         callee_signature = callee_entry.specialise(args)
         found = callee_entry.compiled.get(callee_signature)
-        if found is not None and found.free:
-            raise ScriptError(
-                f"'{callee.__qualname__}' reads the global array '{found.free[0].name}': a "
-                "function called from a compiled one must take the arrays it reads as "
-                "arguments",
-                call,
-            )
         if found is not None:
+            # the callee's free variables, read by the caller and passed on
+            hidden[found.key] = [free_array(v, call) for v in found.free]
             callees.setdefault(found.key, found)
             for read in found.read_once:
                 read_once.setdefault(read.key, read)
@@ -428,6 +415,8 @@ def _emit(
         call_hook=call_hook,
         free_array=free_array,
         read_once=record_read_once,
+        variable_of=variable,
+        hidden_arguments=lambda key: hidden.get(key, []),
         on_graph=graphs.append,
         leaf_inputs=is_root,
         on_result=results.append,
@@ -519,7 +508,7 @@ def _specialised(declared: Type, annotated: bool, argument: Type, recursive: boo
         if recursive and (not annotated or argument.ty == declared):
             return argument
         argument = unknown(argument)
-    if annotated and not isinstance(argument, Tree):
+    if annotated and not isinstance(argument, Tree | KnownObject):
         return declared
     if recursive and isinstance(argument, TensorType):  # isinstance(t, np.ndarray) per level
         return _leaf_type(argument)

@@ -46,6 +46,7 @@ from contextlib import contextmanager
 from typing import Any, cast
 
 from frontend import syntax
+from frontend.bound_calls import BoundCallEmitter
 from frontend.builtins import BuiltinEmitter
 from frontend.calls import CallEmitter, CallHook, default_call_hook, range_argument
 from frontend.checks import CheckEmitter
@@ -60,10 +61,11 @@ from frontend.environment import (
     target_names,
 )
 from frontend.errors import ContainerUseError, ScriptError
-from frontend.expressions import FreeArray, FreeName, ReadOnce, constant_value
+from frontend.expressions import FreeArray, FreeName, ReadOnce, VariableOf, constant_value
 from frontend.iteration import IterationEmitter
 from frontend.lists import builds_list
 from frontend.local_functions import LocalFunctionEmitter
+from frontend.objects import KnownObject
 from frontend.random_calls import RandomEmitter
 from frontend.recursion import Known
 from frontend.subscripts import SubscriptEmitter
@@ -95,6 +97,10 @@ EMIT_FRAMES = 20_000
 _ANNOTATIONS: dict[object, Type] = {int: INT, float: FLOAT, bool: BOOL}
 
 
+def _no_hidden_arguments(key: str) -> list[Value]:
+    return []
+
+
 def emit_function(
     fdef: syntax.FunctionDef,
     globals: Mapping[str, Any],  # noqa: A002 (the name the contract gives it)
@@ -102,6 +108,8 @@ def emit_function(
     free_name: FreeName | None = None,
     free_array: FreeArray | None = None,
     read_once: ReadOnce | None = None,
+    variable_of: VariableOf | None = None,
+    hidden_arguments: Callable[[str], list[Value]] | None = None,
     graph_name: str | None = None,
     param_types: Sequence[Type] | None = None,
     call_hook: CallHook | None = None,
@@ -116,8 +124,11 @@ def emit_function(
     from the function's locals, then ``globals``, then builtins, then ``free_name``, which may
     return a Value to use (e.g. a new graph input, made on the graph ``on_graph`` is given
     before anything is emitted); ``free_array`` does so for names of ``globals`` that hold
-    arrays, and ``read_once`` is told of the other names of ``globals`` read. ``call_hook``
-    compiles called functions.
+    arrays, and ``read_once`` is told of the other names of ``globals`` read, each as the
+    variable ``variable_of`` gives (Note [Reading objects from outside] in `frontend.objects`).
+    ``call_hook`` compiles called functions; ``hidden_arguments`` gives the caller's values
+    for a callee's free variables, by its key. A parameter typed `Known` is no input: it is
+    read as a value from outside.
 
     A parameter typed as a `Tree` (a container argument) is one tuple input, or with
     ``leaf_inputs`` one input per leaf, and ``on_result`` is told the type of the result,
@@ -130,6 +141,9 @@ def emit_function(
     emitter = FunctionEmitter(
         graph, globals, free_name, call_hook or default_call_hook, free_array, read_once
     )
+    emitter.variable_of = variable_of
+    if hidden_arguments is not None:
+        emitter.hidden_arguments = hidden_arguments
     with recursion_room(EMIT_FRAMES):
         result = emitter.emit_body(fdef, param_types, leaf_inputs)
     if on_result is not None:
@@ -174,6 +188,7 @@ class FunctionEmitter(
     ZipLoopEmitter,
     IterationEmitter,
     LocalFunctionEmitter,
+    BoundCallEmitter,
     CheckEmitter,
     CallEmitter,
     RandomEmitter,
@@ -193,6 +208,7 @@ class FunctionEmitter(
         self.callees = {}
         self.active_locals: list[LocalFunction] = []  # local functions being emitted
         self.recursive_local_calls = 0
+        self.hidden_arguments = _no_hidden_arguments
 
     def emit_body(
         self,
@@ -210,6 +226,11 @@ class FunctionEmitter(
                 ty = param_types[index]
             else:
                 ty = annotation_type(param.annotation, self.globals)
+            # Note [Reading objects from outside] in frontend.objects
+            if isinstance(ty, KnownObject):
+                known = self.free_object(ty.variable, ty.value, param.name, fdef.range)
+                self.scope.bind(param.name, known)
+                continue
             if leaf_inputs and isinstance(ty, Tree):
                 value = self.leaf_parameter(param.name, ty, fdef.range)
             elif isinstance(ty, Known):  # Note [Recursion while compiling] in frontend.recursion
@@ -319,6 +340,10 @@ class FunctionEmitter(
         if isinstance(literal, syntax.Lambda) and not others and isinstance(first, syntax.Name):
             body = (syntax.Return(literal.body, range=literal.body.range),)
             self.define_local(first.id, literal.params, body, literal.range, ())
+            return
+        if not others and isinstance(first, syntax.Name) and self.is_partial_call(literal):
+            assert isinstance(literal, syntax.Call)
+            self.scope.bind(first.id, PyObject(self.make_partial(literal), first.id))
             return
         if not others and isinstance(first, syntax.Name) and _names_callable(literal):
             found = self.resolve(literal)

@@ -22,6 +22,10 @@ class PyObject:
 
     obj: Any
     spelled: str  # for messages: "numpy.fft.fft"
+    # Where an object read from outside lives, so that its attributes are read through it
+    # (a `frontend.objects.FreeVariable`): Note [Reading objects from outside] in
+    # `frontend.objects`.
+    origin: Any = None
 
 
 @dataclass(frozen=True, slots=True, eq=False)

@@ -22,7 +22,7 @@ import builtins
 import operator
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from types import ModuleType
+from types import MethodType, ModuleType
 from typing import Any
 
 import numpy as np
@@ -30,6 +30,14 @@ import numpy as np
 from frontend import syntax
 from frontend.environment import LocalFunction, PyObject, Scope, Unbound
 from frontend.errors import ScriptError
+from frontend.objects import (
+    FreeVariable,
+    fingerprint,
+    is_array,
+    is_data_tree,
+    origin_object,
+    tree_of_container,
+)
 from frontend.resolve import constant_of, describe
 from frontend.trees import Tree, ir_type_of
 from ir.errors import ShapeError
@@ -55,7 +63,6 @@ from ir.types import (
 
 SCALAR_TYPES = (INT, FLOAT, BOOL, SCALAR)
 # Read at each call like a global array (Note [Random draws] in `ir.ops.random`).
-_GENERATORS = (np.random.Generator, np.random.RandomState)
 
 PRIM_BINARY = {
     "+": "add",
@@ -80,13 +87,16 @@ COMPARISONS = {"<": "lt", "<=": "le", ">": "gt", ">=": "ge", "==": "eq", "!=": "
 
 # Names a free_name callback may ask about: (name, where it is read) -> its value, or None.
 FreeName = Callable[[str, SourceRange], Value | None]
-# Names of the namespace that hold arrays (globals, closure cells): (name, where it is read) ->
-# the value to read them as (a hidden input: Note [Free variables] in `frontend.compile`), or
-# None when the function may not read them.
-FreeArray = Callable[[str, SourceRange], Value | None]
-# Told of every other name of the namespace the function reads, and the object found: what is
-# read once, at compile time (Note [Values read once] in `frontend.compile`).
-ReadOnce = Callable[[str, object], None]
+# Variables read from outside that hold arrays (globals, closure cells, attributes of them):
+# (variable, where it is read) -> the value to read them as (a hidden input: Note [Free
+# variables] in `frontend.compile`), or None when the function may not read them.
+FreeArray = Callable[[FreeVariable, SourceRange], Value | None]
+# Told of every other variable the function reads, the object found, and for a container its
+# `fingerprint` (else None): what is read once, at compile time (Note [Values read once] in
+# `frontend.compile`).
+ReadOnce = Callable[[FreeVariable, object, object], None]
+# The variable a name of the namespace is (a module global or a closure cell).
+VariableOf = Callable[[str], FreeVariable]
 
 
 Resolved = Value | PyObject
@@ -106,12 +116,14 @@ class ExpressionEmitter:
         free_name: FreeName | None,
         free_array: FreeArray | None = None,
         read_once: ReadOnce | None = None,
+        variable_of: VariableOf | None = None,
     ) -> None:
         self.graph = graph
         self.globals = namespace
         self.free_name = free_name
         self.free_array = free_array
         self.read_once = read_once
+        self.variable_of = variable_of
         self.scope = Scope()
         self.trees: dict[Value, Tree] = {}
         """The containers known while compiling, by the tuple value that holds each (Note
@@ -194,7 +206,7 @@ class ExpressionEmitter:
         if isinstance(expr, syntax.Attribute):
             base = self.resolve(expr.value)
             if isinstance(base, PyObject):
-                return self.object_attribute(base, expr.attr, expr.range)
+                return self.attribute_of(base, expr.attr, expr.range)
             return self.emit_value_attribute(base, expr.attr, expr.range)
         return self.emit_expr(expr)
 
@@ -208,14 +220,12 @@ class ExpressionEmitter:
             raise ScriptError(found.message, r)
         if name in self.globals:
             obj = self.globals[name]
-            if isinstance(obj, (np.ndarray, *_GENERATORS)) and self.free_array is not None:
-                value = self.free_array(name, r)
-                if value is not None:
-                    self.scope.root().bind(name, value)
-                    return value
-            if self.read_once is not None:
-                self.read_once(name, obj)
-            return self.python_object(obj, name)
+            if self.variable_of is None:
+                return self.python_object(obj, name)
+            found = self.free_object(self.variable_of(name), obj, name, r)
+            if isinstance(found, Value) and found in self.graph.inputs:
+                self.scope.root().bind(name, found)  # a hidden input: read it once
+            return found
         if hasattr(builtins, name):
             return PyObject(getattr(builtins, name), name)
         if self.free_name is not None:
@@ -224,6 +234,63 @@ class ExpressionEmitter:
                 self.scope.root().bind(name, value)
                 return value
         raise ScriptError(f"undefined name '{name}'", r)
+
+    def free_object(
+        self, variable: FreeVariable, obj: object, spelled: str, r: SourceRange
+    ) -> Resolved:
+        """What a value read from outside is in the function: Note [Reading objects from
+        outside] in `frontend.objects`."""
+        if self.free_array is not None and is_array(obj):
+            value = self.free_array(variable, r)
+            if value is not None:
+                return value
+        elif self.free_array is not None and is_data_tree(obj):
+            if self.read_once is not None:
+                self.read_once(variable, obj, fingerprint(obj))
+            return self.free_container(variable, obj, r)
+        if self.read_once is not None:
+            self.read_once(variable, obj, None)
+        named = isinstance(obj, ModuleType) or callable(obj)
+        return origin_object(obj, describe(obj) if named else spelled, variable)
+
+    def free_container(self, variable: FreeVariable, obj: object, r: SourceRange) -> Value:
+        """A container of arrays and numbers read from outside, known while compiling: its
+        arrays hidden inputs, its numbers constants (guarded by the caller's fingerprint)."""
+        assert self.free_array is not None
+
+        def leaf(at: FreeVariable, item: object) -> Value:
+            if is_array(item):
+                assert self.free_array is not None
+                value = self.free_array(at, r)
+                assert value is not None
+                return value
+            constant = self.python_constant(item, r)
+            assert constant is not None  # a number or None: `is_data_tree`
+            return constant
+
+        def make(items: Sequence[Value], kind: type, keys: tuple[Any, ...]) -> Value:
+            tree = Tree(kind, keys, tuple(self.type_of(item) for item in items))
+            return self.make_tree(items, tree, r)
+
+        result: Value = tree_of_container(obj, variable, leaf, make)
+        return result
+
+    def attribute_of(self, base: PyObject, attr: str, r: SourceRange) -> Resolved:
+        """``base.attr`` of a compile-time object: read through ``base``'s variable when it has
+        one (an array attribute ``self.W`` is a hidden input), else as a Python object."""
+        if base.origin is None or self.variable_of is None:
+            return self.object_attribute(base, attr, r)
+        try:
+            obj = getattr(base.obj, attr)
+        except AttributeError:
+            raise ScriptError(f"'{base.spelled}' has no attribute '{attr}'", r) from None
+        variable = base.origin.child(("attr", attr))
+        spelled = f"{base.spelled}.{attr}"
+        if isinstance(obj, MethodType):  # a new object at each read: guard its function
+            if self.read_once is not None:
+                self.read_once(variable.child(("attr", "__func__")), obj.__func__, None)
+            return PyObject(obj, spelled)
+        return self.free_object(variable, obj, spelled, r)
 
     @staticmethod
     def python_object(obj: object, name: str) -> PyObject:

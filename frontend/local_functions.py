@@ -56,7 +56,36 @@ class LocalFunctionEmitter(ExpressionEmitter):
     def emit_local_call(self, fn: LocalFunction, call: syntax.Call) -> Value:
         """The body of a ``lambda`` or nested ``def`` emitted at its call, its parameters
         bound to the arguments, other names read as they are bound here."""
-        r = call.range
+        names = [p.name for p in fn.params]
+        if len(call.args) > len(names):
+            raise ScriptError(
+                f"{fn.name}() takes {len(names)} positional arguments but {len(call.args)} "
+                "were given",
+                call.range,
+            )
+        for keyword in call.keywords:
+            if keyword.name not in names:
+                raise ScriptError(
+                    f"{fn.name}() got an unexpected keyword argument '{keyword.name}'",
+                    keyword.range,
+                )
+            if names.index(keyword.name) < len(call.args):
+                raise ScriptError(
+                    f"{fn.name}() got multiple values for argument '{keyword.name}'",
+                    keyword.range,
+                )
+        positional = [self.emit_expr(a) for a in call.args]
+        keywords = {k.name: self.emit_expr(k.value) for k in call.keywords}
+        return self.call_local_with_values(fn, positional, keywords, call.range)
+
+    def call_local_with_values(
+        self,
+        fn: LocalFunction,
+        positional: Sequence[Value],
+        keywords: dict[str, Value],
+        r: SourceRange,
+    ) -> Value:
+        """`emit_local_call` with the arguments emitted (a partial of a local function)."""
         if fn in self.active_locals:  # Note [Recursion while compiling] in frontend.recursion
             self.recursive_local_calls += 1
             if self.active_locals.count(fn) >= RECURSION_LIMIT:
@@ -69,26 +98,20 @@ class LocalFunctionEmitter(ExpressionEmitter):
                     r,
                 )
         names = [p.name for p in fn.params]
-        bound: dict[str, Value] = dict(fn.defaults)
-        if len(call.args) > len(names):
+        if len(positional) > len(names):
             raise ScriptError(
-                f"{fn.name}() takes {len(names)} positional arguments but {len(call.args)} "
+                f"{fn.name}() takes {len(names)} positional arguments but {len(positional)} "
                 "were given",
                 r,
             )
-        given = dict(zip(names, (self.emit_expr(a) for a in call.args), strict=False))
-        for keyword in call.keywords:
-            if keyword.name not in names:
-                raise ScriptError(
-                    f"{fn.name}() got an unexpected keyword argument '{keyword.name}'",
-                    keyword.range,
-                )
-            if keyword.name in given:
-                raise ScriptError(
-                    f"{fn.name}() got multiple values for argument '{keyword.name}'",
-                    keyword.range,
-                )
-            given[keyword.name] = self.emit_expr(keyword.value)
+        bound: dict[str, Value] = dict(fn.defaults)
+        given = dict(zip(names, positional, strict=False))
+        for name, value in keywords.items():
+            if name not in names:
+                raise ScriptError(f"{fn.name}() got an unexpected keyword argument '{name}'", r)
+            if name in given:
+                raise ScriptError(f"{fn.name}() got multiple values for argument '{name}'", r)
+            given[name] = value
         bound.update(given)
         missing = [name for name in names if name not in bound]
         if missing:
