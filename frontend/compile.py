@@ -63,6 +63,7 @@ import numpy as np
 from frontend import syntax
 from frontend.emit import annotation_type, emit_function
 from frontend.errors import ScriptError
+from frontend.lambdas import lambda_definition
 from frontend.objects import (
     NO_OWNER,
     KnownObject,
@@ -442,7 +443,7 @@ def _parse(fn: FunctionType, call: SourceRange | None) -> syntax.FunctionDef:
     code = fn.__code__
     where = call or SourceRange.location(code.co_filename, code.co_firstlineno, 1)
     if fn.__name__ == "<lambda>":
-        raise ScriptError("cannot script a lambda: define the function with 'def'", where)
+        return lambda_definition(fn, where)  # Note [Lambdas compiled] in frontend.lambdas
     try:
         lines, first_line = inspect.getsourcelines(fn)
     except (OSError, TypeError):

@@ -25,7 +25,11 @@ from ir.source import Source, SourceRange
 
 
 def parse_source(
-    text: str, filename: str = "<string>", first_line: int = 1, col_offset: int = 0
+    text: str,
+    filename: str = "<string>",
+    first_line: int = 1,
+    col_offset: int = 0,
+    shown: str | None = None,
 ) -> syntax.Module:
     """Parse one or more ``def`` (a module's text, or one function's) into a Module.
 
@@ -33,6 +37,8 @@ def parse_source(
     indentation the caller removed from every line, so that ranges and carets count lines and
     columns as the file does. Text that is still indented as a whole (a method body from
     ``inspect.getsource``) is dedented here and the removed width added back the same way.
+    ``shown`` is the file's text of those lines when ``text`` is rewritten from it (a lambda's
+    body: Note [Lambdas compiled] in `frontend.lambdas`), for errors to show.
     """
     lines = text.splitlines(keepends=True)
     indent = _common_indent(lines)
@@ -47,7 +53,8 @@ def parse_source(
     if not body.endswith("\n"):
         body += "\n"
 
-    shown = "".join(" " * col_offset + line for line in lines) if col_offset else text
+    if shown is None:  # the text errors show: the file's own lines, as given
+        shown = "".join(" " * col_offset + line for line in lines) if col_offset else text
     locator = Locator(Source(shown, filename, first_line), shifts)
     with gc_paused():
         try:
