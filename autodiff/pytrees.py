@@ -246,3 +246,30 @@ def ravel(tree: Any) -> tuple[np.ndarray[Any, Any], Callable[[np.ndarray[Any, An
         return optree.tree_unflatten(spec, parts)
 
     return vector, unflatten
+
+
+# ---- ad.flatten inside a compiled function -------------------------------------------------------
+# Compiled, never run: a call of ``ad.flatten`` in a compiled function is a call of
+# `_ravel_in_graph` (``__autodiff_source__``), whose recursion over the container's structure
+# unrolls while compiling (Note [Recursion while compiling] in frontend.recursion). The leaves
+# come in optree's order (a dict's keys sorted, an OrderedDict's as inserted). The second
+# result is None: an ``unflatten`` is for optimisers outside, and calling it is refused.
+
+
+def _leaves_in_graph(tree: Any) -> tuple[Any, ...]:
+    if type(tree) is dict:
+        return tuple(leaf for key in sorted(tree) for leaf in _leaves_in_graph(tree[key]))
+    if isinstance(tree, dict):
+        return tuple(leaf for key in tree for leaf in _leaves_in_graph(tree[key]))
+    if isinstance(tree, (list, tuple)):
+        return tuple(leaf for item in tree for leaf in _leaves_in_graph(item))
+    if tree is None:
+        return ()
+    return (tree,)
+
+
+def _ravel_in_graph(tree: Any) -> tuple[Any, None]:
+    return np.concatenate([np.ravel(leaf) for leaf in _leaves_in_graph(tree)]), None
+
+
+ravel.__autodiff_source__ = _ravel_in_graph  # type: ignore[attr-defined]

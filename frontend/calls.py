@@ -124,7 +124,10 @@ class CallEmitter(ExpressionEmitter):
         else:
             target = self.resolve(func)
         if isinstance(target, Value):
-            raise ScriptError("calling a value is not supported", func.range)
+            raise ScriptError(
+                f"calling a value of type {target.ty} is not supported: it is not a function",
+                func.range,
+            )
         obj = target.obj
         if isinstance(obj, LocalFunction):
             return self.emit_local_call(obj, expr)
@@ -157,7 +160,9 @@ class CallEmitter(ExpressionEmitter):
         if obj is isinstance:
             return self.emit_isinstance(expr)
         if isinstance(obj, FunctionType):
-            return self.emit_function_call(obj, expr)
+            # a library function may name a twin written in the subset (``ad.flatten``)
+            twin = getattr(obj, "__autodiff_source__", None)
+            return self.emit_function_call(twin if isinstance(twin, FunctionType) else obj, expr)
         if is_bound_callable(obj):  # Note [Reading objects from outside] in frontend.objects
             return self.emit_bound_call(target, expr)
         source = getattr(obj, "__autodiff_source__", None)

@@ -48,12 +48,14 @@ with the old value, as JAX's tracing would.
 from __future__ import annotations
 
 import ast
+import builtins
 import functools
 import inspect
 import textwrap
+import typing
 import weakref
 from collections import ChainMap
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import FunctionType, MethodType
 from typing import Any
@@ -433,10 +435,26 @@ def _entry(fn: FunctionType, call: SourceRange | None) -> _Entry:
         fdef = _parse(fn, call)
         namespace = ChainMap(_closure(fn), fn.__globals__)
         declared = tuple(annotation_type(p.annotation, namespace) for p in fdef.params)
-        annotated = tuple(p.annotation is not None for p in fdef.params)
+        annotated = tuple(_constrains(p.annotation, namespace) for p in fdef.params)
         entry = _Entry(fdef, namespace, _unique_name(fn), declared, annotated)
         _ENTRIES[fn] = entry
     return entry
+
+
+def _constrains(annotation: syntax.Expr | None, namespace: Mapping[str, Any]) -> bool:
+    """Whether an annotation fixes a parameter's type (Note [Specialised callees]): ``Any`` and
+    ``object`` do not, and leave the parameter to take its argument's type."""
+    if annotation is None:
+        return False
+    name = None
+    if isinstance(annotation, syntax.Name):
+        name = annotation.id
+    elif isinstance(annotation, syntax.Constant) and isinstance(annotation.value, str):
+        name = annotation.value
+    elif isinstance(annotation, syntax.Attribute):  # typing.Any
+        return annotation.attr != "Any"
+    found = namespace.get(name, getattr(builtins, name, None)) if name is not None else None
+    return found is not typing.Any and found is not object and name != "Any"
 
 
 def _parse(fn: FunctionType, call: SourceRange | None) -> syntax.FunctionDef:

@@ -162,3 +162,18 @@ def test_a_comprehension_over_the_length_of_a_container_argument() -> None:
     assert scripted(params, 1.5) == pytest.approx(loss(params, 1.5))
     with pytest.raises(ad.ScriptError, match="range known only at run time"):
         scripted(np.ones((2, 2)), 1.5)
+
+
+def any_annotated(x: Any, y: object):
+    return 1.0 if x is None else np.sum(x) * 2.0
+
+
+def calls_any_annotated(w):
+    return np.sum(w) * any_annotated(None, w) + any_annotated(w, None)
+
+
+def test_any_and_object_annotations_leave_a_parameter_its_arguments_type() -> None:
+    """``x: Any`` fixes nothing: a helper given None sees None (it was typed an array, and
+    refused by the verifier)."""
+    w = np.ones(2)
+    assert ad.script(calls_any_annotated)(w) == pytest.approx(calls_any_annotated(w))

@@ -412,3 +412,38 @@ def test_a_loss_that_returns_a_dict_is_not_a_scalar() -> None:
 
     with pytest.raises(ad.DifferentiationError, match="returned a dict of 1"):
         ad.grad(fn)({"W": np.ones(2)})
+
+
+def l2_penalty(params, x):
+    flat, _ = ad.flatten(params)
+    return np.dot(flat, flat) * np.sum(x)
+
+
+def test_flatten_inside_a_compiled_function_gives_optrees_order() -> None:
+    """``ad.flatten`` called in the loss, as HIPS autograd's examples call their ``flatten``:
+    the leaves in optree's order (a dict's keys sorted, an OrderedDict's as inserted, None
+    skipped), raveled and concatenated, differentiated like any other array code."""
+    x = np.array([1.5])
+    trees = [
+        {"b": [RNG.normal(size=2), (RNG.normal(size=(2, 2)), None)], "a": 3.0},
+        collections.OrderedDict(b=RNG.normal(size=2), a=RNG.normal(size=3)),
+        [RNG.normal(size=2)],
+    ]
+    for params in trees:
+        assert ad.script(l2_penalty)(params, x) == pytest.approx(l2_penalty(params, x))
+        assert_trees_close(
+            ad.grad(l2_penalty)(params, x),
+            central_differences(lambda p: l2_penalty(p, x), params),
+        )
+
+    def flat_only(params):
+        return ad.flatten(params)[0]
+
+    np.testing.assert_array_equal(ad.script(flat_only)(trees[1]), ad.flatten(trees[1])[0])
+
+    def calls_unflatten(params):
+        flat, unflatten = ad.flatten(params)
+        return unflatten(flat)
+
+    with pytest.raises(ad.ScriptError, match="calling a value of type NoneType"):
+        ad.script(calls_unflatten)(trees[0])
