@@ -203,12 +203,22 @@ class GradFunction:
         """A call with its arguments bound and checked, which builds and keeps the unit's
         call (`autodiff.unit.gradient_call`, Note [Gradient calls] there)."""
         values, spec = self.scripted.runtime_call(args, kwargs)
-        positions = self.positions(self.scripted.arity)
-        _check_passed(self.scripted, positions, args, kwargs)
+        star = self.scripted.star
+        positions: tuple[int | tuple[int, int], ...]
+        if star is None:
+            positions = self.positions(self.scripted.arity)
+            _check_passed(self.scripted, positions, args, kwargs)
+        else:  # JAX's argnums count the arguments given by position, past *args too
+            positions = tuple(
+                p if p < star else (star, p - star) for p in self.positions(len(args))
+            )
         several = not isinstance(self.argnums, int)
-        wrt, shape = positions, None
+        wrt: tuple[int, ...] = ()
+        shape = None
         if spec is not None:  # Note [Pytree arguments] in autodiff.pytrees
             wrt, shape = gradient_shaper(spec, positions, several)
+        else:
+            wrt = tuple(p for p in positions if isinstance(p, int))
         if self.call_key is None or instrument._NODE_HOOKS or instrument._SAVED_HOOKS:
             return self.forward_backward(values, wrt, spec, shape)
         unit, compiled = compiled_gradient(self.scripted, values, wrt, seeded=True, spec=spec)

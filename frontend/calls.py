@@ -99,8 +99,14 @@ class CallEmitter(ExpressionEmitter):
     # Provided by `frontend.iteration` and `frontend.local_functions` in the FunctionEmitter.
     static_items: Callable[[syntax.Expr], list[Value]]
     emit_local_call: Callable[[LocalFunction, syntax.Call], Value]
+    # Provided by `frontend.signatures`: Note [Unpacking in calls], Note [Variadic parameters].
+    expand_call: Callable[[syntax.Call], syntax.Call]
+    bind_call: Callable[
+        [str, inspect.Signature, syntax.Call, Callable[[str], Value]], dict[str, Value]
+    ]
 
     def emit_call(self, expr: syntax.Call) -> Value:
+        expr = self.expand_call(expr)
         func = expr.func
         if isinstance(func, syntax.Attribute):
             base = self.resolve(func.value)
@@ -631,32 +637,20 @@ class CallEmitter(ExpressionEmitter):
         """``prim::CallFunction[callee=key](args...)`` with every parameter passed, defaults
         filled in from the function's own default values."""
         name = fn.__name__
-        positional = [self.emit_expr(arg) for arg in call.args]
-        keywords = {k.name: self.emit_expr(k.value) for k in call.keywords}
         signature = inspect.signature(fn)
-        try:
-            bound = signature.bind(*positional, **keywords)
-        except TypeError as error:
-            raise ScriptError(f"{name}(): {error}", call.range) from None
-        bound.apply_defaults()
-        values: list[Value] = []
-        for parameter in signature.parameters.values():
-            if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
+
+        def default(parameter: str) -> Value:
+            found = constant_of(signature.parameters[parameter].default)
+            if found is None:
                 raise ScriptError(
-                    f"{name}() takes *args or **kwargs, which scripted functions cannot call",
+                    f"the default value of parameter '{parameter}' of {name}() is not a "
+                    "number, string, None or tuple of them: pass the argument, or read the "
+                    "default from a global in the function compiled and pass it",
                     call.range,
                 )
-            argument = bound.arguments[parameter.name]
-            if not isinstance(argument, Value):
-                found = constant_of(argument)
-                if found is None:
-                    raise ScriptError(
-                        f"the default value of parameter '{parameter.name}' of {name}() is not "
-                        "a number, string, None or tuple of them",
-                        call.range,
-                    )
-                argument = self.constant(found[0], found[1], call.range)
-            values.append(argument)
+            return self.constant(found[0], found[1], call.range)
+
+        values = list(self.bind_call(name, signature, call, default).values())
         types = [self.type_of(value) for value in values]
         key, result = self.call_hook(fn, types, call.range)
         self.callees[key] = fn

@@ -58,10 +58,10 @@ from typing import Any
 import numpy as np
 
 from frontend import syntax
-from frontend.emit import annotation_type, emit_function
+from frontend.emit import declared_type, emit_function
 from frontend.errors import ScriptError
 from frontend.parse import parse_source
-from frontend.trees import Tree, map_leaves
+from frontend.trees import Known, Tree, map_leaves
 from ir.collector import gc_paused
 from ir.graph import Graph, Value
 from ir.source import SourceRange
@@ -162,7 +162,9 @@ class _Entry:
         """The parameter types for a call with these argument types (Note [Specialised
         callees])."""
         return tuple(
-            declared if annotated and not isinstance(argument, Tree) else _parameter_type(argument)
+            declared
+            if annotated and not isinstance(argument, Tree | Known)
+            else _parameter_type(argument)
             for declared, annotated, argument in zip(
                 self.declared, self.annotated, arguments, strict=True
             )
@@ -404,7 +406,7 @@ def _entry(fn: FunctionType, call: SourceRange | None) -> _Entry:
     if entry is None:
         fdef = _parse(fn, call)
         namespace = ChainMap(_closure(fn), fn.__globals__)
-        declared = tuple(annotation_type(p.annotation, namespace) for p in fdef.params)
+        declared = tuple(declared_type(p, namespace) for p in fdef.params)
         annotated = tuple(p.annotation is not None for p in fdef.params)
         entry = _Entry(fdef, namespace, _unique_name(fn), declared, annotated)
         _ENTRIES[fn] = entry

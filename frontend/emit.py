@@ -63,8 +63,9 @@ from frontend.expressions import FreeArray, FreeName, ReadOnce, constant_value
 from frontend.iteration import IterationEmitter
 from frontend.lists import builds_list
 from frontend.local_functions import LocalFunctionEmitter
+from frontend.signatures import SignatureEmitter
 from frontend.subscripts import SubscriptEmitter
-from frontend.trees import Tree, ir_type_of
+from frontend.trees import Known, Tree, ir_type_of
 from ir.graph import Graph, Node, Value
 from ir.source import SourceRange
 from ir.types import (
@@ -74,6 +75,7 @@ from ir.types import (
     INT,
     NONE,
     NOTHING,
+    STR,
     TENSOR,
     ListType,
     TensorType,
@@ -165,8 +167,27 @@ def annotation_type(annotation: syntax.Expr | None, namespace: Mapping[str, Any]
     return _ANNOTATIONS.get(found, TENSOR) if isinstance(found, type) else TENSOR
 
 
+def declared_type(param: syntax.Param, namespace: Mapping[str, Any]) -> Type:
+    """The type a parameter has when no call says: its annotation's, a `Known` string for a
+    string default (Note [Strings known while compiling] in `frontend.trees`), and no
+    arguments for ``*args`` and ``**kwargs``."""
+    if param.kind == "var_positional":
+        return Tree(tuple, (), ())
+    if param.kind == "var_keyword":
+        return Tree(dict, (), ())
+    default = param.default
+    if isinstance(default, syntax.Constant) and isinstance(default.value, str):
+        return Known(default.value)
+    return annotation_type(param.annotation, namespace)
+
+
 class FunctionEmitter(
-    IterationEmitter, LocalFunctionEmitter, CheckEmitter, CallEmitter, SubscriptEmitter
+    IterationEmitter,
+    LocalFunctionEmitter,
+    SignatureEmitter,
+    CheckEmitter,
+    CallEmitter,
+    SubscriptEmitter,
 ):
     def __init__(
         self,
@@ -197,9 +218,13 @@ class FunctionEmitter(
             if param_types is not None:
                 ty = param_types[index]
             else:
-                ty = annotation_type(param.annotation, self.globals)
+                ty = declared_type(param, self.globals)
             if leaf_inputs and isinstance(ty, Tree):
                 value = self.leaf_parameter(param.name, ty, fdef.range)
+            elif isinstance(ty, Known):  # Note [Strings known while compiling] in frontend.trees
+                if not leaf_inputs:
+                    self.graph.add_input(STR, param.name)
+                value = self.constant(ty.value, STR, param.range)
             else:
                 value = self.graph.add_input(ir_type_of(ty), param.name)
                 if isinstance(ty, Tree):
@@ -215,6 +240,8 @@ class FunctionEmitter(
         [Containers known while compiling] in `frontend.trees`."""
         if ty == NONE or (isinstance(ty, Tree) and ty.kind is type(None)):
             return self.constant(None, NONE, r)
+        if isinstance(ty, Known):
+            return self.constant(ty.value, STR, r)
         if not isinstance(ty, Tree):
             return self.graph.add_input(ty, name)
         keys = ty.keys or range(len(ty.children))

@@ -15,12 +15,14 @@ compiling the same way.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Sequence
 
 from frontend import syntax
 from frontend.environment import LocalFunction
 from frontend.errors import ScriptError
 from frontend.expressions import ExpressionEmitter
+from frontend.signatures import python_signature
 from ir.graph import Value
 from ir.source import SourceRange
 
@@ -32,6 +34,10 @@ class LocalFunctionEmitter(ExpressionEmitter):
     # Provided by `frontend.emit.FunctionEmitter`: ``body`` emitted as a function's, with its
     # own exits; its result.
     emit_local_body: Callable[[Sequence[syntax.Stmt]], Value]
+    # Provided by `frontend.signatures`: Note [Variadic parameters] there.
+    bind_call: Callable[
+        [str, inspect.Signature, syntax.Call, Callable[[str], Value]], dict[str, Value]
+    ]
 
     def define_local(
         self,
@@ -56,36 +62,13 @@ class LocalFunctionEmitter(ExpressionEmitter):
         r = call.range
         if fn in self.active_locals:
             raise ScriptError(f"recursive call to '{fn.name}' is not supported", r)
-        names = [p.name for p in fn.params]
-        bound: dict[str, Value] = dict(fn.defaults)
-        if len(call.args) > len(names):
-            raise ScriptError(
-                f"{fn.name}() takes {len(names)} positional arguments but {len(call.args)} "
-                "were given",
-                r,
-            )
-        given = dict(zip(names, (self.emit_expr(a) for a in call.args), strict=False))
-        for keyword in call.keywords:
-            if keyword.name not in names:
-                raise ScriptError(
-                    f"{fn.name}() got an unexpected keyword argument '{keyword.name}'",
-                    keyword.range,
-                )
-            if keyword.name in given:
-                raise ScriptError(
-                    f"{fn.name}() got multiple values for argument '{keyword.name}'",
-                    keyword.range,
-                )
-            given[keyword.name] = self.emit_expr(keyword.value)
-        bound.update(given)
-        missing = [name for name in names if name not in bound]
-        if missing:
-            raise ScriptError(f"{fn.name}() missing arguments: {', '.join(missing)}", r)
+        defaults = dict(fn.defaults)
+        bound = self.bind_call(fn.name, python_signature(fn.params), call, defaults.__getitem__)
         self.active_locals.append(fn)
         try:
             with self.nested_scope():
-                for name in names:
-                    self.scope.bind(name, bound[name])
+                for name, value in bound.items():
+                    self.scope.bind(name, value)
                 result = self.emit_local_body([*fn.body, syntax.Return(None, range=fn.range)])
         finally:
             self.active_locals.pop()
