@@ -298,9 +298,10 @@ def _compile(fn: FunctionType, signature: Signature | None) -> _Compiled:
         task = stack[-1]
         entry = _entry(task.fn, task.call)
         signature = task.signature if task.signature is not None else entry.declared
-        # Compiled as the function called, with one input per leaf of a container parameter,
-        # the graph is not the one a caller inlines: Note [Containers known while compiling].
-        leaves = len(stack) == 1 and any(isinstance(t, Tree) for t in signature)
+        # Compiled as the function called, with one input per leaf of a container parameter
+        # and none for a string, the graph is not the one a caller inlines: Note [Containers
+        # known while compiling] and Note [Strings known while compiling] in frontend.trees.
+        leaves = len(stack) == 1 and any(isinstance(t, Tree | Known) for t in signature)
         cached = (*signature, _LEAF_INPUTS) if leaves else signature
         done = entry.compiled.get(cached)
         if done is None:

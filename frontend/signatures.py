@@ -123,8 +123,8 @@ class SignatureEmitter(ExpressionEmitter):
         items = None if value.ty == STR else self.known_items(value, r)
         if items is None:
             raise ScriptError(
-                f"cannot unpack a {value.ty} with '*' while compiling: unpack a tuple, a list "
-                "of known length or a container argument",
+                f"cannot unpack a value of type {value.ty} with '*' while compiling: unpack a "
+                "tuple, a list of known length or a container argument",
                 r,
             )
         return items
@@ -135,17 +135,23 @@ class SignatureEmitter(ExpressionEmitter):
         value = self.emit_expr(expr)
         tree = self.tree_of(value)
         if tree is None or not tree.is_dict:
-            raise (ContainerUseError if isinstance(value.ty, TensorType) else ScriptError)(
-                f"cannot unpack a {tree.kind_name if tree else value.ty} with '**': it takes "
-                "a dict known while compiling (a literal, a dict argument, **kwargs)",
+            array = isinstance(value.ty, TensorType)
+            what = (
+                "an array"
+                if array
+                else f"a {tree.kind_name}"
+                if tree
+                else f"a value of type {value.ty}"
+            )
+            raise (ContainerUseError if array else ScriptError)(
+                f"cannot unpack {what} with '**': it takes a dict known while compiling (a "
+                "literal, a dict argument, **kwargs)",
                 r,
             )
         for key in tree.keys:
             if not isinstance(key, str):
                 raise ScriptError(f"keywords must be strings, not {type(key).__name__}", r)
-        return [
-            (str(key), self.tree_item(value, tree, i, r)) for i, key in enumerate(tree.keys)
-        ]
+        return [(str(key), self.tree_item(value, tree, i, r)) for i, key in enumerate(tree.keys)]
 
     def constant_key(self, key: object, r: SourceRange) -> Value:
         found = self.python_constant(key, r)
