@@ -200,13 +200,11 @@ def argument_types(qualname: str, names: Sequence[str], leaves: Sequence[Any]) -
     return [argument_type(qualname, n, v) for n, v in zip(names, leaves, strict=True)]
 
 
-def gradient_shaper(
-    spec: PyTreeSpec, positions: Sequence[int | tuple[int, int]], several: bool
-) -> tuple[tuple[int, ...], Callable[[Sequence[Any]], Any]]:
-    """For ``argnums`` at the parameter ``positions``: the leaves to differentiate with
-    respect to, and a function putting their gradients back into the parameters' structures
-    (a tuple of them when ``several``). A position ``(p, i)`` is the item ``i`` of the
-    ``*args`` parameter at ``p``."""
+def argument_parts(
+    spec: PyTreeSpec, positions: Sequence[int | tuple[int, int]]
+) -> list[tuple[PyTreeSpec, range]]:
+    """Per parameter position (``(p, i)``: item ``i`` of the ``*args`` parameter at ``p``), its
+    structure and the positions of its leaves among all leaves."""
     children = spec.children()
     ranges = leaf_ranges(spec)
     parts: list[tuple[PyTreeSpec, range]] = []
@@ -218,6 +216,17 @@ def gradient_shaper(
         items = children[parameter].children()
         start = ranges[parameter].start + sum(c.num_leaves for c in items[:item])
         parts.append((items[item], range(start, start + items[item].num_leaves)))
+    return parts
+
+
+def gradient_shaper(
+    spec: PyTreeSpec, positions: Sequence[int | tuple[int, int]], several: bool
+) -> tuple[tuple[int, ...], Callable[[Sequence[Any]], Any]]:
+    """For ``argnums`` at the parameter ``positions``: the leaves to differentiate with
+    respect to, and a function putting their gradients back into the parameters' structures
+    (a tuple of them when ``several``). A position ``(p, i)`` is the item ``i`` of the
+    ``*args`` parameter at ``p``."""
+    parts = argument_parts(spec, positions)
     wrt = tuple(i for _, leaves in parts for i in leaves)
 
     def shape(grads: Sequence[Any]) -> Any:

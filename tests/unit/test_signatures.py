@@ -100,6 +100,19 @@ def test_argnums_against_jax() -> None:
         np.testing.assert_allclose(a, np.asarray(b), rtol=1e-10)
 
 
+def test_vjp_and_jacobian_give_one_gradient_per_argument_passed() -> None:
+    def product(w, *rest, k=2.0):
+        return w * rest[0] * rest[1] * k
+
+    out, vjp_fn = ad.vjp(product, W, A, B)
+    np.testing.assert_allclose(out, product(W, A, B))
+    dw, da, db = vjp_fn(np.ones(3))
+    np.testing.assert_allclose(dw, 2.0 * A * B)
+    np.testing.assert_allclose(da, 2.0 * W * B)
+    np.testing.assert_allclose(db, 2.0 * W * A)
+    np.testing.assert_allclose(ad.jacobian(product, argnums=2)(W, A, B), np.diag(2.0 * W * A))
+
+
 def test_each_number_of_extra_arguments_compiles_once() -> None:
     def loss(w, *rest):
         return np.sum(w) * len(rest)
