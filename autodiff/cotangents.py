@@ -89,7 +89,9 @@ def vjp(fn: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple[
         if spec is None:
             return tuple(by_position.get(index) for index in range(len(args)))
         return tuple(
-            optree.tree_unflatten(child, [by_position.get(i) for i in part])
+            None  # no gradient: Note [Strings known while compiling] in frontend.trees
+            if child.type is str
+            else optree.tree_unflatten(child, [by_position.get(i) for i in part])
             for child, part in zip(children, ranges, strict=True)
         )
 

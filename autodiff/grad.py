@@ -18,10 +18,10 @@ from autodiff.errors import DifferentiationError
 from autodiff.gradient import Gradient
 from autodiff.higher_order import gradient_graph
 from autodiff.pipeline import differentiate_typed
-from autodiff.pytrees import CONTAINER_TYPES, PyTreeSpec, gradient_shaper
+from autodiff.pytrees import CONTAINER_TYPES, PyTreeSpec, argument_parts, gradient_shaper
 from autodiff.runtime import CompiledGradient, Saved
 from autodiff.script import ScriptFunction
-from autodiff.specialize import signature_key, unknown_layouts
+from autodiff.specialize import ArgumentError, signature_key, unknown_layouts
 from autodiff.taps import Hook, HookRun, normalise_hooks
 from autodiff.unit import (
     CompilationUnit,
@@ -76,6 +76,23 @@ def _check_passed(
                 f"argnums {position} points at parameter '{names[position]}' of "
                 f"{scripted.qualname}(), which was not passed (it takes its default value); "
                 "pass it to differentiate with respect to it"
+            )
+
+
+def _check_no_strings(
+    scripted: ScriptFunction, spec: PyTreeSpec, positions: Sequence[int | tuple[int, int]]
+) -> None:
+    """An argument to differentiate with respect to is no string: a string is known while
+    compiling and has no gradient (Note [Strings known while compiling] in `frontend.trees`)."""
+    names = list(scripted.signature.parameters)
+    for position, (part, _) in zip(positions, argument_parts(spec, positions), strict=True):
+        if part.type is str:
+            name = names[position] if isinstance(position, int) else names[position[0]]
+            if not isinstance(position, int):
+                name += f"[{position[1]}]"
+            raise ArgumentError(
+                f"argument '{name}' of {scripted.qualname}() is a string, known while "
+                "compiling, which has no gradient: leave it out of argnums"
             )
 
 
@@ -216,6 +233,7 @@ class GradFunction:
         wrt: tuple[int, ...] = ()
         shape = None
         if spec is not None:  # Note [Pytree arguments] in autodiff.pytrees
+            _check_no_strings(self.scripted, spec, positions)
             wrt, shape = gradient_shaper(spec, positions, several)
         else:
             wrt = tuple(p for p in positions if isinstance(p, int))

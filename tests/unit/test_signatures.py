@@ -331,6 +331,25 @@ def test_string_arguments_compile_per_value() -> None:
     np.testing.assert_allclose(ad.grad(reduced)(W, mode="mean"), 2 * W / 3)
 
 
+def test_a_string_has_no_gradient() -> None:
+    with pytest.raises(ad.ArgumentError, match=r"argument 'mode' of .*reduced\(\) is a string"):
+        ad.grad(reduced, argnums=1)(W, "mean")
+
+    def variadic(w, *modes):
+        return reduced(w, modes[0])
+
+    with pytest.raises(ad.ArgumentError, match=r"argument 'modes\[0\]' of"):
+        ad.grad(variadic, argnums=(0, 1))(W, "mean")
+
+
+def test_vjp_gives_none_for_a_string_argument() -> None:
+    out, vjp_fn = ad.vjp(reduced, W, "mean")
+    assert out == pytest.approx(np.mean(W**2))
+    dw, dmode = vjp_fn(1.0)
+    np.testing.assert_allclose(dw, 2 * W / 3)
+    assert dmode is None
+
+
 def test_a_helper_is_specialised_to_the_string_it_is_given() -> None:
     def loss(w):
         return reduced(w, "mean") + reduced(w) + reduced(w, mode="sum")
