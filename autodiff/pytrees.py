@@ -33,7 +33,7 @@ import numpy as np
 import optree
 
 from autodiff.specialize import ArgumentError, argument_type, runtime_value
-from frontend.trees import Known, Tree
+from frontend.trees import KnownString, Tree
 from ir.types import NONE, TensorType, Type
 
 PyTreeSpec = optree.PyTreeSpec
@@ -164,7 +164,7 @@ def _type_of(spec: PyTreeSpec, leaves: Iterator[Type]) -> Type:
     if kind == _KINDS.NONE:
         return NONE
     if spec.type is str:  # a string: Note [Strings known while compiling] in frontend.trees
-        return Known(str(spec.unflatten([])))
+        return KnownString(str(spec.unflatten([])))
     children = tuple(_type_of(child, leaves) for child in spec.children())
     node_type = spec.type
     assert node_type is not None  # a leaf and None have no children

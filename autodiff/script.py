@@ -78,7 +78,7 @@ from frontend.compile import (
     forget_stale,
 )
 from frontend.errors import ContainerUseError, ScriptError
-from frontend.trees import Known, Tree, needs_rebuild, rebuild
+from frontend.trees import KnownString, Tree, needs_rebuild, rebuild
 from ir.codegen import Runnable, executable
 from ir.errors import ShapeError
 from ir.graph import Graph
@@ -334,7 +334,7 @@ class ScriptFunction:
             described += [
                 f"{n}={t}"
                 for n, t in zip(self.signature.parameters, parameters or (), strict=False)
-                if isinstance(t, Known)
+                if isinstance(t, KnownString)
             ]
             error.add_note_line(f"in {self.qualname}({', '.join(described)})")
             raise

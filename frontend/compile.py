@@ -61,7 +61,7 @@ from frontend import syntax
 from frontend.emit import declared_type, emit_function
 from frontend.errors import ScriptError
 from frontend.parse import parse_source
-from frontend.trees import Known, Tree, map_leaves
+from frontend.trees import KnownString, Tree, map_leaves
 from ir.collector import gc_paused
 from ir.graph import Graph, Value
 from ir.source import SourceRange
@@ -163,7 +163,7 @@ class _Entry:
         callees])."""
         return tuple(
             declared
-            if annotated and not isinstance(argument, Tree | Known)
+            if annotated and not isinstance(argument, Tree | KnownString)
             else _parameter_type(argument)
             for declared, annotated, argument in zip(
                 self.declared, self.annotated, arguments, strict=True
@@ -301,7 +301,7 @@ def _compile(fn: FunctionType, signature: Signature | None) -> _Compiled:
         # Compiled as the function called, with one input per leaf of a container parameter
         # and none for a string, the graph is not the one a caller inlines: Note [Containers
         # known while compiling] and Note [Strings known while compiling] in frontend.trees.
-        leaves = len(stack) == 1 and any(isinstance(t, Tree | Known) for t in signature)
+        leaves = len(stack) == 1 and any(isinstance(t, Tree | KnownString) for t in signature)
         cached = (*signature, _LEAF_INPUTS) if leaves else signature
         done = entry.compiled.get(cached)
         if done is None:

@@ -65,7 +65,7 @@ from frontend.lists import builds_list
 from frontend.local_functions import LocalFunctionEmitter
 from frontend.signatures import SignatureEmitter
 from frontend.subscripts import SubscriptEmitter
-from frontend.trees import Known, Tree, ir_type_of
+from frontend.trees import KnownString, Tree, ir_type_of
 from ir.graph import Graph, Node, Value
 from ir.source import SourceRange
 from ir.types import (
@@ -168,7 +168,7 @@ def annotation_type(annotation: syntax.Expr | None, namespace: Mapping[str, Any]
 
 
 def declared_type(param: syntax.Param, namespace: Mapping[str, Any]) -> Type:
-    """The type a parameter has when no call says: its annotation's, a `Known` string for a
+    """The type a parameter has when no call says: its annotation's, a `KnownString` string for a
     string default (Note [Strings known while compiling] in `frontend.trees`), and no
     arguments for ``*args`` and ``**kwargs``."""
     if param.kind == "var_positional":
@@ -177,7 +177,7 @@ def declared_type(param: syntax.Param, namespace: Mapping[str, Any]) -> Type:
         return Tree(dict, (), ())
     default = param.default
     if isinstance(default, syntax.Constant) and isinstance(default.value, str):
-        return Known(default.value)
+        return KnownString(default.value)
     return annotation_type(param.annotation, namespace)
 
 
@@ -221,7 +221,8 @@ class FunctionEmitter(
                 ty = declared_type(param, self.globals)
             if leaf_inputs and isinstance(ty, Tree):
                 value = self.leaf_parameter(param.name, ty, fdef.range)
-            elif isinstance(ty, Known):  # Note [Strings known while compiling] in frontend.trees
+            # Note [Strings known while compiling] in frontend.trees
+            elif isinstance(ty, KnownString):
                 if not leaf_inputs:
                     self.graph.add_input(STR, param.name)
                 value = self.constant(ty.value, STR, param.range)
@@ -240,7 +241,7 @@ class FunctionEmitter(
         [Containers known while compiling] in `frontend.trees`."""
         if ty == NONE or (isinstance(ty, Tree) and ty.kind is type(None)):
             return self.constant(None, NONE, r)
-        if isinstance(ty, Known):
+        if isinstance(ty, KnownString):
             return self.constant(ty.value, STR, r)
         if not isinstance(ty, Tree):
             return self.graph.add_input(ty, name)

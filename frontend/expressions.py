@@ -31,7 +31,7 @@ from frontend import syntax
 from frontend.environment import LocalFunction, PyObject, Scope, Unbound
 from frontend.errors import ContainerUseError, ScriptError
 from frontend.resolve import constant_of, describe
-from frontend.trees import Known, Tree, ir_type_of
+from frontend.trees import KnownString, Tree, ir_type_of
 from ir.errors import ShapeError
 from ir.graph import Graph, Node, Value
 from ir.ops import NOT_CONSTANT, OPS
@@ -318,16 +318,16 @@ class ExpressionEmitter:
         found = self.trees.get(value)
         if found is None and value.node.kind == "prim::TupleConstruct":
             items = [self.type_of(v) for v in value.node.inputs]
-            if any(isinstance(item, Tree | Known) for item in items):
+            if any(isinstance(item, Tree | KnownString) for item in items):
                 found = Tree(tuple, (), tuple(items))
         return found
 
     def type_of(self, value: Value) -> Type:
-        """``value``'s `Tree` when it holds a known container, its `Known` when it is a string
+        """``value``'s `Tree` when it holds a known container, its `KnownString` when it is a string
         constant (Note [Strings known while compiling] in `frontend.trees`), else its IR
         type."""
         if value.ty == STR and value.node.kind == "prim::Constant":
-            return Known(value.node.attrs["value"])
+            return KnownString(value.node.attrs["value"])
         return self.tree_of(value) or value.ty
 
     def result_tree(self, value: Value) -> Tree | None:
@@ -343,7 +343,7 @@ class ExpressionEmitter:
     def tree_item(self, base: Value, tree: Tree, position: int, r: SourceRange) -> Value:
         """The item at ``position`` of the container ``base`` holds."""
         child = tree.children[position]
-        if isinstance(child, Known):  # Note [Strings known while compiling] in frontend.trees
+        if isinstance(child, KnownString):  # Note [Strings known while compiling] in frontend.trees
             return self.constant(child.value, STR, r)
         if base.node.kind == "prim::TupleConstruct":
             item = base.node.inputs[position]

@@ -19,7 +19,7 @@ parameters: a loop ``for i in range(len(params))`` is unrolled for that reason.
 
 Note [Strings known while compiling]
 A string a call passes (``loss(w, "sum")``, a default ``mode="sum"``, ``helper(x, "mean")``)
-is a value known while compiling, as JAX's static arguments are: its type is `Known`, which
+is a value known while compiling, as JAX's static arguments are: its type is `KnownString`, which
 holds the string, so the signature a function is compiled for, and the cache key of the
 function called (the pytree structure, where a string is a node without leaves), tell
 ``"sum"`` from ``"mean"``, and each compiles its own graph. The parameter is bound to a
@@ -90,11 +90,11 @@ class Tree(Type):
 
 
 @dataclass(frozen=True, slots=True)
-class Known(Type):
+class KnownString(Type):
     """The type of a string known while compiling, which it holds: Note [Strings known while
     compiling]. Like a Tree, only the frontend sees one; the IR type of its value is ``str``.
 
-    >>> Known("sum")
+    >>> KnownString("sum")
     """
 
     value: str
@@ -108,18 +108,18 @@ class Known(Type):
 
 
 def ir_type_of(ty: Type) -> Type:
-    """The IR type of a value of type ``ty``: a Tree's tuple, a Known's ``str``, any other type
-    itself."""
-    return ty.ir_type if isinstance(ty, Tree | Known) else ty
+    """The IR type of a value of type ``ty``: a Tree's tuple, a KnownString's ``str``, any
+    other type itself."""
+    return ty.ir_type if isinstance(ty, Tree | KnownString) else ty
 
 
 def leaf_types(ty: Type) -> Iterator[Type]:
     """The types of the leaves of a value of type ``ty``, in order: none for None or a
-    `Known` string."""
+    `KnownString` string."""
     if isinstance(ty, Tree):
         for child in ty.children:
             yield from leaf_types(child)
-    elif ty != NONE and not isinstance(ty, Known):
+    elif ty != NONE and not isinstance(ty, KnownString):
         yield ty
 
 
@@ -127,7 +127,7 @@ def map_leaves(ty: Type, change: Callable[[Type], Type]) -> Type:
     """``ty`` with ``change`` applied to the type of every leaf."""
     if isinstance(ty, Tree):
         return Tree(ty.kind, ty.keys, tuple(map_leaves(child, change) for child in ty.children))
-    return ty if ty == NONE or isinstance(ty, Known) else change(ty)
+    return ty if ty == NONE or isinstance(ty, KnownString) else change(ty)
 
 
 def rebuild(value: Any, ty: Type) -> Any:
