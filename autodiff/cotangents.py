@@ -11,7 +11,7 @@ import optree
 
 from autodiff.errors import DifferentiationError
 from autodiff.grad import _gradients
-from autodiff.pytrees import leaf_ranges
+from autodiff.pytrees import argument_parts
 from autodiff.script import scripted_for
 from autodiff.unit import compiled_gradient, describe
 from ir.ops.gradients.prim import zeros_like_value
@@ -63,8 +63,14 @@ def vjp(fn: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple[
     values, spec = scripted.runtime_call(args, {})
     types = scripted.unit_for(values, spec)[1].types
     # Per argument passed, the positions of its leaves: Note [Pytree arguments]
-    ranges = [range(i, i + 1) for i in range(len(args))] if spec is None else leaf_ranges(spec)
-    ranges = ranges[: len(args)]
+    if spec is None:
+        ranges = [range(i, i + 1) for i in range(len(args))]
+    else:  # past *args, an argument is an item of it (Note [Variadic parameters])
+        star = scripted.star if scripted.star is not None else len(args)
+        positions = [i if i < star else (star, i - star) for i in range(len(args))]
+        parts = argument_parts(spec, positions)
+        children = [child for child, _ in parts]
+        ranges = [part for _, part in parts]
     passed = [i for part in ranges for i in part]
     wrt = tuple(i for i in passed if can_hold_gradient(types[i]))
     _, compiled = compiled_gradient(scripted, values, wrt, spec=spec)
@@ -83,8 +89,10 @@ def vjp(fn: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple[
         if spec is None:
             return tuple(by_position.get(index) for index in range(len(args)))
         return tuple(
-            optree.tree_unflatten(child, [by_position.get(i) for i in part])
-            for child, part in zip(spec.children(), ranges, strict=False)
+            None  # no gradient: Note [Strings known while compiling] in frontend.trees
+            if child.type is str
+            else optree.tree_unflatten(child, [by_position.get(i) for i in part])
+            for child, part in zip(children, ranges, strict=True)
         )
 
     return out, vjp_fn

@@ -18,10 +18,10 @@ from autodiff.errors import DifferentiationError
 from autodiff.gradient import Gradient
 from autodiff.higher_order import gradient_graph
 from autodiff.pipeline import differentiate_typed
-from autodiff.pytrees import CONTAINER_TYPES, PyTreeSpec, gradient_shaper
+from autodiff.pytrees import CONTAINER_TYPES, PyTreeSpec, argument_parts, gradient_shaper
 from autodiff.runtime import CompiledGradient, Saved
 from autodiff.script import ScriptFunction
-from autodiff.specialize import unknown_layouts
+from autodiff.specialize import ArgumentError, unknown_layouts
 from autodiff.taps import Hook, HookRun, normalise_hooks
 from autodiff.unit import (
     CompilationUnit,
@@ -76,6 +76,23 @@ def _check_passed(
                 f"argnums {position} points at parameter '{names[position]}' of "
                 f"{scripted.qualname}(), which was not passed (it takes its default value); "
                 "pass it to differentiate with respect to it"
+            )
+
+
+def _check_no_strings(
+    scripted: ScriptFunction, spec: PyTreeSpec, positions: Sequence[int | tuple[int, int]]
+) -> None:
+    """An argument to differentiate with respect to is no string: a string is known while
+    compiling and has no gradient (Note [Strings known while compiling] in `frontend.trees`)."""
+    names = list(scripted.signature.parameters)
+    for position, (part, _) in zip(positions, argument_parts(spec, positions), strict=True):
+        if part.type is str:
+            name = names[position] if isinstance(position, int) else names[position[0]]
+            if not isinstance(position, int):
+                name += f"[{position[1]}]"
+            raise ArgumentError(
+                f"argument '{name}' of {scripted.qualname}() is a string, known while "
+                "compiling, which has no gradient: leave it out of argnums"
             )
 
 
@@ -190,12 +207,23 @@ class GradFunction:
         """A call with its arguments bound and checked, which builds and keeps the unit's
         call (`autodiff.unit.gradient_call`, Note [Gradient calls] there)."""
         values, spec = self.scripted.runtime_call(args, kwargs)
-        positions = self.positions(self.scripted.arity)
-        _check_passed(self.scripted, positions, args, kwargs)
+        star = self.scripted.star
+        positions: tuple[int | tuple[int, int], ...]
+        if star is None:
+            positions = self.positions(self.scripted.arity)
+            _check_passed(self.scripted, positions, args, kwargs)
+        else:  # JAX's argnums count the arguments given by position, past *args too
+            positions = tuple(
+                p if p < star else (star, p - star) for p in self.positions(len(args))
+            )
         several = not isinstance(self.argnums, int)
-        wrt, shape = positions, None
+        wrt: tuple[int, ...] = ()
+        shape = None
         if spec is not None:  # Note [Pytree arguments] in autodiff.pytrees
+            _check_no_strings(self.scripted, spec, positions)
             wrt, shape = gradient_shaper(spec, positions, several)
+        else:
+            wrt = tuple(p for p in positions if isinstance(p, int))
         if self.call_key is None or instrument._NODE_HOOKS or instrument._SAVED_HOOKS:
             return self.forward_backward(values, wrt, spec, shape)
         unit, compiled = compiled_gradient(self.scripted, values, wrt, seeded=True, spec=spec)

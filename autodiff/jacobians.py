@@ -101,10 +101,12 @@ class JacobianFunction:
         return self.scripted.qualname
 
     def __call__(self, *args: Any) -> Any:
-        parameters = len(self.scripted.signature.parameters)
-        positions = _positions(self.qualname, self.argnums, parameters)
-        _check_passed(self.scripted, positions, args)
         names = list(self.scripted.signature.parameters)
+        star = self.scripted.star
+        if star is not None:  # argnums count the arguments given, as `vjp` gives gradients
+            names = [*names[:star], *(f"{names[star]}[{i}]" for i in range(len(args) - star))]
+        positions = _positions(self.qualname, self.argnums, len(names))
+        _check_passed(self.scripted, positions, args)
         for position in positions:
             if is_pytree(args[position]):
                 raise DifferentiationError(

@@ -15,7 +15,13 @@ to and returned from compiled functions and their gradients, and ``ad.flatten``.
 #
 # A list or tuple that holds only numbers stays what it always was, one array
 # (``f([1.0, 2.0])`` is ``f(np.array([1.0, 2.0]))``): a container is a pytree when it holds an
-# array, a dict, a namedtuple or None somewhere.
+# array, a dict, a namedtuple or None somewhere. The ``*args`` tuple and ``**kwargs`` dict of a
+# function that takes them are always pytrees (Note [Variadic parameters] in
+# `frontend.signatures`).
+#
+# A string is a node without leaves that holds its text (registered in optree's namespace
+# ``autodiff``, so nobody else's pytrees change), so the structure, and with it the cache key,
+# tells ``"sum"`` from ``"mean"``: Note [Strings known while compiling] in `frontend.trees`.
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ import optree
 
 from autodiff.specialize import ArgumentError, argument_type, runtime_value
 from autodiff.structures import builder
-from frontend.trees import Tree
+from frontend.trees import KnownString, Tree
 from ir.types import NONE, TensorType, Type
 
 PyTreeSpec = optree.PyTreeSpec
@@ -46,17 +52,29 @@ _ACCEPTED = frozenset(
     }
 )
 _NUMBERS = (bool, int, float, np.generic)
+_NAMESPACE = "autodiff"
+
+
+def _string_node(text: Any) -> Any:
+    return (), text  # no children; the text is the node's data, compared in the structure
+
+
+def _string_of(text: Any, _children: Any) -> Any:
+    return text
+
+
+optree.register_pytree_node(str, _string_node, _string_of, namespace=_NAMESPACE)
 NONE_ARGUMENT = Tree(type(None), (), ())
 """The type of a parameter given None: an empty container, no input (a Tree, which the
 frontend gives one input per leaf, unlike the ``NoneType`` of a helper's parameter)."""
-CONTAINER_TYPES = (list, tuple, dict)
+CONTAINER_TYPES = (list, tuple, dict, str)
 """What an argument that may be a pytree is an instance of (else it is None or a leaf)."""
 
 
 def is_pytree(value: Any) -> bool:
     """Whether an argument is taken as a pytree (Note [Pytree arguments]): None, a dict, a
-    namedtuple, or a list or tuple that holds more than numbers."""
-    if value is None or isinstance(value, dict):
+    namedtuple, a string, or a list or tuple that holds more than numbers."""
+    if value is None or isinstance(value, dict | str):
         return True
     if not isinstance(value, list | tuple):
         return False
@@ -78,13 +96,15 @@ def _numbers_only(value: list[Any] | tuple[Any, ...]) -> bool:
 
 def flatten(tree: Any) -> tuple[list[Any], PyTreeSpec]:
     """The leaves of ``tree`` and its structure, None an empty node (as JAX has it)."""
-    return optree.tree_flatten(tree, none_is_leaf=False)
+    return optree.tree_flatten(tree, none_is_leaf=False, namespace=_NAMESPACE)
 
 
 def checked_leaves(qualname: str, name: str, value: Any) -> list[Any]:
     """The leaves of the pytree argument ``name``, each checked to be an array or a number,
     with the path to the first that is not in the error."""
-    paths, leaves, spec = optree.tree_flatten_with_path(value, none_is_leaf=False)
+    paths, leaves, spec = optree.tree_flatten_with_path(
+        value, none_is_leaf=False, namespace=_NAMESPACE
+    )
     _check_kinds(qualname, name, spec)
     return [
         runtime_value(qualname, name + _spelled(path), leaf)
@@ -106,7 +126,7 @@ def _check_kinds(qualname: str, name: str, spec: PyTreeSpec) -> None:
     pending = [spec]
     while pending:
         node = pending.pop()
-        if node.kind not in _ACCEPTED:
+        if node.kind not in _ACCEPTED and node.type is not str:
             raise ArgumentError(
                 f"argument '{name}' of {qualname}() holds a {getattr(node.type, '__name__', '?')}: "
                 "arguments "
@@ -144,6 +164,8 @@ def _type_of(spec: PyTreeSpec, leaves: Iterator[Type]) -> Type:
         return next(leaves)
     if kind == _KINDS.NONE:
         return NONE
+    if spec.type is str:  # a string: Note [Strings known while compiling] in frontend.trees
+        return KnownString(str(spec.unflatten([])))
     children = tuple(_type_of(child, leaves) for child in spec.children())
     node_type = spec.type
     assert node_type is not None  # a leaf and None have no children
@@ -179,24 +201,43 @@ def argument_types(qualname: str, names: Sequence[str], leaves: Sequence[Any]) -
     return [argument_type(qualname, n, v) for n, v in zip(names, leaves, strict=True)]
 
 
+def argument_parts(
+    spec: PyTreeSpec, positions: Sequence[int | tuple[int, int]]
+) -> list[tuple[PyTreeSpec, range]]:
+    """Per parameter position (``(p, i)``: item ``i`` of the ``*args`` parameter at ``p``), its
+    structure and the positions of its leaves among all leaves."""
+    children = spec.children()
+    ranges = leaf_ranges(spec)
+    parts: list[tuple[PyTreeSpec, range]] = []
+    for position in positions:
+        if isinstance(position, int):
+            parts.append((children[position], ranges[position]))
+            continue
+        parameter, item = position
+        items = children[parameter].children()
+        start = ranges[parameter].start + sum(c.num_leaves for c in items[:item])
+        parts.append((items[item], range(start, start + items[item].num_leaves)))
+    return parts
+
+
 def gradient_shaper(
-    spec: PyTreeSpec, positions: Sequence[int], several: bool
+    spec: PyTreeSpec, positions: Sequence[int | tuple[int, int]], several: bool
 ) -> tuple[tuple[int, ...], Callable[[Sequence[Any]], Any]]:
     """For ``argnums`` at the parameter ``positions``: the leaves to differentiate with
     respect to, and a function putting their gradients back into the parameters' structures
-    (a tuple of them when ``several``)."""
-    children = spec.children()
-    ranges = leaf_ranges(spec)
-    wrt = tuple(i for position in positions for i in ranges[position])
-    parts = [(builder(children[p]), len(ranges[p])) for p in positions]
+    (a tuple of them when ``several``). A position ``(p, i)`` is the item ``i`` of the
+    ``*args`` parameter at ``p``."""
+    parts = argument_parts(spec, positions)
+    wrt = tuple(i for _, leaves in parts for i in leaves)
+    builders = [(builder(child), len(leaves)) for child, leaves in parts]
     if not several:
-        ((build, _),) = parts
+        ((build, _),) = builders
         return wrt, build
 
     def shape(grads: Sequence[Any]) -> Any:
         trees = []
         start = 0
-        for build, count in parts:
+        for build, count in builders:
             trees.append(build(grads[start : start + count]))
             start += count
         return tuple(trees)

@@ -46,8 +46,10 @@ by the executor `ir.codegen.executable` picks, with the plain function's observa
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import inspect
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from types import CellType, FunctionType, MethodType
 from typing import Any
@@ -85,9 +87,9 @@ from frontend.compile import (
     compile_with_free_variables,
     forget_stale,
 )
-from frontend.errors import ContainerUseError
+from frontend.errors import ContainerUseError, ScriptError
 from frontend.objects import call_signature
-from frontend.trees import needs_rebuild, rebuild
+from frontend.trees import KnownString, Tree, needs_rebuild, rebuild
 from ir.codegen import Runnable, executable
 from ir.errors import ShapeError
 from ir.graph import Graph
@@ -127,6 +129,17 @@ class ScriptFunction:
         each call (Note [Values read once] in `frontend.compile`)."""
         self.arity = len(self.signature.parameters)
         """How many parameters the function has; its graph has `free` inputs more."""
+        kinds = [p.kind for p in self.signature.parameters.values()]
+        self.variadic = frozenset(
+            i for i, kind in enumerate(kinds) if kind in (kind.VAR_POSITIONAL, kind.VAR_KEYWORD)
+        )
+        """The positions of ``*args`` and ``**kwargs``: always pytrees (Note [Pytree
+        arguments] in `autodiff.pytrees`)."""
+        self.star = next(
+            (i for i, kind in enumerate(kinds) if kind == inspect.Parameter.VAR_POSITIONAL), None
+        )
+        """The position of ``*args``, if any: `ad.grad`'s ``argnums`` then count the arguments
+        given by position, as JAX's do."""
         self._compile()
         # Bounded, and counting compilations for the RecompileWarning: Note [Cache bounds]
         self.cache: CompilationCache[CompilationUnit] = CompilationCache(
@@ -153,13 +166,18 @@ class ScriptFunction:
         for containers]."""
         self.read_once = ()
         self.guards: tuple[ReadOnce, ...] = ()
-        self.held_back: ContainerUseError | None = None
+        self.held_back: ScriptError | None = None
         self.declared_result: Type | None = None
         """The result's type as compiled for the declared parameter types."""
         if self.graph_of is None:
             try:
                 compiled = compile_with_free_variables(self.fn)
-            except ContainerUseError as error:
+            except ScriptError as error:
+                # Compiled for no extra arguments, ``args[0]`` of ``*args`` is out of range:
+                # every call compiles for its own (Note [Variadic parameters] in
+                # frontend.signatures).
+                if not (isinstance(error, ContainerUseError) or self.variadic):
+                    raise
                 self.held_back = error
             else:
                 run_module_passes(compiled.module, [("inline", {"entry_only": True})])
@@ -351,8 +369,14 @@ class ScriptFunction:
                 parsed, list(types), number_inputs, strided_inputs, lower_tuples=False
             )
         except ShapeError as error:
-            arguments = ", ".join(f"{n}: {t}" for n, t in zip(names, types, strict=True))
-            error.add_note_line(f"in {self.qualname}({arguments})")
+            described = [f"{n}: {t}" for n, t in zip(names, types, strict=True)]
+            # strings are no inputs: Note [Strings known while compiling] in frontend.trees
+            described += [
+                f"{n}={t}"
+                for n, t in zip(self.signature.parameters, parameters or (), strict=False)
+                if isinstance(t, KnownString)
+            ]
+            error.add_note_line(f"in {self.qualname}({', '.join(described)})")
             raise
 
     def parsed_for(
@@ -461,20 +485,21 @@ class ScriptFunction:
         container: Note [Pytree arguments] in `autodiff.pytrees`."""
         bound = bind_arguments(self.qualname, self.signature, args, kwargs)
         names = list(self.signature.parameters)
-        if any(is_pytree(value) for value in bound):
+        trees = [i in self.variadic or is_pytree(value) for i, value in enumerate(bound)]
+        if any(trees):
             parameters = [
-                value if is_pytree(value) else runtime_value(self.qualname, name, value)
-                for name, value in zip(names, bound, strict=True)
+                value if tree else runtime_value(self.qualname, name, value)
+                for name, value, tree in zip(names, bound, trees, strict=True)
             ]
-            for name, value in zip(names, parameters, strict=True):
-                if is_pytree(value):
+            for name, value, tree in zip(names, parameters, trees, strict=True):
+                if tree:
                     checked_leaves(self.qualname, name, value)
             values, spec = flatten(tuple(parameters))
             if self.held_back is not None and not self.results:
                 # Which global arrays it reads is known once it compiles: Note [Compiling
                 # for containers].
                 leaf_types = [argument_type(self.qualname, "", value) for value in values]
-                self.compiled_for(parameter_types(spec, leaf_types))
+                self.compiled_for(self.parameter_types(spec, leaf_types))
         else:
             values = [
                 runtime_value(self.qualname, name, value)
@@ -563,13 +588,23 @@ class ScriptFunction:
                 for name, declared, ty in zip(names, self.declared_types(), types, strict=True):
                     self.check_declared(name, declared, ty)
             else:
-                parameters = parameter_types(spec, types[: spec.num_leaves])
+                parameters = self.parameter_types(spec, types[: spec.num_leaves])
             unit = CompilationUnit(
                 types, numpy_scalar_positions(values), strided_inputs(values), parameters, spec
             )
             unit.names = names
             unit.rebuild = self.result_for(parameters, types[: self.arity])
         return key, unit
+
+    def parameter_types(self, spec: PyTreeSpec, leaf_types: Sequence[Type]) -> tuple[Type, ...]:
+        """`autodiff.pytrees.parameter_types`, with ``**kwargs`` a dict as in Python (it is
+        flattened as an ``OrderedDict`` to keep the order of its keys)."""
+        types = list(parameter_types(spec, leaf_types))
+        for position in self.variadic:
+            tree = types[position]
+            if isinstance(tree, Tree) and tree.kind is OrderedDict:
+                types[position] = dataclasses.replace(tree, kind=dict)
+        return tuple(types)
 
     def keep(self, key: SignatureKey, unit: CompilationUnit, what: str | None = None) -> None:
         """Store ``unit`` under ``key`` unless it is there; ``what`` names what was compiled

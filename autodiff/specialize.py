@@ -11,6 +11,7 @@ depending on them (Note [Views] in `ir.ops.views`): a write through ``x.reshape(
 from __future__ import annotations
 
 import inspect
+from collections import OrderedDict
 from collections.abc import Hashable, Mapping, Sequence
 from typing import Any, cast
 
@@ -70,6 +71,8 @@ def bind_arguments(
     """The value of every parameter of ``signature``, in order, defaults applied; a wrong call
     raises ArgumentError with the message Python gives for the plain function."""
     parameters = list(signature.parameters.values())
+    if any(p.kind != p.POSITIONAL_OR_KEYWORD for p in parameters):
+        return _bind_variadic(qualname, signature, args, kwargs)
     names = [p.name for p in parameters]
     if len(args) > len(parameters):
         raise ArgumentError(f"{qualname}() {_too_many(parameters, len(args))}")
@@ -88,6 +91,30 @@ def bind_arguments(
             f"{qualname}() missing {count} required positional {plural}: {_and_list(missing)}"
         )
     return [bound.get(p.name, p.default) for p in parameters]
+
+
+def _bind_variadic(
+    qualname: str,
+    signature: inspect.Signature,
+    args: Sequence[Any],
+    kwargs: Mapping[str, Any],
+) -> list[Any]:
+    """`bind_arguments` for a signature with ``*args``, ``**kwargs`` or keyword-only
+    parameters: the extra positional arguments as a tuple, the extra keyword ones as an
+    ``OrderedDict`` (a pytree that keeps the order they were given in, as ``**kwargs`` does)."""
+    try:
+        bound = signature.bind(*args, **kwargs)
+    except TypeError as error:
+        raise ArgumentError(f"{qualname}() {error}") from None
+    values = []
+    for parameter in signature.parameters.values():
+        given = bound.arguments.get(parameter.name, parameter.default)
+        if parameter.kind == parameter.VAR_POSITIONAL:
+            given = tuple(bound.arguments.get(parameter.name, ()))
+        elif parameter.kind == parameter.VAR_KEYWORD:
+            given = OrderedDict(bound.arguments.get(parameter.name, {}))
+        values.append(given)
+    return values
 
 
 def _too_many(parameters: list[inspect.Parameter], given: int) -> str:

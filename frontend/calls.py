@@ -113,8 +113,14 @@ class CallEmitter(ExpressionEmitter):
     # The caller's own hidden inputs for the free variables of a callee compiled under this
     # key, passed after its parameters (Note [Free variables] in `frontend.compile`).
     hidden_arguments: Callable[[str], list[Value]]
+    # Provided by `frontend.signatures`: Note [Unpacking in calls], Note [Variadic parameters].
+    expand_call: Callable[[syntax.Call], syntax.Call]
+    bind_call: Callable[
+        [str, inspect.Signature, syntax.Call, Callable[[str], Value]], dict[str, Value]
+    ]
 
     def emit_call(self, expr: syntax.Call) -> Value:
+        expr = self.expand_call(expr)
         func = expr.func
         if isinstance(func, syntax.Attribute):
             base = self.resolve(func.value)
@@ -695,9 +701,24 @@ class CallEmitter(ExpressionEmitter):
     def emit_function_call(self, fn: FunctionType, call: syntax.Call) -> Value:
         """``prim::CallFunction[callee=key](args...)`` with every parameter passed, defaults
         filled in from the function's own default values."""
-        positional = [self.emit_expr(arg) for arg in call.args]
-        keywords = {k.name: self.emit_expr(k.value) for k in call.keywords}
-        return self.call_with_values(fn, positional, keywords, call.range)
+        name = fn.__name__
+        signature = inspect.signature(fn)
+
+        def default(parameter: str) -> Value:
+            found = constant_of(signature.parameters[parameter].default)
+            if found is None:
+                raise ScriptError(
+                    f"the default value of parameter '{parameter}' of {name}() is not a "
+                    "number, string, None or tuple of them: pass the argument, or read the "
+                    "default from a global in the function compiled and pass it",
+                    call.range,
+                )
+            return self.constant(found[0], found[1], call.range)
+
+        values = list(self.bind_call(name, signature, call, default).values())
+        # constants known: a recursive callee is specialised on them (frontend.recursion)
+        types = [known_type(self.type_of(value), value) for value in values]
+        return self.call_compiled(fn, values, types, call.range)
 
     def call_with_values(
         self,
@@ -706,9 +727,9 @@ class CallEmitter(ExpressionEmitter):
         keywords: Mapping[str, Value | KnownObject],
         r: SourceRange,
     ) -> Value:
-        """`emit_function_call` with the arguments emitted; a `KnownObject` one (the ``self`` of a
-        method, a value a partial fixes) is no input of the call: the callee is compiled for
-        it (Note [Reading objects from outside] in `frontend.objects`)."""
+        """`emit_function_call` with the arguments emitted; a `KnownObject` one (the ``self``
+        of a method, a value a partial fixes) is no input of the call: the callee is compiled
+        for it (Note [Reading objects from outside] in `frontend.objects`)."""
         name = fn.__name__
         signature = inspect.signature(fn)
         try:
@@ -721,7 +742,8 @@ class CallEmitter(ExpressionEmitter):
         for parameter in signature.parameters.values():
             if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):
                 raise ScriptError(
-                    f"{name}() takes *args or **kwargs, which scripted functions cannot call",
+                    f"{name}() takes *args or **kwargs: a method or a partial called from a "
+                    "scripted function cannot have them yet; call a function defined with def",
                     r,
                 )
             argument = bound.arguments[parameter.name]
@@ -738,8 +760,14 @@ class CallEmitter(ExpressionEmitter):
                     )
                 argument = self.constant(found[0], found[1], r)
             values.append(argument)
-            # constants known: a recursive callee is specialised on them (frontend.recursion)
             types.append(known_type(self.type_of(argument), argument))
+        return self.call_compiled(fn, values, types, r)
+
+    def call_compiled(
+        self, fn: FunctionType, values: list[Value], types: list[Type], r: SourceRange
+    ) -> Value:
+        """``prim::CallFunction`` of ``fn`` compiled for ``types`` (`call_hook`), with the
+        caller's hidden inputs for the callee's free variables after the arguments."""
         key, result = self.call_hook(fn, types, r)
         self.callees[key] = fn
         values.extend(self.hidden_arguments(key))

@@ -63,7 +63,7 @@ from typing import Any
 import numpy as np
 
 from frontend import syntax
-from frontend.emit import annotation_type, emit_function
+from frontend.emit import declared_type, emit_function
 from frontend.errors import ScriptError
 from frontend.lambdas import lambda_definition
 from frontend.objects import (
@@ -85,7 +85,7 @@ from frontend.recursion import (
     too_deep,
     unknown,
 )
-from frontend.trees import Tree, map_leaves
+from frontend.trees import KnownString, Tree, map_leaves
 from ir.collector import gc_paused
 from ir.graph import Graph, Value
 from ir.source import SourceRange
@@ -317,9 +317,10 @@ def _compile(fn: FunctionType, signature: Signature | None) -> _Compiled:
         task = stack[-1]
         entry = _entry(task.fn, task.call)
         signature = task.signature if task.signature is not None else entry.declared
-        # Compiled as the function called, with one input per leaf of a container parameter,
-        # the graph is not the one a caller inlines: Note [Containers known while compiling].
-        leaves = len(stack) == 1 and any(isinstance(t, Tree) for t in signature)
+        # Compiled as the function called, with one input per leaf of a container parameter
+        # and none for a string, the graph is not the one a caller inlines: Note [Containers
+        # known while compiling] and Note [Strings known while compiling] in frontend.trees.
+        leaves = len(stack) == 1 and any(isinstance(t, Tree | KnownString) for t in signature)
         cached = (*signature, _LEAF_INPUTS) if leaves else signature
         done = entry.compiled.get(cached)
         if done is None:
@@ -434,7 +435,7 @@ def _entry(fn: FunctionType, call: SourceRange | None) -> _Entry:
     if entry is None:
         fdef = _parse(fn, call)
         namespace = ChainMap(_closure(fn), fn.__globals__)
-        declared = tuple(annotation_type(p.annotation, namespace) for p in fdef.params)
+        declared = tuple(declared_type(p, namespace) for p in fdef.params)
         annotated = tuple(_constrains(p.annotation, namespace) for p in fdef.params)
         entry = _Entry(fdef, namespace, _unique_name(fn), declared, annotated)
         _ENTRIES[fn] = entry
@@ -527,7 +528,7 @@ def _specialised(declared: Type, annotated: bool, argument: Type, recursive: boo
         if recursive and (not annotated or argument.ty == declared):
             return argument
         argument = unknown(argument)
-    if annotated and not isinstance(argument, Tree | KnownObject):
+    if annotated and not isinstance(argument, Tree | KnownObject | KnownString):
         return declared
     if recursive and isinstance(argument, TensorType):  # isinstance(t, np.ndarray) per level
         return _leaf_type(argument)

@@ -68,8 +68,9 @@ from frontend.local_functions import LocalFunctionEmitter
 from frontend.objects import KnownObject
 from frontend.random_calls import RandomEmitter
 from frontend.recursion import Known
+from frontend.signatures import SignatureEmitter
 from frontend.subscripts import SubscriptEmitter
-from frontend.trees import Tree, ir_type_of
+from frontend.trees import KnownString, Tree, ir_type_of
 from frontend.zip_loops import ZipLoopEmitter
 from ir.graph import Graph, Node, Value
 from ir.source import SourceRange
@@ -80,6 +81,7 @@ from ir.types import (
     INT,
     NONE,
     NOTHING,
+    STR,
     TENSOR,
     ListType,
     TensorType,
@@ -183,12 +185,27 @@ def annotation_type(annotation: syntax.Expr | None, namespace: Mapping[str, Any]
     return _ANNOTATIONS.get(found, TENSOR) if isinstance(found, type) else TENSOR
 
 
+def declared_type(param: syntax.Param, namespace: Mapping[str, Any]) -> Type:
+    """The type a parameter has when no call says: its annotation's, a `KnownString` string for a
+    string default (Note [Strings known while compiling] in `frontend.trees`), and no
+    arguments for ``*args`` and ``**kwargs``."""
+    if param.kind == "var_positional":
+        return Tree(tuple, (), ())
+    if param.kind == "var_keyword":
+        return Tree(dict, (), ())
+    default = param.default
+    if isinstance(default, syntax.Constant) and isinstance(default.value, str):
+        return KnownString(default.value)
+    return annotation_type(param.annotation, namespace)
+
+
 class FunctionEmitter(
     BuiltinEmitter,
     ZipLoopEmitter,
     IterationEmitter,
     LocalFunctionEmitter,
     BoundCallEmitter,
+    SignatureEmitter,
     CheckEmitter,
     CallEmitter,
     RandomEmitter,
@@ -225,7 +242,7 @@ class FunctionEmitter(
             if param_types is not None:
                 ty = param_types[index]
             else:
-                ty = annotation_type(param.annotation, self.globals)
+                ty = declared_type(param, self.globals)
             # Note [Reading objects from outside] in frontend.objects
             if isinstance(ty, KnownObject):
                 known = self.free_object(ty.variable, ty.value, param.name, fdef.range)
@@ -236,6 +253,11 @@ class FunctionEmitter(
             elif isinstance(ty, Known):  # Note [Recursion while compiling] in frontend.recursion
                 self.graph.add_input(ty.ty, param.name)
                 value = self.constant(ty.value, ty.ty, param.range)
+            # Note [Strings known while compiling] in frontend.trees
+            elif isinstance(ty, KnownString):
+                if not leaf_inputs:
+                    self.graph.add_input(STR, param.name)
+                value = self.constant(ty.value, STR, param.range)
             else:
                 value = self.graph.add_input(ir_type_of(ty), param.name)
                 if isinstance(ty, Tree):
@@ -251,6 +273,8 @@ class FunctionEmitter(
         [Containers known while compiling] in `frontend.trees`."""
         if ty == NONE or (isinstance(ty, Tree) and ty.kind is type(None)):
             return self.constant(None, NONE, r)
+        if isinstance(ty, KnownString):
+            return self.constant(ty.value, STR, r)
         if not isinstance(ty, Tree):
             return self.graph.add_input(ty, name)
         keys = ty.keys or range(len(ty.children))

@@ -29,7 +29,7 @@ import numpy as np
 
 from frontend import syntax
 from frontend.environment import LocalFunction, PyObject, Scope, Unbound
-from frontend.errors import ScriptError
+from frontend.errors import ContainerUseError, ScriptError
 from frontend.objects import (
     FreeVariable,
     fingerprint,
@@ -39,7 +39,7 @@ from frontend.objects import (
     tree_of_container,
 )
 from frontend.resolve import constant_of, describe
-from frontend.trees import Tree, ir_type_of
+from frontend.trees import KnownString, Tree, ir_type_of
 from ir.errors import ShapeError
 from ir.graph import Graph, Node, Value
 from ir.ops import NOT_CONSTANT, OPS
@@ -56,6 +56,7 @@ from ir.types import (
     STR,
     TENSOR,
     ListType,
+    TensorType,
     TupleType,
     Type,
     join_types,
@@ -384,12 +385,16 @@ class ExpressionEmitter:
         found = self.trees.get(value)
         if found is None and value.node.kind == "prim::TupleConstruct":
             items = [self.type_of(v) for v in value.node.inputs]
-            if any(isinstance(item, Tree) for item in items):
+            if any(isinstance(item, Tree | KnownString) for item in items):
                 found = Tree(tuple, (), tuple(items))
         return found
 
     def type_of(self, value: Value) -> Type:
-        """``value``'s `Tree` when it holds a known container, else its IR type."""
+        """``value``'s `Tree` when it holds a known container, its `KnownString` when it is a string
+        constant (Note [Strings known while compiling] in `frontend.trees`), else its IR
+        type."""
+        if value.ty == STR and value.node.kind == "prim::Constant":
+            return KnownString(value.node.attrs["value"])
         return self.tree_of(value) or value.ty
 
     def result_tree(self, value: Value) -> Tree | None:
@@ -404,6 +409,9 @@ class ExpressionEmitter:
 
     def tree_item(self, base: Value, tree: Tree, position: int, r: SourceRange) -> Value:
         """The item at ``position`` of the container ``base`` holds."""
+        child = tree.children[position]
+        if isinstance(child, KnownString):  # Note [Strings known while compiling] in frontend.trees
+            return self.constant(child.value, STR, r)
         if base.node.kind == "prim::TupleConstruct":
             item = base.node.inputs[position]
         else:
@@ -576,7 +584,14 @@ class ExpressionEmitter:
         if STR in (left.ty, right.ty) or constants:  # known while compiling: decided here
             known = [v.node.attrs.get("value") for v in (left, right)]
             if not constants:
-                raise ScriptError("strings can only be compared when known while compiling", r)
+                # An unannotated parameter is an array until a call gives it a string: held
+                # back (Note [Compiling for containers] in autodiff.script).
+                array = any(isinstance(v.ty, TensorType) for v in (left, right))
+                raise (ContainerUseError if array else ScriptError)(
+                    "strings can only be compared when known while compiling: pass the string "
+                    "itself (a constant, an argument or a default of the function called)",
+                    r,
+                )
             try:
                 outcome = _PYTHON_COMPARISONS[op](*known)
             except TypeError as error:
@@ -684,6 +699,13 @@ def constant_value(value: Value | None) -> Any:
     return value.node.attrs.get("value")
 
 
+def _refuse_starred(expr: syntax.Starred) -> Value:
+    raise ScriptError(
+        "'*' unpacking is supported among the arguments of a call: write the items out here",
+        expr.range,
+    )
+
+
 def _refuse_lambda(expr: syntax.Lambda) -> Value:
     raise ScriptError(
         "a lambda here would be a value: assign it to a name (f = lambda x: ...) and call it",
@@ -709,5 +731,6 @@ _EXPRESSIONS: dict[type, Callable[[Any, Any], Value]] = {
     syntax.Call: lambda self, expr: self.emit_call(expr),
     syntax.Comprehension: lambda self, expr: self.emit_comprehension(expr),  # frontend.iteration
     syntax.Lambda: lambda self, expr: _refuse_lambda(expr),
+    syntax.Starred: lambda self, expr: _refuse_starred(expr),
     syntax.Subscript: lambda self, expr: self.emit_subscript(expr),
 }

@@ -42,6 +42,8 @@ class IterationEmitter(ListEmitter):
     # Provided by `frontend.builtins`: a dict comprehension's entries.
     pair: Callable[[Value, SourceRange], tuple[Any, Value]]
     make_dict: Callable[[dict[Any, Value], SourceRange], Value]
+    # Provided by `frontend.signatures`: Note [Unpacking in calls] there.
+    expand_call: Callable[[syntax.Call], syntax.Call]
 
     def iteration_builtin(self, call: syntax.Call) -> str | None:
         """``"zip"``, ``"enumerate"`` or ``"reversed"`` when ``call`` calls that builtin."""
@@ -59,6 +61,7 @@ class IterationEmitter(ListEmitter):
         constant bounds, and ``zip``, ``enumerate`` and ``reversed`` of those."""
         r = expr.range
         if isinstance(expr, syntax.Call):
+            expr = self.expand_call(expr)  # ``zip(*pairs)``: Note [Unpacking in calls]
             builtin = self.iteration_builtin(expr)
             if builtin is not None:
                 return self.builtin_items(builtin, expr)

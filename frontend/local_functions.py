@@ -16,6 +16,7 @@ compiling the same way.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Sequence
 
 from frontend import syntax
@@ -23,6 +24,7 @@ from frontend.environment import LocalFunction
 from frontend.errors import ScriptError
 from frontend.expressions import ExpressionEmitter
 from frontend.recursion import LOCAL_CALLS_LIMIT, RECURSION_LIMIT, too_deep
+from frontend.signatures import python_signature
 from ir.graph import Value
 from ir.source import SourceRange
 
@@ -35,6 +37,10 @@ class LocalFunctionEmitter(ExpressionEmitter):
     # Provided by `frontend.emit.FunctionEmitter`: ``body`` emitted as a function's, with its
     # own exits; its result.
     emit_local_body: Callable[[Sequence[syntax.Stmt]], Value]
+    # Provided by `frontend.signatures`: Note [Variadic parameters] there.
+    bind_call: Callable[
+        [str, inspect.Signature, syntax.Call, Callable[[str], Value]], dict[str, Value]
+    ]
 
     def define_local(
         self,
@@ -56,27 +62,9 @@ class LocalFunctionEmitter(ExpressionEmitter):
     def emit_local_call(self, fn: LocalFunction, call: syntax.Call) -> Value:
         """The body of a ``lambda`` or nested ``def`` emitted at its call, its parameters
         bound to the arguments, other names read as they are bound here."""
-        names = [p.name for p in fn.params]
-        if len(call.args) > len(names):
-            raise ScriptError(
-                f"{fn.name}() takes {len(names)} positional arguments but {len(call.args)} "
-                "were given",
-                call.range,
-            )
-        for keyword in call.keywords:
-            if keyword.name not in names:
-                raise ScriptError(
-                    f"{fn.name}() got an unexpected keyword argument '{keyword.name}'",
-                    keyword.range,
-                )
-            if names.index(keyword.name) < len(call.args):
-                raise ScriptError(
-                    f"{fn.name}() got multiple values for argument '{keyword.name}'",
-                    keyword.range,
-                )
-        positional = [self.emit_expr(a) for a in call.args]
-        keywords = {k.name: self.emit_expr(k.value) for k in call.keywords}
-        return self.call_local_with_values(fn, positional, keywords, call.range)
+        defaults = dict(fn.defaults)
+        bound = self.bind_call(fn.name, python_signature(fn.params), call, defaults.__getitem__)
+        return self.enter_local(fn, bound, call.range)
 
     def call_local_with_values(
         self,
@@ -86,17 +74,6 @@ class LocalFunctionEmitter(ExpressionEmitter):
         r: SourceRange,
     ) -> Value:
         """`emit_local_call` with the arguments emitted (a partial of a local function)."""
-        if fn in self.active_locals:  # Note [Recursion while compiling] in frontend.recursion
-            self.recursive_local_calls += 1
-            if self.active_locals.count(fn) >= RECURSION_LIMIT:
-                raise too_deep(fn.name, r)
-            if self.recursive_local_calls > LOCAL_CALLS_LIMIT:
-                raise ScriptError(
-                    f"recursion of '{fn.name}' unrolls into more than {LOCAL_CALLS_LIMIT} calls "
-                    "while compiling: define it with def at module level, where each value of "
-                    "its arguments is compiled once, or write a loop",
-                    r,
-                )
         names = [p.name for p in fn.params]
         if len(positional) > len(names):
             raise ScriptError(
@@ -116,11 +93,27 @@ class LocalFunctionEmitter(ExpressionEmitter):
         missing = [name for name in names if name not in bound]
         if missing:
             raise ScriptError(f"{fn.name}() missing arguments: {', '.join(missing)}", r)
+        return self.enter_local(fn, {name: bound[name] for name in names}, r)
+
+    def enter_local(self, fn: LocalFunction, bound: dict[str, Value], r: SourceRange) -> Value:
+        """``fn``'s body emitted with its parameters bound, recursion limited (Note
+        [Recursion while compiling] in frontend.recursion)."""
+        if fn in self.active_locals:
+            self.recursive_local_calls += 1
+            if self.active_locals.count(fn) >= RECURSION_LIMIT:
+                raise too_deep(fn.name, r)
+            if self.recursive_local_calls > LOCAL_CALLS_LIMIT:
+                raise ScriptError(
+                    f"recursion of '{fn.name}' unrolls into more than {LOCAL_CALLS_LIMIT} calls "
+                    "while compiling: define it with def at module level, where each value of "
+                    "its arguments is compiled once, or write a loop",
+                    r,
+                )
         self.active_locals.append(fn)
         try:
             with self.nested_scope():
-                for name in names:
-                    self.scope.bind(name, bound[name])
+                for name, value in bound.items():
+                    self.scope.bind(name, value)
                 result = self.emit_local_body([*fn.body, syntax.Return(None, range=fn.range)])
         finally:
             self.active_locals.pop()

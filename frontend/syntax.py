@@ -21,6 +21,7 @@ CompareOperator: TypeAlias = Literal[
     "<", ">", "==", "!=", "<=", ">=", "in", "not in", "is", "is not"
 ]
 BoolOperator: TypeAlias = Literal["and", "or"]
+ParamKind: TypeAlias = Literal["positional", "var_positional", "keyword_only", "var_keyword"]
 ConstantValue: TypeAlias = int | float | complex | bool | str | EllipsisType | None
 
 
@@ -109,12 +110,24 @@ class Keyword(Node):
 
 
 @dataclass(frozen=True, slots=True)
+class Starred(Expr):
+    """``*value`` among a call's positional arguments."""
+
+    value: Expr
+
+
+@dataclass(frozen=True, slots=True)
 class Call(Expr):
-    """``func(*args, **keywords)`` with positional arguments before keyword ones."""
+    """``func(*args, **keywords)`` with positional arguments (some `Starred`) before keyword
+    ones; ``unpacked`` holds the ``**mapping`` arguments, in order."""
 
     func: Expr
     args: tuple[Expr, ...]
     keywords: tuple[Keyword, ...]
+    unpacked: tuple[Expr, ...] = ()
+
+    def __repr__(self) -> str:
+        return _repr_past_defaults(self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -311,11 +324,18 @@ class Assert(Stmt):
 
 @dataclass(frozen=True, slots=True)
 class Param(Node):
-    """``name: annotation = default`` in a ``def``."""
+    """``name: annotation = default`` in a ``def``; ``*name`` and ``**name`` have their
+    ``kind``, and a parameter after ``*`` or ``*name`` is keyword-only, as in
+    ``inspect.Parameter``."""
 
     name: str
     annotation: Expr | None
     default: Expr | None
+    kind: ParamKind = "positional"
+
+    def __repr__(self) -> str:
+        return _repr_past_defaults(self)
+
 
 
 @dataclass(frozen=True, slots=True)
@@ -359,6 +379,17 @@ class Module(Node):
 
     functions: tuple[FunctionDef, ...]
     imports: tuple[Import, ...]
+
+
+def _repr_past_defaults(node: Node) -> str:
+    """The dataclass repr, leaving out fields that hold their default (the rare ones: a
+    parameter's kind, a call's ``**`` arguments)."""
+    shown = (
+        f"{f.name}={getattr(node, f.name)!r}"
+        for f in fields(node)
+        if f.repr and getattr(node, f.name) != f.default
+    )
+    return f"{type(node).__name__}({', '.join(shown)})"
 
 
 # ---- traversal --------------------------------------------------------------------------------

@@ -53,6 +53,17 @@ class _Refused(syntax.Expr, syntax.Stmt):
     """Stands in for a construct that has been reported; never leaves this module."""
 
 
+@dataclass(frozen=True, slots=True)
+class _Unpacked(syntax.Node):
+    """``**value`` among a call's arguments, until `ToAst.call` puts it in ``unpacked``."""
+
+    value: syntax.Expr
+
+
+# The name a bare ``*`` among parameters has until `ToAst.parameters` drops it: not a Python name.
+_BARE_STAR = "*"
+
+
 def _edge_range(children: Sequence[object], *, last: bool) -> SourceRange | None:
     """The range of the first (or last) child that has one, looking into tuples of nodes."""
     for child in reversed(children) if last else children:
@@ -233,21 +244,41 @@ class ToAst:
     def decorator(self, r: SourceRange, expr: syntax.Expr) -> syntax.Expr:
         return expr
 
-    def parameters(self, r: SourceRange, *params: syntax.Param) -> tuple[syntax.Param, ...]:
+    def parameters(self, r: SourceRange, *items: syntax.Param | _Refused) -> Any:
+        """The parameters in order, with their kinds: a bare ``*`` (`_BARE_STAR`) or a
+        ``*name`` makes the named parameters after it keyword-only."""
         seen: set[str] = set()
         after_default = False
-        for param in params:
-            if isinstance(param, _Refused):
+        keyword_only = False
+        params: list[syntax.Param] = []
+        for index, item in enumerate(items):
+            if isinstance(item, _Refused):
                 continue
-            if param.name in seen:
-                self._refuse(f"duplicate parameter '{param.name}'", param.range)
-            seen.add(param.name)
-            if param.default is not None:
+            param = item
+            if param.kind == "var_positional" or param.name == _BARE_STAR:
+                if keyword_only:
+                    self._refuse("* argument may appear only once", param.range)
+                keyword_only = True
+                following = items[index + 1] if index + 1 < len(items) else None
+                if param.name == _BARE_STAR:
+                    if not isinstance(following, syntax.Param) or following.kind != "positional":
+                        self._refuse("named arguments must follow bare *", param.range)
+                    continue
+            elif param.kind == "var_keyword":
+                if index != len(items) - 1:
+                    self._refuse("arguments cannot follow var-keyword argument", param.range)
+            elif keyword_only:
+                param = replace(param, kind="keyword_only")
+            elif param.default is not None:
                 after_default = True
             elif after_default:
                 message = "parameter without a default follows parameter with a default"
                 self._refuse(message, param.range)
-        return params
+            if param.name in seen:
+                self._refuse(f"duplicate parameter '{param.name}'", param.range)
+            seen.add(param.name)
+            params.append(param)
+        return tuple(params)
 
     def param(
         self,
@@ -259,16 +290,16 @@ class ToAst:
         return syntax.Param(name.text, annotation, default, range=r)
 
     def star_param(
-        self, r: SourceRange, _star: _Tok, name: _Tok | None, _annotation: object
-    ) -> _Refused:
+        self, r: SourceRange, _star: _Tok, name: _Tok | None, annotation: syntax.Expr | None
+    ) -> syntax.Param:
         if name is None:
-            return self._refuse("keyword-only parameters (a bare '*') are not supported", r)
-        return self._refuse(f"variadic parameters (*{name.text}) are not supported", r)
+            return syntax.Param(_BARE_STAR, None, None, range=r)
+        return syntax.Param(name.text, annotation, None, kind="var_positional", range=r)
 
     def kwargs_param(
-        self, r: SourceRange, _stars: _Tok, name: _Tok, _annotation: object
-    ) -> _Refused:
-        return self._refuse(f"variadic keyword parameters (**{name.text}) are not supported", r)
+        self, r: SourceRange, _stars: _Tok, name: _Tok, annotation: syntax.Expr | None
+    ) -> syntax.Param:
+        return syntax.Param(name.text, annotation, None, kind="var_keyword", range=r)
 
     slash_param = _refusal("positional-only parameters ('/') are not supported")
 
@@ -498,21 +529,40 @@ class ToAst:
         r: SourceRange,
         func: syntax.Expr,
         _lpar: _Tok,
-        arguments: tuple[syntax.Expr | syntax.Keyword, ...] | None,
+        arguments: tuple[syntax.Expr | syntax.Keyword | _Unpacked, ...] | None,
         _rpar: _Tok,
     ) -> syntax.Call:
         args: list[syntax.Expr] = []
         keywords: list[syntax.Keyword] = []
+        unpacked: list[syntax.Expr] = []
         for argument in arguments or ():
-            if isinstance(argument, syntax.Keyword):
+            if isinstance(argument, _Unpacked):
+                unpacked.append(argument.value)
+            elif isinstance(argument, syntax.Keyword):
                 if any(k.name == argument.name for k in keywords):
                     self._refuse(f"keyword argument repeated: '{argument.name}'", argument.range)
                 keywords.append(argument)
             else:
-                if keywords and not isinstance(argument, _Refused):
+                if unpacked and not isinstance(argument, _Refused):
+                    message = (
+                        "iterable argument unpacking follows keyword argument unpacking"
+                        if isinstance(argument, syntax.Starred)
+                        else "positional argument follows keyword argument unpacking"
+                    )
+                    self._refuse(message, argument.range)
+                elif (
+                    keywords
+                    and not isinstance(argument, _Refused | syntax.Starred)
+                ):
                     self._refuse("positional argument follows keyword argument", argument.range)
                 args.append(argument)
-        return syntax.Call(func, tuple(args), tuple(keywords), range=r)
+        return syntax.Call(func, tuple(args), tuple(keywords), tuple(unpacked), range=r)
+
+    def star_arg(self, r: SourceRange, _star: _Tok, value: syntax.Expr) -> syntax.Starred:
+        return syntax.Starred(value, range=r)
+
+    def kwargs_arg(self, r: SourceRange, _stars: _Tok, value: syntax.Expr) -> _Unpacked:
+        return _Unpacked(value, range=r)
 
     def arguments(self, r: SourceRange, *items: Any) -> tuple[Any, ...]:
         return items
@@ -584,8 +634,6 @@ class ToAst:
         return syntax.FormattedString(tuple(parts), range=r)
 
     star_expr = _refusal("starred expressions are not supported")
-    star_arg = _refusal("argument unpacking with '*' is not supported")
-    kwargs_arg = _refusal("argument unpacking with '**' is not supported")
     walrus = _refusal("assignment expressions (:=) are not supported")
     def lambdef(self, r: SourceRange, _lambda: _Tok, params: Any, body: syntax.Expr) -> Any:
         if isinstance(params, _Refused) or isinstance(body, _Refused):
@@ -595,14 +643,21 @@ class ToAst:
     def lambda_params(self, r: SourceRange, *children: Any) -> Any:
         params: list[syntax.Param] = []
         for child in children:
-            if isinstance(child, _Tok) and child.kind == "NAME":
+            if isinstance(child, syntax.Param):  # '*', '*name' or '**name'
+                params.append(child)
+            elif isinstance(child, _Tok):
                 params.append(syntax.Param(child.text, None, None, range=child.range))
-            elif isinstance(child, _Tok):  # '*' or '**'
-                return self._refuse("a lambda with *args or **kwargs is not supported", r)
             elif isinstance(child, syntax.Expr) and params:
                 last = params[-1]
                 params[-1] = replace(last, default=child, range=last.range)
         return self.parameters(r, *params)
+
+    def lambda_star(self, r: SourceRange, star: _Tok, name: _Tok | None) -> syntax.Param:
+        return self.star_param(r, star, name, None)
+
+    def lambda_kwargs(self, r: SourceRange, stars: _Tok, name: _Tok) -> syntax.Param:
+        return self.kwargs_param(r, stars, name, None)
+
     await_ = _refusal("await is not supported")
     yield_expr = _refusal("yield is not supported")
     def comprehension(self, r: SourceRange, element: Any, *clauses: Any) -> syntax.Expr:

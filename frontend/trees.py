@@ -16,6 +16,16 @@ function that returns a container returns an IR tuple with its Tree, from which
 `autodiff.script` builds the dict, list or namedtuple the plain function returns
 (`rebuild`). Indices must be known while compiling, as they are in ordinary code over
 parameters: a loop ``for i in range(len(params))`` is unrolled for that reason.
+
+Note [Strings known while compiling]
+A string a call passes (``loss(w, "sum")``, a default ``mode="sum"``, ``helper(x, "mean")``)
+is a value known while compiling, as JAX's static arguments are: its type is `KnownString`, which
+holds the string, so the signature a function is compiled for, and the cache key of the
+function called (the pytree structure, where a string is a node without leaves), tell
+``"sum"`` from ``"mean"``, and each compiles its own graph. The parameter is bound to a
+prim::Constant of the string, so ``if mode == "sum"`` is decided while compiling; it is no
+input of the function called, and a callee's input for it (which its caller fills with the
+same constant) is not read.
 """
 
 from __future__ import annotations
@@ -25,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from frontend.recursion import Known
-from ir.types import NONE, TupleType, Type
+from ir.types import NONE, STR, TupleType, Type
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,20 +90,39 @@ class Tree(Type):
         return "(" + ", ".join(items) + ("," if len(items) == 1 else "") + ")"
 
 
+@dataclass(frozen=True, slots=True)
+class KnownString(Type):
+    """The type of a string known while compiling, which it holds: Note [Strings known while
+    compiling]. Like a Tree, only the frontend sees one; the IR type of its value is ``str``.
+
+    >>> KnownString("sum")
+    """
+
+    value: str
+
+    @property
+    def ir_type(self) -> Type:
+        return STR
+
+    def __str__(self) -> str:
+        return repr(self.value)
+
+
 def ir_type_of(ty: Type) -> Type:
-    """The IR type of a value of type ``ty``: a Tree's tuple, a `Known` value's type, any
-    other type itself."""
+    """The IR type of a value of type ``ty``: a Tree's tuple, a KnownString's ``str``, a
+    `Known` value's type, any other type itself."""
     if isinstance(ty, Known):
         return ty.ty
-    return ty.ir_type if isinstance(ty, Tree) else ty
+    return ty.ir_type if isinstance(ty, Tree | KnownString) else ty
 
 
 def leaf_types(ty: Type) -> Iterator[Type]:
-    """The types of the leaves of a value of type ``ty``, in order: none for None."""
+    """The types of the leaves of a value of type ``ty``, in order: none for None or a
+    `KnownString` string."""
     if isinstance(ty, Tree):
         for child in ty.children:
             yield from leaf_types(child)
-    elif ty != NONE:
+    elif ty != NONE and not isinstance(ty, KnownString):
         yield ty
 
 
@@ -101,7 +130,7 @@ def map_leaves(ty: Type, change: Callable[[Type], Type]) -> Type:
     """``ty`` with ``change`` applied to the type of every leaf."""
     if isinstance(ty, Tree):
         return Tree(ty.kind, ty.keys, tuple(map_leaves(child, change) for child in ty.children))
-    return ty if ty == NONE else change(ty)
+    return ty if ty == NONE or isinstance(ty, KnownString) else change(ty)
 
 
 def rebuild(value: Any, ty: Type) -> Any:

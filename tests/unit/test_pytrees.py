@@ -367,8 +367,8 @@ def test_a_leaf_that_is_not_an_array_or_a_number_is_refused_with_its_path() -> N
     def fn(params):
         return params["W"]
 
-    with pytest.raises(ArgumentError, match=r"'params\['name'\]' of .*fn\(\) is a str"):
-        ad.script(fn)({"W": np.ones(2), "name": "dense"})
+    with pytest.raises(ArgumentError, match=r"'params\['name'\]' of .*fn\(\) is a bytes"):
+        ad.script(fn)({"W": np.ones(2), "name": b"dense"})
     with pytest.raises(ArgumentError, match="holds a defaultdict"):
         ad.script(fn)(collections.defaultdict(list, W=np.ones(2)))
 
