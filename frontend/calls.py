@@ -113,6 +113,8 @@ class CallEmitter(ExpressionEmitter):
     # The caller's own hidden inputs for the free variables of a callee compiled under this
     # key, passed after its parameters (Note [Free variables] in `frontend.compile`).
     hidden_arguments: Callable[[str], list[Value]]
+    # Whether the callee compiled under this key returns a list it built (`builds_list`).
+    returns_list: Callable[[str], bool]
     # Provided by `frontend.signatures`: Note [Unpacking in calls], Note [Variadic parameters].
     expand_call: Callable[[syntax.Call], syntax.Call]
     bind_call: Callable[
@@ -771,7 +773,10 @@ class CallEmitter(ExpressionEmitter):
         key, result = self.call_hook(fn, types, r)
         self.callees[key] = fn
         values.extend(self.hidden_arguments(key))
-        node = self.insert("prim::CallFunction", values, [ir_type_of(result)], r, {"callee": key})
+        attrs: dict[str, object] = {"callee": key}
+        if self.returns_list(key):  # read with prim::ListIndex, as a list built here is
+            attrs["returns_list"] = True
+        node = self.insert("prim::CallFunction", values, [ir_type_of(result)], r, attrs)
         if isinstance(result, Tree):
             self.trees[node.output] = result
         return node.output

@@ -66,6 +66,7 @@ from frontend import syntax
 from frontend.emit import declared_type, emit_function
 from frontend.errors import ScriptError
 from frontend.lambdas import lambda_definition
+from frontend.lists import builds_list
 from frontend.objects import (
     NO_OWNER,
     KnownObject,
@@ -359,6 +360,7 @@ def _emit(
     free: list[FreeVariable] = []
     inputs: list[Value] = []  # the hidden input of each of `free`
     hidden: dict[str, list[Value]] = {}  # per callee key: what calls of it pass after the args
+    returns_list: dict[str, bool] = {}  # per callee key: whether it returns a list it built
     read_once: dict[tuple[object, ...], ReadOnce] = {}
     graphs: list[Graph] = []
     cells = dict(zip(fn.__code__.co_freevars, fn.__closure__ or (), strict=True))
@@ -395,6 +397,8 @@ def _emit(
         if found is not None:
             # the callee's free variables, read by the caller and passed on
             hidden[found.key] = [free_array(v, call) for v in found.free]
+            outputs = found.graph.outputs
+            returns_list[found.key] = bool(outputs) and builds_list(outputs[0])
             callees.setdefault(found.key, found)
             for read in found.read_once:
                 read_once.setdefault(read.key, read)
@@ -421,6 +425,7 @@ def _emit(
         read_once=record_read_once,
         variable_of=variable,
         hidden_arguments=lambda key: hidden.get(key, []),
+        returns_list=lambda key: returns_list.get(key, False),
         on_graph=graphs.append,
         leaf_inputs=is_root,
         on_result=results.append,

@@ -103,6 +103,10 @@ def _no_hidden_arguments(key: str) -> list[Value]:
     return []
 
 
+def _returns_no_list(key: str) -> bool:
+    return False
+
+
 def emit_function(
     fdef: syntax.FunctionDef,
     globals: Mapping[str, Any],  # noqa: A002 (the name the contract gives it)
@@ -112,6 +116,7 @@ def emit_function(
     read_once: ReadOnce | None = None,
     variable_of: VariableOf | None = None,
     hidden_arguments: Callable[[str], list[Value]] | None = None,
+    returns_list: Callable[[str], bool] | None = None,
     graph_name: str | None = None,
     param_types: Sequence[Type] | None = None,
     call_hook: CallHook | None = None,
@@ -146,6 +151,8 @@ def emit_function(
     emitter.variable_of = variable_of
     if hidden_arguments is not None:
         emitter.hidden_arguments = hidden_arguments
+    if returns_list is not None:
+        emitter.returns_list = returns_list
     with recursion_room(EMIT_FRAMES):
         result = emitter.emit_body(fdef, param_types, leaf_inputs)
     if on_result is not None:
@@ -226,6 +233,7 @@ class FunctionEmitter(
         self.active_locals: list[LocalFunction] = []  # local functions being emitted
         self.recursive_local_calls = 0
         self.hidden_arguments = _no_hidden_arguments
+        self.returns_list = _returns_no_list
 
     def emit_body(
         self,

@@ -54,6 +54,8 @@ def builds_list(value: Value) -> bool:
     node = value.node
     if node.kind in _LIST_MAKERS:
         return True
+    if node.kind == "prim::CallFunction":  # a helper that returns a list it built
+        return bool(node.attrs.get("returns_list"))
     if node.kind == "prim::Loop":  # a carried value: what entered the loop
         return builds_list(node.inputs[2 + value.index])
     if node.kind == "prim::If":

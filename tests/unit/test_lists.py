@@ -542,3 +542,34 @@ def test_sequence_operators_that_cannot_work_are_refused_where_written(
     assert f"{source}:" in text
     assert caret in text
     assert "^" in text
+
+
+def _states(w, xs):
+    h = np.zeros(2)
+    states = [h * 1.0]
+    for x in xs:
+        h = np.tanh(w @ h + x)
+        states.append(h)
+    return states
+
+
+def _energy_of_states(w, xs):
+    states = _states(w, xs)
+    total = 0.0
+    for t in range(xs.shape[0]):
+        total += np.sum(states[t] ** 2)
+    return total
+
+
+def test_a_list_a_helper_builds_and_returns_is_read_and_differentiated_as_a_list() -> None:
+    """A regression: the caller read the helper's list as a tuple of unknown length, which
+    differentiation refuses ("cannot differentiate the parts of a value of type ...[]")."""
+    w, xs = np.eye(2) * 0.5 + 0.1, np.linspace(-1.0, 1.0, 8).reshape(4, 2)
+    assert ad.script(_energy_of_states)(w, xs) == pytest.approx(_energy_of_states(w, xs))
+    got = ad.grad(_energy_of_states)(w, xs)
+    eps, expected = 1e-6, np.zeros_like(w)
+    for i in np.ndindex(w.shape):
+        step = np.zeros_like(w)
+        step[i] = eps
+        expected[i] = (_energy_of_states(w + step, xs) - _energy_of_states(w - step, xs)) / 2 / eps
+    np.testing.assert_allclose(got, expected, rtol=1e-6, atol=1e-9)
