@@ -246,6 +246,7 @@ class FunctionEmitter(
             raise ValueError(
                 f"{fdef.name} has {len(fdef.params)} parameters, not {len(param_types)}"
             )
+        known_objects: list[tuple[str, KnownObject]] = []
         for index, param in enumerate(fdef.params):
             if param_types is not None:
                 ty = param_types[index]
@@ -253,8 +254,7 @@ class FunctionEmitter(
                 ty = declared_type(param, self.globals)
             # Note [Reading objects from outside] in frontend.objects
             if isinstance(ty, KnownObject):
-                known = self.free_object(ty.variable, ty.value, param.name, fdef.range)
-                self.scope.bind(param.name, known)
+                known_objects.append((param.name, ty))
                 continue
             if leaf_inputs and isinstance(ty, Tree):
                 value = self.leaf_parameter(param.name, ty, fdef.range)
@@ -271,6 +271,10 @@ class FunctionEmitter(
                 if isinstance(ty, Tree):
                     self.trees[value] = ty
             self.scope.bind(param.name, value)
+        # Read after every parameter has its input: an array it holds is a hidden input, and
+        # hidden inputs come after the parameters, as callers pass them.
+        for name, known in known_objects:
+            self.scope.bind(name, self.free_object(known.variable, known.value, name, fdef.range))
         body = [*fdef.body, syntax.Return(None, range=fdef.range)]
         (result,) = self.emit_exiting_block(body, FunctionExit(self))
         self.graph.register_output(result)

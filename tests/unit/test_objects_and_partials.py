@@ -295,3 +295,28 @@ def test_a_method_takes_a_container_and_a_python_number() -> None:
     params = [RNG.standard_normal((3, 3)), RNG.standard_normal(3)]
     grads = ad.grad(net.loss)(params, 2.0)
     assert_trees_close(grads, central_differences(net.loss, params, 2.0))
+
+
+def _squared_error(w, x, y):
+    return np.mean((x @ w - y) ** 2)
+
+
+SQUARE = np.array([[1.0, 2.0], [3.0, 4.0]])
+TARGET = np.array([0.5, -1.0])
+SQUARE_FIXED = functools.partial(_squared_error, x=SQUARE, y=TARGET)
+
+
+def _overrides_a_fixed_keyword(w):
+    return SQUARE_FIXED(w) + SQUARE_FIXED(w, y=TARGET + 1.0)
+
+
+def test_a_partial_whose_fixed_array_precedes_a_passed_argument_binds_each_in_place() -> None:
+    """A regression: the fixed ``x`` became a hidden input of the callee before the passed
+    ``y``, while the caller passes hidden inputs after the arguments, so ``x`` and ``y`` were
+    swapped; with these square shapes that was a silent wrong value."""
+    w = np.array([0.3, -0.7])
+    assert ad.script(_overrides_a_fixed_keyword)(w) == pytest.approx(_overrides_a_fixed_keyword(w))
+    expected = ad.grad(lambda v: _squared_error(v, SQUARE, TARGET))(w) + ad.grad(
+        lambda v: _squared_error(v, SQUARE, TARGET + 1.0)
+    )(w)
+    np.testing.assert_allclose(ad.grad(_overrides_a_fixed_keyword)(w), expected)
