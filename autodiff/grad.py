@@ -86,14 +86,24 @@ def _check_no_strings(
     compiling and has no gradient (Note [Strings known while compiling] in `frontend.trees`)."""
     names = list(scripted.signature.parameters)
     for position, (part, _) in zip(positions, argument_parts(spec, positions), strict=True):
+        name = names[position] if isinstance(position, int) else names[position[0]]
+        if not isinstance(position, int):
+            name += f"[{position[1]}]"
         if part.type is str:
-            name = names[position] if isinstance(position, int) else names[position[0]]
-            if not isinstance(position, int):
-                name += f"[{position[1]}]"
             raise ArgumentError(
                 f"argument '{name}' of {scripted.qualname}() is a string, known while "
                 "compiling, which has no gradient: leave it out of argnums"
             )
+        pending = [(part, name)]
+        while pending:  # a string inside: no gradient for it (JAX refuses it too)
+            node, path = pending.pop()
+            if node.type is str:
+                raise ArgumentError(
+                    f"argument '{path}' of {scripted.qualname}() is a string, which has no "
+                    "gradient: pass it as an argument of its own, left out of argnums"
+                )
+            for key, child in zip(node.entries(), node.children(), strict=True):
+                pending.append((child, f"{path}[{key!r}]"))
 
 
 def _check_declared_types(scripted: ScriptFunction, types: Sequence[Type]) -> None:

@@ -461,3 +461,18 @@ def test_an_array_default_of_a_helper_is_refused_saying_what_to_write() -> None:
     with pytest.raises(ScriptError, match="default value of parameter 'b' of helper") as info:
         ad.script(loss)
     assert "pass the argument" in info.value.message
+
+
+def _configured_loss(p, x):
+    if p["mode"] == "sum":
+        return np.sum(p["w"] * x)
+    return np.mean(p["w"] * x)
+
+
+def test_a_gradient_with_respect_to_a_container_holding_a_string_is_refused() -> None:
+    """A string has no gradient: leaving it in the gradient's tree (as before) hands an
+    optimiser a string where it expects an array; JAX refuses such an argument too."""
+    p, x = {"w": np.ones(3), "mode": "sum"}, np.arange(3.0)
+    with pytest.raises(ad.ArgumentError, match=r"argument 'p\['mode'\]' of .* is a string"):
+        ad.grad(_configured_loss)(p, x)
+    np.testing.assert_allclose(ad.grad(_configured_loss, argnums=1)(p, x), np.ones(3))
