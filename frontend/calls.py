@@ -34,7 +34,12 @@ from frontend.environment import LocalFunction, PyObject
 from frontend.errors import ContainerUseError, ScriptError
 from frontend.expressions import ExpressionEmitter, is_scalar
 from frontend.lists import refuse_list_method
-from frontend.objects import KnownObject, is_bound_callable, refuse_foreign_method
+from frontend.objects import (
+    FreeVariable,
+    KnownObject,
+    is_bound_callable,
+    refuse_foreign_method,
+)
 from frontend.random_calls import RANDOM_METHODS, makes_generator
 from frontend.recursion import known_type
 from frontend.resolve import (
@@ -707,15 +712,22 @@ class CallEmitter(ExpressionEmitter):
         signature = inspect.signature(fn)
 
         def default(parameter: str) -> Value:
-            found = constant_of(signature.parameters[parameter].default)
-            if found is None:
-                raise ScriptError(
-                    f"the default value of parameter '{parameter}' of {name}() is not a "
-                    "number, string, None or tuple of them: pass the argument, or read the "
-                    "default from a global in the function compiled and pass it",
-                    call.range,
-                )
-            return self.constant(found[0], found[1], call.range)
+            given = signature.parameters[parameter].default
+            found = constant_of(given)
+            if found is not None:
+                return self.constant(found[0], found[1], call.range)
+            # An array (or a container of arrays): the one object every call of the plain
+            # function shares, read at each call like a global (Note [Free variables] in
+            # frontend.compile), so that writes into it between calls are seen.
+            variable = _default_variable(fn, signature, parameter)
+            resolved = self.free_object(variable, given, variable.name, call.range)
+            if isinstance(resolved, Value):
+                return resolved
+            raise ScriptError(
+                f"the default value of parameter '{parameter}' of {name}() is not a number, "
+                "string, None, array or container of them: pass the argument",
+                call.range,
+            )
 
         values = list(self.bind_call(name, signature, call, default).values())
         # constants known: a recursive callee is specialised on them (frontend.recursion)
@@ -780,6 +792,24 @@ class CallEmitter(ExpressionEmitter):
         if isinstance(result, Tree):
             self.trees[node.output] = result
         return node.output
+
+
+def _default_variable(
+    fn: FunctionType, signature: inspect.Signature, parameter: str
+) -> FreeVariable:
+    """Where ``fn`` keeps the default of ``parameter``: ``fn.__defaults__[i]``, or
+    ``fn.__kwdefaults__[name]`` for a keyword-only one."""
+    root = FreeVariable.of_object(fn.__name__, fn)
+    param = signature.parameters[parameter]
+    if param.kind is param.KEYWORD_ONLY:
+        return root.child(("attr", "__kwdefaults__")).child(("item", parameter))
+    by_position = (param.POSITIONAL_ONLY, param.POSITIONAL_OR_KEYWORD)
+    with_defaults = [
+        p.name
+        for p in signature.parameters.values()
+        if p.kind in by_position and p.default is not p.empty
+    ]
+    return root.child(("attr", "__defaults__")).child(("item", with_defaults.index(parameter)))
 
 
 def _is_dict(tree: Tree | None) -> bool:
