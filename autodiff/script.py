@@ -255,7 +255,7 @@ class ScriptFunction:
     @property
     def __autodiff_source__(self) -> Callable[..., Any]:
         """The plain function, compiled in its place when scripted code calls this one.
-        See Note [Calling compiled functions] in `frontend.calls`."""
+        See Note [Calling compiled functions] in `frontend.function_calls`."""
         return self.fn
 
     @property

@@ -62,6 +62,7 @@ from frontend.environment import (
 )
 from frontend.errors import ContainerUseError, ScriptError
 from frontend.expressions import FreeArray, FreeName, ReadOnce, VariableOf, constant_value
+from frontend.function_calls import FunctionCallEmitter
 from frontend.iteration import IterationEmitter
 from frontend.lists import builds_list
 from frontend.local_functions import LocalFunctionEmitter
@@ -215,6 +216,7 @@ class FunctionEmitter(
     SignatureEmitter,
     CheckEmitter,
     CallEmitter,
+    FunctionCallEmitter,
     RandomEmitter,
     SubscriptEmitter,
 ):
