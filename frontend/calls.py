@@ -660,7 +660,7 @@ def _is_dict(tree: Tree | None) -> bool:
     return tree is not None and tree.is_dict
 
 
-def range_argument(emitter: CallEmitter, value: Value, r: SourceRange) -> Value:
+def range_argument(emitter: ExpressionEmitter, value: Value, r: SourceRange) -> Value:
     """An argument of ``range()`` as an int: Python ints pass, other numbers and arrays go
     through ``prim::int`` (``__index__``); floats are refused as Python refuses them."""
     if value.ty is INT:

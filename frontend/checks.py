@@ -6,9 +6,9 @@ when it runs, in program order: ``prim::RaiseException(kind, message)``, impure 
 prim::Print, under a prim::If on the test for an ``assert`` (one decided while compiling is
 either nothing or a plain raise). The executor raises the exception the program names, as a
 class that is both it and an AutodiffError, located at the statement (`ir.errors.
-located_user_exception`): ``except ValueError`` catches it and it prints with a caret. A
-raise ends its path: what follows it in its block is not emitted, an exit it stands for
-(Note [Exits]) gives placeholders of type Nothing (prim::Uninitialized, never read), and
+located_user_exception`): ``except ValueError`` catches it and it prints with a caret. A raise
+ends its path: what follows it in its block is not emitted, an exit it stands for (Note [Exits]
+in `frontend.exits`) gives placeholders of type Nothing (prim::Uninitialized, never read), and
 after an ``if`` one of whose branches raises, the names the other branch binds are bound.
 Python's built-in exceptions only; asserts are checked as under plain ``python``.
 """

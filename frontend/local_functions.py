@@ -5,13 +5,13 @@ A ``lambda`` assigned to a name and a ``def`` inside the function compiled are f
 while compiling: the name is bound to a `LocalFunction` (its parameters, its body, its
 defaults evaluated where it is defined, as Python evaluates them), and each call emits the
 body where the call is, in a scope of its own whose parent is the scope of the call: the
-other names it reads are read as they are bound at the call, which is Python's late binding
-of a closure's variables (``w = w + 1`` in a loop, then ``f()`` reads the new ``w``). Its
-``return``s are exits of that body alone (Note [Exits]). It is not a value: passing it to a
-function that is compiled separately, returning it or storing it is refused where it is
-written. A recursive call is unrolled in place, depth-limited (Note [Recursion while
-compiling] in `frontend.recursion`). ``act = np.tanh`` binds a function known while
-compiling the same way.
+other names it reads are read as they are bound at the call, which is Python's late binding of a
+closure's variables (``w = w + 1`` in a loop, then ``f()`` reads the new ``w``). Its ``return``s
+are exits of that body alone (Note [Exits] in `frontend.exits`). It is not a value: passing it
+to a function that is compiled separately, returning it or storing it is refused where it is
+written. A recursive call is unrolled in place, depth-limited (Note [Recursion while compiling]
+in `frontend.recursion`). ``act = np.tanh`` binds a function known while compiling the same
+way.
 """
 
 from __future__ import annotations
