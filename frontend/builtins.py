@@ -36,6 +36,7 @@ from frontend import syntax
 from frontend.environment import PyObject
 from frontend.errors import ContainerUseError, ScriptError
 from frontend.expressions import ExpressionEmitter, constant_value, is_scalar
+from frontend.recursion import Known, known_type
 from frontend.trees import Tree
 from ir.graph import Node, Value
 from ir.ops.prim import join_all
@@ -214,10 +215,10 @@ class BuiltinEmitter(ExpressionEmitter):
             item if key_function is None else self.call_with(key_function, [item], r)
             for item in items
         ]
-        known = [constant_value(key) for key in keys]
-        if not all(
-            key.ty in (INT, FLOAT, BOOL, STR) and key.node.kind == "prim::Constant" for key in keys
-        ):
+        # a key computed on constants (``key=abs``, ``key=lambda c: -c``) is folded here
+        folded = [known_type(key.ty, key) for key in keys]
+        known: list[Any] = [ty.value if isinstance(ty, Known) else None for ty in folded]
+        if not all(isinstance(ty, Known) for ty in folded):
             raise ScriptError(
                 "sorted() orders items known while compiling (numbers, strings, or keys= that "
                 "give them): use np.sort for values known only at run time",

@@ -500,3 +500,17 @@ def test_any_of_items_that_draw_is_refused_since_python_stops_early() -> None:
         return np.sum(x) if all(v > 0 for v in [np.sum(x), np.max(x)]) else 0.0
 
     assert ad.script(pure_items)(np.ones(2)) == 2.0
+
+
+def sorted_by_computed_keys(a):
+    largest = sorted([0.5, -2.0, 1.0], key=abs)[-1]
+    first = sorted([3, 1, 2], key=lambda c: -c)[0]
+    return largest * np.sum(a) + first
+
+
+def test_sorted_folds_keys_computed_on_constants() -> None:
+    """``key=abs`` of numbers known while compiling gives keys folded then (it was refused:
+    tests/regressions/142.py)."""
+    a = np.array([0.5, 1.5])
+    assert ad.script(sorted_by_computed_keys)(a) == pytest.approx(sorted_by_computed_keys(a))
+    np.testing.assert_allclose(ad.grad(sorted_by_computed_keys)(a), np.full(2, -2.0))
