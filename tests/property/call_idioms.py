@@ -79,7 +79,10 @@ def partials(g: _Generator) -> None:
     if form == "W_kw":
         k1 = _module_array(g, shape)
         _module(g, f"{p} = functools.partial({mix}, W={k1})")
-        call = g.choose([f"{p}({value()})", f"{p}({value()}, 0.5)", f"{p}({value()}, s=2.0)"])
+        # Not P(x, 0.5): the 0.5 would be a second W, which Python refuses.
+        call = g.choose(
+            [f"{p}({value()})", f"{p}({value()}, s=0.5, k=0.25)", f"{p}({value()}, s=2.0)"]
+        )
         bound = 2.5
     elif form == "x_pos":
         k1 = _module_array(g, shape)
