@@ -80,7 +80,9 @@ def test_free_arrays_reach_through_partials_and_objects() -> None:
     assert read() is original
 
 
-@pytest.mark.parametrize(("body", "name"), [(PARTIALS, "P1"), (OBJECT, "OBJ.W")])
+@pytest.mark.parametrize(
+    ("body", "name"), [(PARTIALS, "P1"), (OBJECT, "OBJ.W")], ids=["partials", "object"]
+)
 def test_a_stale_array_of_a_partial_or_object_fails_the_scripted_check(
     body: str, name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
