@@ -210,7 +210,8 @@ def free_arrays(module: ModuleType) -> list[tuple[str, Callable[[], Any], Callab
                 )
             )
     for name in function.__code__.co_names:
-        if isinstance(module.__dict__.get(name), np.ndarray):
+        value = module.__dict__.get(name)
+        if isinstance(value, np.ndarray):
             found.append(
                 (
                     name,
@@ -218,6 +219,54 @@ def free_arrays(module: ModuleType) -> list[tuple[str, Callable[[], Any], Callab
                     functools.partial(module.__dict__.__setitem__, name),
                 )
             )
+        elif isinstance(value, functools.partial):
+            found += _partial_arrays(name, value)
+        elif type(value).__module__ == module.__name__ and hasattr(value, "__dict__"):
+            # An object of a class the program defines: its array attributes (``OBJ.W``).
+            for attribute, held in vars(value).items():
+                if isinstance(held, np.ndarray):
+                    found.append(
+                        (
+                            f"{name}.{attribute}",
+                            functools.partial(getattr, value, attribute),
+                            functools.partial(setattr, value, attribute),
+                        )
+                    )
+    return found
+
+
+def _partial_arrays(
+    name: str, partial: functools.partial[Any]
+) -> list[tuple[str, Callable[[], Any], Callable[[Any], None]]]:
+    """The arrays a module-level partial fixes, by position or keyword (Python flattens a
+    partial of a partial; a partial's subclass may still wrap one), each rebound through the
+    partial's state, as its args are a tuple."""
+    found: list[tuple[str, Callable[[], Any], Callable[[Any], None]]] = []
+    if isinstance(partial.func, functools.partial):
+        found += _partial_arrays(f"{name}.func", partial.func)
+
+    def rebind(slot: int | str, new: Any) -> None:
+        args, keywords = list(partial.args), dict(partial.keywords)
+        if isinstance(slot, int):
+            args[slot] = new
+        else:
+            keywords[slot] = new
+        partial.__setstate__((partial.func, tuple(args), keywords, partial.__dict__ or None))
+
+    slots: list[int | str] = [
+        *(i for i, held in enumerate(partial.args) if isinstance(held, np.ndarray)),
+        *(k for k, held in partial.keywords.items() if isinstance(held, np.ndarray)),
+    ]
+    for slot in slots:
+        found.append(
+            (
+                f"{name}.args[{slot}]" if isinstance(slot, int) else f"{name}.keywords[{slot!r}]",
+                lambda slot=slot: (
+                    partial.args[slot] if isinstance(slot, int) else partial.keywords[slot]
+                ),
+                functools.partial(rebind, slot),
+            )
+        )
     return found
 
 

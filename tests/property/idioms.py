@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from tests.property.call_idioms import CALL_IDIOMS
 from tests.property.programs import SHAPES, WRAP_ABOVE, Expr, Shape, Variable
 from tests.property.python_idioms import PYTHON_IDIOMS
 from tests.property.python_idioms import block as _block
@@ -794,5 +795,6 @@ IDIOMS: dict[str, Idiom] = {
         Idiom("complex_views", "np.real/np.imag views of complex arrays", complex_views),
         Idiom("seeded_draws", "rng = np.random.default_rng(7) in the program; draws", seeded_draws),
         *(Idiom(name, what, write) for name, what, write in PYTHON_IDIOMS),
+        *(Idiom(name, what, write) for name, what, write in CALL_IDIOMS),
     ]
 }

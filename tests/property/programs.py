@@ -240,6 +240,9 @@ class _Generator:
     # module level, or in the closure ``f`` and ``loss`` are made in when ``closure``.
     free: dict[str, str] = field(default_factory=dict)
     closure: bool = False
+    # Module-level source before ``f`` (always at module level, also when ``closure``): the
+    # helpers, classes, objects and partials of `tests.property.call_idioms`, in order.
+    module_lines: list[str] = field(default_factory=list)
 
     # -- helpers --
 
@@ -866,6 +869,11 @@ def _body(generator: _Generator, parameters: str, names: str, result: Expr) -> s
     reads as arguments, Note [Free variables] in `frontend.compile`), and both are made in a
     closure over those arrays when the generator chose one."""
     lines = "\n".join(generator.lines)
+    preamble = "".join(block + "\n\n\n" for block in generator.module_lines)
+    return preamble + _functions(generator, parameters, names, result, lines)
+
+
+def _functions(generator: _Generator, parameters: str, names: str, result: Expr, lines: str) -> str:
     if not generator.free:
         # np.sum of a Python float is refused (tests/regressions/012.py).
         total = f"f({names})" if result.shape == () else f"np.sum(f({names}))"
