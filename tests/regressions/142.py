@@ -8,15 +8,14 @@
 ``prim::Constant`` nodes only: a key function that computes on a number known while compiling
 (``key=abs``, ``key=lambda c: -c``) gives an operator node not folded while compiling, so it is
 refused with a message that says keys= giving numbers are accepted (a key choosing among
-strings, as in tests/unit/test_compile_time_builtins.py, is a constant and works). A false refusal, not a wrong value; the
-generator sorts without key=.
+strings, as in tests/unit/test_compile_time_builtins.py, is a constant and works). A false refusal, not a wrong value, fixed in 10be8eb: the keys are folded
+while compiling.
 """
 
 import numpy as np
 
 PROPERTY = 'scripted'
 ERROR = 'ScriptError: sorted() orders items known while compiling (numbers, strings, or keys= that give them): use np.sort for values known only at run time'
-XFAIL = "refused: sorted(key=...) of numbers known while compiling (the key's result is not folded)"
 ARGS = (('a', (3, 4)), ('b', 'float'), ('n', 'int=0'),)
 LAYOUTS = {'a': 'fortran'}
 SEED = 0
