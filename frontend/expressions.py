@@ -597,6 +597,9 @@ class ExpressionEmitter:
             except TypeError as error:
                 raise ScriptError(f"TypeError: {error}", r) from None
             return self.constant(bool(outcome), BOOL, r)
+        if op in ("==", "!=") and _of_plain_items(left.ty) and _of_plain_items(right.ty):
+            same = self.apply("prim::sequence_eq", [left, right], r)  # ``x.shape == (3, 4)``
+            return same if op == "==" else self.apply("prim::not", [same], r)
         scalar = is_scalar(left.ty) and is_scalar(right.ty)
         return self.apply(f"{'prim' if scalar else 'aten'}::{COMPARISONS[op]}", [left, right], r)
 
@@ -734,3 +737,10 @@ _EXPRESSIONS: dict[type, Callable[[Any, Any], Value]] = {
     syntax.Starred: lambda self, expr: _refuse_starred(expr),
     syntax.Subscript: lambda self, expr: self.emit_subscript(expr),
 }
+
+
+def _of_plain_items(ty: Type) -> bool:
+    """Whether ``ty`` is a tuple or list of numbers and strings, compared as Python compares."""
+    if isinstance(ty, TupleType):
+        return all(t in (INT, FLOAT, BOOL, STR) for t in ty.elems)
+    return isinstance(ty, ListType) and ty.elem in (INT, FLOAT, BOOL, STR)

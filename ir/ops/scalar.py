@@ -200,6 +200,14 @@ register_op(
     derivative=Derivative.NONE,
     typed_call=as_python_operator(operator.not_),
 )(operator.not_)
+# ``x.shape == (3, 4)``: Python's equality of two tuples or lists of numbers and strings (a
+# tuple never equals a list, as in Python), for checks written against shapes.
+register_op(
+    "prim::sequence_eq(Any a, Any b) -> bool",
+    shape=fixed(BOOL),
+    derivative=Derivative.NONE,
+    typed_call=as_python_operator(operator.eq),
+)(operator.eq)
 register_op(
     "prim::len(Any a) -> int",
     shape=_len_rule,

@@ -652,6 +652,8 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("prim::float", (2,), float),
     ("prim::bool", (0,), bool),
     ("prim::not", (0,), lambda a: not a),
+    ("prim::sequence_eq", ((3, 4), (3, 4)), operator.eq),
+    ("prim::sequence_eq", ((3, 4), [3, 4]), operator.eq),
     ("prim::len", ((1, 2, 3),), len),
     ("prim::len", (A,), len),
     # Tapes (Note [Loop tapes]): the writes fill their operand in place and return it.

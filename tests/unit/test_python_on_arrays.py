@@ -99,3 +99,20 @@ def test_max_of_arrays_of_several_elements_raises_as_python_does() -> None:
     with pytest.raises(ad.AutodiffError, match="truth value of an array") as error:
         ad.script(biggest)(np.ones(2), np.zeros(2))
     assert "max(a, b)" in str(error.value)
+
+
+def checks_its_shape(x):
+    assert x.shape == (3, 4), "x must be 3 x 4"
+    scale = 2.0 if x.shape[::-1] == (4, 3) else 1.0
+    listed = 1.0 if x.shape == [3, 4] else 0.0  # a tuple never equals a list
+    return np.sum(x) * scale + listed + (0.5 if x.shape != (3, 4) else 0.0)
+
+
+def test_shapes_compare_with_tuples_as_python_compares_them() -> None:
+    """``x.shape == (3, 4)`` (it was refused while specialising, found by the fuzzer's call
+    idioms): Python's equality of tuples and lists of numbers."""
+    x = np.ones((3, 4))
+    assert ad.script(checks_its_shape)(x) == checks_its_shape(x)
+    np.testing.assert_allclose(ad.grad(checks_its_shape)(x), np.full((3, 4), 2.0))
+    with pytest.raises(AssertionError, match="x must be 3 x 4"):
+        ad.script(checks_its_shape)(np.ones((2, 4)))
