@@ -5,13 +5,12 @@ and rebinding or writing them must change the compiled result as it changes the 
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import numpy as np
 import pytest
 
 from tests.property import checks
 from tests.property.programs import Program
+from tests.property.test_python_idioms import assert_stale_arrays_fail
 
 PARTIALS = """import functools
 
@@ -86,12 +85,4 @@ def test_free_arrays_reach_through_partials_and_objects() -> None:
 def test_a_stale_array_of_a_partial_or_object_fails_the_scripted_check(
     body: str, name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    program = Program(body, (("a", (3, 4)),), seed=1)
-    for check in checks.PROPERTIES.values():
-        check(program)
-    shared = checks.compiled(program)
-    first = shared.scripted(*program.arguments())
-    stale = replace(shared, scripted=lambda *args: first)  # what a baked-in constant gives
-    monkeypatch.setattr(checks, "compiled", lambda _: stale)
-    with pytest.raises(AssertionError, match=f"after {name}.* rebound"):
-        checks.check_scripted(program)
+    assert_stale_arrays_fail(body, f"after {name}.* rebound", monkeypatch)

@@ -45,14 +45,20 @@ f, loss = _closure()
 def test_a_stale_free_array_fails_the_scripted_check(
     body: str, name: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    assert_stale_arrays_fail(body, f"after {name} rebound", monkeypatch)
+
+
+def assert_stale_arrays_fail(body: str, message: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``body`` passes every property, and a compiled ``f`` that keeps returning its first
+    result (what baking the arrays it reads from outside in would give) fails `scripted`."""
     program = Program(body, (("a", (3, 4)),), seed=1)
     for check in checks.PROPERTIES.values():
         check(program)
     shared = checks.compiled(program)
     first = shared.scripted(*program.arguments())
-    stale = replace(shared, scripted=lambda *args: first)  # what a baked-in constant gives
+    stale = replace(shared, scripted=lambda *args: first)
     monkeypatch.setattr(checks, "compiled", lambda _: stale)
-    with pytest.raises(AssertionError, match=f"after {name} rebound"):
+    with pytest.raises(AssertionError, match=message):
         checks.check_scripted(program)
 
 
