@@ -16,6 +16,8 @@ A ``return`` inside a loop is refused.
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 from frontend import syntax
 from frontend.errors import ScriptError
 from frontend.expressions import ExpressionEmitter
@@ -24,17 +26,19 @@ from ir.source import SourceRange
 from ir.types import BOOL, NONE, NOTHING, TupleType, Type, join_types
 
 
-class Exit:
+class Exit(ABC):
     """What ends a path in the block being emitted. See Note [Exits]."""
 
     def __init__(self, emitter: ExpressionEmitter) -> None:
         self.emitter = emitter
 
+    @abstractmethod
     def values(self, stmt: syntax.Stmt) -> list[Value]:
-        raise NotImplementedError
+        """The exit values ``stmt`` (a return, break or continue) gives."""
 
+    @abstractmethod
     def hints(self) -> list[str | None]:
-        raise NotImplementedError
+        """A name for each exit value (the loop-carried name), or None."""
 
     def unreachable(self, r: SourceRange) -> list[Value]:
         """Exit values for a path that raises: placeholders of type Nothing, never read, which
