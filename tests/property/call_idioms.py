@@ -308,8 +308,10 @@ def builtins(g: _Generator) -> None:
             [
                 f"sum({c} * {value()} for {c} in sorted([0.5, -0.25, 1.0]))",
                 f"sorted((0.5, 2.0, -1.0), reverse=True)[0] * {value()}",
-                # Not key=abs: a key function is refused (tests/regressions/142.py).
                 f"sorted([0.5, -2.0, 1.0])[-1] * {value()}",
+                # keys computed on constants, folded while compiling (tests/regressions/142.py)
+                f"sorted([0.5, -2.0, 1.0], key=abs)[-1] * {value()}",
+                f"sorted((3, 1, 2), key=lambda {c}: -{c})[0] * {value()}",
             ]
         )
         _result(g, text, shape, 40.0)
@@ -320,6 +322,9 @@ def builtins(g: _Generator) -> None:
                 f"all(u.ndim == {len(shape)} for u in ({v}, {w}))",
                 f"any([{len(shape)} > 2, {shape[-1]} == 3])",
                 "all(c > 0 for c in (0.5, 1.0)) and not any(c < 0 for c in [1.0])",
+                # a shape against a tuple, as Python compares them (prim::sequence_eq)
+                f"{v}.shape == {tuple(shape)!r}",
+                f"{w}.shape != {tuple(reversed(shape))!r} or {len(shape)} == 1",
             ]
         )
         # Either array, as far as functionalisation knows (tests/regressions/141.py): read only.
