@@ -213,9 +213,27 @@ class GradFunction:
                     return call(values)
         return self.general_call(args, kwargs)
 
-    def general_call(self, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
-        """A call with its arguments bound and checked, which builds and keeps the unit's
-        call (`autodiff.unit.gradient_call`, Note [Gradient calls] there)."""
+    def gradient_for(self, *args: Any, **kwargs: Any) -> Gradient:
+        """The `Gradient` a call with these arguments runs: its forward graph ``f`` and its
+        backward graph ``df``, specialised to the arguments' shapes and dtypes.
+
+        >>> gradient = ad.grad(loss).gradient_for(w, x, y)
+        >>> print(gradient.df)
+        """
+        values, spec, wrt, _, _ = self.bind(args, kwargs)
+        _, compiled = compiled_gradient(
+            self.scripted, values, wrt, self.taps, seeded=not self.taps, spec=spec
+        )
+        return compiled.runtime.gradient
+
+    def bind(
+        self, args: Sequence[Any], kwargs: dict[str, Any]
+    ) -> tuple[
+        list[Any], PyTreeSpec | None, tuple[int, ...], Callable[[Sequence[Any]], Any] | None, bool
+    ]:
+        """The arguments bound and checked: the leaf values, their tree (None: no
+        containers), the positions differentiated, what shapes the gradients, and whether
+        ``argnums`` asked for several."""
         values, spec = self.scripted.runtime_call(args, kwargs)
         star = self.scripted.star
         positions: tuple[int | tuple[int, int], ...]
@@ -234,6 +252,12 @@ class GradFunction:
             wrt, shape = gradient_shaper(spec, positions, several)
         else:
             wrt = tuple(p for p in positions if isinstance(p, int))
+        return values, spec, wrt, shape, several
+
+    def general_call(self, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
+        """A call with its arguments bound and checked, which builds and keeps the unit's
+        call (`autodiff.unit.gradient_call`, Note [Gradient calls] there)."""
+        values, spec, wrt, shape, several = self.bind(args, kwargs)
         if self.call_key is None or instrument._NODE_HOOKS or instrument._SAVED_HOOKS:
             return self.forward_backward(values, wrt, spec, shape)
         unit, compiled = compiled_gradient(self.scripted, values, wrt, seeded=True, spec=spec)
