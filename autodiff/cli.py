@@ -38,6 +38,12 @@ SPLIT_MARKER = "# -----"
 _SPLIT_LINE = re.compile(r"^[ \t]*# -----[ \t]*$", re.MULTILINE)
 
 
+NO_PASSES_NOTE = (
+    "autodiff opt: no -p PIPELINE given, so no pass ran and the input is printed back as "
+    "parsed; `autodiff opt --list-passes` lists the passes"
+)
+
+
 class CommandError(AutodiffError):
     """A command line that cannot be carried out (e.g. an unreadable file)."""
 
@@ -46,7 +52,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line ``argv`` (``sys.argv[1:]`` when None); returns the exit status."""
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args, unknown = parser.parse_known_args(argv)
+        if unknown:
+            # argparse leaves arguments no parser knows to the top-level parser, whose usage
+            # would not show the flags of the command they were meant for.
+            command_parser: argparse.ArgumentParser = args.command_parser
+            command_parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     except SystemExit as exit_request:  # --help, or a usage error argparse already reported
         return exit_request.code if isinstance(exit_request.code, int) else 2
     command: Callable[[argparse.Namespace], int] = args.command
@@ -82,9 +93,11 @@ def build_parser() -> argparse.ArgumentParser:
     opt.add_argument(
         "-p",
         "--passes",
-        default="",
+        default=None,
         metavar="PIPELINE",
-        help="comma-separated passes, options in braces: cse,constant-propagation{max-elements=64}",
+        help="comma-separated passes, options in braces: cse,constant-propagation{max-elements=64}"
+        "; without it no pass runs and the input is printed back as parsed (and a note says so on "
+        "standard error)",
     )
     opt.add_argument("--list-passes", action="store_true", help="list the passes and exit")
     opt.add_argument(
@@ -110,7 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_false",
         help="do not verify the graphs before and after each pass",
     )
-    opt.set_defaults(command=run_opt)
+    opt.set_defaults(command=run_opt, command_parser=opt)
 
     dump = commands.add_parser(
         "dump",
@@ -141,10 +154,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="a parameter's type: x=f64[3,4], x=f32[] (0-d), n=5 (int), lr=0.1 (float), "
         "flag=true (bool); dtypes " + ", ".join(DTYPE_CODES),
     )
-    dump.set_defaults(command=run_dump)
+    dump.set_defaults(command=run_dump, command_parser=dump)
     docs = commands.add_parser("docs", parents=[common], help="write docs/operators.md")
     add_docs_arguments(docs)
-    docs.set_defaults(command=run_docs)
+    docs.set_defaults(command=run_docs, command_parser=docs)
     return parser
 
 
@@ -155,7 +168,7 @@ def run_opt(args: argparse.Namespace) -> int:
     if args.file is None:
         raise CommandError("opt needs an input file (or - for standard input)")
     text, filename = read_input(args.file)
-    steps = parse_pipeline(args.passes)
+    steps = parse_pipeline(args.passes or "")
     chunks = split_input(text) if args.split_input_file else [text]
     outputs: list[str] = []
     for chunk in chunks:
@@ -166,6 +179,10 @@ def run_opt(args: argparse.Namespace) -> int:
                 raise
             outputs.append(f"{error}\n")
     sys.stdout.write(f"{SPLIT_MARKER}\n".join(outputs))
+    # (-p "" runs no pass on purpose; --verify-diagnostics checks the input's errors, with
+    # nothing on standard error.)
+    if args.passes is None and not args.verify_diagnostics:
+        print(NO_PASSES_NOTE, file=sys.stderr)
     return 0
 
 

@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from autodiff.errors import DifferentiationError
 from autodiff.instrument import held_arrays, node_hook
 from ir.graph import Node
 from ir.printer import print_node
@@ -213,24 +214,52 @@ def profiler() -> Iterator[Profile]:
         yield prof
 
 
-def profile(fn: Callable[..., Any], *args: Any, argnums: int | tuple[int, ...] = 0) -> Profile:
+def profile(
+    fn: Callable[..., Any], *args: Any, argnums: int | tuple[int, ...] | None = None
+) -> Profile:
     """Run ``ad.value_and_grad(fn, argnums)(*args)`` once and return its profile: time and
     bytes allocated per node of ``f`` and ``df``, each ``df`` node with the forward operation
     and source line it differentiates. ``Profile.result`` holds ``(value, gradient)``.
 
-    >>> prof = ad.profile(loss, w, x, y)
+    ``fn`` may also be a gradient, ``ad.grad(f, argnums)`` or ``ad.value_and_grad(f, argnums)``:
+    what runs is then f's value and gradient as that gradient takes them (its argnums, has_aux,
+    retain and hooks). ``argnums`` defaults to 0, or to the gradient's own.
+
+    >>> prof = ad.profile(loss, w, x, y)          # the same as ad.profile(ad.grad(loss), w, x, y)
     >>> print(prof)
     graph  op           forward op   source       calls  time (us)     %  bytes
     -----  -----------  -----------  -----------  -----  ---------  ----  -----
     f      aten::matmul aten::matmul model.py:4:8     1       12.0  20.1   1600
     ...
     """
-    from autodiff.grad import value_and_grad
-
-    gradient_fn = value_and_grad(fn, argnums=argnums)
+    gradient_fn = _value_and_grad_of(fn, argnums)
     with profiler() as prof:
         prof.result = gradient_fn(*args)
     return prof
+
+
+def _value_and_grad_of(
+    fn: Callable[..., Any], argnums: int | tuple[int, ...] | None
+) -> Callable[..., Any]:
+    """What `profile` runs for ``fn``: its value and gradient; for a gradient already
+    (`GradFunction`), the value and gradient of the function it differentiates, as it does."""
+    from autodiff.grad import GradFunction, value_and_grad
+
+    if not isinstance(fn, GradFunction):
+        return value_and_grad(fn, argnums=0 if argnums is None else argnums)
+    if argnums is not None and argnums != fn.argnums:
+        raise DifferentiationError(
+            f"profile() was given argnums={argnums!r} for a gradient taken with "
+            f"argnums={fn.argnums!r}: give argnums to ad.grad or ad.value_and_grad only"
+        )
+    return GradFunction(
+        fn.scripted,
+        fn.argnums,
+        fn.has_aux,
+        with_value=True,
+        retain=fn.retain,
+        hooks=fn.hooks,
+    )
 
 
 def _forward_op(graph: str, node: Node) -> str | None:

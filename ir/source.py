@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import functools
+import os
 from dataclasses import dataclass, field, replace
+from pathlib import PurePath
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,6 +26,33 @@ class Source:
         if 0 <= index < len(lines) and (index < len(lines) - 1 or lines[index]):
             return lines[index].removesuffix("\r")
         return None
+
+
+def shown_path(filename: str) -> str:
+    """``filename`` as IR comments and error messages show it: relative to the working directory
+    when it is a file under it, else as given (absolute, or a name such as ``<stdin>``).
+
+    >>> shown_path(os.path.abspath("examples/mlp.py"))
+    'examples/mlp.py'
+    >>> shown_path("/elsewhere/model.py")
+    '/elsewhere/model.py'
+    """
+    try:
+        working_directory = os.getcwd()
+    except OSError:  # the working directory was removed
+        return filename
+    return _relative_to(filename, working_directory)
+
+
+@functools.lru_cache(maxsize=256)  # one per file and directory: an IR print asks once per node
+def _relative_to(filename: str, directory: str) -> str:
+    path = PurePath(filename)
+    if not path.is_absolute():
+        return filename
+    try:
+        return str(path.relative_to(directory))
+    except ValueError:  # not under it
+        return filename
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +96,7 @@ class SourceRange:
         return self.source.filename
 
     def __str__(self) -> str:
-        return f"{self.source.filename}:{self.line}:{self.col}"
+        return f"{shown_path(self.source.filename)}:{self.line}:{self.col}"
 
     def highlight(self) -> str:
         """The source line with a caret line under the range (empty when the text is unknown).

@@ -70,15 +70,30 @@ class RegisteredPass:
 
     @property
     def summary(self) -> str:
-        """The first line of the pass function's docstring."""
-        doc = inspect.getdoc(self.function) or ""
-        return doc.splitlines()[0] if doc else ""
+        """The first sentence of the pass function's docstring, its lines joined."""
+        return first_sentence(inspect.getdoc(self.function) or "")
 
     def option(self, name: str) -> PassOption | None:
         for option in self.options:
             if option.name == name:
                 return option
         return None
+
+
+# A sentence ends at a full stop followed by a capital letter or the end of the paragraph, so
+# that abbreviations (``w.r.t. `x```, ``e.g. cse``) do not end one.
+_SENTENCE_END = re.compile(r"\.(?=\s+[A-Z]|\s*$)")
+
+
+def first_sentence(doc: str) -> str:
+    """The first sentence of ``doc``'s first paragraph, on one line.
+
+    >>> first_sentence("Fold nodes whose operands\\nare constants. Returns True if changed.")
+    'Fold nodes whose operands are constants.'
+    """
+    paragraph = " ".join(doc.strip().split("\n\n", 1)[0].split())
+    end = _SENTENCE_END.search(paragraph)
+    return paragraph if end is None else paragraph[: end.end()]
 
 
 PASSES: dict[str, RegisteredPass] = {}

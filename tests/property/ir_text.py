@@ -423,7 +423,8 @@ def run_opt(case: IRText, *, subprocess_run: bool = False) -> tuple[int, str, st
     with tempfile.TemporaryDirectory() as directory:
         path = Path(directory) / "case.ir"
         path.write_bytes(case.data)
-        argv = ["opt", str(path)] + (["-p", case.pipeline] if case.pipeline else [])
+        # (-p "" too: without -p, opt notes on standard error that no pass ran)
+        argv = ["opt", str(path), "-p", case.pipeline]
         if subprocess_run:
             done = subprocess.run(
                 [sys.executable, "-m", "autodiff", *argv],

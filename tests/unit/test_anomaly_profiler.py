@@ -19,6 +19,7 @@ from ir.graph import Graph, Node
 from ir.interpreter import Executable
 from ir.ops import OPS
 from ir.parser import parse_graph
+from ir.source import shown_path
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
@@ -276,7 +277,7 @@ def test_profile_has_every_node_of_f_and_df_with_forward_attribution() -> None:
         elif entry.op.startswith("aten::"):
             assert entry.forward_op is not None
             assert entry.forward_op.startswith("aten::")
-            assert entry.location.startswith(__file__)
+            assert entry.location.startswith(f"{shown_path(__file__)}:")
             assert entry.source_line
     tanh_grad = [e for e in entries if e.graph == "df" and e.forward_op == "aten::tanh"]
     assert tanh_grad
@@ -334,6 +335,48 @@ def test_chrome_trace_loads_as_json(tmp_path: Path) -> None:
     assert any(forward == "aten::tanh" for _, forward in df_names)
     starts = [e["ts"] for e in events]
     assert starts == sorted(starts)
+
+
+def profiled_ops(prof: ad.Profile) -> list[tuple[str, str]]:
+    return [(entry.graph, entry.op) for entry in prof.entries()]
+
+
+@pytest.mark.parametrize("gradient", [ad.grad, ad.value_and_grad], ids=["grad", "value_and_grad"])
+def test_profile_of_a_gradient_profiles_the_function_it_differentiates(
+    gradient: Callable[..., Any],
+) -> None:
+    w, x, y = mlp_args()
+    prof = ad.profile(gradient(mlp, argnums=(0, 2)), w, x, y)
+    value, (dw, dy) = prof.result
+    assert value == pytest.approx(mlp(w, x, y))
+    expected_dw, expected_dy = ad.grad(mlp, argnums=(0, 2))(w, x, y)
+    np.testing.assert_allclose(dw, expected_dw)
+    np.testing.assert_allclose(dy, expected_dy)
+    assert profiled_ops(prof) == profiled_ops(ad.profile(mlp, w, x, y, argnums=(0, 2)))
+    assert {entry.graph for entry in prof.entries()} == {"f", "df"}
+
+
+def test_profile_of_a_gradient_keeps_its_has_aux() -> None:
+    def with_aux(w, x, y):  # type: ignore[no-untyped-def]
+        h = np.tanh(x @ w)
+        return np.mean((h - y) ** 2), h
+
+    w, x, y = mlp_args()
+    (value, h), dw = ad.profile(ad.grad(with_aux, has_aux=True), w, x, y).result
+    assert value == pytest.approx(mlp(w, x, y))
+    np.testing.assert_allclose(h, np.tanh(x @ w))
+    np.testing.assert_allclose(dw, ad.grad(mlp)(w, x, y))
+
+
+def test_profile_of_a_gradient_refuses_other_argnums() -> None:
+    with pytest.raises(ad.DifferentiationError, match="argnums=1 for a gradient taken with"):
+        ad.profile(ad.grad(mlp), *mlp_args(), argnums=1)
+
+
+def test_profile_of_a_scripted_function() -> None:
+    w, x, y = mlp_args()
+    _value, dw = ad.profile(ad.script(mlp), w, x, y).result
+    np.testing.assert_allclose(dw, ad.grad(mlp)(w, x, y))
 
 
 def test_profiler_context_manager_sums_runs_and_loops() -> None:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from autodiff.cli import main, split_input
+from passes.registry import first_sentence
 
 GRAPH = """\
 graph @f(%x : Tensor, %y : Tensor):
@@ -56,7 +57,17 @@ def test_opt_without_passes_verifies_and_prints(
     ir_file: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert main(["opt", str(ir_file)]) == 0
-    assert capsys.readouterr().out == GRAPH
+    captured = capsys.readouterr()
+    assert captured.out == GRAPH
+    assert "no pass ran" in captured.err
+    assert "autodiff opt --list-passes" in captured.err
+
+
+def test_an_empty_pipeline_runs_no_pass_without_a_note(
+    ir_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["opt", str(ir_file), "-p", ""]) == 0
+    assert capsys.readouterr() == (GRAPH, "")
 
 
 def test_opt_reads_standard_input(
@@ -142,11 +153,41 @@ def test_usage_errors_exit_with_status_2(capsys: pytest.CaptureFixture[str]) -> 
     assert "usage: autodiff" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    ("argv", "command"),
+    [
+        (["opt", "input.ir", "--pipelin", "cse"], "opt"),
+        (["dump", "model.py:loss", "--stgae", "df"], "dump"),
+        (["docs", "--chek"], "docs"),
+    ],
+)
+def test_a_mistyped_flag_shows_its_commands_usage(
+    argv: list[str], command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"usage: autodiff {command} [-h]")
+    assert f"autodiff {command}: error: unrecognized arguments: {' '.join(argv[2:])}" in err
+
+
 def test_list_passes(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["opt", "--list-passes"]) == 0
     out = capsys.readouterr().out
     assert "cse: Replace each pure node" in out
     assert "    max-elements: int = 1000" in out
+    # A first sentence that spans docstring lines is shown whole, and only it.
+    assert (
+        "accumulate-slices: Turn additions of the backwards of slices and indices of one array "
+        "into one ``aten::_scatter_slices``.\n"
+    ) in out
+    summaries = [line.partition(": ")[2] for line in out.splitlines() if not line[0].isspace()]
+    assert all(summary.endswith(".") for summary in summaries)
+
+
+def test_first_sentence_joins_lines_and_passes_over_abbreviations() -> None:
+    doc = "Add the reverse w.r.t. `inputs`, e.g. x and\n  y. Returns True.\n\nMore."
+    assert first_sentence(doc) == "Add the reverse w.r.t. `inputs`, e.g. x and y."
+    assert first_sentence("No full stop") == "No full stop"
 
 
 def test_print_ir_after_all(ir_file: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -18,7 +18,7 @@ from ir.graph import Graph, Value
 from ir.interpreter import run_graph
 from ir.parser import parse_graph
 from ir.printer import print_graph
-from ir.source import SourceRange
+from ir.source import SourceRange, shown_path
 from ir.types import NONE, TENSOR
 from ir.verify import verify
 from passes import run_module_passes
@@ -793,7 +793,7 @@ def test_errors_in_callees_point_into_the_callee_and_name_the_call() -> None:
         "undefined_in_helper", "undefined_in_" + "helper  # noqa"
     )
     line, col = position_of("broken_helper", "return broken_" + "helper(x)")
-    assert f"in 'broken_helper', called at {__file__}:{line}:{col}" in str(error)
+    assert f"in 'broken_helper', called at {shown_path(__file__)}:{line}:{col}" in str(error)
 
 
 def with_bias(x, bias=None):

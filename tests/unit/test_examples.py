@@ -1,5 +1,5 @@
-"""Every example program runs as a newcomer runs it, and its scripted result equals the plain
-one it prints next to it."""
+"""Every example program runs as a newcomer runs it (``python examples/X.py``), exits with
+status 0 and says that its gradient agrees with central finite differences."""
 
 from __future__ import annotations
 
@@ -8,77 +8,68 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
 
-import numpy as np
 import pytest
-
-import autodiff as ad
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = sorted((ROOT / "examples").glob("*.py"))
-RESULT = re.compile(r"^\s*(plain|scripted):\s+(\S+)$", re.MULTILINE)
+NEEDS = {"train_lbfgs.py": "scipy"}  # examples that need an optional package
+GRADIENT_CHECK = re.compile(
+    r"^gradient check: max abs error (\S+) vs central differences: passed$", re.MULTILINE
+)
 
 
 def test_there_are_examples() -> None:
-    assert {path.name for path in EXAMPLES} >= {"mlp.py", "rosenbrock.py", "rnn.py"}
+    names = {path.name for path in EXAMPLES}
+    assert names >= {"mlp.py", "rosenbrock.py", "rnn.py", "train_lbfgs.py"}
+
+
+@pytest.fixture(scope="module")
+def outputs() -> dict[str, tuple[int, str, str]]:
+    """Each example's exit status, standard output and standard error. They run at once: most
+    of each run is starting Python and compiling, which the cores share."""
+    runs = {
+        path.name: subprocess.Popen(
+            [sys.executable, str(path.relative_to(ROOT))],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for path in EXAMPLES
+        if path.name not in NEEDS or importlib.util.find_spec(NEEDS[path.name]) is not None
+    }
+    results = {}
+    for name, run in runs.items():
+        out, err = run.communicate(timeout=300)
+        results[name] = (run.returncode, out, err)
+    return results
 
 
 @pytest.mark.parametrize("path", EXAMPLES, ids=lambda path: path.name)
-def test_example_runs_and_agrees(path: Path) -> None:
-    result = subprocess.run(
-        [sys.executable, str(path.relative_to(ROOT))],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
-    values = RESULT.findall(result.stdout)
-    assert values, result.stdout
-    plain = [float(value) for kind, value in values if kind == "plain"]
-    scripted = [float(value) for kind, value in values if kind == "scripted"]
-    assert plain == pytest.approx(scripted, rel=1e-9)
-    assert len(plain) == len(scripted) >= 1
+def test_example_runs_and_its_gradient_check_passes(
+    path: Path, outputs: dict[str, tuple[int, str, str]]
+) -> None:
+    if path.name in NEEDS:
+        pytest.importorskip(NEEDS[path.name])
+    status, out, err = outputs[path.name]
+    assert status == 0, out + err
+    checks = GRADIENT_CHECK.findall(out)
+    assert len(checks) == 1, out
+    assert float(checks[0]) < 1e-5
 
 
-def _load(name: str) -> Any:
-    spec = importlib.util.spec_from_file_location(
-        f"example_{name}", ROOT / "examples" / f"{name}.py"
-    )
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def number_after(label: str, out: str) -> float:
+    """The number that follows ``label`` at the start of a line of ``out``."""
+    found = re.search(rf"^{label} +([-\d.e]+)", out, re.MULTILINE)
+    assert found is not None, out
+    return float(found[1])
 
 
-def test_example_gradients_match_finite_differences() -> None:
-    rng = np.random.default_rng(0)
-    mlp = _load("mlp")
-    y = np.eye(3)[rng.integers(0, 3, size=6)]
-    mlp_args = (
-        rng.standard_normal((4, 8)) * 0.5,
-        np.zeros(8),
-        rng.standard_normal((8, 3)) * 0.5,
-        np.zeros(3),
-        rng.standard_normal((6, 4)),
-        y,
-    )
-    assert ad.gradcheck(mlp.loss, *mlp_args, rtol=1e-6).ok
-    rosenbrock = _load("rosenbrock")
-    assert ad.gradcheck(rosenbrock.rosenbrock, rng.standard_normal(7), rtol=1e-6).ok
-    rnn = _load("rnn")
-    rnn_args = (
-        rng.standard_normal((5, 2, 3)),
-        np.zeros((2, 4)),
-        rng.standard_normal((3, 4)) * 0.5,
-        rng.standard_normal((4, 4)) * 0.5,
-        rng.standard_normal((4, 1)) * 0.5,
-        rng.standard_normal((2, 1)),
-    )
-    value, grads = ad.value_and_grad(rnn.rnn_loss, argnums=(2, 3, 4))(*rnn_args)
-    np.testing.assert_allclose(value, rnn.rnn_loss(*rnn_args), rtol=1e-12)
-    assert ad.gradcheck(rnn.rnn_loss, *rnn_args, rtol=1e-6).ok
-    assert [g.shape for g in grads] == [(3, 4), (4, 4), (4, 1)]
+def test_training_lowers_the_loss_and_classifies(
+    outputs: dict[str, tuple[int, str, str]],
+) -> None:
+    pytest.importorskip("scipy")
+    _status, out, _err = outputs["train_lbfgs.py"]
+    assert number_after("loss after:", out) < number_after("loss before:", out) / 10
+    assert number_after("accuracy:", out) > 90  # percent

@@ -13,6 +13,7 @@ import pytest
 import autodiff as ad
 from autodiff.pipeline import compile_gradient
 from ir.graph import Graph, Node
+from ir.source import shown_path
 from ir.types import INT, TensorType
 from ir.verify import verify
 from tests.tree_helpers import central_differences
@@ -237,4 +238,6 @@ def seed_by_another_name(x):
 def test_refused_constructions_are_located(fn: Callable[..., Any], message: str) -> None:
     with pytest.raises(ad.ScriptError, match=message) as error:
         ad.script(fn)(np.ones(3))
-    assert f"{fn.__code__.co_filename}:{fn.__code__.co_firstlineno + 2}" in str(error.value)
+    assert f"{shown_path(fn.__code__.co_filename)}:{fn.__code__.co_firstlineno + 2}:" in str(
+        error.value
+    )

@@ -15,6 +15,7 @@ import pytest
 import autodiff as ad
 from frontend.parse import parse_source
 from ir.errors import AutodiffError, InterpreterError, ShapeError
+from ir.source import shown_path
 
 THIS_FILE = Path(__file__).read_text(encoding="utf-8").splitlines()
 
@@ -441,7 +442,8 @@ def test_broadcast_mismatch_reads_as_numpy_at_the_source_line() -> None:
     assert error.source_range is not None
     assert (error.source_range.line, error.source_range.col) == (line, col)
     text = str(error)
-    assert text.startswith(f"{error.source_range.filename}:{line}:{col}: error: {error.message}")
+    where = f"{shown_path(error.source_range.filename)}:{line}:{col}"
+    assert text.startswith(f"{where}: error: {error.message}")
     source, caret = text.splitlines()[-2:]
     assert source == f"    {THIS_FILE[line - 1]}"
     assert caret == " " * (4 + col - 1) + "^" * len("z + y")
