@@ -21,7 +21,7 @@ GRADIENT_CHECK = re.compile(
 
 def test_there_are_examples() -> None:
     names = {path.name for path in EXAMPLES}
-    assert names >= {"mlp.py", "rosenbrock.py", "rnn.py", "train_lbfgs.py"}
+    assert names >= {"quickstart.py", "mlp.py", "rosenbrock.py", "rnn.py", "train_lbfgs.py"}
 
 
 @pytest.fixture(scope="module")
