@@ -6,6 +6,7 @@ located in the file the text came from.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -127,7 +128,10 @@ def _common_indent(lines: Sequence[str]) -> str:
 
 @cache
 def _parser() -> FastParser:
-    """The LALR parser, built on first use (it takes most of a second) and kept."""
+    """The LALR parser, built on first use and kept. Building its table takes a second or
+    more, so lark keeps the table in the user's cache directory (`_table_cache`), keyed by a
+    hash of the grammar, the options and the lark and Python versions that it checks on
+    loading: a later process loads it in a tenth of that."""
     grammar = Path(__file__).with_name("grammar.lark").read_text(encoding="utf-8")
     lark = Lark(
         grammar,
@@ -136,8 +140,22 @@ def _parser() -> FastParser:
         postlex=Indenter(),
         start="module",
         maybe_placeholders=True,
+        cache=_table_cache(),
     )
     return FastParser(lark, "module")  # See Note [Our own LALR loop]
+
+
+def _table_cache() -> str | bool:
+    """Where lark keeps the parse table: a file of our own under ``$XDG_CACHE_HOME`` (or
+    ``~/.cache``), not lark's default in the shared temporary directory, from which another
+    user could have it load a pickle of theirs. False (no cache) when that cannot be made."""
+    root = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    directory = os.path.join(root, "numpy-autodiff")
+    try:
+        os.makedirs(directory, mode=0o700, exist_ok=True)
+    except OSError:
+        return False
+    return os.path.join(directory, "grammar-lalr.cache")
 
 
 def _syntax_error(exc: UnexpectedInput, locator: Locator) -> ScriptError:
