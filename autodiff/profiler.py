@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from autodiff.instrument import held_arrays, node_hook
+from autodiff.tracebacks import api_boundary
 from ir.graph import Node
 from ir.printer import print_node
 
@@ -213,6 +214,7 @@ def profiler() -> Iterator[Profile]:
         yield prof
 
 
+@api_boundary
 def profile(fn: Callable[..., Any], *args: Any, argnums: int | tuple[int, ...] = 0) -> Profile:
     """Run ``ad.value_and_grad(fn, argnums)(*args)`` once and return its profile: time and
     bytes allocated per node of ``f`` and ``df``, each ``df`` node with the forward operation
