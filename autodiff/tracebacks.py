@@ -19,10 +19,10 @@ located message, not the frames of the compiler that found it.
 #   project's own code (``hessian`` calling ``jacobian``, the CLI calling ``graph_for``)
 #   leaves the error alone, so the outer one sees it whole and the CLI's ``--traceback``
 #   prints every frame.
-# - Cost: the hot entry points (calls of scripted functions, gradients, Jacobians, a vjp
-#   function) hold a ``try`` in their own body, which costs nothing in CPython 3.11 while
-#   nothing raises; the cold ones use the `api_boundary` decorator. Everything else happens
-#   when an error is on its way out.
+# - Cost: the hot entry points (calls of scripted functions and gradients, a vjp function,
+#   which a Jacobian calls once per row) hold a ``try`` in their own body, which costs nothing
+#   in CPython 3.11 while nothing raises; the others use the `api_boundary` decorator. All
+#   else happens when an error is on its way out.
 # - The handler ends with a bare ``raise``, which in CPython 3.11 re-raises with the traceback
 #   `shorten` set, without adding the boundary's frame again.
 # - ``AUTODIFF_TRACEBACK=full`` in the environment, read when an error is raised, leaves every
