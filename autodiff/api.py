@@ -6,8 +6,10 @@ from collections.abc import Callable
 from typing import Any
 
 from autodiff.script import ScriptFunction
+from autodiff.tracebacks import api_boundary
 
 
+@api_boundary
 def script(fn: Callable[..., Any]) -> ScriptFunction:
     """Compile ``fn`` (as a decorator or a call); bad code raises ScriptError here, not at the
     first call. A ScriptFunction is returned as it is."""

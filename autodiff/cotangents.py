@@ -13,7 +13,9 @@ from autodiff.errors import DifferentiationError
 from autodiff.grad import _gradients
 from autodiff.pytrees import argument_parts
 from autodiff.script import scripted_for
+from autodiff.tracebacks import api_boundary, shorten
 from autodiff.unit import compiled_gradient, describe
+from ir.errors import AutodiffError
 from ir.ops.gradients.prim import zeros_like_value
 from passes.requires_grad import can_hold_gradient
 
@@ -49,6 +51,7 @@ def _checked_cotangent(seed: Any, output: Any, where: str) -> Any:
     return seed
 
 
+@api_boundary
 def vjp(fn: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
     """Run ``fn(*args)`` and return its result and a function mapping a cotangent of that
     result to one gradient per argument passed (None for arguments that have no gradient):
@@ -78,21 +81,26 @@ def vjp(fn: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple[
     out = compiled.result(outputs)
 
     def vjp_fn(cotangent: Any) -> tuple[Any, ...]:
-        seeds = [
-            _checked_cotangent(seed, output, f"the result of {scripted.qualname}()")
-            for seed, output in zip(
-                compiled.flatten(cotangent, scripted.qualname), outputs, strict=True
+        try:  # a boundary: Note [Traceback filtering] in autodiff.tracebacks
+            seeds = [
+                _checked_cotangent(seed, output, f"the result of {scripted.qualname}()")
+                for seed, output in zip(
+                    compiled.flatten(cotangent, scripted.qualname), outputs, strict=True
+                )
+            ]
+            grads = _gradients(compiled.runtime, saved, seeds, values, wrt, retain=True)
+            by_position = dict(zip(wrt, grads, strict=True))
+            if spec is None:
+                return tuple(by_position.get(index) for index in range(len(args)))
+            return tuple(
+                None  # no gradient: Note [Strings known while compiling] in frontend.trees
+                if child.type is str
+                else optree.tree_unflatten(child, [by_position.get(i) for i in part])
+                for child, part in zip(children, ranges, strict=True)
             )
-        ]
-        grads = _gradients(compiled.runtime, saved, seeds, values, wrt, retain=True)
-        by_position = dict(zip(wrt, grads, strict=True))
-        if spec is None:
-            return tuple(by_position.get(index) for index in range(len(args)))
-        return tuple(
-            None  # no gradient: Note [Strings known while compiling] in frontend.trees
-            if child.type is str
-            else optree.tree_unflatten(child, [by_position.get(i) for i in part])
-            for child, part in zip(children, ranges, strict=True)
-        )
+
+        except AutodiffError as error:
+            shorten(error)
+            raise
 
     return out, vjp_fn

@@ -13,6 +13,7 @@ import numpy as np
 from autodiff.cotangents import vjp
 from autodiff.errors import DifferentiationError
 from autodiff.grad import _as_script
+from autodiff.tracebacks import api_boundary
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +34,7 @@ class GradcheckResult:
         )
 
 
+@api_boundary
 def gradcheck(
     fn: Callable[..., Any],
     *args: Any,

@@ -23,6 +23,7 @@ from autodiff.runtime import CompiledGradient, Saved
 from autodiff.script import ScriptFunction
 from autodiff.specialize import ArgumentError, unknown_layouts
 from autodiff.taps import Hook, HookRun, normalise_hooks
+from autodiff.tracebacks import api_boundary, shorten
 from autodiff.unit import (
     CompilationUnit,
     CompiledFunction,
@@ -34,6 +35,7 @@ from autodiff.unit import (
     loss_site,
     split_aux,
 )
+from ir.errors import AutodiffError
 from ir.graph import Graph
 from ir.types import TensorType, Type
 from passes.requires_grad import can_hold_gradient
@@ -144,6 +146,7 @@ class GradFunction:
     >>> dw, db = dloss(w, b, x, y)
     """
 
+    @api_boundary
     def __init__(
         self,
         fn: Callable[..., Any],
@@ -192,27 +195,32 @@ class GradFunction:
         return [compiled for unit in self.cache.values() for compiled in unit.gradients.values()]
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        scripted = self.scripted
-        if scripted.guarded and scripted.stale():  # Note [Values read once] in frontend.compile
-            scripted.refresh()
-        if not kwargs and len(args) == scripted.positional_arity:
-            # with the global arrays it reads: Note [Free variables] in frontend.compile
-            key, values = scripted.fast_key(args)
-            units = scripted.cache
-            unit = units.get(key)
-            if unit is None and any(a is None or isinstance(a, CONTAINER_TYPES) for a in args):
-                key, values = scripted.tree_key(args)  # Note [Pytree arguments]
+        try:  # a boundary: Note [Traceback filtering] in autodiff.tracebacks
+            scripted = self.scripted
+            if scripted.guarded and scripted.stale():  # Note [Values read once] in frontend.compile
+                scripted.refresh()
+            if not kwargs and len(args) == scripted.positional_arity:
+                # with the global arrays it reads: Note [Free variables] in frontend.compile
+                key, values = scripted.fast_key(args)
+                units = scripted.cache
                 unit = units.get(key)
-            # Node hooks and saved-value hooks are handled the general way; their lists are
-            # read directly, a truth test each (Note [Instrumented runs]).
-            if unit is not None and not (instrument._NODE_HOOKS or instrument._SAVED_HOOKS):
-                call = unit.calls.get(self.call_key)
-                if call is not None:
-                    if len(units) > 1:  # most recently used: Note [Cache bounds]
-                        units.move_to_end(key)
-                    return call(values)
-        return self.general_call(args, kwargs)
+                if unit is None and any(a is None or isinstance(a, CONTAINER_TYPES) for a in args):
+                    key, values = scripted.tree_key(args)  # Note [Pytree arguments]
+                    unit = units.get(key)
+                # Node hooks and saved-value hooks are handled the general way; their lists are
+                # read directly, a truth test each (Note [Instrumented runs]).
+                if unit is not None and not (instrument._NODE_HOOKS or instrument._SAVED_HOOKS):
+                    call = unit.calls.get(self.call_key)
+                    if call is not None:
+                        if len(units) > 1:  # most recently used: Note [Cache bounds]
+                            units.move_to_end(key)
+                        return call(values)
+            return self.general_call(args, kwargs)
+        except AutodiffError as error:
+            shorten(error)
+            raise
 
+    @api_boundary
     def gradient_for(self, *args: Any, **kwargs: Any) -> Gradient:
         """The `Gradient` a call with these arguments runs: its forward graph ``f`` and its
         backward graph ``df``, specialised to the arguments' shapes and dtypes.
@@ -319,6 +327,7 @@ class GradFunction:
         # With ``retain``: the usual result paired with name -> gradient (Note [Taps]).
         return (result, retained) if self.retain else result
 
+    @api_boundary
     def compiled_for(
         self,
         values: Sequence[Any],
@@ -364,6 +373,7 @@ class GradFunction:
         return _positions(self.qualname, self.argnums, count)
 
 
+@api_boundary
 def grad(
     fn: Callable[..., Any],
     argnums: Argnums = 0,
@@ -389,6 +399,7 @@ def grad(
     return GradFunction(fn, argnums, has_aux, with_value=False, retain=retain, hooks=hooks)
 
 
+@api_boundary
 def value_and_grad(
     fn: Callable[..., Any],
     argnums: Argnums = 0,
@@ -406,6 +417,7 @@ def value_and_grad(
     return GradFunction(fn, argnums, has_aux, with_value=True, retain=retain, hooks=hooks)
 
 
+@api_boundary
 def differentiate(graph: Graph) -> Gradient:
     """Differentiate a typed graph w.r.t. its inputs typed ``requires_grad=1`` (or, when no
     input says, every input that can hold a gradient) and split it into ``f`` and ``df``.

@@ -108,7 +108,11 @@ def detect_anomaly() -> Iterator[None]:
 
 
 def _check_finite(label: str, node: Node, kernel: Callable[..., Any], args: tuple[Any, ...]) -> Any:
-    result = kernel(*args)
+    # A NaN or inf is reported here, naming the node and the user's line; NumPy's
+    # RuntimeWarning about it ("divide by zero encountered") would only come first, pointing
+    # into the compiler.
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        result = kernel(*args)
     found = _non_finite(result)
     if found is not None:
         raise anomaly_error(label, node, found)

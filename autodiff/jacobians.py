@@ -24,6 +24,7 @@ from autodiff.grad import (
 from autodiff.higher_order import blocks_graph, jacobian_graph
 from autodiff.pytrees import is_pytree
 from autodiff.specialize import unknown_layouts
+from autodiff.tracebacks import api_boundary
 from autodiff.unit import describe
 from ir.graph import Graph
 from ir.types import TensorType, Type
@@ -49,6 +50,7 @@ class JacobianFunction:
     as a gradient is, differentiable again (Note [Jacobian graphs] in `autodiff.higher_order`).
     ``what`` names it in errors (``jacobian``, or ``hessian`` for the outer of two)."""
 
+    @api_boundary
     def __init__(
         self,
         fn: Callable[..., Any],
@@ -100,6 +102,7 @@ class JacobianFunction:
     def qualname(self) -> str:
         return self.scripted.qualname
 
+    @api_boundary
     def __call__(self, *args: Any) -> Any:
         names = list(self.scripted.signature.parameters)
         star = self.scripted.star
@@ -168,6 +171,7 @@ class JacobianFunction:
         )
 
 
+@api_boundary
 def jacobian(
     fn: Callable[..., Any], argnums: Argnums = 0, *, holomorphic: bool = False
 ) -> JacobianFunction:
@@ -183,6 +187,7 @@ def jacobian(
     return JacobianFunction(fn, argnums, holomorphic=holomorphic)
 
 
+@api_boundary
 def hessian(fn: Callable[..., Any], argnums: Argnums = 0) -> Callable[..., Any]:
     """The Hessian: the `jacobian` of the Jacobian, which is differentiated as a graph
     (Note [Jacobian graphs] in `autodiff.higher_order`), of shape ``result.shape +
@@ -202,6 +207,7 @@ class HessianBlocks:
     returning the blocks ``H[i][j]`` (each a `jacobian` of a `jacobian`) as nested tuples;
     and, as a Jacobian is, a graph that `vjp` differentiates and scripted code inlines."""
 
+    @api_boundary
     def __init__(self, fn: Callable[..., Any], argnums: tuple[int, ...]) -> None:
         self.scripted = _as_script(fn)
         self.argnums = argnums
@@ -210,6 +216,7 @@ class HessianBlocks:
         ]
         functools.update_wrapper(self, self.scripted.fn, updated=())
 
+    @api_boundary
     def __call__(self, *args: Any) -> Any:
         # Each block runs the function: all but the last on copies, so that each reads the
         # arguments as passed and the ones the function writes are written once.

@@ -28,6 +28,7 @@ import numpy as np
 
 from autodiff.errors import DifferentiationError
 from autodiff.instrument import held_arrays, node_hook
+from autodiff.tracebacks import api_boundary
 from ir.graph import Node
 from ir.printer import print_node
 
@@ -214,6 +215,7 @@ def profiler() -> Iterator[Profile]:
         yield prof
 
 
+@api_boundary
 def profile(
     fn: Callable[..., Any], *args: Any, argnums: int | tuple[int, ...] | None = None
 ) -> Profile:

@@ -34,6 +34,7 @@ import optree
 
 from autodiff.specialize import ArgumentError, argument_type, runtime_value
 from autodiff.structures import builder
+from autodiff.tracebacks import api_boundary
 from frontend.trees import KnownString, Tree
 from ir.types import NONE, TensorType, Type
 
@@ -245,6 +246,7 @@ def gradient_shaper(
     return wrt, shape
 
 
+@api_boundary
 def ravel(tree: Any) -> tuple[np.ndarray[Any, Any], Callable[[np.ndarray[Any, Any]], Any]]:
     """``ad.flatten``: every array and number of ``tree`` raveled into one vector, and the
     function that turns such a vector back into a tree of the same structure, dtypes and
@@ -268,6 +270,7 @@ def ravel(tree: Any) -> tuple[np.ndarray[Any, Any], Callable[[np.ndarray[Any, An
     shapes = [a.shape for a in arrays]
     kinds = [(type(leaf), a.dtype) for leaf, a in zip(leaves, arrays, strict=True)]
 
+    @api_boundary
     def unflatten(flat: np.ndarray[Any, Any]) -> Any:
         flat = np.asarray(flat)
         if flat.shape != vector.shape:

@@ -79,6 +79,7 @@ from autodiff.specialize import (
     typed_graph,
 )
 from autodiff.structures import Structure, structure_of
+from autodiff.tracebacks import api_boundary, shorten
 from autodiff.unit import CompilationUnit
 from frontend.compile import (
     CompiledModule,
@@ -91,7 +92,7 @@ from frontend.errors import ContainerUseError, ScriptError
 from frontend.objects import call_signature
 from frontend.trees import KnownString, Tree, needs_rebuild, rebuild
 from ir.codegen import Runnable, executable
-from ir.errors import ShapeError
+from ir.errors import AutodiffError, ShapeError
 from ir.graph import Graph
 from ir.types import BOOL, FLOAT, GENERATOR, INT, TensorType, Type
 from passes.registry import run_module_passes
@@ -111,6 +112,7 @@ class ScriptFunction:
     cache].
     """
 
+    @api_boundary
     def __init__(self, fn: Callable[..., Any]) -> None:
         self.fn = fn
         self.signature = call_signature(fn)  # a partial's fixed keywords are not parameters
@@ -242,6 +244,7 @@ class ScriptFunction:
         self.results.clear()
 
     @property
+    @api_boundary
     def graph(self) -> Graph:
         """The function as parsed, helpers inlined; for a gradient or a Jacobian, its graph
         for the declared parameter types."""
@@ -275,35 +278,39 @@ class ScriptFunction:
         return f"<ScriptFunction {self.qualname}>"
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if self.guarded and self.stale():
-            self.refresh()
-        found = None
-        unit = None
-        given: Sequence[Any] = args
-        if not kwargs and len(args) == self.positional_arity:  # Note [Specialisation cache]
-            key, given = self.fast_key(args)
-            cache = self.cache
-            unit = cache.get(key)
-            if unit is not None:
-                found = unit.executable
-                if len(cache) > 1:  # most recently used: Note [Cache bounds]
-                    cache.move_to_end(key)
-            elif self.positional_arity > 0 and any(
-                a is None or isinstance(a, CONTAINER_TYPES) for a in args
-            ):
-                key, given = self.tree_key(args)  # Note [Pytree arguments]
+        try:  # a boundary: Note [Traceback filtering] in autodiff.tracebacks
+            if self.guarded and self.stale():
+                self.refresh()
+            found = None
+            unit = None
+            given: Sequence[Any] = args
+            if not kwargs and len(args) == self.positional_arity:  # Note [Specialisation cache]
+                key, given = self.fast_key(args)
+                cache = self.cache
                 unit = cache.get(key)
                 if unit is not None:
                     found = unit.executable
-        if found is not None:
-            results = found.run(list(given))
-        else:
-            values, spec = self.runtime_call(args, kwargs)
-            key, unit = self.unit_for(values, spec)
-            results = self.executable_of(key, unit).run(values)
-        assert unit is not None
-        result = results[0] if len(results) == 1 else tuple(results) if results else None
-        return result if unit.rebuild is None else rebuild(result, unit.rebuild)
+                    if len(cache) > 1:  # most recently used: Note [Cache bounds]
+                        cache.move_to_end(key)
+                elif self.positional_arity > 0 and any(
+                    a is None or isinstance(a, CONTAINER_TYPES) for a in args
+                ):
+                    key, given = self.tree_key(args)  # Note [Pytree arguments]
+                    unit = cache.get(key)
+                    if unit is not None:
+                        found = unit.executable
+            if found is not None:
+                results = found.run(list(given))
+            else:
+                values, spec = self.runtime_call(args, kwargs)
+                key, unit = self.unit_for(values, spec)
+                results = self.executable_of(key, unit).run(values)
+            assert unit is not None
+            result = results[0] if len(results) == 1 else tuple(results) if results else None
+            return result if unit.rebuild is None else rebuild(result, unit.rebuild)
+        except AutodiffError as error:
+            shorten(error)
+            raise
 
     def fast_key(self, args: Sequence[Any]) -> tuple[SignatureKey, Sequence[Any]]:
         """The signature key and runtime values of a call by position, as a cache hit takes
@@ -331,6 +338,7 @@ class ScriptFunction:
         self.last_structure = structure
         return (structure, *signature_key(leaves)), leaves
 
+    @api_boundary
     def graph_for(self, *args: Any, **kwargs: Any) -> Graph:
         """The specialised graph a call with these arguments runs."""
         if self.guarded and self.stale():
@@ -339,6 +347,7 @@ class ScriptFunction:
         key, unit = self.unit_for(values, spec)
         return self.executable_of(key, unit).graph
 
+    @api_boundary
     def graph_for_types(
         self,
         types: Sequence[Type],
@@ -509,8 +518,7 @@ class ScriptFunction:
             if self.held_back is not None and not self.results:
                 # compiled for these kinds (numbers, generators) first, or the held-back error
                 types = [
-                    argument_type(self.qualname, n, v)
-                    for n, v in zip(names, values, strict=True)
+                    argument_type(self.qualname, n, v) for n, v in zip(names, values, strict=True)
                 ]
                 self.parsed_for(types)
         return self.checked_free(values), spec
@@ -569,9 +577,7 @@ class ScriptFunction:
         container (Note [Pytree arguments] in `autodiff.pytrees`). See Note [Compilation
         units] in `autodiff.unit`."""
         key = (
-            signature_key(values)
-            if spec is None
-            else (structure_of(spec), *signature_key(values))
+            signature_key(values) if spec is None else (structure_of(spec), *signature_key(values))
         )
         unit = self.cache.lookup(key)
         if unit is None:

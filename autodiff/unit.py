@@ -249,7 +249,8 @@ def check_loss(qualname: str, value: Any, site: SourceRange | None) -> None:
     if np.size(value) != 1:
         raise DifferentiationError(
             f"{needs}, but it returned shape {tuple(np.shape(value))}; use ad.vjp for "
-            "non-scalar outputs"
+            "non-scalar outputs",
+            site,
         )
     if np.iscomplexobj(value):
         raise DifferentiationError(

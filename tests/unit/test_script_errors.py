@@ -462,36 +462,42 @@ def doubled(x):
 
 
 @pytest.mark.parametrize(
-    ("make", "args", "message"),
+    ("make", "args", "message", "located_at"),
     [
         (
             lambda: ad.grad(scaled_power, argnums=1),
             (np.ones(3), 2),
             "cannot differentiate scaled_power() with respect to argument 'n' of type int: "
             "only floating-point arrays and Python floats have gradients",
+            None,
         ),
         (
             lambda: ad.grad(scaled_power),
             (np.arange(3), 2),
             "cannot differentiate scaled_power() with respect to argument 'x' of type Long(3): "
             "only floating-point arrays and Python floats have gradients",
+            None,
         ),
         (
             lambda: ad.grad(doubled),
             (np.ones((2, 3)),),
             "grad requires doubled() to return a scalar (a 0-d or one-element array), but it "
             "returned shape (2, 3); use ad.vjp for non-scalar outputs",
+            (doubled, "x * 2.0"),  # the value returned
         ),
     ],
     ids=["int-argument", "integer-array", "non-scalar-output"],
 )
 def test_grad_refusals_name_the_argument_or_the_output_shape(
-    make: Any, args: tuple[Any, ...], message: str
+    make: Any, args: tuple[Any, ...], message: str, located_at: tuple[Any, str] | None
 ) -> None:
     with pytest.raises(ad.DifferentiationError) as info:
         make()(*args)
-    assert info.value.message == message
-    assert str(info.value) == f"error: {message}"
+    if located_at is not None:
+        check_located(info.value, message, *located_at)
+    else:
+        assert info.value.message == message
+        assert str(info.value) == f"error: {message}"
 
 
 # ---- no state is lost after an error ------------------------------------------------------------
