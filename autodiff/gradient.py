@@ -64,7 +64,6 @@ class Gradient:
         footer = "".join(f"# {name} {value}\n" for name, value in lists)
         return f"{print_graph(self.f)}\n{print_graph(self.df)}\n{footer}"
 
-
     def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
         """IPython shows a gradient as its text (when it shows no picture)."""
         printer.text(str(self))

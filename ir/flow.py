@@ -191,7 +191,7 @@ def to_networkx(graph: Graph) -> networkx.DiGraph:
     >>> networkx.has_path(g, "input0", "return")
     True
     """
-    nx = import_networkx("to_networkx")
+    nx = import_networkx("Graph.to_networkx")
     flow = ValueFlow(graph)
     digraph = nx.DiGraph(name=graph.name)
     for key, vertex in flow.vertices.items():
