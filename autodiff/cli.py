@@ -24,9 +24,13 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from autodiff.docs import add_arguments as add_docs_arguments
 from autodiff.docs import run as run_docs
-from ir.errors import AutodiffError
+from autodiff.gradient import Gradient
+from autodiff.pictures import stages_to_dot
+from ir.dot import NEEDS_GRAPHVIZ, render_svg
+from ir.errors import AutodiffError, MissingDependencyError
+from ir.graph import Graph
 from ir.parser import parse_module
-from ir.printer import print_graph, print_module
+from ir.printer import print_module
 from ir.source import Source, SourceRange
 from ir.types import BOOL, FLOAT, INT, TensorType, Type
 from passes.registry import PASSES, Module, PipelineStep, parse_pipeline, run_module_passes
@@ -153,6 +157,20 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME=TYPE",
         help="a parameter's type: x=f64[3,4], x=f32[] (0-d), n=5 (int), lr=0.1 (float), "
         "flag=true (bool); dtypes " + ", ".join(DTYPE_CODES),
+    )
+    dump.add_argument(
+        "--format",
+        choices=FORMATS,
+        default="ir",
+        help="ir: IR text; dot: Graphviz DOT (nested blocks as clusters, f and df side by "
+        "side, captured values highlighted); svg: that picture rendered (needs Graphviz)",
+    )
+    dump.add_argument(
+        "-o",
+        "--output",
+        default=None,
+        metavar="FILE",
+        help="write to FILE instead of standard output",
     )
     dump.set_defaults(command=run_dump, command_parser=dump)
     docs = commands.add_parser("docs", parents=[common], help="write docs/operators.md")
@@ -283,12 +301,16 @@ def _quoted(names: list[str]) -> str:
     return ", ".join(f"'{name}'" for name in names)
 
 
-def dump_parsed(function: ScriptFunction, types: dict[str, Type], wrt: str | None) -> str:
-    return print_graph(function.graph)
+# A stage is one graph, or (for --stage all) several under their names, f and df as a Gradient.
+StageParts = list[tuple[str, Graph | Gradient]]
 
 
-def dump_typed(function: ScriptFunction, types: dict[str, Type], wrt: str | None) -> str:
-    return print_graph(function.graph_for_types(parameter_types(function, types)))
+def dump_parsed(function: ScriptFunction, types: dict[str, Type], wrt: str | None) -> StageParts:
+    return [("parsed", function.graph)]
+
+
+def dump_typed(function: ScriptFunction, types: dict[str, Type], wrt: str | None) -> StageParts:
+    return [("typed", function.graph_for_types(parameter_types(function, types)))]
 
 
 def gradient_stages(function: ScriptFunction, types: dict[str, Type], wrt: str | None) -> Any:
@@ -320,30 +342,29 @@ def gradient_stages(function: ScriptFunction, types: dict[str, Type], wrt: str |
     return compile_gradient(function.graph, ordered, positions)
 
 
-def _stage(name: str) -> Callable[[ScriptFunction, dict[str, Type], str | None], str]:
-    def dump(function: ScriptFunction, types: dict[str, Type], wrt: str | None) -> str:
+def _stage(name: str) -> Callable[[ScriptFunction, dict[str, Type], str | None], StageParts]:
+    def dump(function: ScriptFunction, types: dict[str, Type], wrt: str | None) -> StageParts:
         stages = gradient_stages(function, types, wrt)
         if name in ("f", "df"):
-            return print_graph(getattr(stages.gradient, name))
-        return print_graph(getattr(stages, name))
+            return [(name, getattr(stages.gradient, name))]
+        return [(name, getattr(stages, name))]
 
     return dump
 
 
-def dump_all(function: ScriptFunction, types: dict[str, Type], wrt: str | None) -> str:
+def dump_all(function: ScriptFunction, types: dict[str, Type], wrt: str | None) -> StageParts:
     stages = gradient_stages(function, types, wrt)
-    parts = [
+    return [
         ("parsed", function.graph),
         ("typed", stages.typed),
         ("grad", stages.grad),
         ("optimized", stages.optimized),
+        ("f and df", stages.gradient),
     ]
-    text = "".join(f"# ---- {name} ----\n{print_graph(graph)}\n" for name, graph in parts)
-    return text + f"# ---- f and df ----\n{stages.gradient}"
 
 
-# Each stage prints a function's IR at one point of the pipeline.
-STAGES: dict[str, Callable[[ScriptFunction, dict[str, Type], str | None], str]] = {
+# Each stage gives a function's IR at one point of the pipeline.
+STAGES: dict[str, Callable[[ScriptFunction, dict[str, Type], str | None], StageParts]] = {
     "parsed": dump_parsed,
     "typed": dump_typed,
     "grad": _stage("grad"),
@@ -352,6 +373,27 @@ STAGES: dict[str, Callable[[ScriptFunction, dict[str, Type], str | None], str]] 
     "df": _stage("df"),
     "all": dump_all,
 }
+FORMATS = ("ir", "dot", "svg")
+
+
+def format_stages(name: str, parts: StageParts, output_format: str) -> str:
+    """The text ``autodiff dump`` writes: IR text (each of several stages under a header),
+    Graphviz DOT or SVG."""
+    if output_format == "ir":
+        if len(parts) == 1:
+            return str(parts[0][1])
+        # A Graph's text ends in one newline; a blank line separates it from the next header.
+        return "".join(
+            f"# ---- {title} ----\n{stage}" + ("\n" if isinstance(stage, Graph) else "")
+            for title, stage in parts
+        )
+    dot_text = stages_to_dot(name, parts)
+    if output_format == "dot":
+        return dot_text
+    try:
+        return render_svg(dot_text)
+    except MissingDependencyError as error:
+        raise CommandError(f"--format svg {NEEDS_GRAPHVIZ} or use --format dot") from error
 
 
 def run_dump(args: argparse.Namespace) -> int:
@@ -365,7 +407,16 @@ def run_dump(args: argparse.Namespace) -> int:
         raise CommandError(f"{path} has no function '{function_name}'")
     if not callable(found):
         raise CommandError(f"{path}:{function_name} is a {type(found).__name__}, not a function")
-    sys.stdout.write(STAGES[args.stage](script(found), types, args.wrt))
+    function = script(found)
+    parts = STAGES[args.stage](function, types, args.wrt)
+    text = format_stages(function_name, parts, args.format)
+    if args.output is None:
+        sys.stdout.write(text)
+        return 0
+    try:
+        Path(args.output).write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise CommandError(f"cannot write {args.output}: {error.strerror}") from error
     return 0
 
 

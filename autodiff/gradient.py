@@ -4,6 +4,7 @@ that say how ``df``'s inputs come from a run of ``f`` (TorchScript's ``Gradient`
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from ir.graph import Graph, Value
 from ir.printer import print_graph
@@ -62,6 +63,43 @@ class Gradient:
         # The lists are comments, so the whole text still parses as an IR module.
         footer = "".join(f"# {name} {value}\n" for name, value in lists)
         return f"{print_graph(self.f)}\n{print_graph(self.df)}\n{footer}"
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        """IPython shows a gradient as its text (when it shows no picture)."""
+        printer.text(str(self))
+
+    def _repr_svg_(self) -> str | None:
+        """Jupyter shows a gradient as a picture of ``f`` and ``df`` side by side (`to_dot`),
+        or as text when Graphviz is not installed or the graphs are too large."""
+        from ir.dot import LARGEST_PICTURE, try_render_svg
+
+        size = sum(1 for graph in (self.f, self.df) for _ in graph.all_nodes())
+        return None if size > LARGEST_PICTURE else try_render_svg(self.to_dot())
+
+    def to_dot(self, fold_constants: bool = True) -> str:
+        """Graphviz DOT text that draws ``f`` and ``df`` side by side, the values ``f`` saves
+        for ``df`` highlighted and joined by dashed edges (Note [Captured edges] in
+        `autodiff.pictures`).
+
+        >>> gradient = ad.differentiate(ad.script(loss).graph_for(w, x, y))
+        >>> Path("loss.dot").write_text(gradient.to_dot())
+        """
+        from autodiff.pictures import gradient_to_dot  # which imports this module
+
+        return gradient_to_dot(self, fold_constants)
+
+    def to_networkx(self) -> Any:
+        """``f`` and ``df`` in one `networkx.DiGraph`, vertices keyed ``("f", key)`` and
+        ``("df", key)``, with an edge of kind ``"captured"`` from each value ``f`` saves to the
+        ``df`` input that takes it (`autodiff.pictures.gradient_to_networkx`). Needs networkx.
+
+        >>> g = gradient.to_networkx()
+        >>> [edge for edge in g.edges(data="kind") if edge[2] == "captured"][0]
+        (('f', 'n1'), ('df', 'input2'), 'captured')
+        """
+        from autodiff.pictures import gradient_to_networkx
+
+        return gradient_to_networkx(self)
 
 
 def _spell(indices: tuple[int, ...]) -> str:

@@ -15,6 +15,7 @@ the forward operation whose derivative it computes (`SourceRange.gradient_of`) a
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import time
@@ -29,6 +30,7 @@ import numpy as np
 from autodiff.errors import DifferentiationError
 from autodiff.instrument import held_arrays, node_hook
 from autodiff.tracebacks import api_boundary
+from ir.dot import display_filename
 from ir.graph import Node
 from ir.printer import print_node
 
@@ -63,6 +65,21 @@ class ProfileEntry:
     @property
     def time_us(self) -> float:
         return self.time_ns / 1000
+
+
+@dataclass(frozen=True, slots=True)
+class LineTime:
+    """The time the nodes of one source line took, in ``f`` and in ``df``."""
+
+    location: str  # "mlp.py:17", or "" for nodes with no source line
+    source_line: str  # the line's text, stripped ("" when unknown)
+    f_ns: int
+    df_ns: int
+    calls: int
+
+    @property
+    def time_ns(self) -> int:
+        return self.f_ns + self.df_ns
 
 
 class Profile:
@@ -167,6 +184,60 @@ class Profile:
 
     def __str__(self) -> str:
         return self.table()
+
+    def time_per_line(self) -> list[LineTime]:
+        """The entries' time summed per source line (a ``df`` node counts for the line it
+        differentiates), longest first.
+
+        >>> prof.time_per_line()[0]
+        LineTime(location='model.py:6', source_line='h = np.tanh(x @ w)', f_ns=..., ...)
+        """
+        totals: dict[str, list[Any]] = {}
+        for entry in self.entries():
+            location = _line_of(entry.location)
+            total = totals.setdefault(location, [entry.source_line, 0, 0, 0])
+            total[1 if entry.graph == "f" else 2] += entry.time_ns
+            total[3] += entry.calls
+        lines = [LineTime(where, *total) for where, total in totals.items()]
+        lines.sort(key=lambda line: line.time_ns, reverse=True)
+        return lines
+
+    def _repr_html_(self) -> str:
+        """Jupyter shows a profile as a table of time per source line with a bar for each,
+        ``f`` and ``df`` stacked, longest first: plain HTML and CSS (`time_per_line`)."""
+        lines = self.time_per_line()
+        longest = max((line.time_ns for line in lines), default=0) or 1
+        total = sum(line.time_ns for line in lines) or 1
+        rows = []
+        for line in lines:
+            f_width = 100 * line.f_ns / longest
+            df_width = 100 * line.df_ns / longest
+            bar = (
+                f'<div style="display:flex;width:16em;height:0.9em;background:#f3f4f6">'
+                f'<div style="width:{f_width:.1f}%;background:{_F_COLOUR}"></div>'
+                f'<div style="width:{df_width:.1f}%;background:{_DF_COLOUR}"></div></div>'
+            )
+            cells = [
+                f"<code>{html.escape(line.location or '(no source line)')}</code>",
+                f"<code>{html.escape(line.source_line)}</code>",
+                f"{line.f_ns / 1000:.1f}",
+                f"{line.df_ns / 1000:.1f}",
+                f"{100 * line.time_ns / total:.1f}",
+                bar,
+            ]
+            row = "".join(f"<td{_ALIGN[i]}>{cell}</td>" for i, cell in enumerate(cells))
+            rows.append(f"<tr>{row}</tr>")
+        header = ("line", "source", "f (us)", "df (us)", "%", "time")
+        head = "".join(f"<th{_ALIGN[i]}>{name}</th>" for i, name in enumerate(header))
+        legend = (
+            f'<span style="color:{_F_COLOUR}">&#9632;</span> f &nbsp; '
+            f'<span style="color:{_DF_COLOUR}">&#9632;</span> df &nbsp; '
+            f"total {total / 1000:.1f} us"
+        )
+        return (
+            f'<table class="autodiff-profile"><thead><tr>{head}</tr></thead>'
+            f"<tbody>{''.join(rows)}</tbody></table><div>{legend}</div>"
+        )
 
     def chrome_trace(self) -> list[dict[str, Any]]:
         """The events in the Chrome trace event format: complete events (``"ph": "X"``) with
@@ -288,6 +359,21 @@ def _entry(first: NodeEvent, calls: int, time_ns: int, nbytes: int) -> ProfileEn
         time_ns=time_ns,
         bytes=nbytes,
     )
+
+
+_F_COLOUR = "#3b82f6"
+_DF_COLOUR = "#f59e0b"
+_LEFT, _RIGHT = ' style="text-align:left"', ' style="text-align:right"'
+_ALIGN = (_LEFT, _LEFT, _RIGHT, _RIGHT, _RIGHT, _LEFT)  # per column of the HTML table
+
+
+def _line_of(location: str) -> str:
+    """``mlp.py:17`` for an entry's ``/abs/path/mlp.py:17:9`` (see `ir.dot.display_filename`);
+    ``""`` stays ``""``."""
+    parts = location.rsplit(":", 2)
+    if len(parts) != 3:
+        return location
+    return f"{display_filename(parts[0])}:{parts[1]}"
 
 
 def _root(array: np.ndarray) -> np.ndarray:

@@ -56,6 +56,12 @@ class ShapeError(AutodiffError):
     """Operand types that do not fit an operator (found at specialisation)."""
 
 
+class MissingDependencyError(AutodiffError, ImportError):
+    """An optional library or program a feature needs is not installed (networkx for
+    ``to_networkx``, Graphviz for SVG). The message says how to install it; it is an
+    ImportError too, so ``except ImportError`` catches it."""
+
+
 class ProgramRaised(Exception):
     """Raised by ``prim::RaiseException``: the compiled program's own ``raise`` or failed
     ``assert``, which the executor turns into the exception the program names, located

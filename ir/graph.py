@@ -645,6 +645,44 @@ class Graph:
 
         return print_graph(self)
 
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        """IPython shows a graph as its IR text (when it shows no picture)."""
+        printer.text(str(self))
+
+    def _repr_svg_(self) -> str | None:
+        """Jupyter shows a graph as a picture (`to_dot`), or as its IR text when Graphviz is not
+        installed or the graph is too large to lay out quickly."""
+        from ir.dot import LARGEST_PICTURE, try_render_svg  # which imports this module
+
+        if sum(1 for _ in self.all_nodes()) > LARGEST_PICTURE:
+            return None
+        return try_render_svg(self.to_dot())
+
+    def to_dot(self, fold_constants: bool = True) -> str:
+        """Graphviz DOT text that draws this graph: a box per node with its operator, outputs
+        and source line, nested blocks as clusters, short constants folded into their users
+        (Note [Drawing graphs] in `ir.dot`).
+
+        >>> Path("loss.dot").write_text(ad.script(loss).graph.to_dot())
+        >>> # dot -Tsvg loss.dot -o loss.svg
+        """
+        from ir.dot import graph_to_dot
+
+        return graph_to_dot(self, fold_constants)
+
+    def to_networkx(self) -> Any:
+        """A `networkx.DiGraph` of this graph's value flow: a vertex per node (nested ones
+        too), graph input, block parameter and return, and an edge per value use, with
+        operator, type and source attributes (`ir.flow.to_networkx`). Needs networkx.
+
+        >>> g = graph.to_networkx()
+        >>> g.nodes["n0"]["op"], networkx.has_path(g, "input0", "return")
+        ('aten::matmul', True)
+        """
+        from ir.flow import to_networkx
+
+        return to_networkx(self)
+
     @property
     def inputs(self) -> list[Value]:
         return self.block.inputs
