@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -21,16 +22,30 @@ GRADIENT_CHECK = re.compile(
 
 def test_there_are_examples() -> None:
     names = {path.name for path in EXAMPLES}
-    assert names >= {"quickstart.py", "mlp.py", "rosenbrock.py", "rnn.py", "train_lbfgs.py"}
+    assert names >= {
+        "quickstart.py",
+        "mlp.py",
+        "rosenbrock.py",
+        "rnn.py",
+        "train_lbfgs.py",
+        "draw_gradient.py",
+    }
 
 
 @pytest.fixture(scope="module")
-def outputs() -> dict[str, tuple[int, str, str]]:
+def picture(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where draw_gradient.py writes its picture (its argument)."""
+    return tmp_path_factory.mktemp("picture") / "rnn_gradient.svg"
+
+
+@pytest.fixture(scope="module")
+def outputs(picture: Path) -> dict[str, tuple[int, str, str]]:
     """Each example's exit status, standard output and standard error. They run at once: most
     of each run is starting Python and compiling, which the cores share."""
+    arguments = {"draw_gradient.py": [str(picture)]}
     runs = {
         path.name: subprocess.Popen(
-            [sys.executable, str(path.relative_to(ROOT))],
+            [sys.executable, str(path.relative_to(ROOT)), *arguments.get(path.name, [])],
             cwd=ROOT,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -73,3 +88,16 @@ def test_training_lowers_the_loss_and_classifies(
     _status, out, _err = outputs["train_lbfgs.py"]
     assert number_after("loss after:", out) < number_after("loss before:", out) / 10
     assert number_after("accuracy:", out) > 90  # percent
+
+
+def test_the_picture_is_drawn(outputs: dict[str, tuple[int, str, str]], picture: Path) -> None:
+    _status, out, _err = outputs["draw_gradient.py"]
+    if shutil.which("dot") is None:  # Graphviz absent: the DOT text is written instead
+        text = picture.with_suffix(".dot").read_text(encoding="utf-8")
+        assert text.startswith("digraph"), out
+        assert "cluster_df" in text
+    else:
+        text = picture.read_text(encoding="utf-8")
+        assert "<svg" in text, out
+        assert "f (forward)" in text
+        assert "df (backward)" in text
