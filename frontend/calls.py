@@ -380,7 +380,9 @@ class CallEmitter(ExpressionEmitter):
             if name in _LIST_METHODS:
                 raise refuse_list_method(name, call)
             raise ScriptError(
-                f"method '{name}' of a {ty} is not supported", call.range, doc="numpy-functions"
+                f"method '{name}' of a {ty} is not supported",
+                call.range,
+                doc="lists-tuples-and-dicts",
             )
         spelling = METHODS.get(name)
         if spelling is None:
