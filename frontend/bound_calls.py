@@ -46,6 +46,7 @@ class BoundCallEmitter(ExpressionEmitter):
                 "functools.partial(...) makes a function: assign it to a name "
                 "(g = functools.partial(f, ...)), then call g",
                 call.range,
+                doc="partial-and-methods",
             )
         positional = [self.emit_expr(arg) for arg in call.args]
         keywords = {k.name: self.emit_expr(k.value) for k in call.keywords}
@@ -66,7 +67,11 @@ class BoundCallEmitter(ExpressionEmitter):
             obj = obj.obj
         if isinstance(obj, LocalFunction):
             if any(isinstance(a, KnownObject) for a in [*positional, *keywords.values()]):
-                raise ScriptError(f"'{obj.name}' cannot be given a bound object here", r)
+                raise ScriptError(
+                    f"'{obj.name}' cannot be given a bound object here",
+                    r,
+                    doc="partial-and-methods",
+                )
             values = [a for a in positional if isinstance(a, Value)]
             named = {k: v for k, v in keywords.items() if isinstance(v, Value)}
             return self.call_local_with_values(obj, values, named, r)
@@ -78,6 +83,7 @@ class BoundCallEmitter(ExpressionEmitter):
             f"a partial of '{name}' cannot be called from a scripted function: make partials "
             "of Python functions, methods, lambdas or local functions",
             r,
+            doc="partial-and-methods",
         )
 
     def make_partial(self, call: syntax.Call) -> LocalPartial:
@@ -85,7 +91,9 @@ class BoundCallEmitter(ExpressionEmitter):
         compiling, the other arguments emitted now."""
         if not call.args:
             raise ScriptError(
-                "functools.partial() needs the function it fixes arguments of", call.range
+                "functools.partial() needs the function it fixes arguments of",
+                call.range,
+                doc="partial-and-methods",
             )
         first = call.args[0]
         if isinstance(first, syntax.Lambda):  # functools.partial(lambda a, b: ..., x)
@@ -100,6 +108,7 @@ class BoundCallEmitter(ExpressionEmitter):
                 "the first argument of functools.partial must be a function known while "
                 "compiling (a def, a lambda, a method), not a value",
                 first.range,
+                doc="partial-and-methods",
             )
         args = tuple(self.emit_expr(arg) for arg in call.args[1:])
         keywords = tuple((k.name, self.emit_expr(k.value)) for k in call.keywords)

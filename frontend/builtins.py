@@ -82,7 +82,7 @@ def is_slice(tree: Tree | None) -> bool:
 
 
 def refuse_slice(r: SourceRange, use: str) -> ScriptError:
-    return ScriptError(f"TypeError: a slice object cannot be {use}", r)
+    return ScriptError(f"TypeError: a slice object cannot be {use}", r, doc="builtins")
 
 
 class BuiltinEmitter(ExpressionEmitter):
@@ -119,6 +119,7 @@ class BuiltinEmitter(ExpressionEmitter):
                             "type() of an array is not known exactly while compiling (a NumPy "
                             "scalar, an ndarray or a subclass): use isinstance(x, np.ndarray)",
                             expr.range,
+                            doc="builtins",
                         )
                 same = classes[0] is classes[1]
                 return same == _COMPARED_TYPES[expr.ops[0]]
@@ -131,7 +132,7 @@ class BuiltinEmitter(ExpressionEmitter):
         found = self.resolve(expr.func)
         if isinstance(found, PyObject) and found.obj is builtins.type:
             if len(expr.args) != 1 or expr.keywords:
-                raise ScriptError("type() takes one argument here", expr.range)
+                raise ScriptError("type() takes one argument here", expr.range, doc="builtins")
             return expr.args[0]
         return None
 
@@ -144,14 +145,20 @@ class BuiltinEmitter(ExpressionEmitter):
             if isinstance(found, PyObject) and isinstance(found.obj, type):
                 return found.obj
             raise ScriptError(
-                "type(x) is compared with a class here (int, float, list, dict, ...)", expr.range
+                "type(x) is compared with a class here (int, float, list, dict, ...)",
+                expr.range,
+                doc="builtins",
             )
         value = self.emit_expr(argument)
         if isinstance(value.ty, TensorType):
             return _ARRAY_CLASS
         kinds = self.python_kinds(value, expr.range)
         if len(kinds) != 1:
-            raise ScriptError(f"type() of a value of type {value.ty} is not known here", expr.range)
+            raise ScriptError(
+                f"type() of a value of type {value.ty} is not known here",
+                expr.range,
+                doc="builtins",
+            )
         return kinds[0]
 
     def emit_type(self, call: syntax.Call) -> Value:
@@ -159,6 +166,7 @@ class BuiltinEmitter(ExpressionEmitter):
             "type(x) is only supported compared with a class (type(x) is int, "
             "type(x) == list): use isinstance(x, ...)",
             call.range,
+            doc="builtins",
         )
 
     # ---- map, sorted, tuple, list, dict -----------------------------------------------------
@@ -181,7 +189,9 @@ class BuiltinEmitter(ExpressionEmitter):
     def emit_map(self, call: syntax.Call) -> Value:
         r = call.range
         if len(call.args) < 2 or call.keywords:
-            raise ScriptError("map() takes a function and one or more iterables here", r)
+            raise ScriptError(
+                "map() takes a function and one or more iterables here", r, doc="builtins"
+            )
         sources = [self.static_items(arg) for arg in call.args[1:]]
         results = [
             self.call_with(call.args[0], list(group), r) for group in zip(*sources, strict=False)
@@ -191,7 +201,7 @@ class BuiltinEmitter(ExpressionEmitter):
     def emit_sequence(self, kind: type, call: syntax.Call) -> Value:
         r = call.range
         if call.keywords or len(call.args) > 1:
-            raise ScriptError(f"{kind.__name__}() takes one iterable here", r)
+            raise ScriptError(f"{kind.__name__}() takes one iterable here", r, doc="builtins")
         items = self.static_items(call.args[0]) if call.args else []
         if kind is tuple:
             return self.make_tuple(items, r)
@@ -204,12 +214,16 @@ class BuiltinEmitter(ExpressionEmitter):
         key_function = keywords.pop("key", None)
         reverse_expr = keywords.pop("reverse", None)
         if keywords or len(call.args) != 1:
-            raise ScriptError("sorted() takes an iterable, key= and reverse= here", r)
+            raise ScriptError(
+                "sorted() takes an iterable, key= and reverse= here", r, doc="builtins"
+            )
         reverse = False
         if reverse_expr is not None:
             reverse = constant_value(self.emit_expr(reverse_expr))
             if type(reverse) is not bool:
-                raise ScriptError("sorted()'s reverse= must be True or False", reverse_expr.range)
+                raise ScriptError(
+                    "sorted()'s reverse= must be True or False", reverse_expr.range, doc="builtins"
+                )
         items = self.static_items(call.args[0])
         keys = [
             item if key_function is None else self.call_with(key_function, [item], r)
@@ -223,11 +237,12 @@ class BuiltinEmitter(ExpressionEmitter):
                 "sorted() orders items known while compiling (numbers, strings, or keys= that "
                 "give them): use np.sort for values known only at run time",
                 r,
+                doc="builtins",
             )
         try:
             order = sorted(range(len(items)), key=known.__getitem__, reverse=reverse)
         except TypeError as error:
-            raise ScriptError(f"TypeError: {error}", r) from None
+            raise ScriptError(f"TypeError: {error}", r, doc="builtins") from None
         ordered = [items[i] for i in order]
         ty = ListType(join_all([v.ty for v in ordered], NOTHING))
         return self.insert("prim::ListConstruct", ordered, [ty], r).output
@@ -235,7 +250,9 @@ class BuiltinEmitter(ExpressionEmitter):
     def emit_dict_call(self, call: syntax.Call) -> Value:
         r = call.range
         if len(call.args) > 1:
-            raise ScriptError("dict() takes one iterable of pairs, or keywords, here", r)
+            raise ScriptError(
+                "dict() takes one iterable of pairs, or keywords, here", r, doc="builtins"
+            )
         entries: dict[Any, Value] = {}
         for pair in self.static_items(call.args[0]) if call.args else []:
             key, value = self.pair(pair, r)
@@ -247,10 +264,14 @@ class BuiltinEmitter(ExpressionEmitter):
     def pair(self, pair: Value, r: SourceRange) -> tuple[Any, Value]:
         items = pair.node.inputs if pair.node.kind == "prim::TupleConstruct" else ()
         if len(items) != 2:
-            raise ScriptError("dict() takes pairs (key, value) known while compiling here", r)
+            raise ScriptError(
+                "dict() takes pairs (key, value) known while compiling here", r, doc="builtins"
+            )
         key, value = items
         if key.node.kind != "prim::Constant" or key.ty not in (STR, INT, BOOL, FLOAT):
-            raise ScriptError("a dict key must be a string or a number known while compiling", r)
+            raise ScriptError(
+                "a dict key must be a string or a number known while compiling", r, doc="builtins"
+            )
         return key.node.attrs.get("value"), value
 
     def make_dict(self, entries: dict[Any, Value], r: SourceRange) -> Value:
@@ -263,13 +284,17 @@ class BuiltinEmitter(ExpressionEmitter):
     def emit_any_all(self, which: str, call: syntax.Call) -> Value:
         r = call.range
         if len(call.args) != 1 or call.keywords:
-            raise ScriptError(f"{which}() takes one iterable", r)
+            raise ScriptError(f"{which}() takes one iterable", r, doc="builtins")
         argument = self.emit_expr(call.args[0]) if _is_array_name(self, call.args[0]) else None
         if argument is not None and isinstance(argument.ty, TensorType):
             # (a parameter typed as an array for want of knowing better may be a list: Note
             # [Compiling for containers] in autodiff.script)
+            whole = "np.max(x != 0)" if which == "any" else "np.min(x != 0)"
             raise ContainerUseError(
-                f"{which}() of an array goes through its rows one by one: use np.{which}(x)", r
+                f"{which}() of an array goes through its rows one by one: test the whole "
+                f"array, as {whole} does",
+                r,
+                doc="arrays-are-not-lists",
             )
         deciding = which == "any"  # the truth that stops the search
         pending: list[Value] = []
@@ -284,6 +309,7 @@ class BuiltinEmitter(ExpressionEmitter):
                 "stops at the first item that decides, and here every item would be computed "
                 "first; write the loop out (for ...: if ...: found = True; break)",
                 call.args[0].range,
+                doc="builtins",
             )
         for item in items:
             known = _known_truth(item)
@@ -325,13 +351,17 @@ class BuiltinEmitter(ExpressionEmitter):
         r = call.range
         if call.keywords or not 1 <= len(call.args) <= 3:
             raise ScriptError(
-                "slice() takes 1 to 3 arguments: slice(stop), slice(start, stop[, step])", r
+                "slice() takes 1 to 3 arguments: slice(stop), slice(start, stop[, step])",
+                r,
+                doc="builtins",
             )
         bounds = [self.emit_expr(arg) for arg in call.args]
         for arg, bound in zip(call.args, bounds, strict=True):
             if bound.ty not in (INT, NONE):
                 raise ScriptError(
-                    f"a slice's bounds are ints or None here, not {bound.ty}", arg.range
+                    f"a slice's bounds are ints or None here, not {bound.ty}",
+                    arg.range,
+                    doc="builtins",
                 )
         if len(bounds) == 1:
             bounds = [self.constant(None, NONE, r), bounds[0]]
@@ -342,7 +372,9 @@ class BuiltinEmitter(ExpressionEmitter):
 
     def binary(self, op: str, left: Value, right: Value, r: SourceRange) -> Value:
         if any(is_slice(self.tree_of(v)) for v in (left, right)):
-            raise ScriptError(f"TypeError: unsupported operand type for {op}: 'slice'", r)
+            raise ScriptError(
+                f"TypeError: unsupported operand type for {op}: 'slice'", r, doc="builtins"
+            )
         return super().binary(op, left, right, r)
 
     # ---- np.float64(x) and the other casts --------------------------------------------------
@@ -350,13 +382,15 @@ class BuiltinEmitter(ExpressionEmitter):
     def emit_cast(self, dtype: str, call: syntax.Call) -> Value:
         r = call.range
         if call.keywords or len(call.args) != 1:
-            raise ScriptError(f"np.{dtype}() takes one value here", r)
+            raise ScriptError(f"np.{dtype}() takes one value here", r, doc="numbers-and-arrays")
         value = self.emit_expr(call.args[0])
         if is_scalar(value.ty):
             value = self.apply("aten::asarray", [value], r)
         elif not value.ty.is_subtype_of(TENSOR):
             raise ScriptError(
-                f"np.{dtype}() takes a number or an array here, not {value.ty}", call.args[0].range
+                f"np.{dtype}() takes a number or an array here, not {value.ty}",
+                call.args[0].range,
+                doc="numbers-and-arrays",
             )
         return self.apply("aten::cast", [value, self.constant(dtype, STR, r)], r)
 

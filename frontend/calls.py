@@ -31,7 +31,7 @@ import numpy as np
 from frontend import syntax
 from frontend.builtins import array_isinstance
 from frontend.environment import LocalFunction, PyObject
-from frontend.errors import ContainerUseError, ScriptError
+from frontend.errors import ContainerUseError, ScriptError, Topic
 from frontend.expressions import ExpressionEmitter, is_scalar
 from frontend.lists import refuse_list_method
 from frontend.objects import (
@@ -138,6 +138,7 @@ class CallEmitter(ExpressionEmitter):
             raise ScriptError(
                 f"calling a value of type {target.ty} is not supported: it is not a function",
                 func.range,
+                doc="helpers-and-recursion",
             )
         obj = target.obj
         if isinstance(obj, LocalFunction):
@@ -165,7 +166,9 @@ class CallEmitter(ExpressionEmitter):
         if spelling is not None:
             return self.emit_op(spelling, expr, None)
         if is_numpy(obj):
-            raise ScriptError(f"{target.spelled} is not supported", expr.range)
+            raise ScriptError(
+                f"{target.spelled} is not supported", expr.range, doc="numpy-functions"
+            )
         if getattr(obj, "__module__", None) == "math" or any(obj is f for f in _MATH_FUNCTIONS):
             return self.emit_math(obj, target.spelled, expr)
         if obj is isinstance:
@@ -184,10 +187,12 @@ class CallEmitter(ExpressionEmitter):
             return self.emit_graph_call(graph_of, expr)
         name = getattr(obj, "__name__", "")
         if getattr(builtins, name, None) is obj:
-            raise ScriptError(f"builtin '{name}' is not supported", expr.range)
+            raise ScriptError(f"builtin '{name}' is not supported", expr.range, doc="builtins")
         refuse_foreign_method(obj, target.spelled, expr.range)
         raise ScriptError(
-            f"'{target.spelled}' cannot be called from a scripted function", expr.range
+            f"'{target.spelled}' cannot be called from a scripted function",
+            expr.range,
+            doc="helpers-and-recursion",
         )
 
     # ---- operators from the table -----------------------------------------------------------
@@ -197,7 +202,9 @@ class CallEmitter(ExpressionEmitter):
         try:
             bound = bind(spelling, len(call.args), [k.name for k in call.keywords])
         except BindError as error:
-            raise ScriptError(error.message, self._argument_range(call, error.at)) from None
+            raise ScriptError(
+                error.message, self._argument_range(call, error.at), doc="numpy-functions"
+            ) from None
         positional = [self.emit_argument(arg) for arg in call.args]
         keywords = {k.name: self.emit_argument(k.value) for k in call.keywords}
         inputs: list[Value] = []
@@ -238,9 +245,15 @@ class CallEmitter(ExpressionEmitter):
             return
         name = numpy_name(spelling, argument.name)
         if spelling.method and argument is spelling.schema.arguments[0]:
-            raise ScriptError(f"{spelling.name} needs an array, not a value of type {value.ty}", r)
+            raise ScriptError(
+                f"{spelling.name} needs an array, not a value of type {value.ty}",
+                r,
+                doc="numpy-functions",
+            )
         raise ScriptError(
-            f"argument '{name}' of {spelling.name} must be {argument.ty}, not {value.ty}", r
+            f"argument '{name}' of {spelling.name} must be {argument.ty}, not {value.ty}",
+            r,
+            doc="numpy-functions",
         )
 
     @staticmethod
@@ -268,7 +281,11 @@ class CallEmitter(ExpressionEmitter):
         if first is None or options:
             extra = [*call.args[1:], *call.keywords]
             at = extra[0].range if extra else call.range
-            raise ScriptError(f"{name}() takes only the array-like here: no dtype or options", at)
+            raise ScriptError(
+                f"{name}() takes only the array-like here: no dtype or options",
+                at,
+                doc="numpy-functions",
+            )
         if isinstance(first, syntax.List | syntax.Tuple):
             return self.stacked_items(first)
         if isinstance(first, syntax.Comprehension) and first.kind != "list":
@@ -276,6 +293,7 @@ class CallEmitter(ExpressionEmitter):
                 f"{name}() of a {first.kind} expression is a 0-d array of objects in NumPy: "
                 "write a list comprehension, [... for ...]",
                 first.range,
+                doc="numpy-functions",
             )
         value = self.emit_expr(first)
         if isinstance(value.ty, ListType | TupleType) and not _is_dict(self.tree_of(value)):
@@ -286,7 +304,9 @@ class CallEmitter(ExpressionEmitter):
             return self.apply("aten::asarray", [value], call.range)
         if not value.ty.is_subtype_of(TENSOR):
             raise ScriptError(
-                f"{name}() of a value of type {value.ty} is not supported", first.range
+                f"{name}() of a value of type {value.ty} is not supported",
+                first.range,
+                doc="numpy-functions",
             )
         return self.apply("aten::copy", [value], call.range) if copies else value
 
@@ -318,6 +338,7 @@ class CallEmitter(ExpressionEmitter):
             raise ScriptError(
                 "np.array of an empty list is not supported: its shape and dtype are unknown",
                 literal.range,
+                doc="numpy-functions",
             )
         items: list[Value] = []
         for elt in literal.elts:
@@ -331,6 +352,7 @@ class CallEmitter(ExpressionEmitter):
                 raise ScriptError(
                     f"an item of an array literal must be an array or a number, not {value.ty}",
                     elt.range,
+                    doc="numpy-functions",
                 )
             items.append(value)
         axis = self.constant(0, INT, literal.range)
@@ -348,6 +370,7 @@ class CallEmitter(ExpressionEmitter):
                     f"the generator's method '{name}' is not supported: draws are "
                     f"{', '.join(sorted(RANDOM_METHODS - {'seed'}))}",
                     call.func.range,
+                    doc="random-numbers",
                 )
             return self.emit_random_method(receiver, name, call)
         tree = self.tree_of(receiver)
@@ -356,14 +379,18 @@ class CallEmitter(ExpressionEmitter):
         if isinstance(ty, ListType | TupleType):
             if name in _LIST_METHODS:
                 raise refuse_list_method(name, call)
-            raise ScriptError(f"method '{name}' of a {ty} is not supported", call.range)
+            raise ScriptError(
+                f"method '{name}' of a {ty} is not supported",
+                call.range,
+                doc="lists-tuples-and-dicts",
+            )
         spelling = METHODS.get(name)
         if spelling is None:
             # a parameter typed as an array for want of knowing better may be a dict or a
             # generator: Note [Compiling for containers] in autodiff.script
             maybe_other = name in _DICT_METHODS or name in RANDOM_METHODS
             error = ContainerUseError if maybe_other else ScriptError
-            raise error(f"ndarray.{name} is not supported", call.func.range)
+            raise error(f"ndarray.{name} is not supported", call.func.range, doc="numpy-functions")
         return self.emit_op(spelling, call, receiver)
 
     def dict_method(self, receiver: Value, tree: Tree, name: str, call: syntax.Call) -> Value:
@@ -371,24 +398,42 @@ class CallEmitter(ExpressionEmitter):
         known while compiling: tuples built here, which a for loop unrolls."""
         r = call.range
         if call.keywords:
-            raise ScriptError(f"dict.{name}() takes no keyword arguments", call.keywords[0].range)
+            raise ScriptError(
+                f"dict.{name}() takes no keyword arguments",
+                call.keywords[0].range,
+                doc="lists-tuples-and-dicts",
+            )
         args = [self.emit_expr(arg) for arg in call.args]
         if name == "get":
             if not 1 <= len(args) <= 2:
-                raise ScriptError(f"dict.get() takes 1 or 2 arguments ({len(args)} given)", r)
+                raise ScriptError(
+                    f"dict.get() takes 1 or 2 arguments ({len(args)} given)",
+                    r,
+                    doc="lists-tuples-and-dicts",
+                )
             key = args[0]
             if key.node.kind != "prim::Constant":
-                raise ScriptError("a dict key must be known while compiling", call.args[0].range)
+                raise ScriptError(
+                    "a dict key must be known while compiling",
+                    call.args[0].range,
+                    doc="lists-tuples-and-dicts",
+                )
             position = tree.position(key.node.attrs.get("value"))
             if position is None:
                 return args[1] if len(args) == 2 else self.constant(None, NONE, r)
             return self.tree_item(receiver, tree, position, r)
         if args:
-            raise ScriptError(f"dict.{name}() takes no arguments ({len(args)} given)", r)
+            raise ScriptError(
+                f"dict.{name}() takes no arguments ({len(args)} given)",
+                r,
+                doc="lists-tuples-and-dicts",
+            )
         count = len(tree.children)
         keys = [self.python_constant(key, r) for key in tree.keys]
         if any(key is None for key in keys):
-            raise ScriptError(f"dict.{name}() of a dict with keys of this kind", r)
+            raise ScriptError(
+                f"dict.{name}() of a dict with keys of this kind", r, doc="lists-tuples-and-dicts"
+            )
         values = [self.tree_item(receiver, tree, i, r) for i in range(count)]
         if name == "keys":
             items = cast("list[Value]", keys)
@@ -406,12 +451,18 @@ class CallEmitter(ExpressionEmitter):
         if tree is not None and (tree.is_namedtuple or tree.kind is slice):
             position = tree.position(attr)
             if position is None:
-                raise ScriptError(f"'{tree.kind_name}' has no field '{attr}'", r)
+                raise ScriptError(
+                    f"'{tree.kind_name}' has no field '{attr}'", r, doc="lists-tuples-and-dicts"
+                )
             return self.tree_item(value, tree, position, r)
         kind = ATTRIBUTES.get(attr)
         if kind is None or not value.ty.is_subtype_of(OPS[kind].schema.arguments[0].ty):
             error = ContainerUseError if isinstance(value.ty, TensorType) else ScriptError
-            raise error(f"attribute '{attr}' of a value of type {value.ty} is not supported", r)
+            raise error(
+                f"attribute '{attr}' of a value of type {value.ty} is not supported",
+                r,
+                doc="numbers-and-arrays",
+            )
         defaults = [self.default(a, r) for a in OPS[kind].schema.arguments[1:]]
         return self.apply(kind, [value, *defaults], r)
 
@@ -423,13 +474,17 @@ class CallEmitter(ExpressionEmitter):
         tuple of them, one per axis."""
         if call.keywords or len(call.args) != 3:
             raise ScriptError(
-                "np.add.at takes three positional arguments: a, indices, b", call.range
+                "np.add.at takes three positional arguments: a, indices, b",
+                call.range,
+                doc="writes-and-views",
             )
         target_expr, index_expr, values_expr = call.args
         target = self.emit_expr(target_expr)
         if not isinstance(target.ty, TensorType) and target.ty is not ANY:
             raise ScriptError(
-                f"np.add.at needs an array, not a value of type {target.ty}", target_expr.range
+                f"np.add.at needs an array, not a value of type {target.ty}",
+                target_expr.range,
+                doc="writes-and-views",
             )
         if isinstance(index_expr, syntax.Tuple):
             parts = [(self.emit_expr(e), e.range) for e in index_expr.elts]
@@ -450,7 +505,9 @@ class CallEmitter(ExpressionEmitter):
         if value.ty in (INT, ANY) or isinstance(value.ty, TensorType):
             return value
         raise ScriptError(
-            f"an index of np.add.at must be an int or an index array, not {value.ty}", r
+            f"an index of np.add.at must be an int or an index array, not {value.ty}",
+            r,
+            doc="writes-and-views",
         )
 
     def unpack_tuple(self, value: Value, r: SourceRange) -> list[Value]:
@@ -466,22 +523,28 @@ class CallEmitter(ExpressionEmitter):
         if builtin == "print":
             return self.emit_print(call)
         if builtin == "range":
-            raise ScriptError("range() can only be the iterable of a for loop", r)
+            raise ScriptError("range() can only be the iterable of a for loop", r, doc="builtins")
         if builtin == "sum" or (builtin in ("min", "max") and len(call.args) == 1):
             return self.emit_fold(builtin, call)
         if call.keywords:
             keyword = call.keywords[0]
-            raise ScriptError(f"{builtin}() takes no keyword arguments", keyword.range)
+            raise ScriptError(
+                f"{builtin}() takes no keyword arguments", keyword.range, doc="builtins"
+            )
         args = [self.emit_expr(arg) for arg in call.args]
         if builtin in ("min", "max"):
             return self.min_max(builtin, args, call)
         if len(args) != 1:
-            raise ScriptError(f"{builtin}() takes exactly one argument ({len(args)} given)", r)
+            raise ScriptError(
+                f"{builtin}() takes exactly one argument ({len(args)} given)", r, doc="builtins"
+            )
         (value,) = args
         if builtin == "len" and isinstance(value.ty, TupleType):  # known while compiling
             tree = self.tree_of(value)
             if tree is not None and tree.kind is slice:
-                raise ScriptError("TypeError: object of type 'slice' has no len()", r)
+                raise ScriptError(
+                    "TypeError: object of type 'slice' has no len()", r, doc="builtins"
+                )
             return self.constant(len(value.ty.elems), INT, r)
         if builtin == "abs":
             return self.apply("prim::abs" if is_scalar(value.ty) else "aten::abs", [value], r)
@@ -490,7 +553,9 @@ class CallEmitter(ExpressionEmitter):
     def emit_math(self, fn: Any, spelled: str, call: syntax.Call) -> Value:
         """``math.exp(2.0)``, ``math.log(n)``: a function of the ``math`` module of numbers
         known while compiling, computed here by Python; of a run-time value it is refused
-        (np.exp may differ from math.exp in the last digit)."""
+        (np.exp may differ from math.exp in the last digit). ``round``, ``pow`` and ``divmod``
+        are builtins computed the same way."""
+        doc: Topic = "builtins" if any(fn is f for f in _MATH_FUNCTIONS) else "math"
         args = [self.emit_expr(arg) for arg in call.args]
         if call.keywords or not all(
             a.node.kind == "prim::Constant" and a.ty in (INT, FLOAT, BOOL) for a in args
@@ -499,28 +564,33 @@ class CallEmitter(ExpressionEmitter):
             raise ScriptError(
                 f"{spelled}() of a value known only at run time is not supported: use {numpy}",
                 call.range,
+                doc=doc,
             )
         try:
             result = fn(*(a.node.attrs.get("value") for a in args))
         except (ValueError, OverflowError, TypeError) as error:
-            raise ScriptError(f"{type(error).__name__}: {error}", call.range) from None
+            raise ScriptError(f"{type(error).__name__}: {error}", call.range, doc=doc) from None
         constant = self.python_constant(result, call.range)
         if constant is None:
-            raise ScriptError(f"{spelled}() gives a {type(result).__name__} here", call.range)
+            raise ScriptError(
+                f"{spelled}() gives a {type(result).__name__} here", call.range, doc=doc
+            )
         return constant
 
     def emit_isinstance(self, call: syntax.Call) -> Value:
         """``isinstance(x, np.ndarray)``, ``isinstance(p, dict)``: decided from ``x``'s type."""
         r = call.range
         if call.keywords or len(call.args) != 2:
-            raise ScriptError("isinstance() takes two arguments", r)
+            raise ScriptError("isinstance() takes two arguments", r, doc="builtins")
         value = self.emit_expr(call.args[0])
         spelled = call.args[1]
         parts = spelled.elts if isinstance(spelled, syntax.Tuple) else (spelled,)
         found = [self.resolve(part) for part in parts]
         classes = tuple(f.obj if isinstance(f, PyObject) else None for f in found)
         if not isinstance(classes, tuple) or not all(isinstance(c, type) for c in classes):
-            raise ScriptError("isinstance() takes a class or a tuple of classes here", r)
+            raise ScriptError(
+                "isinstance() takes a class or a tuple of classes here", r, doc="builtins"
+            )
         if isinstance(value.ty, TensorType):
             decided = array_isinstance(value.ty, cast("tuple[type, ...]", classes))
             if decided is not None:
@@ -552,6 +622,7 @@ class CallEmitter(ExpressionEmitter):
             "NumPy scalar): isinstance() is decided while compiling, for numbers, strings, "
             "None, lists, tuples and dicts",
             r,
+            doc="builtins",
         )
 
     def emit_fold(self, builtin: str, call: syntax.Call) -> Value:
@@ -561,7 +632,9 @@ class CallEmitter(ExpressionEmitter):
         keywords = {k.name: k.value for k in call.keywords}
         start_expr = keywords.pop("start", None) if builtin == "sum" else None
         if keywords or not 1 <= len(call.args) <= (2 if builtin == "sum" else 1):
-            raise ScriptError(f"{builtin}() takes an iterable here (and a start for sum)", r)
+            raise ScriptError(
+                f"{builtin}() takes an iterable here (and a start for sum)", r, doc="builtins"
+            )
         if len(call.args) == 2:
             start_expr = call.args[1]
         items = self.static_items(call.args[0])
@@ -571,13 +644,16 @@ class CallEmitter(ExpressionEmitter):
                 total = self.binary("+", total, item, r)
             return total
         if not items:
-            raise ScriptError(f"ValueError: {builtin}() arg is an empty sequence", r)
+            raise ScriptError(
+                f"ValueError: {builtin}() arg is an empty sequence", r, doc="builtins"
+            )
         if not all(is_scalar(item.ty) for item in items):
             ufunc = "np.maximum" if builtin == "max" else "np.minimum"
             raise ScriptError(
                 f"{builtin}() takes Python numbers here: use {ufunc} (or np.{builtin} of "
                 "np.stack) for arrays",
                 r,
+                doc="builtins",
             )
         result = items[0]
         for item in items[1:]:
@@ -595,6 +671,7 @@ class CallEmitter(ExpressionEmitter):
                     f"print({keyword.name}=...) is not supported: scripted code prints to "
                     "standard output, with sep=, end= and flush= at most",
                     keyword.range,
+                    doc="print",
                 )
             value = self.emit_expr(keyword.value)
             wanted = (BOOL,) if keyword.name == "flush" else (STR, NONE)
@@ -603,6 +680,7 @@ class CallEmitter(ExpressionEmitter):
                 raise ScriptError(
                     f"print's {keyword.name}= must be {what} written in the call",
                     keyword.value.range,
+                    doc="print",
                 )
             options[keyword.name] = value
         sep = options.get("sep") or self.constant(None, NONE, r)
@@ -617,6 +695,7 @@ class CallEmitter(ExpressionEmitter):
             raise ScriptError(
                 f"{builtin}() of one iterable is not supported: pass two or more numbers",
                 call.range,
+                doc="builtins",
             )
         for arg, value in zip(call.args, args, strict=True):
             if not is_scalar(value.ty) and not isinstance(value.ty, TensorType):
@@ -625,6 +704,7 @@ class CallEmitter(ExpressionEmitter):
                     f"{builtin}() takes numbers and arrays here, not {value.ty}: use {ufunc} "
                     "for the elementwise one",
                     arg.range,
+                    doc="builtins",
                 )
         if any(isinstance(value.ty, TensorType) for value in args):
             return self.python_min_max(builtin, args, call.range)
@@ -666,7 +746,7 @@ def range_argument(emitter: ExpressionEmitter, value: Value, r: SourceRange) -> 
     if value.ty is INT:
         return value
     if value.ty in (FLOAT, STR) or isinstance(value.ty, TupleType | ListType):
-        raise ScriptError(f"range() needs int arguments, not {value.ty}", r)
+        raise ScriptError(f"range() needs int arguments, not {value.ty}", r, doc="loops")
     as_int = emitter.apply("prim::int", [value], r)
     as_int.name_hint = value.name_hint  # the trip count a loop's gradient captures: ``%n``
     return as_int

@@ -51,7 +51,9 @@ class CheckEmitter(ExpressionEmitter):
     def emit_raise(self, stmt: syntax.Raise) -> None:
         exc = stmt.exc
         if exc is None:
-            raise ScriptError("a bare 'raise' has no exception to raise here", stmt.range)
+            raise ScriptError(
+                "a bare 'raise' has no exception to raise here", stmt.range, doc="raise-and-assert"
+            )
         call = exc if isinstance(exc, syntax.Call) else None
         target = self.resolve(call.func if call is not None else exc)
         cls = target.obj if isinstance(target, PyObject) else None
@@ -63,11 +65,14 @@ class CheckEmitter(ExpressionEmitter):
                 "a scripted function raises Python's own exceptions (ValueError, TypeError, "
                 "RuntimeError, ...)",
                 exc.range,
+                doc="raise-and-assert",
             )
         message: syntax.Expr | None = None
         if call is not None:
             if call.keywords or len(call.args) > 1:
-                raise ScriptError(f"{name}() takes one message here", call.range)
+                raise ScriptError(
+                    f"{name}() takes one message here", call.range, doc="raise-and-assert"
+                )
             message = call.args[0] if call.args else None
         self.raise_exception(name, message, stmt.range)
 

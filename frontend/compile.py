@@ -273,7 +273,7 @@ def compile_with_free_variables(
         with gc_paused():
             return _module(func, full_types(slots, argument_types), keep_ranks)
     if not isinstance(fn, FunctionType):
-        raise ScriptError(_not_a_function(fn))
+        raise ScriptError(_not_a_function(fn), doc="functions")
     with gc_paused():  # Note [Compile-time cost] in autodiff.pipeline
         return _module(fn, argument_types, keep_ranks)
 
@@ -475,13 +475,16 @@ def _parse(fn: FunctionType, call: SourceRange | None) -> syntax.FunctionDef:
             f"cannot find the source code of '{fn.__qualname__}': functions typed at the "
             "interactive prompt or made by exec() cannot be scripted",
             where,
+            doc="functions",
         ) from None
     filename = inspect.getsourcefile(fn) or code.co_filename
     skipped = _decorator_lines(lines)
     module = parse_source("".join(lines[skipped:]), filename, first_line + skipped)
     fdef = module.functions[0]
     if fdef.name != fn.__name__:
-        raise ScriptError(f"the source found for '{fn.__qualname__}' does not define it", where)
+        raise ScriptError(
+            f"the source found for '{fn.__qualname__}' does not define it", where, doc="functions"
+        )
     return fdef
 
 

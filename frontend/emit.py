@@ -403,7 +403,9 @@ class FunctionEmitter(
             return
         if not isinstance(target, syntax.Name):
             self.check_target(target)
-            raise ScriptError("augmented assignment needs a name or a subscript", target.range)
+            raise ScriptError(
+                "augmented assignment needs a name or a subscript", target.range, doc="assignment"
+            )
         value = self.emit_expr(stmt.value)
         current = self.emit_expr(target)
         updated = self.binary(stmt.op, current, value, r)
@@ -418,13 +420,19 @@ class FunctionEmitter(
             if isinstance(expr, syntax.Subscript):
                 if subscripts:
                     continue
-                raise ScriptError("an annotated assignment needs a name", expr.range)
+                raise ScriptError(
+                    "an annotated assignment needs a name", expr.range, doc="assignment"
+                )
             if isinstance(expr, syntax.Attribute):
-                raise ScriptError("assignment to an attribute is not supported", expr.range)
+                raise ScriptError(
+                    "assignment to an attribute is not supported", expr.range, doc="assignment"
+                )
             if isinstance(expr, syntax.Tuple | syntax.List):
                 pending.extend(expr.elts)
             elif not isinstance(expr, syntax.Name):
-                raise ScriptError(f"cannot assign to {type(expr).__name__}", expr.range)
+                raise ScriptError(
+                    f"cannot assign to {type(expr).__name__}", expr.range, doc="assignment"
+                )
 
     def assign(self, target: syntax.Expr, value: Value, r: SourceRange) -> None:
         """Bind ``target`` to ``value``. See Note [Assignments]."""
@@ -445,23 +453,25 @@ class FunctionEmitter(
         ty = value.ty
         tree = self.tree_of(value)
         if tree is not None and tree.kind is slice:
-            raise ScriptError("TypeError: cannot unpack a 'slice' object", r)
+            raise ScriptError("TypeError: cannot unpack a 'slice' object", r, doc="builtins")
         if value.node.kind == "prim::TupleConstruct" and len(value.node.inputs) == count:
             return list(value.node.inputs)
         if isinstance(ty, TupleType):
             if len(ty.elems) != count:
                 raise ScriptError(
-                    f"cannot unpack a tuple of {len(ty.elems)} values into {count} names", r
+                    f"cannot unpack a tuple of {len(ty.elems)} values into {count} names",
+                    r,
+                    doc="assignment",
                 )
             types: list[Type] = list(ty.elems)
         elif isinstance(ty, ListType) or ty is ANY:
             types = [ty.elem if isinstance(ty, ListType) else ANY] * count
         elif ty == TENSOR:
             raise ContainerUseError(
-                "cannot unpack an array: index it instead (a, b = x[0], x[1])", r
+                "cannot unpack an array: index it instead (a, b = x[0], x[1])", r, doc="assignment"
             )
         else:
-            raise ScriptError(f"cannot unpack a value of type {ty}", r)
+            raise ScriptError(f"cannot unpack a value of type {ty}", r, doc="assignment")
         kind = "prim::ListUnpack" if builds_list(value) else "prim::TupleUnpack"
         return list(self.insert(kind, [value], types, r).outputs)
 
@@ -497,7 +507,8 @@ class FunctionEmitter(
             elif isinstance(second, Unbound) and name in orelse.names:
                 self.scope.bind(name, second)
             else:
-                self.scope.bind(name, Unbound(f"'{name}' is not defined in every branch"))
+                message = f"'{name}' is not defined in every branch"
+                self.scope.bind(name, Unbound(message, "branches"))
 
 
 def _names_callable(expr: syntax.Expr) -> bool:

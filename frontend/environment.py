@@ -11,6 +11,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 from frontend import syntax
+from frontend.errors import Topic
 from ir.graph import Value
 from ir.source import SourceRange
 
@@ -43,9 +44,10 @@ class LocalFunction:
 @dataclass(frozen=True, slots=True)
 class Unbound:
     """A name that must not be read here, and the message to give when it is (``'z' is not
-    defined in every branch``)."""
+    defined in every branch``), with the section of docs/language.md on it."""
 
     message: str
+    doc: Topic
 
 
 Binding = Value | Unbound | PyObject | LocalFunction

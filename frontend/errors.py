@@ -1,13 +1,83 @@
-"""Errors found while scripting a function: refused constructs and syntax errors, with location."""
+"""Errors found while scripting a function: refused constructs and syntax errors, with location
+and a link to the section of docs/language.md that says what to write instead."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from ir.errors import AutodiffError
+from ir.source import SourceRange
+
+LANGUAGE_DOC = "docs/language.md"
+"""The page, relative to the repository root, that lists what scripted code may contain."""
+
+# The sections of docs/language.md a refusal links to, by their heading's anchor
+# (tests/unit/test_language_doc.py checks that each is one).
+Topic = Literal[
+    "functions",
+    "numbers-and-arrays",
+    "operators",
+    "numpy-functions",
+    "indexing",
+    "writes-and-views",
+    "assignment",
+    "branches",
+    "loops",
+    "lists-tuples-and-dicts",
+    "arrays-are-not-lists",
+    "comprehensions",
+    "builtins",
+    "strings",
+    "print",
+    "raise-and-assert",
+    "helpers-and-recursion",
+    "lambda",
+    "nested-def",
+    "partial-and-methods",
+    "globals-and-closures",
+    "random-numbers",
+    "math",
+    "gradients-inside",
+    "try",
+    "with",
+    "yield",
+    "class",
+    "global-and-nonlocal",
+    "del",
+    "async",
+    "match",
+    "assignment-expressions",
+    "sets",
+    "import",
+]
 
 
 class ScriptError(AutodiffError):
     """Source the frontend cannot compile. Prints ``file:line:col: error: message``, the source
-    line and a caret under the construct (re-exported as ``autodiff.ScriptError``)."""
+    line, a caret under the construct and, last, the section of docs/language.md on it
+    (re-exported as ``autodiff.ScriptError``)::
+
+        model.py:4:5: error: 'try' statements are not supported
+            try:
+            ^^^^
+          see docs/language.md#try
+
+    ``doc`` names the section (None: the page as a whole, for syntax errors).
+    """
+
+    def __init__(
+        self, message: str, source_range: SourceRange | None = None, *, doc: Topic | None = None
+    ) -> None:
+        super().__init__(message, source_range)
+        self.doc: Topic | None = doc
+
+    @property
+    def link(self) -> str:
+        """Where the page says what to write instead: ``docs/language.md#lambda``."""
+        return LANGUAGE_DOC if self.doc is None else f"{LANGUAGE_DOC}#{self.doc}"
+
+    def __str__(self) -> str:
+        return f"{super().__str__()}\n  see {self.link}"
 
 
 class ContainerUseError(ScriptError):

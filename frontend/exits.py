@@ -56,7 +56,7 @@ class FunctionExit(Exit):
     def values(self, stmt: syntax.Stmt) -> list[Value]:
         if isinstance(stmt, syntax.Break | syntax.Continue):
             word = "break" if isinstance(stmt, syntax.Break) else "continue"
-            raise ScriptError(f"'{word}' outside a loop", stmt.range)
+            raise ScriptError(f"'{word}' outside a loop", stmt.range, doc="loops")
         assert isinstance(stmt, syntax.Return)
         if stmt.value is None:
             return [self.emitter.constant(None, NONE, stmt.range)]
@@ -71,6 +71,7 @@ class FunctionExit(Exit):
                 f"the branches return tuples of different lengths ({len(a.elems)} and "
                 f"{len(b.elems)})",
                 r,
+                doc="branches",
             )
         return join_types(a, b)
 
@@ -86,7 +87,7 @@ class LoopExit(Exit):
     def values(self, stmt: syntax.Stmt) -> list[Value]:
         emitter = self.emitter
         if isinstance(stmt, syntax.Return):
-            raise ScriptError("'return' inside a loop is not supported", stmt.range)
+            raise ScriptError("'return' inside a loop is not supported", stmt.range, doc="loops")
         if isinstance(stmt, syntax.Break):
             go_on: Value = emitter.constant(False, BOOL, stmt.range)
         elif self.test is None:
@@ -100,7 +101,7 @@ class LoopExit(Exit):
         for name in self.carried:
             value = emitter.scope.lookup(name)
             if not isinstance(value, Value):
-                raise ScriptError(f"'{name}' is not defined on every path", stmt.range)
+                raise ScriptError(f"'{name}' is not defined on every path", stmt.range, doc="loops")
             values.append(value)
         return values
 

@@ -168,7 +168,7 @@ class ExpressionEmitter:
         try:
             types = op.shape([v.ty for v in inputs], consts)
         except ShapeError as exc:  # the operands cannot work at run time
-            raise ScriptError(exc.message, r) from None
+            raise ScriptError(exc.message, r, doc="operators") from None
         return types[0] if types else ANY
 
     @contextmanager
@@ -218,7 +218,7 @@ class ExpressionEmitter:
         if isinstance(found, LocalFunction):
             return PyObject(found, name)
         if isinstance(found, Unbound):
-            raise ScriptError(found.message, r)
+            raise ScriptError(found.message, r, doc=found.doc)
         if name in self.globals:
             obj = self.globals[name]
             if self.variable_of is None:
@@ -284,7 +284,9 @@ class ExpressionEmitter:
         try:
             obj = getattr(base.obj, attr)
         except AttributeError:
-            raise ScriptError(f"'{base.spelled}' has no attribute '{attr}'", r) from None
+            raise ScriptError(
+                f"'{base.spelled}' has no attribute '{attr}'", r, doc="globals-and-closures"
+            ) from None
         variable = base.origin.child(("attr", attr))
         spelled = f"{base.spelled}.{attr}"
         if isinstance(obj, MethodType):  # a new object at each read: guard its function
@@ -303,7 +305,9 @@ class ExpressionEmitter:
             obj = getattr(base.obj, attr)
         except AttributeError:
             owner = "module " if isinstance(base.obj, ModuleType) else ""
-            raise ScriptError(f"{owner}'{base.spelled}' has no attribute '{attr}'", r) from None
+            raise ScriptError(
+                f"{owner}'{base.spelled}' has no attribute '{attr}'", r, doc="globals-and-closures"
+            ) from None
         if isinstance(base.obj, ModuleType):
             return PyObject(obj, f"{base.spelled}.{attr}")
         return self.python_object(obj, f"{base.spelled}.{attr}")
@@ -315,18 +319,27 @@ class ExpressionEmitter:
             return value
         obj = found.obj
         if isinstance(obj, ModuleType):
-            raise ScriptError(f"module '{obj.__name__}' cannot be used as a value", r)
+            raise ScriptError(
+                f"module '{obj.__name__}' cannot be used as a value", r, doc="globals-and-closures"
+            )
         if isinstance(obj, np.ndarray):
             raise ScriptError(
                 f"'{found.spelled}' is a NumPy array from outside the function, read here by a "
                 "function that another one calls, or as an attribute: pass it as an argument "
                 "(the function you compile or differentiate may read global arrays by name)",
                 r,
+                doc="globals-and-closures",
             )
         if callable(obj) or isinstance(obj, LocalFunction):
-            raise ScriptError(f"'{found.spelled}' can only be called, not used as a value", r)
+            raise ScriptError(
+                f"'{found.spelled}' can only be called, not used as a value", r, doc="lambda"
+            )
         kind = type(obj).__name__
-        raise ScriptError(f"'{found.spelled}' (a {kind}) cannot be used in a scripted function", r)
+        raise ScriptError(
+            f"'{found.spelled}' (a {kind}) cannot be used in a scripted function",
+            r,
+            doc="globals-and-closures",
+        )
 
     # ---- expressions ------------------------------------------------------------------------
 
@@ -357,9 +370,11 @@ class ExpressionEmitter:
     def emit_constant(self, expr: syntax.Constant) -> Value:
         value = expr.value
         if value is Ellipsis:
-            raise ScriptError("'...' is only allowed in a subscript", expr.range)
+            raise ScriptError("'...' is only allowed in a subscript", expr.range, doc="indexing")
         if isinstance(value, complex):
-            raise ScriptError("complex numbers are not supported", expr.range)
+            raise ScriptError(
+                "complex numbers are not supported", expr.range, doc="numbers-and-arrays"
+            )
         constant = self.python_constant(value, expr.range)
         assert constant is not None  # every other literal is a constant
         return constant
@@ -430,21 +445,32 @@ class ExpressionEmitter:
                 f"an index into a {tree.kind_name} argument must be known while compiling "
                 "(a constant, or a loop variable over a range of constant length)",
                 r,
+                doc="lists-tuples-and-dicts",
             )
         found = key.node.attrs.get("value")
         if tree.is_dict:
             position = tree.position(found)
             if position is None:
                 known = ", ".join(repr(k) for k in tree.keys)
-                raise ScriptError(f"KeyError: {found!r} is not a key of this dict ({known})", r)
+                raise ScriptError(
+                    f"KeyError: {found!r} is not a key of this dict ({known})",
+                    r,
+                    doc="lists-tuples-and-dicts",
+                )
             return self.tree_item(base, tree, position, r)
         size = len(tree.children)
         if type(found) is not int:
             raise ScriptError(
-                f"{tree.kind_name} indices must be integers, not {type(found).__name__}", r
+                f"{tree.kind_name} indices must be integers, not {type(found).__name__}",
+                r,
+                doc="lists-tuples-and-dicts",
             )
         if not -size <= found < size:
-            raise ScriptError(f"{tree.kind_name} index {found} out of range (length {size})", r)
+            raise ScriptError(
+                f"{tree.kind_name} index {found} out of range (length {size})",
+                r,
+                doc="lists-tuples-and-dicts",
+            )
         return self.tree_item(base, tree, found % size, r)
 
     def emit_dict(self, expr: syntax.Dict) -> Value:
@@ -456,6 +482,7 @@ class ExpressionEmitter:
                 raise ScriptError(
                     "a dict key must be a string or a number known while compiling",
                     key_expr.range,
+                    doc="lists-tuples-and-dicts",
                 )
             entries[key.node.attrs.get("value")] = self.emit_expr(value_expr)
         items = list(entries.values())
@@ -481,17 +508,17 @@ class ExpressionEmitter:
 
     def binary(self, op: str, left: Value, right: Value, r: SourceRange) -> Value:
         if op not in ATEN_BINARY:
-            raise ScriptError(f"operator '{op}' is not supported", r)
+            raise ScriptError(f"operator '{op}' is not supported", r, doc="operators")
         if op == "%" and left.ty == STR:  # refused as f-strings are: no strings at run time
-            raise ScriptError("string formatting with '%' is not supported", r)
+            raise ScriptError("string formatting with '%' is not supported", r, doc="strings")
         if is_scalar(left.ty) and is_scalar(right.ty):
             if op == "@":
-                raise ScriptError("'@' needs arrays, not Python numbers", r)
+                raise ScriptError("'@' needs arrays, not Python numbers", r, doc="operators")
             return self.apply(f"prim::{PRIM_BINARY[op]}", [left, right], r)
         if op == "@":
             for value in (left, right):
                 if not value.ty.is_subtype_of(TENSOR):
-                    raise ScriptError(f"'@' needs arrays, got {value.ty}", r)
+                    raise ScriptError(f"'@' needs arrays, got {value.ty}", r, doc="operators")
         return self.apply(f"aten::{ATEN_BINARY[op]}", [left, right], r)
 
     def emit_unaryop(self, expr: syntax.UnaryOp) -> Value:
@@ -501,7 +528,7 @@ class ExpressionEmitter:
             chain.append(chain[-1].operand)
         for node in chain:
             if node.op == "~":
-                raise ScriptError("operator '~' is not supported", node.range)
+                raise ScriptError("operator '~' is not supported", node.range, doc="operators")
         value = self.unary_of_operand(chain.pop())
         for node in reversed(chain):
             value = self.unary(node.op, value, node.range)
@@ -576,7 +603,7 @@ class ExpressionEmitter:
 
     def compare(self, op: str, left: Value, right: Value, r: SourceRange) -> Value:
         if op not in COMPARISONS:
-            raise ScriptError(f"'{op}' comparisons are not supported", r)
+            raise ScriptError(f"'{op}' comparisons are not supported", r, doc="operators")
         constants = all(
             v.node.kind == "prim::Constant" and v.ty in (INT, FLOAT, BOOL, STR)
             for v in (left, right)
@@ -591,11 +618,12 @@ class ExpressionEmitter:
                     "strings can only be compared when known while compiling: pass the string "
                     "itself (a constant, an argument or a default of the function called)",
                     r,
+                    doc="strings",
                 )
             try:
                 outcome = _PYTHON_COMPARISONS[op](*known)
             except TypeError as error:
-                raise ScriptError(f"TypeError: {error}", r) from None
+                raise ScriptError(f"TypeError: {error}", r, doc="operators") from None
             return self.constant(bool(outcome), BOOL, r)
         if op in ("==", "!=") and _of_plain_items(left.ty) and _of_plain_items(right.ty):
             same = self.apply("prim::sequence_eq", [left, right], r)  # ``x.shape == (3, 4)``
@@ -612,10 +640,14 @@ class ExpressionEmitter:
         if _is_none_literal(left):
             left, right = right, left
         if not _is_none_literal(right):
-            raise ScriptError("'is' is only supported to compare with None", expr.range)
+            raise ScriptError(
+                "'is' is only supported to compare with None", expr.range, doc="operators"
+            )
         ty = self.emit_expr(left).ty if not _is_none_literal(left) else NONE
         if ty in (ANY, SCALAR) or (ty is not NONE and NONE.is_subtype_of(ty)):
-            raise ScriptError(f"cannot decide at compile time whether a {ty} is None", expr.range)
+            raise ScriptError(
+                f"cannot decide at compile time whether a {ty} is None", expr.range, doc="operators"
+            )
         return (ty is NONE) == (expr.ops[0] == "is")
 
     def emit_ifexp(self, expr: syntax.IfExp) -> Value:
@@ -706,6 +738,7 @@ def _refuse_starred(expr: syntax.Starred) -> Value:
     raise ScriptError(
         "'*' unpacking is supported among the arguments of a call: write the items out here",
         expr.range,
+        doc="assignment",
     )
 
 
@@ -713,6 +746,7 @@ def _refuse_lambda(expr: syntax.Lambda) -> Value:
     raise ScriptError(
         "a lambda here would be a value: assign it to a name (f = lambda x: ...) and call it",
         expr.range,
+        doc="lambda",
     )
 
 

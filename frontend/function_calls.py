@@ -57,6 +57,7 @@ class FunctionCallEmitter(ExpressionEmitter):
             raise ScriptError(
                 "a gradient function called from scripted code takes positional arguments only",
                 call.keywords[0].range,
+                doc="gradients-inside",
             )
         args = [self.emit_expr(arg) for arg in call.args]
         try:
@@ -77,6 +78,7 @@ class FunctionCallEmitter(ExpressionEmitter):
             raise ScriptError(
                 f"this function takes {len(callee.inputs)} arguments, the call passes {len(args)}",
                 call.range,
+                doc="gradients-inside",
             )
         copies: dict[Value, Value] = dict(zip(callee.inputs, args, strict=True))
         for node in callee.nodes():
@@ -107,6 +109,7 @@ class FunctionCallEmitter(ExpressionEmitter):
                 f"the default value of parameter '{parameter}' of {name}() is not a number, "
                 "string, None, array or container of them: pass the argument",
                 call.range,
+                doc="helpers-and-recursion",
             )
 
         values = list(self.bind_call(name, signature, call, default).values())
@@ -129,7 +132,7 @@ class FunctionCallEmitter(ExpressionEmitter):
         try:
             bound = signature.bind(*positional, **keywords)
         except TypeError as error:
-            raise ScriptError(f"{name}(): {error}", r) from None
+            raise ScriptError(f"{name}(): {error}", r, doc="helpers-and-recursion") from None
         bound.apply_defaults()
         values: list[Value] = []
         types: list[Type] = []
@@ -139,6 +142,7 @@ class FunctionCallEmitter(ExpressionEmitter):
                     f"{name}() takes *args or **kwargs: a method or a partial called from a "
                     "scripted function cannot have them yet; call a function defined with def",
                     r,
+                    doc="helpers-and-recursion",
                 )
             argument = bound.arguments[parameter.name]
             if isinstance(argument, KnownObject):
@@ -151,6 +155,7 @@ class FunctionCallEmitter(ExpressionEmitter):
                         f"the default value of parameter '{parameter.name}' of {name}() is not "
                         "a number, string, None or tuple of them",
                         r,
+                        doc="helpers-and-recursion",
                     )
                 argument = self.constant(found[0], found[1], r)
             values.append(argument)

@@ -79,6 +79,7 @@ class IterationEmitter(ListEmitter):
                         "a comprehension goes over a range known while compiling: write a "
                         "for loop for a range known only at run time",
                         r,
+                        doc="comprehensions",
                     )
                 return [self.constant(i, INT, r) for i in range(*cast("list[int]", known))]
         value = self.emit_expr(expr)
@@ -86,7 +87,7 @@ class IterationEmitter(ListEmitter):
         if tree is not None and tree.is_dict:
             return [cast(Value, self.python_constant(key, r)) for key in tree.keys]
         if tree is not None and tree.kind is slice:
-            raise ScriptError("TypeError: 'slice' object is not iterable", r)
+            raise ScriptError("TypeError: 'slice' object is not iterable", r, doc="builtins")
         if tree is not None:  # each item with its own structure and rank
             return [self.tree_item(value, tree, i, r) for i in range(len(tree.children))]
         items = None if isinstance(value.ty, TensorType) else self.known_items(value, r)
@@ -98,6 +99,7 @@ class IterationEmitter(ListEmitter):
                 "comprehensions take lists, tuples and dicts of a known length, or "
                 "range() of constants",
                 r,
+                doc="arrays-are-not-lists" if array else "comprehensions",
             )
         return items
 
@@ -108,28 +110,32 @@ class IterationEmitter(ListEmitter):
         if builtin == "enumerate" and "start" in keywords:
             found = constant_value(self.emit_expr(keywords.pop("start").value))
             if type(found) is not int:
-                raise ScriptError("enumerate()'s start must be an int constant", r)
+                raise ScriptError("enumerate()'s start must be an int constant", r, doc="builtins")
             start = found
         strict = keywords.pop("strict", None) if builtin == "zip" else None
         if keywords:
-            raise ScriptError(f"{builtin}() takes no keyword '{next(iter(keywords))}' here", r)
+            raise ScriptError(
+                f"{builtin}() takes no keyword '{next(iter(keywords))}' here", r, doc="builtins"
+            )
         if builtin == "zip":
             sources = [self.static_items(arg) for arg in call.args]
             uneven = len({len(items) for items in sources}) > 1
             if uneven and strict is not None and constant_value(self.emit_expr(strict.value)):
                 raise ScriptError(
-                    "ValueError: zip() arguments of different lengths with strict=True", r
+                    "ValueError: zip() arguments of different lengths with strict=True",
+                    r,
+                    doc="builtins",
                 )
             return [self.make_tuple(list(group), r) for group in zip(*sources, strict=False)]
         if len(call.args) != 1 and not (builtin == "enumerate" and len(call.args) == 2):
-            raise ScriptError(f"{builtin}() takes one iterable here", r)
+            raise ScriptError(f"{builtin}() takes one iterable here", r, doc="builtins")
         sources = [self.static_items(call.args[0])]
         if builtin == "reversed":
             return sources[0][::-1]
         if len(call.args) == 2:
             found = constant_value(self.emit_expr(call.args[1]))
             if type(found) is not int:
-                raise ScriptError("enumerate()'s start must be an int constant", r)
+                raise ScriptError("enumerate()'s start must be an int constant", r, doc="builtins")
             start = found
         return [
             self.make_tuple([self.constant(start + i, INT, r), item], r)
@@ -168,6 +174,7 @@ class IterationEmitter(ListEmitter):
                 "a comprehension's condition must be known while compiling (an int, a string, "
                 "a shape): use np.where for a condition on array values",
                 condition.range,
+                doc="comprehensions",
             )
         return decided
 

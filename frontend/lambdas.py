@@ -37,6 +37,7 @@ def lambda_definition(fn: FunctionType, where: SourceRange) -> syntax.FunctionDe
             "cannot find the source code of this lambda: lambdas typed at the interactive "
             "prompt or made by exec() cannot be scripted",
             where,
+            doc="lambda",
         )
     node = _find(fn, "".join(lines), where)
     body = node.body
@@ -50,6 +51,7 @@ def lambda_definition(fn: FunctionType, where: SourceRange) -> syntax.FunctionDe
         raise ScriptError(
             "cannot script this lambda where it is written: define the function with 'def'",
             where,
+            doc="lambda",
         )
     encoded[-1] = encoded[-1][: body.end_col_offset]
     encoded[0] = encoded[0][body.col_offset :]
@@ -67,7 +69,9 @@ def _find(fn: FunctionType, source: str, where: SourceRange) -> ast.Lambda:
     try:
         tree = ast.parse(source)
     except SyntaxError:
-        raise ScriptError("cannot parse the file this lambda is written in", where) from None
+        raise ScriptError(
+            "cannot parse the file this lambda is written in", where, doc="lambda"
+        ) from None
     names = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
     found = [
         node
@@ -87,6 +91,7 @@ def _find(fn: FunctionType, source: str, where: SourceRange) -> ast.Lambda:
         raise ScriptError(
             "cannot tell which lambda on this line is compiled: define the function with 'def'",
             where,
+            doc="lambda",
         )
     return found[0]
 

@@ -115,7 +115,9 @@ class ListEmitter(ExpressionEmitter):
             return self.repeat(sequence, count, r)
         if all(sequences) or any(v.ty in SCALAR_TYPES for v in (left, right)):
             raise ScriptError(
-                f"unsupported operand types for {op}: '{_kind(left)}' and '{_kind(right)}'", r
+                f"unsupported operand types for {op}: '{_kind(left)}' and '{_kind(right)}'",
+                r,
+                doc="lists-tuples-and-dicts",
             )
         return super().binary(op, left, right, r)
 
@@ -123,7 +125,11 @@ class ListEmitter(ExpressionEmitter):
         """``left + right`` of two lists or two tuples: a new one of both's items."""
         kind = _kind(left)
         if _kind(right) != kind:
-            raise ScriptError(f'can only concatenate {kind} (not "{_kind(right)}") to {kind}', r)
+            raise ScriptError(
+                f'can only concatenate {kind} (not "{_kind(right)}") to {kind}',
+                r,
+                doc="lists-tuples-and-dicts",
+            )
         if kind == "tuple" and all(_holds_ints(v) for v in (left, right)):
             # A shape's rank is known once specialised: no array is held, so no view to follow.
             known = [_known_length(v) for v in (left, right)]
@@ -141,6 +147,7 @@ class ListEmitter(ExpressionEmitter):
                 f"repeating a {_kind(sequence)} needs a number of times known at compile time "
                 "(a literal or a module constant), not one computed at run time",
                 r,
+                doc="lists-tuples-and-dicts",
             )
         items = self.items(sequence, r)
         return self.sequence_of(_kind(sequence), items * max(times, 0), r)
@@ -161,6 +168,7 @@ class ListEmitter(ExpressionEmitter):
                 f"time ({_unknown_length(sequence)}); build the result with a known number "
                 "of items, or append to a list ('hs.append(v)')",
                 r,
+                doc="lists-tuples-and-dicts",
             )
         return found
 
@@ -190,16 +198,23 @@ class ListEmitter(ExpressionEmitter):
     def emit_append(self, name: syntax.Name, call: syntax.Call) -> None:
         """``name.append(v)``: bind ``name`` to a new list, ``name``'s elements then ``v``."""
         if call.keywords:
-            raise ScriptError("list.append() takes no keyword arguments", call.keywords[0].range)
+            raise ScriptError(
+                "list.append() takes no keyword arguments",
+                call.keywords[0].range,
+                doc="lists-tuples-and-dicts",
+            )
         if len(call.args) != 1:
             raise ScriptError(
-                f"list.append() takes exactly one argument ({len(call.args)} given)", call.range
+                f"list.append() takes exactly one argument ({len(call.args)} given)",
+                call.range,
+                doc="lists-tuples-and-dicts",
             )
         lst = self.emit_expr(name)
         if not isinstance(lst.ty, ListType):
             raise ScriptError(
                 f"'{name.id}' is a value of type {lst.ty}, not a list: only lists have .append",
                 name.range,
+                doc="lists-tuples-and-dicts",
             )
         elem = self.emit_expr(call.args[0])
         appended = self.apply(APPEND, [lst, elem], call.range)
@@ -214,10 +229,12 @@ def refuse_list_method(name: str, call: syntax.Call) -> ScriptError:
             "list.append() is only supported as a statement of its own on a list name "
             "('hs.append(v)')",
             call.range,
+            doc="lists-tuples-and-dicts",
         )
     return ScriptError(
         f"lists cannot be changed in scripted functions except by 'hs.append(v)' ('.{name}')",
         call.range,
+        doc="lists-tuples-and-dicts",
     )
 
 

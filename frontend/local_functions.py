@@ -51,7 +51,9 @@ class LocalFunctionEmitter(ExpressionEmitter):
         decorators: Sequence[syntax.Expr],
     ) -> None:
         if decorators:
-            raise ScriptError("a decorated function inside a scripted one is not supported", r)
+            raise ScriptError(
+                "a decorated function inside a scripted one is not supported", r, doc="nested-def"
+            )
         defaults = tuple(
             (param.name, self.emit_expr(param.default))
             for param in params
@@ -80,19 +82,26 @@ class LocalFunctionEmitter(ExpressionEmitter):
                 f"{fn.name}() takes {len(names)} positional arguments but {len(positional)} "
                 "were given",
                 r,
+                doc="nested-def",
             )
         bound: dict[str, Value] = dict(fn.defaults)
         given = dict(zip(names, positional, strict=False))
         for name, value in keywords.items():
             if name not in names:
-                raise ScriptError(f"{fn.name}() got an unexpected keyword argument '{name}'", r)
+                raise ScriptError(
+                    f"{fn.name}() got an unexpected keyword argument '{name}'", r, doc="nested-def"
+                )
             if name in given:
-                raise ScriptError(f"{fn.name}() got multiple values for argument '{name}'", r)
+                raise ScriptError(
+                    f"{fn.name}() got multiple values for argument '{name}'", r, doc="nested-def"
+                )
             given[name] = value
         bound.update(given)
         missing = [name for name in names if name not in bound]
         if missing:
-            raise ScriptError(f"{fn.name}() missing arguments: {', '.join(missing)}", r)
+            raise ScriptError(
+                f"{fn.name}() missing arguments: {', '.join(missing)}", r, doc="nested-def"
+            )
         return self.enter_local(fn, {name: bound[name] for name in names}, r)
 
     def enter_local(self, fn: LocalFunction, bound: dict[str, Value], r: SourceRange) -> Value:
@@ -101,13 +110,14 @@ class LocalFunctionEmitter(ExpressionEmitter):
         if fn in self.active_locals:
             self.recursive_local_calls += 1
             if self.active_locals.count(fn) >= RECURSION_LIMIT:
-                raise too_deep(fn.name, r)
+                raise too_deep(fn.name, r, "nested-def")
             if self.recursive_local_calls > LOCAL_CALLS_LIMIT:
                 raise ScriptError(
                     f"recursion of '{fn.name}' unrolls into more than {LOCAL_CALLS_LIMIT} calls "
                     "while compiling: define it with def at module level, where each value of "
                     "its arguments is compiled once, or write a loop",
                     r,
+                    doc="nested-def",
                 )
         self.active_locals.append(fn)
         try:

@@ -57,6 +57,7 @@ class LoopEmitter(SubscriptEmitter):
                     "a loop over zip(), enumerate() or reversed() is unrolled while compiling, "
                     "so it cannot 'break', 'continue' or 'return'",
                     stmt.range,
+                    doc="loops",
                 )
             for item in self.static_items(iterable):
                 self.assign(stmt.target, item, stmt.target.range)
@@ -69,12 +70,13 @@ class LoopEmitter(SubscriptEmitter):
             keys = [self.python_constant(key, r) for key in tree.keys]
             value = self.make_tuple([cast(Value, key) for key in keys], r)
         if tree is not None and tree.kind is slice:
-            raise ScriptError("TypeError: 'slice' object is not iterable", r)
+            raise ScriptError("TypeError: 'slice' object is not iterable", r, doc="loops")
         if tree is not None and exits_anywhere(stmt.body):
             raise ScriptError(
                 f"a loop over a {tree.kind_name} argument is unrolled while compiling, so it "
                 "cannot 'break', 'continue' or 'return'",
                 stmt.range,
+                doc="loops",
             )
         if not builds_list(value) and not exits_anywhere(stmt.body):
             # A tuple, or np.split's pieces, of a length known here: unrolled, so that each
@@ -102,6 +104,7 @@ class LoopEmitter(SubscriptEmitter):
                 f"a for loop cannot iterate over a value of type {value.ty}: it goes over "
                 "range(...), an array's rows, a list, a tuple or a dict",
                 iterable.range,
+                doc="loops",
             )
 
         def bind_target(index: Value) -> None:
@@ -114,7 +117,7 @@ class LoopEmitter(SubscriptEmitter):
         of ``x``, the row read as ``x[i]`` in the body, so that the IR does not grow with the
         data. ``x`` is the array as the loop starts, as Python's iterator holds it."""
         if isinstance(array.ty, TensorType) and array.ty.shape == ():
-            raise ScriptError("TypeError: iteration over a 0-d array", r)
+            raise ScriptError("TypeError: iteration over a 0-d array", r, doc="loops")
         count = self.apply("prim::len", [array], r)
 
         def bind_target(index: Value) -> None:
@@ -127,9 +130,13 @@ class LoopEmitter(SubscriptEmitter):
     def emit_range_loop(self, stmt: syntax.For, call: syntax.Call, exits: Exit) -> None:
         r = call.range
         if call.keywords:
-            raise ScriptError("range() takes no keyword arguments", call.keywords[0].range)
+            raise ScriptError(
+                "range() takes no keyword arguments", call.keywords[0].range, doc="loops"
+            )
         if not 1 <= len(call.args) <= 3:
-            raise ScriptError(f"range() takes 1 to 3 arguments, got {len(call.args)}", r)
+            raise ScriptError(
+                f"range() takes 1 to 3 arguments, got {len(call.args)}", r, doc="loops"
+            )
         args = [range_argument(self, self.emit_expr(a), a.range) for a in call.args]
         start: Value | None = args[0] if len(args) > 1 else None
         stop = args[1] if len(args) > 1 else args[0]
@@ -144,6 +151,7 @@ class LoopEmitter(SubscriptEmitter):
                     "this loop indexes a container argument, so it is unrolled while "
                     "compiling and cannot 'break', 'continue' or 'return'",
                     stmt.range,
+                    doc="loops",
                 )
             for number in range(*cast("list[int]", known)):
                 self.assign(stmt.target, self.constant(number, INT, r), stmt.target.range)
@@ -173,7 +181,7 @@ class LoopEmitter(SubscriptEmitter):
             return span
         known = constant_value(step)
         if known == 0:
-            raise ScriptError("range() arg 3 must not be zero", r)
+            raise ScriptError("range() arg 3 must not be zero", r, doc="loops")
         if isinstance(known, int):  # ceil(span / step) for either sign of step
             adjust = known - 1 if known > 0 else known + 1
             if adjust:
@@ -231,7 +239,7 @@ class LoopEmitter(SubscriptEmitter):
         for name in names:
             if name not in carried:
                 message = f"'{name}' is assigned only inside the loop: assign it before the loop"
-                self.scope.bind(name, Unbound(message + " to use it after"))
+                self.scope.bind(name, Unbound(message + " to use it after", "loops"))
 
     def emit_loop_body(
         self,

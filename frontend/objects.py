@@ -115,14 +115,16 @@ class FreeVariable:
                 value = self.namespace[root]
             except KeyError:
                 raise ScriptError(
-                    f"the global '{root}' that this function reads is no longer defined"
+                    f"the global '{root}' that this function reads is no longer defined",
+                    doc="globals-and-closures",
                 ) from None
         for kind, key in self.path:
             try:
                 value = getattr(value, str(key)) if kind == "attr" else value[key]  # type: ignore[index]
             except (AttributeError, LookupError, TypeError):
                 raise ScriptError(
-                    f"'{self.name}', which this function reads, is no longer there"
+                    f"'{self.name}', which this function reads, is no longer there",
+                    doc="globals-and-closures",
                 ) from None
         return value
 
@@ -237,7 +239,7 @@ def unwrap_callable(
     if isinstance(fn, MethodType):
         func = fn.__func__
         if not isinstance(func, FunctionType | functools.partial):
-            raise ScriptError(_not_python(fn, "method"), r)
+            raise ScriptError(_not_python(fn, "method"), r, doc="partial-and-methods")
         inner, prefix, keywords = unwrap_callable(func, r)
         self_name = next(iter(inspect.signature(inner).parameters), "self")
         bound_self = KnownObject(FreeVariable.of_object(self_name, fn.__self__), fn.__self__)
@@ -245,7 +247,7 @@ def unwrap_callable(
     if isinstance(fn, functools.partial):
         func = fn.func
         if not isinstance(func, FunctionType | MethodType | functools.partial):
-            raise ScriptError(_not_python(func, "partial"), r)
+            raise ScriptError(_not_python(func, "partial"), r, doc="partial-and-methods")
         inner, prefix, keywords = unwrap_callable(func, r)
         root = FreeVariable.of_object(f"partial({getattr(func, '__name__', 'f')})", fn)
         args = root.child(("attr", "args"))
@@ -258,7 +260,7 @@ def unwrap_callable(
         return inner, prefix, keywords
     if isinstance(fn, FunctionType):
         return fn, [], {}
-    raise ScriptError(_not_python(fn, "callable"), r)
+    raise ScriptError(_not_python(fn, "callable"), r, doc="partial-and-methods")
 
 
 def fixed_slots(
@@ -271,11 +273,17 @@ def fixed_slots(
     binds."""
     names = list(inspect.signature(fn).parameters)
     if len(prefix) > len(names):
-        raise ScriptError(f"{fn.__qualname__}() is given more arguments than it takes", r)
+        raise ScriptError(
+            f"{fn.__qualname__}() is given more arguments than it takes",
+            r,
+            doc="partial-and-methods",
+        )
     slots: list[KnownObject | None] = [*prefix, *([None] * (len(names) - len(prefix)))]
     for name, value in keywords.items():
         if name not in names or slots[names.index(name)] is not None:
-            raise ScriptError(f"{fn.__qualname__}() cannot be given '{name}' here", r)
+            raise ScriptError(
+                f"{fn.__qualname__}() cannot be given '{name}' here", r, doc="partial-and-methods"
+            )
         slots[names.index(name)] = value
     return slots
 
@@ -371,4 +379,5 @@ def refuse_foreign_method(obj: object, spelled: str, r: SourceRange) -> None:
         "which scripted code cannot call: call it before, and pass what it gives as an "
         "argument (or read it as a global)",
         r,
+        doc="partial-and-methods",
     )

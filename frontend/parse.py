@@ -66,15 +66,17 @@ def parse_source(
             where = locator.at(exc.line, exc.col, exc.line, exc.col + 1)
             raise ScriptError(exc.message, where) from None
         if not tree.children:
-            raise ScriptError("expected a function definition", locator.at(1, 1, 1, 1))
+            raise ScriptError(
+                "expected a function definition", locator.at(1, 1, 1, 1), doc="functions"
+            )
         builder = ToAst(locator)
         module: syntax.Module = builder.transform(tree)
     if builder.errors:
         # Report the construct that starts first; of two starting together, the outer one,
         # which the bottom-up transformer reached last.
         order = enumerate(builder.errors)
-        _, (message, where) = min(order, key=lambda e: (e[1][1].line, e[1][1].col, -e[0]))
-        raise ScriptError(message, where)
+        _, (message, where, doc) = min(order, key=lambda e: (e[1][1].line, e[1][1].col, -e[0]))
+        raise ScriptError(message, where, doc=doc)
     return module
 
 
@@ -96,11 +98,12 @@ def parse_expression(text: str, where: SourceRange) -> syntax.Expr:
     try:
         tree = _parser().parse(body)
     except (UnexpectedInput, TextError):
-        raise ScriptError(f"cannot parse '{text}' in this f-string", where) from None
+        raise ScriptError(f"cannot parse '{text}' in this f-string", where, doc="strings") from None
     builder = ToAst(_Fixed(where.source, [0], where))
     module: syntax.Module = builder.transform(tree)
     if builder.errors:
-        raise ScriptError(builder.errors[0][0], where)
+        message, _, doc = builder.errors[0]
+        raise ScriptError(message, where, doc=doc)
     (statement,) = module.functions[0].body
     assert isinstance(statement, syntax.Return)
     assert statement.value is not None
@@ -174,7 +177,7 @@ def _syntax_error(exc: UnexpectedInput, locator: Locator) -> ScriptError:
         # `match x:` fails at `x`, `match` being a name to this grammar.
         col = soft_keyword.end(1) + 1
         where = SourceRange(where.source, where.line, col, where.line, col + len("match"))
-        return ScriptError("'match' statements are not supported", where)
+        return ScriptError("'match' statements are not supported", where, doc="match")
     accepts = exc.accepts or exc.expected
     if "_INDENT" in accepts and token.type != "_INDENT":
         return ScriptError("expected an indented block", where)

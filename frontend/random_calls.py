@@ -50,7 +50,9 @@ class RandomEmitter(SubscriptEmitter):
         params = DRAW_METHODS[method]
         if params is None:  # randn(d0, d1, ...)
             if call.keywords:
-                raise ScriptError(f"{method}() takes no keyword arguments", call.range)
+                raise ScriptError(
+                    f"{method}() takes no keyword arguments", call.range, doc="random-numbers"
+                )
             return self.apply_draw(source, method, [self.emit_expr(a) for a in call.args], call)
         args = self.draw_arguments(method, params, call)
         if method not in ("choice", "permutation"):
@@ -64,6 +66,7 @@ class RandomEmitter(SubscriptEmitter):
                 f"{method}() of a {first.ty} is not supported: pass an int or an array, "
                 "as in np.array([...])",
                 r,
+                doc="random-numbers",
             )
         positions = self.row_positions(source, f"{method}_rows", first, rest, call)
         return self.array_subscript(first, [self.value_item(positions, r)], r)
@@ -81,13 +84,16 @@ class RandomEmitter(SubscriptEmitter):
         (Note [Draws of rows] in `ir.ops.random`)."""
         r = call.range
         if len(call.args) != 1 or call.keywords:
-            raise ScriptError("shuffle() takes one argument here, the array shuffled", r)
+            raise ScriptError(
+                "shuffle() takes one argument here, the array shuffled", r, doc="random-numbers"
+            )
         array = self.emit_expr(call.args[0])
         if not isinstance(array.ty, TensorType):
             raise ScriptError(
                 f"shuffle() of a {array.ty} is not supported: shuffle an array in place, or "
                 "draw a permutation and index with it",
                 call.args[0].range,
+                doc="random-numbers",
             )
         positions = self.row_positions(source, "permutation_rows", array, [], call)
         shuffled = self.array_subscript(array, [self.value_item(positions, r)], r)
@@ -101,13 +107,16 @@ class RandomEmitter(SubscriptEmitter):
         r = call.range
         names = [name for name, _ in params]
         if len(call.args) > len(names):
-            raise ScriptError(f"{method}() takes at most {len(names)} arguments here", r)
+            raise ScriptError(
+                f"{method}() takes at most {len(names)} arguments here", r, doc="random-numbers"
+            )
         given = dict(zip(names, (self.emit_expr(a) for a in call.args), strict=False))
         for keyword in call.keywords:
             if keyword.name not in names or keyword.name in given:
                 raise ScriptError(
                     f"{method}() takes {', '.join(names)} here, not '{keyword.name}'",
                     keyword.range,
+                    doc="random-numbers",
                 )
             given[keyword.name] = self.emit_expr(keyword.value)
         args = []
@@ -115,7 +124,9 @@ class RandomEmitter(SubscriptEmitter):
             if name in given:
                 args.append(given[name])
             elif default is NOT_CONSTANT:
-                raise ScriptError(f"{method}() missing its argument '{name}'", r)
+                raise ScriptError(
+                    f"{method}() missing its argument '{name}'", r, doc="random-numbers"
+                )
             else:
                 args.append(cast(Value, self.python_constant(default, r)))
         return args
@@ -141,6 +152,7 @@ class RandomEmitter(SubscriptEmitter):
                 f"{name}() alone is not supported: make the generator with "
                 f"np.random.Generator({name}(seed))",
                 r,
+                doc="random-numbers",
             )
         kind = _CONSTRUCTORS[obj]
         seed_call = call
@@ -152,6 +164,7 @@ class RandomEmitter(SubscriptEmitter):
                     "np.random.Generator(...) is supported of a bit generator made here, as "
                     "in np.random.Generator(np.random.PCG64(seed))",
                     r,
+                    doc="random-numbers",
                 )
             assert isinstance(inner, syntax.Call)
             kind, seed_call = _BIT_GENERATORS[bit.obj], inner
@@ -165,5 +178,7 @@ class RandomEmitter(SubscriptEmitter):
         if seed.ty not in (INT, NONE):
             at = call.args[0].range if call.args else call.range
             raise ScriptError(
-                f"a seed must be an int or None here, not {seed.ty}: pass int(seed)", at
+                f"a seed must be an int or None here, not {seed.ty}: pass int(seed)",
+                at,
+                doc="random-numbers",
             )

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from dataclasses import dataclass
 
-from frontend.errors import ScriptError
+from frontend.errors import ScriptError, Topic
 from ir.graph import Value
 from ir.ops import OPS
 from ir.source import SourceRange
@@ -99,13 +99,15 @@ def unknown(ty: Type) -> Type:
     return ty.ty if isinstance(ty, Known) else ty
 
 
-def too_deep(name: str, r: SourceRange) -> ScriptError:
+def too_deep(name: str, r: SourceRange, doc: Topic = "helpers-and-recursion") -> ScriptError:
+    """A recursion unrolled past `RECURSION_LIMIT`; ``doc`` is "nested-def" for a local one."""
     return ScriptError(
         f"recursion of '{name}' goes deeper than {RECURSION_LIMIT} levels while compiling: a "
         "recursive call is unrolled while compiling, so its depth must be decided by values "
         "known then (a container's structure, Python ints); write a loop for a recursion "
         "whose depth depends on run-time values",
         r,
+        doc=doc,
     )
 
 
@@ -116,4 +118,5 @@ def depends_on_run_time(name: str, r: SourceRange) -> ScriptError:
         "(a Python int such as n - 1, a container's structure) must be known then; write a "
         "loop (for/while) for a recursion whose depth depends on run-time values",
         r,
+        doc="helpers-and-recursion",
     )

@@ -90,7 +90,9 @@ class SignatureEmitter(ExpressionEmitter):
             for key, item in self.unpacked_mapping(mapping):
                 if any(k.name == key for k in keywords):
                     raise ScriptError(
-                        f"got multiple values for keyword argument '{key}'", mapping.range
+                        f"got multiple values for keyword argument '{key}'",
+                        mapping.range,
+                        doc="functions",
                     )
                 hidden = self.hidden(item, mapping.range)
                 keywords.append(syntax.Keyword(key, hidden, range=mapping.range))
@@ -119,6 +121,7 @@ class SignatureEmitter(ExpressionEmitter):
                 "cannot unpack an array with '*': its length is not known while compiling; "
                 "pass the array itself, or its rows one by one (x[0], x[1])",
                 r,
+                doc="arrays-are-not-lists",
             )
         items = None if value.ty == STR else self.known_items(value, r)
         if items is None:
@@ -126,6 +129,7 @@ class SignatureEmitter(ExpressionEmitter):
                 f"cannot unpack a value of type {value.ty} with '*' while compiling: unpack a "
                 "tuple, a list of known length or a container argument",
                 r,
+                doc="functions",
             )
         return items
 
@@ -147,10 +151,13 @@ class SignatureEmitter(ExpressionEmitter):
                 f"cannot unpack {what} with '**': it takes a dict known while compiling (a "
                 "literal, a dict argument, **kwargs)",
                 r,
+                doc="functions",
             )
         for key in tree.keys:
             if not isinstance(key, str):
-                raise ScriptError(f"keywords must be strings, not {type(key).__name__}", r)
+                raise ScriptError(
+                    f"keywords must be strings, not {type(key).__name__}", r, doc="functions"
+                )
         return [(str(key), self.tree_item(value, tree, i, r)) for i, key in enumerate(tree.keys)]
 
     def constant_key(self, key: object, r: SourceRange) -> Value:
@@ -185,7 +192,7 @@ class SignatureEmitter(ExpressionEmitter):
         try:
             bound = signature.bind(*positional, **keywords)
         except TypeError as error:
-            raise ScriptError(f"{name}(): {error}", call.range) from None
+            raise ScriptError(f"{name}(): {error}", call.range, doc="functions") from None
         values: dict[str, Value] = {}
         for parameter in signature.parameters.values():
             if parameter.kind in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD):

@@ -69,7 +69,9 @@ class SubscriptEmitter(ExpressionEmitter):
         if isinstance(base.ty, TupleType | ListType):
             return self.sequence_subscript(base, expr.index, expr.range)
         if base.ty in (INT, FLOAT, BOOL, SCALAR, NONE, STR):
-            raise ScriptError(f"a value of type {base.ty} cannot be subscripted", expr.value.range)
+            raise ScriptError(
+                f"a value of type {base.ty} cannot be subscripted", expr.value.range, doc="indexing"
+            )
         return self.array_subscript(base, self.index_items(expr.index), expr.range)
 
     # ---- tuples -----------------------------------------------------------------------------
@@ -86,7 +88,11 @@ class SubscriptEmitter(ExpressionEmitter):
         if isinstance(index, syntax.Tuple) or (
             isinstance(index, syntax.Constant) and index.value is Ellipsis
         ):
-            raise ScriptError(f"a {base.ty} takes a single int or slice index", index.range)
+            raise ScriptError(
+                f"a {base.ty} takes a single int or slice index",
+                index.range,
+                doc="lists-tuples-and-dicts",
+            )
         position = self.as_index(self.emit_expr(index), index.range)
         kind = "prim::ListIndex" if builds_list(base) else "prim::TupleIndex"
         return self.apply(kind, [base, position], r)
@@ -95,7 +101,7 @@ class SubscriptEmitter(ExpressionEmitter):
         """``params[0]``, ``params["W"]``, ``params[1:]`` of a container known while compiling
         (Note [Containers known while compiling] in `frontend.trees`)."""
         if tree.kind is slice:
-            raise ScriptError("TypeError: 'slice' object is not subscriptable", r)
+            raise ScriptError("TypeError: 'slice' object is not subscriptable", r, doc="builtins")
         if isinstance(index, syntax.Slice) and not tree.is_dict:
             bounds = []
             for part in (index.lower, index.upper, index.step):
@@ -105,6 +111,7 @@ class SubscriptEmitter(ExpressionEmitter):
                         f"a slice of a {tree.kind_name} argument needs int bounds known while "
                         "compiling",
                         part.range if part is not None else index.range,
+                        doc="lists-tuples-and-dicts",
                     )
                 bounds.append(None if bound is None else bound.node.attrs["value"])
             positions = range(len(tree.children))[slice(*bounds)]
@@ -114,7 +121,11 @@ class SubscriptEmitter(ExpressionEmitter):
             return self.make_tree(items, sliced, r)
         if isinstance(index, syntax.Slice | syntax.Tuple):
             what = "a slice" if isinstance(index, syntax.Slice) else "a tuple"
-            raise ScriptError(f"a {tree.kind_name} cannot be indexed by {what} here", index.range)
+            raise ScriptError(
+                f"a {tree.kind_name} cannot be indexed by {what} here",
+                index.range,
+                doc="lists-tuples-and-dicts",
+            )
         return self.tree_key(base, tree, self.emit_expr(index), index.range)
 
     # ---- arrays -----------------------------------------------------------------------------
@@ -143,7 +154,9 @@ class SubscriptEmitter(ExpressionEmitter):
                 else:
                     items.append(self.value_item(value, r))
         if sum(item.kind == "ellipsis" for item in items) > 1:
-            raise ScriptError("an index can only have a single ellipsis ('...')", index.range)
+            raise ScriptError(
+                "an index can only have a single ellipsis ('...')", index.range, doc="indexing"
+            )
         return items
 
     def value_item(self, value: Value, r: SourceRange) -> _Item:
@@ -159,14 +172,20 @@ class SubscriptEmitter(ExpressionEmitter):
         if ty in (INT, SCALAR):
             return _Item("int", r, value=self.as_index(value, r))
         if ty is BOOL:
-            raise ScriptError("a bool index is not supported (NumPy reads it as a mask)", r)
+            raise ScriptError(
+                "a bool index is not supported (NumPy reads it as a mask)", r, doc="indexing"
+            )
         if isinstance(ty, TupleType):
             raise ScriptError(
-                "a tuple value cannot be an index: write the items out, as in x[i, j]", r
+                "a tuple value cannot be an index: write the items out, as in x[i, j]",
+                r,
+                doc="indexing",
             )
         if ty in (FLOAT, STR):
             error = ContainerUseError if ty == STR else ScriptError
-            raise error(f"an index must be an int, a slice or an array, not {ty}", r)
+            raise error(
+                f"an index must be an int, a slice or an array, not {ty}", r, doc="indexing"
+            )
         return _Item("array", r, value=value)
 
     def slice_bound(self, part: syntax.Expr | None, r: SourceRange) -> Value:
@@ -181,7 +200,7 @@ class SubscriptEmitter(ExpressionEmitter):
         if value.ty in (INT, ANY):
             return value
         if value.ty in (FLOAT, STR, NONE) or isinstance(value.ty, TupleType | ListType):
-            raise ScriptError(f"an index must be an int, not {value.ty}", r)
+            raise ScriptError(f"an index must be an int, not {value.ty}", r, doc="indexing")
         return self.apply("prim::int", [value], r)
 
     def array_subscript(self, base: Value, items: Sequence[_Item], r: SourceRange) -> Value:
@@ -230,7 +249,9 @@ class SubscriptEmitter(ExpressionEmitter):
         for item in items:
             if item.kind in ("newaxis", "ellipsis"):
                 raise ScriptError(
-                    "None and '...' cannot be combined with array indices yet", item.range
+                    "None and '...' cannot be combined with array indices yet",
+                    item.range,
+                    doc="indexing",
                 )
         current = base
         operands: list[Value] = []
@@ -274,10 +295,13 @@ class SubscriptEmitter(ExpressionEmitter):
                 f"cannot assign into an element of a {kind}: lists and tuples are values here, "
                 "build a new one",
                 target.range,
+                doc="lists-tuples-and-dicts",
             )
         if base.ty in (INT, FLOAT, BOOL, SCALAR, NONE, STR):
             raise ScriptError(
-                f"a value of type {base.ty} cannot be subscripted", target.value.range
+                f"a value of type {base.ty} cannot be subscripted",
+                target.value.range,
+                doc="indexing",
             )
         return base
 

@@ -11,7 +11,7 @@ from typing import Any, cast
 from lark import Token, Tree
 
 from frontend import syntax
-from frontend.errors import ScriptError
+from frontend.errors import ScriptError, Topic
 from ir.source import Source, SourceRange
 
 
@@ -97,9 +97,9 @@ def _unary(op: syntax.UnaryOperator) -> Callable[..., syntax.UnaryOp]:
     return build
 
 
-def _refusal(message: str) -> Callable[..., _Refused]:
+def _refusal(message: str, doc: Topic) -> Callable[..., _Refused]:
     def build(self: ToAst, r: SourceRange, *_children: object) -> _Refused:
-        return self._refuse(message, r)
+        return self._refuse(message, r, doc)
 
     return build
 
@@ -146,13 +146,14 @@ class ToAst:
 
     Each rule has a method of the same name, called with the rule's range (first to last
     child) and then its children: AST nodes, ``_Tok`` for kept tokens, None for an absent
-    optional part. Refused constructs are recorded in ``errors`` and replaced by ``_Refused``
-    so that all of them are seen before the first in the text is raised.
+    optional part. Refused constructs are recorded in ``errors`` (with the section of
+    docs/language.md on them) and replaced by ``_Refused`` so that all of them are seen before
+    the first in the text is raised.
     """
 
     def __init__(self, locator: Locator) -> None:
         self.locator = locator
-        self.errors: list[tuple[str, SourceRange]] = []
+        self.errors: list[tuple[str, SourceRange, Topic | None]] = []
         self._methods: dict[str, Callable[..., Any]] = {}
 
     def transform(self, tree: Tree[Token]) -> Any:
@@ -193,8 +194,8 @@ class ToAst:
             self._methods[rule] = method
         return method
 
-    def _refuse(self, message: str, r: SourceRange) -> _Refused:
-        self.errors.append((message, r))
+    def _refuse(self, message: str, r: SourceRange, doc: Topic | None) -> _Refused:
+        self.errors.append((message, r, doc))
         return _Refused(range=r)
 
     # ---- module and functions ----
@@ -209,15 +210,16 @@ class ToAst:
                 imports.append(stmt)
             elif not isinstance(stmt, _Refused) and _string_of(stmt) is None:
                 message = "only 'def' and 'import' statements are supported at module level"
-                self._refuse(message, stmt.range)
+                self._refuse(message, stmt.range, "functions")
         if not functions and not self.errors:
-            self._refuse("expected a function definition", r)
+            self._refuse("expected a function definition", r, "functions")
         return syntax.Module(tuple(functions), tuple(imports), range=r)
 
     def suite(self, r: SourceRange, *stmts: syntax.Stmt) -> tuple[syntax.Stmt, ...]:
         for stmt in stmts:
             if isinstance(stmt, syntax.Import):
-                self._refuse("import statements are not supported inside a function", stmt.range)
+                message = "import statements are not supported inside a function"
+                self._refuse(message, stmt.range, "import")
         return stmts
 
     def funcdef(
@@ -257,25 +259,27 @@ class ToAst:
             param = item
             if param.kind == "var_positional" or param.name == _BARE_STAR:
                 if keyword_only:
-                    self._refuse("* argument may appear only once", param.range)
+                    self._refuse("* argument may appear only once", param.range, "functions")
                 keyword_only = True
                 following = items[index + 1] if index + 1 < len(items) else None
                 if param.name == _BARE_STAR:
                     if not isinstance(following, syntax.Param) or following.kind != "positional":
-                        self._refuse("named arguments must follow bare *", param.range)
+                        message = "named arguments must follow bare *"
+                        self._refuse(message, param.range, "functions")
                     continue
             elif param.kind == "var_keyword":
                 if index != len(items) - 1:
-                    self._refuse("arguments cannot follow var-keyword argument", param.range)
+                    message = "arguments cannot follow var-keyword argument"
+                    self._refuse(message, param.range, "functions")
             elif keyword_only:
                 param = replace(param, kind="keyword_only")
             elif param.default is not None:
                 after_default = True
             elif after_default:
                 message = "parameter without a default follows parameter with a default"
-                self._refuse(message, param.range)
+                self._refuse(message, param.range, "functions")
             if param.name in seen:
-                self._refuse(f"duplicate parameter '{param.name}'", param.range)
+                self._refuse(f"duplicate parameter '{param.name}'", param.range, "functions")
             seen.add(param.name)
             params.append(param)
         return tuple(params)
@@ -301,7 +305,7 @@ class ToAst:
     ) -> syntax.Param:
         return syntax.Param(name.text, annotation, None, kind="var_keyword", range=r)
 
-    slash_param = _refusal("positional-only parameters ('/') are not supported")
+    slash_param = _refusal("positional-only parameters ('/') are not supported", "functions")
 
     # ---- simple statements ----
 
@@ -320,7 +324,7 @@ class ToAst:
         if isinstance(target, (syntax.Tuple, syntax.List)):
             kind = "tuple" if isinstance(target, syntax.Tuple) else "list"
             message = f"'{kind}' is an illegal expression for augmented assignment"
-            self._refuse(message, target.range)
+            self._refuse(message, target.range, "assignment")
         else:
             self._check_target(target)
         return syntax.AugAssign(target, _AUGMENTED[op.text], value, range=r)
@@ -333,7 +337,8 @@ class ToAst:
         value: syntax.Expr | None = None,
     ) -> syntax.AnnAssign:
         if isinstance(target, (syntax.Tuple, syntax.List)):
-            self._refuse("only a single target (not a tuple) can be annotated", target.range)
+            message = "only a single target (not a tuple) can be annotated"
+            self._refuse(message, target.range, "assignment")
         else:
             self._check_target(target)
         return syntax.AnnAssign(target, annotation, value, range=r)
@@ -346,7 +351,7 @@ class ToAst:
             if isinstance(expr, (syntax.Tuple, syntax.List)):
                 pending.extend(expr.elts)
             elif not isinstance(expr, (syntax.Name, syntax.Attribute, syntax.Subscript, _Refused)):
-                self._refuse(f"cannot assign to {_describe(expr)}", expr.range)
+                self._refuse(f"cannot assign to {_describe(expr)}", expr.range, "assignment")
 
     def pass_stmt(self, r: SourceRange, _tok: _Tok) -> syntax.Pass:
         return syntax.Pass(range=r)
@@ -394,9 +399,9 @@ class ToAst:
     def dotted_name(self, r: SourceRange, *names: _Tok) -> _Tok:
         return _Tok("dotted_name", ".".join(n.text for n in names), r)
 
-    del_stmt = _refusal("'del' statements are not supported")
-    global_stmt = _refusal("'global' statements are not supported")
-    nonlocal_stmt = _refusal("'nonlocal' statements are not supported")
+    del_stmt = _refusal("'del' statements are not supported", "del")
+    global_stmt = _refusal("'global' statements are not supported", "global-and-nonlocal")
+    nonlocal_stmt = _refusal("'nonlocal' statements are not supported", "global-and-nonlocal")
 
     # ---- compound statements ----
 
@@ -449,18 +454,18 @@ class ToAst:
     ) -> syntax.While:
         return syntax.While(test, _body(body), range=r)
 
-    loop_else = _refusal("'else' clauses on loops are not supported")
-    with_stmt = _refusal("'with' statements are not supported")
-    try_stmt = _refusal("'try' statements are not supported")
-    classdef = _refusal("class definitions are not supported")
+    loop_else = _refusal("'else' clauses on loops are not supported", "loops")
+    with_stmt = _refusal("'with' statements are not supported", "with")
+    try_stmt = _refusal("'try' statements are not supported", "try")
+    classdef = _refusal("class definitions are not supported", "class")
     with_item = except_clause = finally_clause = _placeholder
 
     def async_stmt(self, r: SourceRange, _tok: _Tok, inner: syntax.Stmt) -> _Refused:
         if isinstance(inner, syntax.FunctionDef):
-            return self._refuse("async functions are not supported", r)
+            return self._refuse("async functions are not supported", r, "async")
         if isinstance(inner, syntax.For):
-            return self._refuse("'async for' loops are not supported", r)
-        return self._refuse("'async with' statements are not supported", r)
+            return self._refuse("'async for' loops are not supported", r, "async")
+        return self._refuse("'async with' statements are not supported", r, "async")
 
     # ---- expressions ----
 
@@ -480,7 +485,8 @@ class ToAst:
 
     def dict_item(self, r: SourceRange, *children: Any) -> Any:
         if len(children) != 2 or not all(isinstance(c, syntax.Expr) for c in children):
-            return self._refuse("'**' in a dict literal is not supported: write the items", r)
+            message = "'**' in a dict literal is not supported: write the items"
+            return self._refuse(message, r, "lists-tuples-and-dicts")
         return (children[0], children[1])
 
     def list_(self, r: SourceRange, *items: syntax.Expr | _Tok) -> syntax.List:
@@ -540,7 +546,8 @@ class ToAst:
                 unpacked.append(argument.value)
             elif isinstance(argument, syntax.Keyword):
                 if any(k.name == argument.name for k in keywords):
-                    self._refuse(f"keyword argument repeated: '{argument.name}'", argument.range)
+                    message = f"keyword argument repeated: '{argument.name}'"
+                    self._refuse(message, argument.range, "functions")
                 keywords.append(argument)
             else:
                 if unpacked and not isinstance(argument, _Refused):
@@ -549,12 +556,13 @@ class ToAst:
                         if isinstance(argument, syntax.Starred)
                         else "positional argument follows keyword argument unpacking"
                     )
-                    self._refuse(message, argument.range)
+                    self._refuse(message, argument.range, "functions")
                 elif (
                     keywords
                     and not isinstance(argument, _Refused | syntax.Starred)
                 ):
-                    self._refuse("positional argument follows keyword argument", argument.range)
+                    message = "positional argument follows keyword argument"
+                    self._refuse(message, argument.range, "functions")
                 args.append(argument)
         return syntax.Call(func, tuple(args), tuple(keywords), tuple(unpacked), range=r)
 
@@ -602,7 +610,7 @@ class ToAst:
             try:
                 value = int(token.text, 0)
             except ValueError as error:  # more decimal digits than Python converts
-                raise ScriptError(str(error).split(":")[0], r) from None
+                raise ScriptError(str(error).split(":")[0], r, doc="numbers-and-arrays") from None
         return syntax.Constant(value, range=r)
 
     def const(self, r: SourceRange, token: _Tok) -> syntax.Constant:
@@ -620,21 +628,21 @@ class ToAst:
         for token in tokens:
             prefix = token.text[: len(token.text) - len(token.text.lstrip("rRbBuUfF"))].lower()
             if "b" in prefix:
-                return self._refuse("bytes literals are not supported", token.range)
+                return self._refuse("bytes literals are not supported", token.range, "strings")
             if "f" in prefix:
                 formatted = True
                 try:
                     parts.extend(_formatted_parts(token))
                 except ScriptError as error:
-                    return self._refuse(error.message, token.range)
+                    return self._refuse(error.message, token.range, error.doc)
             else:
                 parts.append(ast.literal_eval(token.text))
         if not formatted:
             return syntax.Constant("".join(str(part) for part in parts), range=r)
         return syntax.FormattedString(tuple(parts), range=r)
 
-    star_expr = _refusal("starred expressions are not supported")
-    walrus = _refusal("assignment expressions (:=) are not supported")
+    star_expr = _refusal("starred expressions are not supported", "assignment")
+    walrus = _refusal("assignment expressions (:=) are not supported", "assignment-expressions")
     def lambdef(self, r: SourceRange, _lambda: _Tok, params: Any, body: syntax.Expr) -> Any:
         if isinstance(params, _Refused) or isinstance(body, _Refused):
             return _Refused(range=r)
@@ -658,8 +666,8 @@ class ToAst:
     def lambda_kwargs(self, r: SourceRange, stars: _Tok, name: _Tok) -> syntax.Param:
         return self.kwargs_param(r, stars, name, None)
 
-    await_ = _refusal("await is not supported")
-    yield_expr = _refusal("yield is not supported")
+    await_ = _refusal("await is not supported", "async")
+    yield_expr = _refusal("yield is not supported", "yield")
     def comprehension(self, r: SourceRange, element: Any, *clauses: Any) -> syntax.Expr:
         """A comprehension's parts; `listcomp` and `genexp` say which kind it is."""
         for part in (element, *clauses):
@@ -676,7 +684,7 @@ class ToAst:
 
     def comp_for(self, r: SourceRange, *children: Any) -> Any:
         if any(isinstance(c, _Tok) and c.kind == "ASYNC" for c in children):
-            return self._refuse("async comprehensions are not supported", r)
+            return self._refuse("async comprehensions are not supported", r, "async")
         target, iterable = [c for c in children if isinstance(c, syntax.Expr)]
         if isinstance(target, _Refused) or isinstance(iterable, _Refused):
             return _Refused(range=r)
@@ -706,8 +714,8 @@ class ToAst:
             return inner  # refused
         return replace(inner, kind="dict")
 
-    setcomp = _refusal("set comprehensions are not supported")
-    set_ = _refusal("set literals are not supported")
+    setcomp = _refusal("set comprehensions are not supported", "sets")
+    set_ = _refusal("set literals are not supported", "sets")
 
 
 def _formatted_parts(token: _Tok) -> list[str | syntax.FormattedField]:
@@ -726,7 +734,7 @@ def _formatted_parts(token: _Tok) -> list[str | syntax.FormattedField]:
         assert isinstance(value, ast.FormattedValue)
         segment = ast.get_source_segment(token.text, value.value)
         if segment is None:
-            raise ScriptError("this f-string field cannot be read", token.range)
+            raise ScriptError("this f-string field cannot be read", token.range, doc="strings")
         spec = ""
         if value.format_spec is not None:
             assert isinstance(value.format_spec, ast.JoinedStr)
@@ -735,6 +743,7 @@ def _formatted_parts(token: _Tok) -> list[str | syntax.FormattedField]:
                     "a format spec computed in an f-string ({x:{width}}) is not supported: "
                     "write the spec out",
                     token.range,
+                    doc="strings",
                 )
             spec = "".join(str(v.value) for v in value.format_spec.values)  # type: ignore[attr-defined]
         conversion = "" if value.conversion == -1 else "!" + chr(value.conversion)

@@ -66,6 +66,7 @@ class ZipLoopEmitter(SubscriptEmitter):
                     "zip() of arrays takes strict=False at most: their lengths are known only "
                     "at run time, so strict=True cannot be checked while compiling",
                     keyword.range,
+                    doc="loops",
                 )
         arrays = [self.emit_expr(arg) for arg in zipped.args]
         for arg, array in zip(zipped.args, arrays, strict=True):
@@ -75,9 +76,10 @@ class ZipLoopEmitter(SubscriptEmitter):
                     "rows at run time, a list or tuple is gone through while compiling; index "
                     "one by the other (for i, item in enumerate(items): ... x[i] ...)",
                     arg.range,
+                    doc="loops",
                 )
             if array.ty.shape == ():
-                raise ScriptError("TypeError: iteration over a 0-d array", arg.range)
+                raise ScriptError("TypeError: iteration over a 0-d array", arg.range, doc="loops")
         count = self.apply("prim::len", [arrays[0]], r)
         for array in arrays[1:]:
             count = self.apply("prim::min", [count, self.apply("prim::len", [array], r)], r)
@@ -111,10 +113,14 @@ class ZipLoopEmitter(SubscriptEmitter):
     def enumerate_start(self, call: syntax.Call) -> int:
         given = [*call.args[1:], *(k.value for k in call.keywords)]
         if len(given) > 1 or any(k.name != "start" for k in call.keywords):
-            raise ScriptError("enumerate() takes an iterable and a start here", call.range)
+            raise ScriptError(
+                "enumerate() takes an iterable and a start here", call.range, doc="loops"
+            )
         if not given:
             return 0
         found = constant_value(self.emit_expr(given[0]))
         if type(found) is not int:
-            raise ScriptError("enumerate()'s start must be an int constant", given[0].range)
+            raise ScriptError(
+                "enumerate()'s start must be an int constant", given[0].range, doc="loops"
+            )
         return found

@@ -156,6 +156,7 @@ def test_script_error_in_dump_is_located(model: Path) -> None:
         f"{model}:5:9: error: set comprehensions are not supported\n"
         "        f = {v * 2.0 for v in x}\n"
         "            ^^^^^^^^^^^^^^^^^^^^\n"
+        "  see docs/language.md#sets\n"
     )
 
 

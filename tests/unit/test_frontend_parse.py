@@ -508,7 +508,8 @@ def test_indented_method_is_dedented_and_columns_kept() -> None:
     assert str(info.value) == (
         "cls.py:21:16: error: set literals are not supported\n"
         "            return {1, 2, 3}\n"
-        "                   ^^^^^^^^^"
+        "                   ^^^^^^^^^\n"
+        "  see docs/language.md#sets"
     )
 
 
@@ -518,7 +519,8 @@ def test_col_offset_for_text_dedented_by_the_caller() -> None:
     assert str(info.value) == (
         "cls.py:21:16: error: set literals are not supported\n"
         "            return {1, 2, 3}\n"
-        "                   ^^^^^^^^^"
+        "                   ^^^^^^^^^\n"
+        "  see docs/language.md#sets"
     )
 
 
@@ -534,7 +536,8 @@ def test_refused_construct_message_and_caret() -> None:
     assert str(error) == (
         "model.py:11:12: error: set literals are not supported\n"
         "        return {x * 2, x * 30}\n"
-        "               ^^^^^^^^^^^^^^^"
+        "               ^^^^^^^^^^^^^^^\n"
+        "  see docs/language.md#sets"
     )
     assert error.source_range is not None
     assert error.source_range.line == 11
@@ -545,7 +548,8 @@ def test_refused_statement_caret_covers_its_first_line() -> None:
     assert str(error) == (
         "model.py:12:5: error: 'with' statements are not supported\n"
         "        with open(x) as g:\n"
-        "        ^^^^^^^^^^^^^^^^^^"
+        "        ^^^^^^^^^^^^^^^^^^\n"
+        "  see docs/language.md#with"
     )
 
 
@@ -706,7 +710,10 @@ def test_syntax_errors_are_located(text: str, message: str, line: int, col: int)
 
 def test_syntax_error_str() -> None:
     assert str(script_error("def f(x):\n    y = (1]\n")) == (
-        "model.py:11:11: error: invalid syntax: unexpected ']'\n        y = (1]\n              ^"
+        "model.py:11:11: error: invalid syntax: unexpected ']'\n"
+        "        y = (1]\n"
+        "              ^\n"
+        "  see docs/language.md"  # a syntax error links to the page as a whole
     )
 
 
@@ -934,4 +941,5 @@ def test_a_decimal_literal_past_pythons_digit_limit_is_located_as_python_refuses
     assert lines[0] == (
         "<string>:2:9: error: Exceeds the limit (4300 digits) for integer string conversion"
     )
-    assert len(lines) == 3
+    assert len(lines) == 4
+    assert lines[-1] == "  see docs/language.md#numbers-and-arrays"

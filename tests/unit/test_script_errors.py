@@ -42,7 +42,10 @@ def check_located(
     assert (error.source_range.line, error.source_range.col) == (line, col)
     text = str(error)
     assert f"test_script_errors.py:{line}:{col}: error: {message}" in text
-    source, caret = text.splitlines()[-2:]
+    lines = text.splitlines()
+    if isinstance(error, ad.ScriptError):  # last, the section of docs/language.md on it
+        assert lines.pop() == f"  see {error.link}"
+    source, caret = lines[-2:]
     assert source == f"    {THIS_FILE[line - 1]}"
     assert caret.startswith(" " * (4 + col - 1) + "^")
 
@@ -303,7 +306,8 @@ def test_syntax_error_names_file_line_column_and_caret(body: str, message: str, 
     assert error.source_range is not None
     assert (error.source_range.filename, error.source_range.line) == ("model.py", 9)
     assert error.source_range.col == col
-    first, source, caret = str(error).splitlines()
+    first, source, caret, link = str(error).splitlines()
+    assert link == "  see docs/language.md"
     assert first == f"model.py:9:{col}: error: {message}"
     assert source == f"    {body}"
     assert caret == " " * (4 + col - 1) + "^"
