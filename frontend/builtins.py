@@ -224,11 +224,15 @@ class BuiltinEmitter(ExpressionEmitter):
                 raise ScriptError(
                     "sorted()'s reverse= must be True or False", reverse_expr.range, doc="builtins"
                 )
-        items = self.static_items(
-            call.args[0],
-            for_array="sorted() of an array would sort its values while compiling, before they "
-            "are known: write np.sort(x) (np.sort(x)[::-1] for reverse=True)",
-        )
+        try:
+            items = self.static_items(call.args[0])
+        except ContainerUseError as error:  # an array: say what to write instead
+            raise ContainerUseError(
+                "sorted() of an array would sort its values while compiling, before they are "
+                "known: write np.sort(x) (np.sort(x)[::-1] for reverse=True)",
+                error.source_range,
+                doc="arrays-are-not-lists",
+            ) from None
         keys = [
             item if key_function is None else self.call_with(key_function, [item], r)
             for item in items

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-from ir.errors import AutodiffError
+from ir.errors import LANGUAGE_DOC, AutodiffError
 from ir.source import SourceRange
 
-LANGUAGE_DOC = "docs/language.md"
-"""The page, relative to the repository root, that lists what scripted code may contain."""
+__all__ = ["LANGUAGE_DOC", "ContainerUseError", "ScriptError", "Topic"]
 
 # The sections of docs/language.md a refusal links to, by their heading's anchor
 # (tests/unit/test_language_doc.py checks that each is one).
@@ -68,16 +67,14 @@ class ScriptError(AutodiffError):
     def __init__(
         self, message: str, source_range: SourceRange | None = None, *, doc: Topic | None = None
     ) -> None:
-        super().__init__(message, source_range)
+        link = LANGUAGE_DOC if doc is None else f"{LANGUAGE_DOC}#{doc}"
+        super().__init__(message, source_range, doc_link=link)
         self.doc: Topic | None = doc
 
     @property
     def link(self) -> str:
         """Where the page says what to write instead: ``docs/language.md#lambda``."""
-        return LANGUAGE_DOC if self.doc is None else f"{LANGUAGE_DOC}#{self.doc}"
-
-    def __str__(self) -> str:
-        return f"{super().__str__()}\n  see {self.link}"
+        return self.doc_link or LANGUAGE_DOC
 
 
 class ContainerUseError(ScriptError):

@@ -55,11 +55,10 @@ class IterationEmitter(ListEmitter):
             return None
         return _ITERATION_BUILTINS.get(found.obj) if isinstance(found.obj, type) else None
 
-    def static_items(self, expr: syntax.Expr, for_array: str | None = None) -> list[Value]:
+    def static_items(self, expr: syntax.Expr) -> list[Value]:
         """The items ``for … in expr`` goes through, when they are known while compiling: of a
         tuple, a list of known length, a container argument (a dict's keys), ``range`` with
-        constant bounds, and ``zip``, ``enumerate`` and ``reversed`` of those. ``for_array``:
-        the refusal when ``expr`` is an array (what the caller's user should write instead)."""
+        constant bounds, and ``zip``, ``enumerate`` and ``reversed`` of those."""
         r = expr.range
         if isinstance(expr, syntax.Call):
             expr = self.expand_call(expr)  # ``zip(*pairs)``: Note [Unpacking in calls]
@@ -95,13 +94,10 @@ class IterationEmitter(ListEmitter):
         if items is None:
             array = isinstance(value.ty, TensorType)
             what = "an array" if array else f"a {value.ty}"
-            message = (
+            raise (ContainerUseError if array else ScriptError)(
                 f"cannot go through {what} while compiling: zip(), enumerate(), reversed() and "
                 "comprehensions take lists, tuples and dicts of a known length, or "
-                "range() of constants"
-            )
-            raise (ContainerUseError if array else ScriptError)(
-                for_array if array and for_array is not None else message,
+                "range() of constants",
                 r,
                 doc="arrays-are-not-lists" if array else "comprehensions",
             )

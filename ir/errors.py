@@ -6,6 +6,9 @@ import builtins
 
 from ir.source import SourceRange
 
+LANGUAGE_DOC = "docs/language.md"
+"""The page, relative to the repository root, that lists what scripted code may contain."""
+
 
 class AutodiffError(Exception):
     """Base of every error the project raises on purpose. Prints like a compiler diagnostic::
@@ -15,11 +18,20 @@ class AutodiffError(Exception):
                 ^
     """
 
-    def __init__(self, message: str, source_range: SourceRange | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        source_range: SourceRange | None = None,
+        *,
+        doc_link: str | None = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.source_range = source_range
         self.notes: list[str] = []
+        self.doc_link = doc_link
+        """The page that says what to write instead (``docs/language.md#lambda``), printed
+        last as ``see ...``."""
 
     def add_note_line(self, line: str) -> None:
         """Add context printed under the message (e.g. ``while executing %3 = ...``)."""
@@ -33,6 +45,8 @@ class AutodiffError(Exception):
             highlighted = self.source_range.highlight()
             if highlighted:
                 parts.append(highlighted)
+        if self.doc_link is not None:
+            parts.append(f"  see {self.doc_link}")
         return "\n".join(parts)
 
 

@@ -15,6 +15,9 @@ from ir.ops.registry import is_in_place
 from ir.ops.views import view_rule
 from ir.source import SourceRange
 
+WRITES_AND_VIEWS = "docs/language.md#writes-and-views"
+"""The section of the language page on writes: what to write instead of a refused one."""
+
 
 def is_view(node: Node) -> bool:
     """Whether ``node``'s result is a view of its first operand (`view_rule`)."""
@@ -43,6 +46,7 @@ def check_writable(info: Alias, write: Node) -> None:
                 f"assignment destination is read-only: {_spelling(view)} returns a read-only "
                 "view; copy it first (.copy())",
                 write.source_range,
+                doc_link=WRITES_AND_VIEWS,
             )
     if info.undecided is not None:
         raise IRError(
@@ -50,6 +54,7 @@ def check_writable(info: Alias, write: Node) -> None:
             "makes the reshape a view or a copy depending on the array's strides, which the "
             "compiler cannot tell here; copy it first (.copy())",
             write.source_range,
+            doc_link=WRITES_AND_VIEWS,
         )
 
 
@@ -103,6 +108,7 @@ def check_one_array(base: Value, write: Node) -> None:
             "an if or a loop that may give different arrays; write to the array itself, or "
             "copy it first (x.copy())",
             write.source_range,
+            doc_link=WRITES_AND_VIEWS,
         )
 
 
@@ -120,6 +126,7 @@ def check_first_view(
         f"since (the next iterations' are other arrays); copy it before the loop "
         f"({name} = {name}.copy())",
         _location(read, param),
+        doc_link=WRITES_AND_VIEWS,
     )
 
 
@@ -137,6 +144,7 @@ def check_carried_view(
         f"leave it as '{base.name_hint or 'an array'}' or a view of it, which the loop has "
         f"written since; copy it where it is assigned (x.copy())",
         _location(read, param),
+        doc_link=WRITES_AND_VIEWS,
     )
 
 
@@ -153,6 +161,7 @@ def check_maybe_view(
         f"'{base.name_hint or 'an array'}' or a view of it, which has been written since; "
         f"copy it where it is assigned (x.copy())",
         _location(read, value),
+        doc_link=WRITES_AND_VIEWS,
     )
 
 
@@ -170,6 +179,7 @@ def check_held(
         f"holds '{base.name_hint or 'an array'}' or a view of it, which has been written "
         f"since; copy it where it is put in (x.copy())",
         _location(read, value),
+        doc_link=WRITES_AND_VIEWS,
     )
 
 

@@ -85,6 +85,7 @@ from ir.ops.views import (
 )
 from ir.types import INT, TensorType
 from passes.aliasing import (
+    WRITES_AND_VIEWS,
     Alias,
     carrying_loop,
     check_carried_view,
@@ -222,6 +223,7 @@ class _Functionalizer:
                 "copy depending on the array's strides, which the compiler cannot tell here; "
                 "copy it where it is made (.copy())",
                 before.source_range,
+                doc_link=WRITES_AND_VIEWS,
             )
         version = env.current(info.base)
         if not info.chain:
@@ -368,6 +370,7 @@ class _Functionalizer:
                 "or list holds, which the scripted tuple or list would not see written; write "
                 "to the array itself, or copy it first (x.copy())",
                 node.source_range,
+                doc_link=WRITES_AND_VIEWS,
             )
         check_writable(info, node)
         out_of_place = OPS[node.kind].out_of_place

@@ -214,7 +214,9 @@ def test_a_read_that_may_see_a_write_through_the_alias_is_refused_where_it_is(
     assert Path(error.source_range.filename).name == Path(__file__).name
     assert error.source_range.line == found[0]
     assert error.source_range.col == lines[found[0] - first].index(marker) + 1
-    assert "^" in str(error).splitlines()[-1]
+    *_, caret, link = str(error).splitlines()
+    assert "^" in caret
+    assert link == "  see docs/language.md#writes-and-views"
 
 
 # ---- accepted: the alias is not read after a write, or the loop only ever carries new arrays ---
