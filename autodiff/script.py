@@ -263,7 +263,12 @@ class ScriptFunction:
 
     @property
     def qualname(self) -> str:
-        return str(getattr(self.fn, "__qualname__", None) or self.graph.name)
+        """The function's name in messages: a partial's is its function's. Not the graph's,
+        which may not be built yet (Note [Compiling for containers])."""
+        fn = self.fn
+        while isinstance(fn, functools.partial):
+            fn = fn.func
+        return str(getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or fn)
 
     def declared_types(self) -> list[Type]:
         """The parameters' declared types; a gradient's or a Jacobian's checks its own when

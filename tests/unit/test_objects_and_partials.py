@@ -320,3 +320,23 @@ def test_a_partial_whose_fixed_array_precedes_a_passed_argument_binds_each_in_pl
         lambda v: _squared_error(v, SQUARE, TARGET + 1.0)
     )(w)
     np.testing.assert_allclose(ad.grad(_overrides_a_fixed_keyword)(w), expected)
+
+
+def _dict_loss(params, x):
+    return np.sum((x @ params["w"] + params["b"]) ** 2)
+
+
+def test_a_partial_given_a_dict_of_parameters() -> None:
+    # Regression: naming the partial in messages built its graph before the call's arguments
+    # said that `params` is a dict, which raised "an index must be an int ..., not str".
+    x = np.arange(12.0).reshape(4, 3) / 10
+    params = {"w": np.ones((3, 2)), "b": np.array([0.5, -1.0])}
+    loss = functools.partial(_dict_loss, x=x)
+    grads = ad.grad(loss)(params)
+    residual = x @ params["w"] + params["b"]
+    np.testing.assert_allclose(grads["w"], 2 * x.T @ residual)
+    np.testing.assert_allclose(grads["b"], 2 * residual.sum(axis=0))
+    value, vjp_fn = ad.vjp(loss, params)
+    assert value == pytest.approx(_dict_loss(params, x))
+    (cotangent,) = vjp_fn(1.0)
+    np.testing.assert_allclose(cotangent["w"], grads["w"])
