@@ -6,12 +6,17 @@ function's graph inlined where it is called.
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable, Mapping, Sequence
-from types import FunctionType
+from types import BuiltinFunctionType, FunctionType, MethodType
+from typing import cast
+
+import numpy as np
 
 from frontend import syntax
 from frontend.calls import CallHook
+from frontend.environment import PyObject
 from frontend.errors import ScriptError
 from frontend.expressions import ExpressionEmitter
 from frontend.objects import FreeVariable, KnownObject
@@ -33,9 +38,7 @@ class FunctionCallEmitter(ExpressionEmitter):
     # Whether the callee compiled under this key returns a list it built (`builds_list`).
     returns_list: Callable[[str], bool]
     # Provided by `frontend.signatures`: Note [Variadic parameters] there.
-    bind_call: Callable[
-        [str, inspect.Signature, syntax.Call, Callable[[str], Value]], dict[str, Value]
-    ]
+    bind_call: Callable[..., dict[str, Value]]
 
     # ---- calls to Python functions ----------------------------------------------------------
 
@@ -93,11 +96,13 @@ class FunctionCallEmitter(ExpressionEmitter):
         name = fn.__name__
         signature = inspect.signature(fn)
 
-        def default(parameter: str) -> Value:
+        def default(parameter: str) -> Value | KnownObject:
             given = signature.parameters[parameter].default
             found = constant_of(given)
             if found is not None:
                 return self.constant(found[0], found[1], call.range)
+            if is_function(given):  # ``act=np.tanh``: Note [Functions as arguments]
+                return KnownObject(_default_variable(fn, signature, parameter), given)
             # An array (or a container of arrays): the one object every call of the plain
             # function shares, read at each call like a global (Note [Free variables] in
             # frontend.compile), so that writes into it between calls are seen.
@@ -112,10 +117,29 @@ class FunctionCallEmitter(ExpressionEmitter):
                 doc="helpers-and-recursion",
             )
 
-        values = list(self.bind_call(name, signature, call, default).values())
-        # constants known: a recursive callee is specialised on them (frontend.recursion)
-        types = [known_type(self.type_of(value), value) for value in values]
+        bound = self.bind_call(name, signature, call, default, self.argument_or_function)
+        values: list[Value] = []
+        types: list[Type] = []
+        for value in cast("list[Value | KnownObject]", list(bound.values())):
+            if isinstance(value, KnownObject):  # no input: the callee is compiled for it
+                types.append(value)
+                continue
+            values.append(value)
+            # constants known: a recursive callee is specialised on them (frontend.recursion)
+            types.append(known_type(self.type_of(value), value))
         return self.call_compiled(fn, values, types, call.range)
+
+    def argument_or_function(self, expr: syntax.Expr) -> Value | KnownObject:
+        """An argument of a call of a Python function: its value, or, for a function known
+        while compiling (``np.tanh``, a helper, a partial), that function, for which the
+        callee is compiled (Note [Functions as arguments])."""
+        if isinstance(expr, syntax.Name | syntax.Attribute):
+            found = self.resolve(expr)
+            if isinstance(found, PyObject) and is_function(found.obj):
+                variable = found.origin or FreeVariable.of_object(found.spelled, found.obj)
+                return KnownObject(variable, found.obj)
+            return self.object_value(found, expr.range) if isinstance(found, PyObject) else found
+        return self.emit_expr(expr)
 
     def call_with_values(
         self,
@@ -197,3 +221,23 @@ def _default_variable(
     return root.child(("attr", "__defaults__")).child(("item", with_defaults.index(parameter)))
 
 
+# Note [Functions as arguments]
+# Code written for NumPy passes functions to its helpers: ``predict(params, x, act=np.tanh)``,
+# ``def layer(x, W, act=relu)``. A function known while compiling (a NumPy function, a Python
+# function, a partial, a method, a scripted function) given as an argument of a Python
+# function's call, or left as a parameter's default, is no input of the call: it is a
+# `KnownObject` of the callee's signature, as a value a partial fixes is, so the callee is
+# compiled once per function it is given and calls it directly. A lambda or ``def`` written
+# inside the compiled function has no object to pass and is still refused.
+
+
+def is_function(obj: object) -> bool:
+    """Whether ``obj`` is a function a callee can be compiled for (Note [Functions as
+    arguments]); classes (``np.float64``) are not."""
+    if isinstance(obj, type):
+        return False
+    if isinstance(obj, FunctionType | BuiltinFunctionType | MethodType | functools.partial):
+        return True
+    if isinstance(obj, np.ufunc):
+        return True
+    return hasattr(obj, "__autodiff_source__") or hasattr(obj, "__autodiff_graph__")

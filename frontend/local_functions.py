@@ -16,7 +16,6 @@ way.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable, Sequence
 
 from frontend import syntax
@@ -38,9 +37,7 @@ class LocalFunctionEmitter(ExpressionEmitter):
     # own exits; its result.
     emit_local_body: Callable[[Sequence[syntax.Stmt]], Value]
     # Provided by `frontend.signatures`: Note [Variadic parameters] there.
-    bind_call: Callable[
-        [str, inspect.Signature, syntax.Call, Callable[[str], Value]], dict[str, Value]
-    ]
+    bind_call: Callable[..., dict[str, Value]]  # `frontend.signatures`
 
     def define_local(
         self,

@@ -184,11 +184,14 @@ class SignatureEmitter(ExpressionEmitter):
         signature: inspect.Signature,
         call: syntax.Call,
         defaults: Callable[[str], Value],
+        argument: Callable[[syntax.Expr], Value] | None = None,
     ) -> dict[str, Value]:
         """Every parameter's value for ``call`` (spread already: `expand_call`), as Python
-        binds it; ``defaults`` gives the value of a parameter left to its default."""
-        positional = [self.emit_expr(arg) for arg in call.args]
-        keywords = {k.name: self.emit_expr(k.value) for k in call.keywords}
+        binds it; ``defaults`` gives the value of a parameter left to its default, and
+        ``argument`` (by default `emit_expr`) the value of an argument."""
+        emit = self.emit_expr if argument is None else argument
+        positional = [emit(arg) for arg in call.args]
+        keywords = {k.name: emit(k.value) for k in call.keywords}
         try:
             bound = signature.bind(*positional, **keywords)
         except TypeError as error:
