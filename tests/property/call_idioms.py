@@ -436,9 +436,39 @@ def builtins(g: _Generator) -> None:
         )
 
 
+# ---- functions as arguments --------------------------------------------------------------------
+
+
+def function_arguments(g: _Generator) -> None:
+    """A module-level helper ``apply(v, act=np.tanh, scale=0.5)`` called with its default, a
+    NumPy function, a module-level ``def`` or lambda, or a partial, by position or by keyword
+    (Note [Functions as arguments] in `frontend.function_calls`); each is bounded by 1."""
+    _import_functools(g)
+    shape = g.choose(NONEMPTY)
+    apply, soft, half = g.fresh("apply"), g.fresh("soft"), g.fresh("half")
+    _module(g, f"def {apply}(v, act=np.tanh, scale=0.5):\n    return act(v) * scale")
+    _module(g, f"def {soft}(z, k=1.0):\n    return np.tanh(k * z) * np.cos(z)")
+    _module(g, f"{half} = lambda z: 0.5 * np.sin(z)")
+    sharp = g.fresh("SHARP")
+    _module(g, f"{sharp} = functools.partial({soft}, k=2.0)")
+    value = _bounded(g.expr(shape, 2)).text
+    function = g.choose(["np.sin", "np.tanh", "np.cos", soft, half, sharp])
+    call = g.choose(
+        [
+            f"{apply}({value})",
+            f"{apply}({value}, {function})",
+            f"{apply}({value}, act={function})",
+            f"{apply}({value}, {function}, 2.0)",
+            f"{apply}(act={function}, v={value})",
+        ]
+    )
+    _result(g, call, shape, 2.0)
+
+
 CALL_IDIOMS: list[tuple[str, str, Callable[[_Generator], None]]] = [
     ("partials", "functools.partial fixing arrays by keyword / position", partials),
     ("methods", "OBJ.apply(v) reading self.W, self.b, self.scale", methods),
     ("signatures", "*args, **kwargs, keyword-only, f(*xs, **d), string modes", signatures),
     ("builtins", "map, sorted, any/all, casts, slice, recursion, zip of arrays", builtins),
+    ("function_arguments", "apply(v, act=np.tanh): functions given to helpers", function_arguments),
 ]
