@@ -511,6 +511,8 @@ class ExpressionEmitter:
             raise ScriptError(f"operator '{op}' is not supported", r, doc="operators")
         if op == "%" and left.ty == STR:  # refused as f-strings are: no strings at run time
             raise ScriptError("string formatting with '%' is not supported", r, doc="strings")
+        if STR in (left.ty, right.ty) and {left.ty, right.ty} <= {STR, INT}:
+            return self.string_binary(op, left, right, r)
         if is_scalar(left.ty) and is_scalar(right.ty):
             if op == "@":
                 raise ScriptError("'@' needs arrays, not Python numbers", r, doc="operators")
@@ -520,6 +522,23 @@ class ExpressionEmitter:
                 if not value.ty.is_subtype_of(TENSOR):
                     raise ScriptError(f"'@' needs arrays, got {value.ty}", r, doc="operators")
         return self.apply(f"aten::{ATEN_BINARY[op]}", [left, right], r)
+
+    def string_binary(self, op: str, left: Value, right: Value, r: SourceRange) -> Value:
+        """``mode + "!"`` or ``"-" * 3``, computed while compiling: strings are known then
+        (Note [Strings known while compiling] in `frontend.trees`)."""
+        a, b = constant_value(left), constant_value(right)
+        joined = op == "+" and isinstance(a, str) and isinstance(b, str)
+        repeated = op == "*" and {type(a), type(b)} == {str, int}
+        if not (joined or repeated):
+            raise ScriptError(
+                f"'{op}' on strings: strings are joined (+) or repeated (* an int) while "
+                "compiling, when both sides are known",
+                r,
+                doc="strings",
+            )
+        result = self.python_constant(a + b if joined else a * b, r)
+        assert result is not None
+        return result
 
     def emit_unaryop(self, expr: syntax.UnaryOp) -> Value:
         # `- - - x` nests as deep as it is long: walk it in a loop, as for binary chains.

@@ -18,6 +18,10 @@ class AutodiffError(Exception):
                 ^
     """
 
+    doc_link: str | None = None
+    """The page that says what to write instead (``docs/language.md#lambda``), printed last as
+    ``see ...``; a class default, as `located_user_exception` builds some without ``__init__``."""
+
     def __init__(
         self,
         message: str,
@@ -30,8 +34,6 @@ class AutodiffError(Exception):
         self.source_range = source_range
         self.notes: list[str] = []
         self.doc_link = doc_link
-        """The page that says what to write instead (``docs/language.md#lambda``), printed
-        last as ``see ...``."""
 
     def add_note_line(self, line: str) -> None:
         """Add context printed under the message (e.g. ``while executing %3 = ...``)."""
