@@ -94,3 +94,24 @@ def test_complex_constant_in_the_ir_reads_back() -> None:
     text = print_module([ad.script(literals).graph])
     assert "tensor<ComplexDouble()>[complex(0., 1.)]" in text
     assert print_module(parse_module(text).values()) == text
+
+
+def magnitude_cubed(z):
+    return np.sum(np.abs(z) ** 3)
+
+
+def squares(z):
+    return z * z
+
+
+def test_gradcheck_moves_complex_arguments_along_both_parts() -> None:
+    # Its cotangent is standard normal from default_rng(0): 3 |z| conj(z) scaled by it.
+    scale = float(np.random.default_rng(0).standard_normal(()))
+    for z in (0.6 - 0.8j, np.array([1.0 + 1.0j, -0.5j]), np.array([2.0 - 1.0j], np.complex64)):
+        result = ad.gradcheck(magnitude_cubed, z)
+        expected = scale * 3 * np.abs(z) * np.conj(z)
+        assert result.ok
+        np.testing.assert_allclose(result.numeric, np.asarray(expected)[result.index], rtol=1e-4)
+        np.testing.assert_allclose(result.analytic, result.numeric, rtol=1e-4)
+    # A complex result takes a complex cotangent.
+    assert ad.gradcheck(squares, np.array([0.3 + 0.1j, -1.0 + 2.0j])).ok
