@@ -204,7 +204,12 @@ types: st.SearchStrategy[Type] = st.recursive(
 )
 
 arrays = hnp.arrays(
-    dtype=st.sampled_from(["float64", "float32", "float16", "int64", "int32", "uint8", "bool"]),
+    dtype=st.sampled_from(
+        [
+            *("float64", "float32", "float16", "complex128", "complex64"),
+            *("int64", "int32", "uint8", "bool"),
+        ]
+    ),
     shape=hnp.array_shapes(min_dims=0, max_dims=2, min_side=0, max_side=3),
 )
 attr_values: st.SearchStrategy[Any] = st.recursive(
