@@ -10,6 +10,7 @@ The table-driven part walks every operator that has a derivative formula: each e
 complex operands (`COMPLEX_CAPABLE`, checked on every sample of `tests/formula_samples.py` with
 its operands made complex, all of them and then only the first) or is listed in `REAL_ONLY` with
 the reason. The second part checks whole functions a user writes, first and second derivatives.
+`tests/unit/test_complex_operators.py` checks every operator at second order and in complex64.
 """
 
 from __future__ import annotations
