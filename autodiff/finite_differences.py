@@ -23,8 +23,8 @@ class GradcheckResult:
     ok: bool
     argument: int
     index: tuple[int, ...]
-    analytic: float
-    numeric: float
+    analytic: float | complex
+    numeric: float | complex
 
     def __str__(self) -> str:
         verdict = "gradients match" if self.ok else "gradients differ"
@@ -44,7 +44,10 @@ def gradcheck(
     raise_on_failure: bool = True,
 ) -> GradcheckResult:
     """Compare ``vjp(fn)`` against central finite differences, for a random cotangent, on
-    every floating-point argument; report the worst element (and raise if it is off).
+    every floating-point argument; report the worst element (and raise if it is off). A
+    complex argument moves along its real and its imaginary part, and its gradient is
+    ``dL/dRe - 1j * dL/dIm`` (Note [Complex gradients] in `autodiff.formulas`); a complex
+    result takes a complex cotangent ``c``, the loss being ``Re(sum(c * result))``.
 
     The finite differences run the plain function with float32 arguments widened to float64,
     so that ``eps`` means the same for every dtype. The tolerances default to rtol=1e-5,
@@ -64,7 +67,7 @@ def gradcheck(
     out, vjp_fn = vjp(fn, *copy.deepcopy(args))
     rng = np.random.default_rng(0)
     outputs = out if isinstance(out, tuple) else (out,)
-    cotangents = [rng.standard_normal(np.shape(o)) for o in outputs]
+    cotangents = [_cotangent(rng, o) for o in outputs]
     analytic = vjp_fn(tuple(cotangents) if isinstance(out, tuple) else cotangents[0])
     plain = _as_script(fn).fn
     wide = [_widened(argument) for argument in args]
@@ -73,7 +76,9 @@ def gradcheck(
         result = plain(*copy.deepcopy(values))
         results = result if isinstance(result, tuple) else (result,)
         return float(
-            sum(np.sum(c * np.asarray(r)) for c, r in zip(cotangents, results, strict=True))
+            sum(
+                np.real(np.sum(c * np.asarray(r))) for c, r in zip(cotangents, results, strict=True)
+            )
         )
 
     worst = GradcheckResult(True, -1, (), 0.0, 0.0)
@@ -81,15 +86,22 @@ def gradcheck(
     for position, (argument, grad_value) in enumerate(zip(wide, analytic, strict=True)):
         if grad_value is None:
             continue
-        base = np.array(argument, dtype=np.float64)
+        is_complex = np.iscomplexobj(argument)
+        base = np.array(argument, dtype=np.complex128 if is_complex else np.float64)
+        scalar = _python_number(argument)
         for index in np.ndindex(base.shape):
-            shifted = [list(wide), list(wide)]
-            for sign, values in zip((1.0, -1.0), shifted, strict=True):
-                bumped = base.copy()
-                bumped[index] += sign * eps
-                values[position] = float(bumped) if isinstance(argument, float) else bumped
-            numeric = (projected(shifted[0]) - projected(shifted[1])) / (2 * eps)
-            value = float(np.asarray(grad_value)[index])
+            numeric: float | complex = 0.0
+            for direction in (1.0, 1j) if is_complex else (1.0,):
+                shifted = [list(wide), list(wide)]
+                for sign, values in zip((1.0, -1.0), shifted, strict=True):
+                    bumped = base.copy()
+                    step: Any = sign * eps * direction
+                    bumped[index] += step
+                    values[position] = scalar(bumped) if scalar is not None else bumped
+                slope = (projected(shifted[0]) - projected(shifted[1])) / (2 * eps)
+                numeric += slope * np.conj(direction)  # dL/dRe - 1j * dL/dIm
+            numeric = complex(numeric) if is_complex else float(np.real(numeric))
+            value = np.asarray(grad_value)[index].item()
             excess = abs(value - numeric) - (atol + rtol * abs(numeric))
             if excess > worst_excess:
                 worst_excess = excess
@@ -99,10 +111,37 @@ def gradcheck(
     return worst
 
 
+_LOW_PRECISION: dict[np.dtype[Any], type[np.generic]] = {
+    np.dtype(np.float16): np.float64,
+    np.dtype(np.float32): np.float64,
+    np.dtype(np.complex64): np.complex128,
+}
+
+
 def _is_low_precision(value: Any) -> bool:
-    return isinstance(value, np.ndarray | np.generic) and value.dtype in (np.float16, np.float32)
+    return isinstance(value, np.ndarray | np.generic) and value.dtype in _LOW_PRECISION
 
 
 def _widened(value: Any) -> Any:
-    """``value``, as float64 if it is a float32 (or float16) array or NumPy scalar."""
-    return value.astype(np.float64) if _is_low_precision(value) else value
+    """``value``, as float64 (complex128) if it is a float32 or float16 (complex64) array or
+    NumPy scalar."""
+    return value.astype(_LOW_PRECISION[value.dtype]) if _is_low_precision(value) else value
+
+
+def _python_number(argument: Any) -> Callable[[Any], Any] | None:
+    """``float`` or ``complex`` for a Python number argument (a moved copy is passed as one)."""
+    if isinstance(argument, np.generic):
+        return None
+    if isinstance(argument, float):
+        return float
+    if isinstance(argument, complex):
+        return complex
+    return None
+
+
+def _cotangent(rng: np.random.Generator, output: Any) -> Any:
+    """A random cotangent of one result: complex for a complex one."""
+    cotangent = rng.standard_normal(np.shape(output))
+    if np.iscomplexobj(output):
+        cotangent = cotangent + 1j * rng.standard_normal(np.shape(output))
+    return cotangent

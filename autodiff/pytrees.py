@@ -52,7 +52,7 @@ _ACCEPTED = frozenset(
         _KINDS.ORDEREDDICT,
     }
 )
-_NUMBERS = (bool, int, float, np.generic)
+_NUMBERS = (bool, int, float, complex, np.generic)
 _NAMESPACE = "autodiff"
 
 
@@ -283,7 +283,7 @@ def ravel(tree: Any) -> tuple[np.ndarray[Any, Any], Callable[[np.ndarray[Any, An
             size = int(np.prod(shape, dtype=np.int64))
             part = flat[start : start + size].reshape(shape).astype(dtype)
             start += size
-            if kind in (bool, int, float):
+            if kind in (bool, int, float, complex):
                 parts.append(kind(part[()]))
             else:
                 parts.append(part[()] if issubclass(kind, np.generic) else part)

@@ -69,6 +69,7 @@ from autodiff.pytrees import (
 from autodiff.specialize import (
     GENERATORS,
     ArgumentError,
+    PythonComplex,
     SignatureKey,
     argument_type,
     bind_arguments,
@@ -509,6 +510,8 @@ class ScriptFunction:
                 if tree:
                     checked_leaves(self.qualname, name, value)
             values, spec = flatten(tuple(parameters))
+            # A complex leaf is a 0-d complex128 array: Note [Python complex numbers] in ir.types
+            values = [PythonComplex(v) if type(v) is complex else v for v in values]
             if self.held_back is not None and not self.results:
                 # Which global arrays it reads is known once it compiles: Note [Compiling
                 # for containers].

@@ -20,7 +20,16 @@ import numpy as np
 from ir.collector import gc_paused
 from ir.errors import AutodiffError
 from ir.graph import Graph
-from ir.types import BOOL, DTYPE_TO_NAME, FLOAT, GENERATOR, INT, TensorType, Type
+from ir.types import (
+    BOOL,
+    COMPLEX_SCALAR,
+    DTYPE_TO_NAME,
+    FLOAT,
+    GENERATOR,
+    INT,
+    TensorType,
+    Type,
+)
 from passes.registry import PipelineStep, run_passes
 from passes.shape_propagation import specialise
 
@@ -48,13 +57,22 @@ SPECIALISE_PIPELINE: tuple[PipelineStep, ...] = (
 )
 
 EXPECTED_KINDS = (
-    "a NumPy array, a NumPy scalar, a Python int, float or bool, a list of numbers, or a "
+    "a NumPy array, a NumPy scalar, a Python int, float, complex or bool, a list of numbers, "
+    "or a "
     "np.random.Generator"
 )
 # What random draws are drawn from: Note [Random draws] in `ir.ops.random`.
 GENERATORS = (np.random.Generator, np.random.RandomState)
 
 SignatureKey = tuple[Hashable, ...]
+
+
+class PythonComplex(np.complex128):
+    """A Python complex argument as the 0-d complex128 array it computes as (Note [Python
+    complex numbers] in `ir.types`); its type tells `autodiff.unit.cast_like` to give its
+    gradient back as a Python complex, as a Python float's is a float."""
+
+    __slots__ = ()
 
 
 class ArgumentError(AutodiffError, TypeError):
@@ -142,6 +160,8 @@ def runtime_value(qualname: str, name: str, value: Any) -> Any:
         _check_array_subclass(qualname, name, value)
     if isinstance(value, (bool, int, float, np.ndarray, np.generic, *GENERATORS)):
         return value
+    if isinstance(value, complex):
+        return PythonComplex(value)
     if isinstance(value, list | tuple):
         try:
             array = np.asarray(value)
@@ -150,7 +170,7 @@ def runtime_value(qualname: str, name: str, value: Any) -> Any:
                 f"argument '{name}' of {qualname}() is a ragged {type(value).__name__}: "
                 f"its items do not have one shape ({error})"
             ) from error
-        if array.dtype.kind not in "biuf":
+        if array.dtype.kind not in "biufc":
             raise ArgumentError(
                 f"argument '{name}' of {qualname}() is a {type(value).__name__} of "
                 f"{array.dtype.name} items; expected {EXPECTED_KINDS}"
@@ -204,6 +224,8 @@ def argument_type(qualname: str, name: str, value: Any) -> Type:
         return INT
     if isinstance(value, GENERATORS):
         return GENERATOR
+    if isinstance(value, complex):
+        return COMPLEX_SCALAR  # Note [Python complex numbers] in `ir.types`
     return FLOAT
 
 

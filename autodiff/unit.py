@@ -51,7 +51,7 @@ from autodiff.higher_order import complex_output_message
 from autodiff.pipeline import OutputTree, differentiate_typed, output_tree
 from autodiff.pytrees import PyTreeSpec
 from autodiff.runtime import CompiledGradient, Saved, ZeroSpec
-from autodiff.specialize import typed_graph
+from autodiff.specialize import PythonComplex, typed_graph
 from autodiff.taps import check_names, repeated_names, tap_sites
 from frontend.trees import as_tuples, rebuild
 from ir.codegen import Runnable
@@ -282,7 +282,9 @@ def split_aux(qualname: str, has_aux: bool, result: Any) -> tuple[Any, Any]:
 
 def cast_like(grad: Any, argument: Any) -> Any:
     """A gradient with the shape and dtype of its argument: a NumPy scalar of its dtype for a
-    NumPy scalar, a float for a Python float."""
+    NumPy scalar, a float for a Python float, a complex for a Python complex."""
+    if isinstance(argument, PythonComplex):
+        return complex(np.asarray(grad))
     if isinstance(argument, np.generic):
         return np.asarray(grad, dtype=argument.dtype)[()]
     if isinstance(argument, float):

@@ -371,10 +371,6 @@ class ExpressionEmitter:
         value = expr.value
         if value is Ellipsis:
             raise ScriptError("'...' is only allowed in a subscript", expr.range, doc="indexing")
-        if isinstance(value, complex):
-            raise ScriptError(
-                "complex numbers are not supported", expr.range, doc="numbers-and-arrays"
-            )
         constant = self.python_constant(value, expr.range)
         assert constant is not None  # every other literal is a constant
         return constant

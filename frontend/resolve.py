@@ -21,7 +21,17 @@ import numpy as np
 from ir.errors import IRError
 from ir.ops import OPS, OpDef
 from ir.ops.spellings import METHOD_PREFIX, Spelling, parse_parameters
-from ir.types import BOOL, DTYPE_TO_NAME, FLOAT, INT, NONE, STR, TupleType, Type
+from ir.types import (
+    BOOL,
+    COMPLEX_SCALAR,
+    DTYPE_TO_NAME,
+    FLOAT,
+    INT,
+    NONE,
+    STR,
+    TupleType,
+    Type,
+)
 
 Key = TypeVar("Key")
 
@@ -213,7 +223,8 @@ def dtype_name(obj: object) -> str | None:
 
 def constant_of(obj: object) -> tuple[Any, Type] | None:
     """``obj`` as the value and type of a prim::Constant, or None when it is not one: Python
-    numbers, bools, strings, None and tuples of them (module constants like ``EPS = 1e-5``,
+    numbers, bools, strings, None and tuples of them (a complex number is a 0-d complex128
+    array) (module constants like ``EPS = 1e-5``,
     ``np.pi``, ``np.newaxis``), and dtypes, which become their name (``np.float32``)."""
     if obj is None:
         return None, NONE
@@ -223,6 +234,9 @@ def constant_of(obj: object) -> tuple[Any, Type] | None:
         return int(obj), INT
     if isinstance(obj, float):
         return float(obj), FLOAT
+    if isinstance(obj, complex):
+        # See Note [Python complex numbers] in `ir.types`.
+        return np.complex128(obj), COMPLEX_SCALAR
     if isinstance(obj, str):
         return str(obj), STR
     if isinstance(obj, tuple):

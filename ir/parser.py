@@ -378,6 +378,9 @@ class _Reader:
             return float(_only_token(tree))
         if kind == "string":
             return self._string(_only_token(tree))
+        if kind == "complex":
+            real, imag = (float(str(token)) for token in tree.children)
+            return complex(real, imag)
         if depth >= MAX_NESTING:
             raise self._too_deep("an attribute value", name)
         if kind == "list":
@@ -417,8 +420,6 @@ class _Reader:
         if not isinstance(ty, TensorType) or not ty.is_complete or ty.requires_grad is not None:
             raise self.error(f"a tensor constant needs a dtype and full shape, not {ty}", type_tree)
         dtype = np.dtype(ty.dtype)
-        if dtype.kind == "c":
-            raise self.error("complex tensor constants have no text form", type_tree)
         values = [self.attr_value(element, name, depth) for element in elements]
         expected = math.prod(d for d in ty.shape or () if d is not None)
         if len(values) != expected:
@@ -439,6 +440,8 @@ def _fits(value: object, dtype: np.dtype[Any]) -> bool:
         return isinstance(value, bool)
     if dtype.kind in "iu":
         return isinstance(value, int) and not isinstance(value, bool)
+    if dtype.kind == "c":
+        return isinstance(value, complex)
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 

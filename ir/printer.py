@@ -100,6 +100,8 @@ def format_attr(value: Any) -> str:
         array = np.asarray(value)
         flat = ", ".join(format_attr(v) for v in array.ravel().tolist())
         return f"tensor<{TensorType.of(array)}>[{flat}]"
+    if isinstance(value, complex):  # an item of a complex tensor
+        return f"complex({format_float(value.real)}, {format_float(value.imag)})"
     raise TypeError(f"cannot print an attribute of type {type(value).__name__}")
 
 

@@ -168,6 +168,15 @@ class OptionalType(Type):
 
 
 TENSOR = TensorType()
+# Note [Python complex numbers]
+# A Python complex (an argument ``1.1 + 1.2j``, a literal ``1j`` in the code, an item of a
+# container argument, a module constant) is a 0-d complex128 array, np.complex128, which is a
+# Python complex too: it has no scalar type of its own, so every operator NumPy runs on a
+# complex array takes it, with the derivative formulas of Note [Complex gradients] in
+# `autodiff.formulas`. Its gradient comes back a Python complex. The one difference from NumPy:
+# NumPy promotes a Python complex weakly, ``1j * x`` of a float32 ``x`` is complex64, where a
+# 0-d complex128 array makes it complex128 (write ``np.complex64(1j) * x`` to keep it).
+COMPLEX_SCALAR = TensorType("complex128", ())
 INT = NamedType("int")
 FLOAT = NamedType("float")
 BOOL = NamedType("bool")

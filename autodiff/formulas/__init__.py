@@ -39,7 +39,9 @@ the decompositions (``eigh``, ``svd``) conjugate-transpose. Where an operand is 
 gradient is the real part, in its dtype (``_grad_like``), as JAX's ``convert_element_type``
 transposes; `autodiff.differentiate` takes it for every operator that mixes real and complex
 values (Note [Real operands of complex operators]). For any of them, a step ``dz`` changes the
-loss by ``Re(sum(g * dz))``: the check `tests/unit/test_complex_gradients.py` makes.
+loss by ``Re(sum(g * dz))``: the check `tests/unit/test_complex_gradients.py` makes, and
+`tests/unit/test_complex_operators.py` one order up and in complex64. A Python complex is a 0-d
+complex128 array (Note [Python complex numbers] in `ir.types`).
 """
 
 from autodiff.formulas import (

@@ -59,7 +59,10 @@ def _det_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
 
 def _slogdet_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
     (det,) = _det_rule(types, consts)
-    return [TupleType((det, det))]
+    assert isinstance(det, TensorType)
+    # The log of the absolute determinant is real: float32 for a complex64 matrix, as NumPy has it.
+    real = None if det.dtype is None else np.zeros((), det.dtype).real.dtype.name
+    return [TupleType((det, TensorType(real, det.shape)))]
 
 
 def _solve_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:

@@ -568,9 +568,11 @@ def complex_expr(g: _Generator, shape: Shape, depth: int) -> Expr:
     kind = g.choose(["leaf", "mix", "unary", "binary", "binary", "linear"])
     if kind == "leaf":
         return z
-    if kind == "mix":  # complex literals are outside the language: mix in an argument
+    if kind == "mix":  # a real expression mixed in, or rotated by a complex literal
         x = g.expr(shape, 1)
-        op = g.choose(["+", "*", "-"])
+        op = g.choose(["+", "*", "-", "literal"])
+        if op == "literal":  # Note [Python complex numbers] in ir.types; |0.6 - 0.8j| = 1
+            return _wrapped(Expr(f"({x.text} * (0.6 - 0.8j) + {z.text})", shape, x.bound + z.bound))
         bound = x.bound * z.bound if op == "*" else x.bound + z.bound
         return _wrapped(Expr(f"({x.text} {op} {z.text})", shape, bound))
     e = complex_expr(g, shape, depth - 1)
