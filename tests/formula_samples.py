@@ -563,6 +563,12 @@ SAMPLES: dict[str, list[Sample]] = {
         Sample("zero-d-fill", lambda r: ((2, 3), normal(r), None), wrt=(1,)),
         Sample("to-float32", lambda r: ((2, 3), normal(r, 3), "float32"), wrt=(1,)),
     ],
+    "aten::linspace": [
+        Sample("floats", lambda r: (float(normal(r)), float(normal(r)), 5, True, None, 0), (0, 1)),
+        Sample("no-endpoint", lambda r: (normal(r, 3), normal(r, 3), 4, False, None, 0), (0, 1)),
+        Sample("axis-last", lambda r: (normal(r, 2, 1), normal(r, 3), 4, True, None, -1), (0, 1)),
+        Sample("one-sample", lambda r: (normal(r, 2), 1.5, 1, True, None, 1), (0, 1)),
+    ],
     "aten::full_like": [
         Sample("float-fill", lambda r: (normal(r, 3, 4), float(normal(r)), None), wrt=(1,)),
         Sample("column-fill", lambda r: (normal(r, 3, 4), normal(r, 3, 1), None), wrt=(1,)),

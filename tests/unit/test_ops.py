@@ -606,6 +606,11 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("aten::zeros_like", (F32, None), lambda a, dtype: np.zeros_like(a)),
     ("aten::ones_like", (INTS, "float64"), lambda a, dtype: np.ones_like(a, dtype=np.float64)),
     ("aten::full_like", (A, 7, None), lambda a, v, dtype: np.full_like(a, 7)),
+    (
+        "aten::linspace",
+        (V, 2.0, 5, False, None, 1),
+        lambda *a: np.linspace(V, 2.0, 5, False, axis=1),
+    ),
     ("aten::select", (A, 0, 1), lambda a, axis, i: a[1]),
     ("aten::select", (A, 1, -1), lambda a, axis, i: a[:, -1]),
     ("aten::select", (CUBE, -1, 0), lambda a, axis, i: a[..., 0]),
