@@ -626,6 +626,15 @@ SAMPLES: dict[str, list[Sample]] = {
         Sample("matrices", lambda r: ((normal(r, 3, 2), normal(r, 3, 1)),)),
         Sample("three-d", lambda r: ((normal(r, 2, 1, 4), normal(r, 2, 3, 4)),)),
     ],
+    "aten::column_stack": [
+        Sample("vectors", lambda r: ((normal(r, 3), normal(r, 3)),)),
+        Sample("matrix-vector-scalar", lambda r: ((normal(r, 1, 2), normal(r, 1), normal(r)),)),
+    ],
+    "aten::append": [
+        Sample("flattened", lambda r: (normal(r, 2, 3), normal(r, 4), None), (0, 1)),
+        Sample("float", lambda r: (normal(r, 3), float(normal(r)), None), (0, 1)),
+        Sample("along-axis", lambda r: (normal(r, 2, 3), normal(r, 2, 1), 1), (0, 1)),
+    ],
     "aten::vstack": [
         Sample("vectors", lambda r: ((normal(r, 4), normal(r, 4)),)),
         Sample("vector-and-matrix", lambda r: ((normal(r, 4), normal(r, 2, 4)),)),
@@ -1184,6 +1193,12 @@ SAMPLES: dict[str, list[Sample]] = {
         Sample("hstack-matrices", lambda r: (normal(r, 3, 3), ((3, 2), (3, 1)), 1)),
         Sample("vstack-vector-and-matrix", lambda r: (normal(r, 3, 4), ((4,), (2, 4)), 0)),
         Sample("vstack-three-d", lambda r: (normal(r, 3, 3, 4), ((2, 3, 4), (1, 3, 4)), 0)),
+    ],
+    "aten::_column_join_backward": [
+        Sample("matrices-and-vector", lambda r: (normal(r, 3, 4), ((3, 2), (3,), (3, 1)))),
+    ],
+    "aten::_column_join": [
+        Sample("vector-and-matrix", lambda r: ((normal(r, 4), normal(r, 4, 2)),)),
     ],
     "aten::_join": [
         Sample("vectors-as-rows", lambda r: ((normal(r, 4), normal(r, 2, 4)), 0, 2)),

@@ -7,6 +7,8 @@ in that direction."""
 import numpy as np
 
 from ir.ops.gradients.arrangement import (
+    column_join,
+    column_join_backward,
     join,
     join_backward,
     pad_backward,
@@ -181,6 +183,23 @@ def _join(tensors, axis, ndim):
         return join_backward(dout, shapes, axis), None, None
 
     return join(tensors, axis, ndim), backward
+
+
+def _column_join_backward(grad, shapes):
+    # Splits column_stack's gradient: its adjoint stacks the pieces as columns again.
+    def backward(dout):
+        return column_join(dout), None
+
+    return column_join_backward(grad, shapes), backward
+
+
+def _column_join(tensors):
+    shapes = input_shapes(tensors)
+
+    def backward(dout):
+        return column_join_backward(dout, shapes)
+
+    return column_join(tensors), backward
 
 
 def _cumsum_backward(grad, shape, axis):

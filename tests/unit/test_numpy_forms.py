@@ -100,3 +100,60 @@ def test_linspace_keeps_its_dtype() -> None:
     out = ad.script(linspace_float32)(np.float32(0.5), np.float32(2.0))
     assert out.dtype == np.float32
     np.testing.assert_array_equal(out, np.linspace(0.5, 2.0, 3, dtype=np.float32))
+
+
+# ---- np.row_stack, np.column_stack, np.append ------------------------------------------------
+
+
+def row_stack_of_vectors(x, y):
+    return np.sum(np.sin(np.row_stack((x, y * x))) * np.arange(6.0).reshape(2, 3))
+
+
+def column_stack_of_vectors(x, y):
+    return np.sum(np.column_stack((x, y * x)) ** 3 * np.arange(6.0).reshape(3, 2))
+
+
+def column_stack_of_matrix_and_vector(m, x):
+    return np.sum(np.tanh(np.column_stack([m, x, m[:, 1] * x])) ** 2)
+
+
+def column_stack_of_zero_d(x, y):
+    return np.sum(np.column_stack((np.sum(x * y), np.sum(y**2))) ** 2)
+
+
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+@pytest.mark.parametrize(
+    ("fn", "args"),
+    [
+        pytest.param(
+            row_stack_of_vectors,
+            (X, Y),
+            marks=pytest.mark.skipif(not hasattr(np, "row_stack"), reason="NumPy without it"),
+        ),
+        (column_stack_of_vectors, (X, Y)),
+        (column_stack_of_matrix_and_vector, (M, X)),
+        (column_stack_of_zero_d, (X, Y)),
+    ],
+)
+def test_row_and_column_stacks(fn: Callable[..., Any], args: Any) -> None:
+    check(fn, *args, wrt=(0, 1))
+
+
+def append_flattened(m, x):
+    return np.sum(np.sin(np.append(m, x * 2.0)) * np.arange(15.0))
+
+
+def append_along_rows(m, n):
+    return np.sum(np.append(m, n[:1] * m[:1], axis=0) ** 3)
+
+
+def append_a_float(x, s):
+    return np.sum(np.append(x, s * s) ** 3)
+
+
+@pytest.mark.parametrize(
+    ("fn", "args"),
+    [(append_flattened, (M, X)), (append_along_rows, (M, N)), (append_a_float, (X, 0.8))],
+)
+def test_append(fn: Callable[..., Any], args: Any) -> None:
+    check(fn, *args, wrt=(0, 1))

@@ -370,6 +370,13 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("aten::hstack", ((V, V[:2]),), lambda xs: np.concatenate(xs)),
     ("aten::hstack", ((A, A[:, :1]),), lambda xs: np.concatenate(xs, axis=1)),
     ("aten::vstack", ((A, V),), lambda xs: np.concatenate([A, V[None]])),
+    ("aten::column_stack", ((A, A[:, 0]),), lambda xs: np.concatenate([A, A[:, :1]], axis=1)),
+    ("aten::append", (A, V, None), lambda a, v, axis: np.concatenate([A.ravel(), V])),
+    ("aten::append", (A, A[:1], 0), lambda a, v, axis: np.concatenate([A, A[:1]])),
+    ("aten::_append_cut", (A, None), lambda a, axis: 12),
+    ("aten::_append_cut", (A, -1), lambda a, axis: 4),
+    ("aten::_append_axis", (None,), lambda axis: 0),
+    ("aten::_append_axis", (1,), lambda axis: 1),
     # The split family returns NumPy's list of pieces.
     ("aten::split", (A, 2, 1), lambda a, s, axis: [a[:, :2], a[:, 2:]]),
     ("aten::split", (V, (1, 3), 0), lambda a, s, axis: [a[:1], a[1:3], a[3:]]),
@@ -478,6 +485,12 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
         lambda *_: (np.ones(4), np.ones((2, 4))),
     ),
     ("aten::_join", ((np.arange(4.0), np.ones((2, 4))), 0, 2), lambda t, a, n: np.vstack(t)),
+    (
+        "aten::_column_join_backward",
+        (A, ((3, 2), (3,), (3, 1))),
+        lambda g, shapes: (A[:, :2], A[:, 2], A[:, 3:]),
+    ),
+    ("aten::_column_join", ((V, A.T),), lambda t: np.concatenate([V[:, None], A.T], axis=1)),
     ("aten::_join", ((np.array(1.0), np.arange(2.0)), 0, 1), lambda t, a, n: np.hstack(t)),
     ("aten::_repeat_backward", (np.arange(6.0), (3,), 2, None), lambda *_: np.array([1.0, 5, 9])),
     (

@@ -7,7 +7,13 @@ from typing import Any
 
 import numpy as np
 
-from ir.ops.arrangement import PadMode, _promoted_sequence, atleast_shape
+from ir.ops.arrangement import (
+    PadMode,
+    _promoted_sequence,
+    atleast_shape,
+    column_sequence,
+    column_shape,
+)
 from ir.ops.gradients.common import shaped_by_operand
 from ir.ops.gradients.shape_ops import concatenate_backward_rule
 from ir.ops.registry import NOT_CONSTANT, Derivative, register_op
@@ -38,6 +44,24 @@ def join(tensors: Any, axis: int, ndim: int) -> Any:
     and ``np.vstack`` make them, concatenated along ``axis``."""
     shaped = [np.reshape(t, atleast_shape(np.shape(t), ndim)) for t in tensors]
     return np.concatenate(shaped, axis=axis)
+
+
+def column_join_backward(grad: Any, shapes: Any) -> tuple[Any, ...]:
+    """Split the gradient of ``np.column_stack`` back into one piece per input, in its own
+    shape (a 1-d input's piece is a column of the gradient)."""
+    grad = np.asarray(grad)
+    lengths = [column_shape(tuple(s))[1] for s in shapes]
+    pieces = np.split(grad, np.cumsum(lengths)[:-1], axis=1)
+    return tuple(p.reshape(s) for p, s in zip(pieces, shapes, strict=True))
+
+
+def column_join(tensors: Any) -> Any:
+    """The adjoint of `column_join_backward`: ``np.column_stack`` itself."""
+    return np.column_stack(tensors)
+
+
+def _column_join_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    return _concatenate_rule([column_sequence(types[0]), INT], [NOT_CONSTANT, 1])
 
 
 def _join_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
@@ -107,6 +131,20 @@ register_op(
     shape=_join_rule,
     derivative=Derivative.FORMULA,
 )(join)
+
+
+register_op(
+    "aten::_column_join_backward(Tensor grad, Any shapes) -> Any",
+    shape=concatenate_backward_rule,
+    derivative=Derivative.FORMULA,
+)(column_join_backward)
+
+
+register_op(
+    "aten::_column_join(Any tensors) -> Tensor",
+    shape=_column_join_rule,
+    derivative=Derivative.FORMULA,
+)(column_join)
 
 
 register_op(
