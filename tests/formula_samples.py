@@ -783,6 +783,11 @@ SAMPLES: dict[str, list[Sample]] = {
         Sample("real", lambda r: (normal(r, 3, 4),)),
         Sample("complex", lambda r: (_complex(r, 3, 4),)),
     ],
+    "aten::angle": [
+        Sample("real", lambda r: (normal(r, 3, 4), False)),
+        Sample("complex", lambda r: (_complex(r, 3, 4), False)),
+        Sample("complex-degrees", lambda r: (_complex(r, 5), True)),
+    ],
     "aten::conj": [
         Sample("real", lambda r: (normal(r, 3, 4),)),
         Sample("complex", lambda r: (_complex(r, 3, 4),)),

@@ -2,7 +2,14 @@
 
 import numpy as np
 
-from ir.ops.fourier import fft_backward, grad_like, imag_backward, irfft_backward, rfft_backward
+from ir.ops.fourier import (
+    fft_backward,
+    grad_like,
+    imag_backward,
+    irfft_backward,
+    is_complex,
+    rfft_backward,
+)
 
 
 def fft_fftshift(self, axes):
@@ -87,6 +94,20 @@ def imag(self):
         return imag_backward(dout, self)
 
     return np.imag(self), backward
+
+
+def angle(self, deg):
+    complex_input = is_complex(self)
+    scale = 180.0 / np.pi if deg else 1.0
+
+    def backward(dout):
+        # arg z = arctan2(y, x) moves by (x dy - y dx) / |z|^2: the cotangent
+        # dL/dx - 1j dL/dy is -1j * dout * conj(z) / |z|^2 = -1j * dout / z. On reals the angle
+        # is 0 or pi, piecewise constant.
+        grad = imag_backward(scale * dout / self, self) if complex_input else dout * 0.0
+        return grad, None
+
+    return np.angle(self, deg), backward
 
 
 def conj(self):

@@ -21,7 +21,15 @@ import numpy as np
 from ir.errors import ShapeError
 from ir.ops.registry import NOT_CONSTANT, Derivative, register_op
 from ir.ops.shape_ops import axis_argument
-from ir.ops.shape_rules import as_tensor, elementwise, fixed, known_int, normalize_axis, tensor
+from ir.ops.shape_rules import (
+    as_array_like,
+    as_tensor,
+    elementwise,
+    fixed,
+    known_int,
+    normalize_axis,
+    tensor,
+)
 from ir.ops.spellings import ATTRIBUTE, UNARY_UFUNC
 from ir.ops.views import IMAG, REAL
 from ir.types import BOOL, FLOAT, INT, NONE, TensorType, Type
@@ -226,6 +234,36 @@ register_op(
     spellings={"numpy.conj": UNARY_UFUNC, "numpy.conjugate": UNARY_UFUNC},
 )(conj)
 
+
+def _angle_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    return elementwise(np.angle)(types[:1], consts[:1])
+
+
+def _complex_test_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    return tensor("bool", as_array_like(types[0]).shape)
+
+
+register_op(
+    "aten::angle(Any self, bool deg=False) -> Tensor",
+    shape=_angle_rule,
+    derivative=Derivative.FORMULA,
+    spellings={"numpy.angle": "z:self deg"},
+)(np.angle)
+# Tests of the type or of the imaginary part: no gradient flows through a bool.
+register_op(
+    "aten::iscomplex(Any self) -> Tensor",
+    shape=_complex_test_rule,
+    derivative=Derivative.NONE,
+    spellings={"numpy.iscomplex": "x:self"},
+)(np.iscomplex)
+register_op(
+    "aten::isreal(Any self) -> Tensor",
+    shape=_complex_test_rule,
+    derivative=Derivative.NONE,
+    spellings={"numpy.isreal": "x:self"},
+)(np.isreal)
+
+
 # ---- compile-time helpers of the derivative formulas ------------------------------------------
 
 
@@ -266,7 +304,27 @@ register_op(
     shape=fixed(BOOL),
     derivative=Derivative.NONE,
     value_from_types=_is_complex_value,
+    spellings={"numpy.iscomplexobj": "x:self"},
 )(is_complex)
+
+
+def is_real(x: Any) -> bool:
+    """``np.isrealobj``: whether ``x``'s type is not complex (a constant, as `is_complex`)."""
+    return not np.iscomplexobj(x)
+
+
+def _is_real_value(types: Sequence[Type]) -> Any:
+    complex_type = _is_complex_value(types)
+    return complex_type if complex_type is NOT_CONSTANT else not complex_type
+
+
+register_op(
+    "aten::_is_real(Any self) -> bool",
+    shape=fixed(BOOL),
+    derivative=Derivative.NONE,
+    value_from_types=_is_real_value,
+    spellings={"numpy.isrealobj": "x:self"},
+)(is_real)
 
 
 def imag_backward(grad: Any, like: Any) -> Any:

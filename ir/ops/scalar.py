@@ -116,7 +116,7 @@ BINARY: dict[str, tuple[Callable[..., Any], Derivative]] = {
     "mul": (operator.mul, Derivative.FORMULA),
     "truediv": (operator.truediv, Derivative.FORMULA),
     "floordiv": (operator.floordiv, Derivative.NONE),
-    "mod": (operator.mod, Derivative.REFUSED),
+    "mod": (operator.mod, Derivative.FORMULA),
     "pow": (operator.pow, Derivative.FORMULA),
     "min": (min, Derivative.REFUSED),
     "max": (max, Derivative.REFUSED),

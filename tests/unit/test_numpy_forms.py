@@ -157,3 +157,77 @@ def append_a_float(x, s):
 )
 def test_append(fn: Callable[..., Any], args: Any) -> None:
     check(fn, *args, wrt=(0, 1))
+
+
+# ---- np.angle and the complex-type tests -----------------------------------------------------
+
+
+# ``unit`` is 1j as an array (complex literals are not in the language yet).
+def angle_of_complex(x, y, unit):
+    return np.sum(np.angle(x + unit * y) * np.arange(1.0, 4.0))
+
+
+def angle_in_degrees(x, y, unit):
+    return np.sum(np.angle(x * y + unit * y**2, deg=True) ** 2)
+
+
+def angle_of_reals(x, y, unit):
+    return np.sum(np.angle(x) * y + x * y)
+
+
+@pytest.mark.parametrize("fn", [angle_of_complex, angle_in_degrees, angle_of_reals])
+def test_angle(fn: Callable[..., Any]) -> None:
+    check(fn, X, Y + 2.0, np.array(1j), wrt=(0, 1))
+
+
+def angle_of_complex_argument(z):
+    return np.sum(np.angle(z) ** 2)
+
+
+def test_angle_of_a_complex_argument_follows_the_convention() -> None:
+    """Note [Complex gradients]: the gradient is dL/dRe z - 1j dL/dIm z."""
+    z = X + 1j * (Y + 2.0)
+    grad = ad.grad(angle_of_complex_argument)(z)
+    along_real = central_differences(
+        lambda x: angle_of_complex_argument(x + 1j * z.imag), (z.real,), 0
+    )
+    along_imag = central_differences(
+        lambda y: angle_of_complex_argument(z.real + 1j * y), (z.imag,), 0
+    )
+    np.testing.assert_allclose(grad, along_real - 1j * along_imag, rtol=1e-6)
+
+
+def complex_tests(x, z):
+    kept = np.where(np.iscomplex(z), x, 2.0 * x) + np.where(np.isreal(z), x**2, 0.0)
+    flags = np.iscomplexobj(z) + 2 * np.isrealobj(x) + 4 * np.iscomplexobj(x)
+    return np.sum(kept) * flags
+
+
+def test_complex_type_tests_are_not_differentiable_operators() -> None:
+    z = np.array([1.0 + 0j, 2.0 + 1j, -1j])
+    check(complex_tests, X, z)
+    flags = ad.script(complex_tests)(X, z) / np.sum(complex_tests(X, z) / 3.0)
+    np.testing.assert_allclose(flags, 3.0)
+
+
+# ---- % of Python floats ----------------------------------------------------------------------
+
+
+def float_remainder(s, t):
+    return (s * s % t) * t + s % 0.7
+
+
+def float_remainder_in_arrays(x, s):
+    return np.sum(np.sin(x) * (s % 0.3)) + (3.0 * s) % s**2
+
+
+@pytest.mark.parametrize(
+    ("fn", "args"),
+    [
+        (float_remainder, (1.9, 0.8)),
+        (float_remainder, (-1.3, 0.45)),
+        (float_remainder_in_arrays, (X, 1.1)),
+    ],
+)
+def test_remainder_of_python_floats(fn: Callable[..., Any], args: Any) -> None:
+    check(fn, *args, wrt=(0, 1))

@@ -231,6 +231,13 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("aten::_is_complex", (A,), lambda a: False),
     ("aten::_is_complex", (A + 1j,), lambda a: True),
     ("aten::_is_complex", (2.0,), lambda a: False),
+    ("aten::_is_real", (A + 1j,), np.isrealobj),
+    ("aten::_is_real", (2.0,), np.isrealobj),
+    ("aten::iscomplex", (np.array([1.0, 1j, 2 + 0j]),), np.iscomplex),
+    ("aten::isreal", (np.array([1.0, 1j, 2 + 0j]),), np.isreal),
+    ("aten::isreal", (A,), np.isreal),
+    ("aten::angle", (A + 1j * POS, False), lambda z, deg: np.angle(z)),
+    ("aten::angle", (A, True), lambda x, deg: np.angle(x, deg=True)),
     ("aten::_select_backward", (V, (3, 4), 0, 1), lambda g, s, a, i: np.eye(3)[:, 1:2] * V),
     (
         "aten::_slice_backward",
