@@ -5,6 +5,7 @@ differences, and its Hessian equals central differences of the gradient."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -231,3 +232,57 @@ def float_remainder_in_arrays(x, s):
 )
 def test_remainder_of_python_floats(fn: Callable[..., Any], args: Any) -> None:
     check(fn, *args, wrt=(0, 1))
+
+
+# ---- masks: &, |, ^, ~, np.any, np.all -------------------------------------------------------
+
+
+def combined_masks(x):
+    mask = (x > 0) & ~(x > 1) | (x < -0.5) ^ (x > 0.2)
+    mask &= x < 2.0
+    mask |= x < -3.0
+    mask ^= x > 1.9
+    return np.sum(np.where(mask, x**2, 3.0 * x)) + np.any(mask) + np.all(mask, axis=0).sum()
+
+
+def mask_methods_and_functions(x):
+    mask = np.bitwise_and(x > 0, np.invert(x > 1))
+    other = np.bitwise_or(x < -1, np.bitwise_xor(x > 0.5, np.bitwise_not(x < 0)))
+    counted = mask.any() * 1.0 + other.all(axis=1, keepdims=True)
+    return np.sum(np.where(mask | other, x, x**3) * counted)
+
+
+@pytest.mark.parametrize("fn", [combined_masks, mask_methods_and_functions])
+def test_masks_are_combined_without_gradient(fn: Callable[..., Any]) -> None:
+    check(fn, M * 2.0)
+
+
+def python_ints_and_bools(n: int, flag: bool):
+    return (n & 6) + (n | 1) + (n ^ 3) + ~n + (flag & (n > 2)) + (flag | False) + (flag ^ True)
+
+
+def test_bitwise_operators_of_python_ints_and_bools() -> None:
+    for n, flag in [(5, True), (2, False), (-7, True)]:
+        assert ad.script(python_ints_and_bools)(n, flag) == python_ints_and_bools(n, flag)
+
+
+def shifted(n: int):
+    return n << 1
+
+
+def bitwise_of_floats(s: float):
+    return s & 1
+
+
+@pytest.mark.parametrize(
+    ("fn", "arg", "message"),
+    [
+        (shifted, 3, "operator '<<' is not supported"),
+        (bitwise_of_floats, 1.5, "unsupported operand type(s) for &: 'float'"),
+    ],
+)
+def test_shifts_and_bitwise_floats_are_refused(
+    fn: Callable[..., Any], arg: Any, message: str
+) -> None:
+    with pytest.raises(ad.AutodiffError, match=re.escape(message)):
+        ad.script(fn)(arg)
