@@ -71,6 +71,15 @@ _MATMUL_SHAPES = [
 ]
 
 
+def _mask(rng: Rng, *shape: int) -> np.ndarray:
+    return rng.standard_normal(shape) > 0
+
+
+def _taken(rng: Rng, *shape: int) -> np.ndarray:
+    """Which of two choices, or the default (2), ``np.select`` took at each element."""
+    return rng.integers(0, 3, shape)
+
+
 def _ties(rng: Rng) -> tuple[np.ndarray, np.ndarray]:
     """Two (3, 4) arrays equal at every other element: maximum/minimum ties."""
     x, y = normal(rng, 3, 4), normal(rng, 3, 4)
@@ -562,6 +571,18 @@ SAMPLES: dict[str, list[Sample]] = {
         Sample("row-fill", lambda r: ((3, 4), normal(r, 4), None), wrt=(1,)),
         Sample("zero-d-fill", lambda r: ((2, 3), normal(r), None), wrt=(1,)),
         Sample("to-float32", lambda r: ((2, 3), normal(r, 3), "float32"), wrt=(1,)),
+    ],
+    "aten::select_by_conditions": [
+        Sample(
+            "vectors",
+            lambda r: ((_mask(r, 5), _mask(r, 5)), (normal(r, 5), normal(r, 5)), normal(r, 5)),
+            (1, 2),
+        ),
+        Sample(
+            "broadcast",
+            lambda r: ((_mask(r, 3, 4),), (normal(r, 4),), float(normal(r))),
+            (1, 2),
+        ),
     ],
     "aten::linspace": [
         Sample("floats", lambda r: (float(normal(r)), float(normal(r)), 5, True, None, 0), (0, 1)),
@@ -1198,6 +1219,12 @@ SAMPLES: dict[str, list[Sample]] = {
         Sample("hstack-matrices", lambda r: (normal(r, 3, 3), ((3, 2), (3, 1)), 1)),
         Sample("vstack-vector-and-matrix", lambda r: (normal(r, 3, 4), ((4,), (2, 4)), 0)),
         Sample("vstack-three-d", lambda r: (normal(r, 3, 3, 4), ((2, 3, 4), (1, 3, 4)), 0)),
+    ],
+    "aten::_select_choices_backward": [
+        Sample("broadcast", lambda r: (normal(r, 3, 4), _taken(r, 3, 4), ((3, 4), (4,), ()))),
+    ],
+    "aten::_select_choices_join": [
+        Sample("broadcast", lambda r: ((normal(r, 3, 4), normal(r, 4)), _taken(r, 3, 4))),
     ],
     "aten::_column_join_backward": [
         Sample("matrices-and-vector", lambda r: (normal(r, 3, 4), ((3, 2), (3,), (3, 1)))),

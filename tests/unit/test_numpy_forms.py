@@ -286,3 +286,32 @@ def test_shifts_and_bitwise_floats_are_refused(
 ) -> None:
     with pytest.raises(ad.AutodiffError, match=re.escape(message)):
         ad.script(fn)(arg)
+
+
+# ---- np.select -------------------------------------------------------------------------------
+
+
+def select_first_true(x, y):
+    chosen = np.select([x > 0, x < -0.5], [x * y, np.sin(y)], default=0.5)
+    return np.sum(chosen**2 * np.arange(1.0, 4.0))
+
+
+def select_broadcast_choices(m, x):
+    chosen = np.select((m > 0.5, m < 0), (m**2, x), x[0] * 2.0)
+    return np.sum(np.cos(chosen) * m)
+
+
+def select_float_default(x, s):
+    return np.sum(np.select([x > 0.2], [x**3], s * s) ** 2)
+
+
+@pytest.mark.parametrize(
+    ("fn", "args"),
+    [
+        (select_first_true, (X, Y)),
+        (select_broadcast_choices, (M, X[:1].repeat(4))),
+        (select_float_default, (X, 0.7)),
+    ],
+)
+def test_select(fn: Callable[..., Any], args: Any) -> None:
+    check(fn, *args, wrt=(0, 1))

@@ -468,6 +468,22 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("aten::tril", (A, -1), lambda a, k: np.tril(a, -1)),
     ("aten::triu", (V, 0), lambda v, k: np.triu(np.broadcast_to(v, (4, 4)))),
     ("aten::take", (A, IDX, None), lambda a, i, axis: a.ravel()[[2, 0]]),
+    (
+        "aten::select_by_conditions",
+        ((MASK, A < -0.5), (A, V), 0.5),
+        lambda c, x, d: np.where(MASK, A, np.where(A < -0.5, V, 0.5)),
+    ),
+    ("aten::_select_index", ((MASK, A < -0.5), A), lambda c, out: np.select(c, [0, 1], 2)),
+    (
+        "aten::_select_choices_backward",
+        (A, np.select([MASK], [0], 1) + 0 * INTS, ((3, 4), (4,))),
+        lambda g, taken, shapes: (np.where(MASK, A, 0), np.where(MASK, 0, A).sum(0)),
+    ),
+    (
+        "aten::_select_choices_join",
+        ((A, V), np.select([MASK, A < -0.5], [0, 1], 2)),
+        lambda pieces, taken: np.select([MASK, A < -0.5], [A, V], 0.0),
+    ),
     ("aten::take", (CUBE, np.array([[0, 2], [1, 1]]), -1), lambda a, i, axis: a[..., i]),
     ("aten::take", (A, 1, 0), lambda a, i, axis: a[1]),
     ("aten::linalg_inv", (A[:, :3] + 3 * np.eye(3),), np.linalg.inv),
