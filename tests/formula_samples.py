@@ -442,8 +442,20 @@ SAMPLES: dict[str, list[Sample]] = {
         for a, b in [((3,), (2,)), ((2, 3), (3, 2)), ((3,), (2, 2)), ((2, 1, 2), (2, 3))]
     ],
     "aten::cross": [
-        Sample(f"{a}x{b}", lambda r, a=a, b=b: (normal(r, *a), normal(r, *b)), (0, 1))
-        for a, b in [((3,), (3,)), ((4, 3), (4, 3)), ((4, 3), (3,)), ((2, 1, 3), (4, 3))]
+        Sample(
+            f"{a}x{b}-{axes}",
+            lambda r, a=a, b=b, axes=axes: (normal(r, *a), normal(r, *b), *axes),
+            (0, 1),
+        )
+        for a, b, axes in [
+            ((3,), (3,), (-1, -1, -1, None)),
+            ((4, 3), (4, 3), (-1, -1, -1, None)),
+            ((4, 3), (3,), (-1, -1, -1, None)),
+            ((2, 1, 3), (4, 3), (-1, -1, -1, None)),
+            ((3, 4), (4, 3), (0, 1, 0, None)),
+            ((3, 2), (3, 1), (0, 0, 0, 0)),
+            ((2, 3, 4), (3,), (1, 0, 1, None)),
+        ]
     ],
     "aten::sort": [
         Sample(f"axis={axis}", lambda r, axis=axis: (normal(r, 3, 4, 5), axis, None, None))

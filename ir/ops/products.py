@@ -24,6 +24,7 @@ from ir.ops.shape_rules import (
     as_tensor,
     broadcast_shapes,
     fixed,
+    normalize_axis,
     num_elements,
     tensor,
 )
@@ -112,8 +113,14 @@ def einsum_view_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]
     return _einsum_rule([types[1], TupleType((types[0],))], [consts[1], NOT_CONSTANT])
 
 
-def cross(x: Any, y: Any) -> Any:
-    return np.cross(x, y)
+def cross(x: Any, y: Any, axisa: int, axisb: int, axisc: int, axis: int | None) -> Any:
+    return np.cross(x, y, axisa, axisb, axisc, axis)
+
+
+def cross_axes(axisa: int, axisb: int, axisc: int, axis: int | None) -> tuple[int, int, int]:
+    """The axes of ``np.cross``'s operands and result that hold the vectors: ``axis``, when
+    given, for all three."""
+    return (axisa, axisb, axisc) if axis is None else (axis, axis, axis)
 
 
 # ---- adjoints -----------------------------------------------------------------------------------
@@ -388,15 +395,30 @@ def _kron_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
 def _cross_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
     x, y = as_tensor(types[0], 0), as_tensor(types[1], 1)
     dtype = probe_dtype(_result_type, [x, y])
-    if x.shape is None or y.shape is None:
+    if x.shape is None or y.shape is None or NOT_CONSTANT in consts[2:]:
         return tensor(dtype, None)
-    for shape in (x.shape, y.shape):
+    axisa, axisb, axisc = cross_axes(*consts[2:])
+    x_shape = _vectors_last(x.shape, axisa, "a")
+    y_shape = _vectors_last(y.shape, axisb, "b")
+    for shape in (x_shape, y_shape):
         if not shape or shape[-1] not in (3, None):
             raise ShapeError(
                 "cross: the last axis of both operands must have 3 elements (2-vectors are "
                 f"not supported), got shape {shape}"
             )
-    return tensor(dtype, (*(broadcast_shapes(x.shape[:-1], y.shape[:-1]) or ()), 3))
+    batch = broadcast_shapes(x_shape[:-1], y_shape[:-1])
+    if batch is None:
+        return tensor(dtype, None)
+    where = normalize_axis(axisc, len(batch) + 1)
+    return tensor(dtype, (*batch[:where], 3, *batch[where:]))
+
+
+def _vectors_last(shape: Shape, axis: int, name: str) -> Shape:
+    """``shape`` with the axis holding the vectors moved last."""
+    if not shape:
+        raise ShapeError(f"cross: operand {name} must have at least one dimension")
+    where = normalize_axis(axis, len(shape))
+    return (*shape[:where], *shape[where + 1 :], shape[where])
 
 
 def _einsum_vjp_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
@@ -461,11 +483,17 @@ register_op(
     spellings={"numpy.kron": "a:self b:other"},
 )(np.kron)
 register_op(
-    "aten::cross(Tensor self, Tensor other) -> Tensor",
+    "aten::cross(Tensor self, Tensor other, int axisa=-1, int axisb=-1, int axisc=-1,"
+    " int? axis=None) -> Tensor",
     shape=_cross_rule,
     derivative=Derivative.FORMULA,
-    spellings={"numpy.cross": "a:self b:other !axisa !axisb !axisc !axis"},
+    spellings={"numpy.cross": "a:self b:other axisa axisb axisc axis"},
 )(cross)
+register_op(
+    "aten::_cross_axes(int axisa, int axisb, int axisc, int? axis) -> Any",
+    shape=fixed(TupleType((INT, INT, INT))),
+    derivative=Derivative.NONE,
+)(cross_axes)
 
 register_op(
     "aten::_einsum_backward(Tensor grad, str subscripts, Any operands) -> Any",

@@ -315,3 +315,30 @@ def select_float_default(x, s):
 )
 def test_select(fn: Callable[..., Any], args: Any) -> None:
     check(fn, *args, wrt=(0, 1))
+
+
+# ---- np.cross with axes ----------------------------------------------------------------------
+
+
+def cross_of_columns(a, b):
+    return np.sum(np.cross(a, b, axisa=0, axisb=0, axisc=0) ** 2 * np.arange(1.0, 4.0)[:, None])
+
+
+def cross_along_one_axis(a, b):
+    return np.sum(np.sin(np.cross(a, b[:, :1], axis=0)))
+
+
+def cross_of_mixed_axes(a, b):
+    return np.sum(np.cross(a.T, b, axisa=-1, axisb=0, axisc=1) ** 3)
+
+
+@pytest.mark.parametrize(
+    ("fn", "args"),
+    [
+        (cross_of_columns, (M[:, :2], N[:, :2])),
+        (cross_along_one_axis, (M, N)),
+        (cross_of_mixed_axes, (M[:, :2], N[:, :2])),
+    ],
+)
+def test_cross_with_axes(fn: Callable[..., Any], args: Any) -> None:
+    check(fn, *args, wrt=(0, 1))
