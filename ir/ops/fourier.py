@@ -236,7 +236,7 @@ register_op(
 
 
 def _angle_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
-    return elementwise(np.angle)(types[:1], consts[:1])
+    return list(elementwise(np.angle)(types[:1], consts[:1]))
 
 
 def _complex_test_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:

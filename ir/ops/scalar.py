@@ -61,7 +61,7 @@ def integral_rule(fn: Callable[..., Any], symbol: str) -> ShapeRule:
         for ty in types:
             if ty is FLOAT:
                 raise ShapeError(f"unsupported operand type(s) for {symbol}: 'float'")
-        return rule(types, consts)
+        return list(rule(types, consts))
 
     return checked
 
