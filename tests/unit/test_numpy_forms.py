@@ -342,3 +342,52 @@ def cross_of_mixed_axes(a, b):
 )
 def test_cross_with_axes(fn: Callable[..., Any], args: Any) -> None:
     check(fn, *args, wrt=(0, 1))
+
+
+# ---- np.einsum: ellipsis and the sublist form -------------------------------------------------
+
+CUBE = RNG.standard_normal((2, 3, 3))
+SQUARE = RNG.standard_normal((3, 3))
+
+
+def einsum_batched_products(a, b):
+    return np.sum(np.einsum("...ij,...jk->...ik", a, b) ** 2)
+
+
+def einsum_implicit_ellipsis(a, b):
+    return np.sum(np.sin(np.einsum("i...,i...", a, b)))
+
+
+def einsum_trace_of_ellipsis(a):
+    return np.sum(np.einsum("...ii->...i", a) ** 3) + np.einsum("...", a[0, 0]) @ a[1, 1]
+
+
+def einsum_sublists(a, b):
+    return np.sum(np.einsum(a, [0, 1, 2], b, [2, 3], [0, 1, 3]) ** 2)
+
+
+def einsum_sublists_implicit_and_ellipsis(a, b):
+    return np.sum(np.einsum(a, [..., 1, 2], b, (2, 1)) ** 2) + np.sum(np.einsum(b, [5, 0]) * b)
+
+
+@pytest.mark.parametrize(
+    ("fn", "args"),
+    [
+        (einsum_batched_products, (CUBE, SQUARE)),
+        (einsum_implicit_ellipsis, (SQUARE[:2], CUBE)),
+        (einsum_trace_of_ellipsis, (CUBE,)),
+        (einsum_sublists, (CUBE, SQUARE)),
+        (einsum_sublists_implicit_and_ellipsis, (CUBE, SQUARE)),
+    ],
+)
+def test_einsum_forms(fn: Callable[..., Any], args: Any) -> None:
+    check(fn, *args, wrt=tuple(range(len(args))))
+
+
+def einsum_sublist_of_a_variable(a, n: int):
+    return np.einsum(a, [0, n])
+
+
+def test_a_sublist_must_be_written_in_the_call() -> None:
+    with pytest.raises(ad.AutodiffError, match=re.escape("a sublist of np.einsum must be written")):
+        ad.script(einsum_sublist_of_a_variable)(SQUARE, 1)

@@ -569,6 +569,7 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("aten::tensordot", (CUBE, A, ((1, 2), (0, 1))), lambda a, b, ax: np.tensordot(a, b, ax)),
     ("aten::einsum", ("ij,j->i", (A, V)), lambda s, ops: np.einsum(s, *ops)),
     ("aten::einsum", ("ii", (A[:, :3],)), lambda s, ops: np.einsum(s, *ops)),
+    ("aten::einsum", ("...j,j...", (CUBE, V)), lambda s, ops: np.einsum(s, *ops)),
     ("aten::inner", (A, V), np.inner),
     ("aten::outer", (V, A), np.outer),
     ("aten::kron", (A, V), np.kron),
