@@ -1277,8 +1277,10 @@ SAMPLES: dict[str, list[Sample]] = {
     ],
     "aten::linalg_cholesky": _linalg(_positive_definite, (3, 3), (2, 3, 3)),
     "aten::linalg_eigh": [
-        Sample("3x3", lambda r: (_distinct_eigenvalues(r, 3, 3),)),
-        Sample("2x4x4", lambda r: (_distinct_eigenvalues(r, 2, 4, 4),)),
+        Sample("3x3", lambda r: (_distinct_eigenvalues(r, 3, 3), "L")),
+        Sample("2x4x4", lambda r: (_distinct_eigenvalues(r, 2, 4, 4), "L")),
+        Sample("upper-3x3", lambda r: (_distinct_eigenvalues(r, 3, 3), "U")),
+        Sample("upper-2x4x4", lambda r: (_distinct_eigenvalues(r, 2, 4, 4), "U")),
     ],
     "aten::linalg_svd": [
         *[

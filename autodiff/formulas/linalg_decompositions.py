@@ -23,6 +23,7 @@ from ir.ops.gradients.linalg_decompositions import (
     svd_backward,
 )
 from ir.ops.gradients.reductions import unreduce
+from ir.ops.linalg_decompositions import reads_upper
 from ir.ops.shape_ops import sum_to_size
 
 
@@ -98,8 +99,9 @@ def linalg_cholesky(self):
     return out, backward
 
 
-def linalg_eigh(self):
-    out = np.linalg.eigh(self)
+def linalg_eigh(self, UPLO):
+    out = np.linalg.eigh(self, UPLO)
+    upper = reads_upper(UPLO)
     w = out[0]
     v = out[1]
     eye = np.eye(self.shape[-1], dtype=dtype_of(w))
@@ -118,7 +120,7 @@ def linalg_eigh(self):
         full = (np.conj(v) if hermitian else v) @ inner @ v_t
         full_t = np.swapaxes(full, -1, -2)
         both = (full + (np.conj(full_t) if hermitian else full_t)) * half
-        return np.tril(both)
+        return np.triu(both) if upper else np.tril(both), None
 
     return out, backward
 

@@ -16,8 +16,8 @@ from ir.errors import ShapeError
 from ir.ops.fourier import real_dtype
 from ir.ops.promotion import probe_dtype
 from ir.ops.registry import NOT_CONSTANT, Derivative, register_op
-from ir.ops.shape_rules import Shape, as_tensor, broadcast_shapes, normalize_axes, tensor
-from ir.types import ANY, TensorType, TupleType, Type
+from ir.ops.shape_rules import Shape, as_tensor, broadcast_shapes, fixed, normalize_axes, tensor
+from ir.types import ANY, BOOL, TensorType, TupleType, Type
 
 
 def _float_dtype(x: TensorType) -> str | None:
@@ -147,11 +147,18 @@ def slogdet(a: Any) -> tuple[Any, Any]:
     return sign, logabsdet
 
 
-def eigh(a: Any) -> tuple[Any, Any]:
-    """``np.linalg.eigh`` (of the lower triangle): ascending eigenvalues and the eigenvectors
-    as columns."""
-    values, vectors = np.linalg.eigh(a)
+def eigh(a: Any, UPLO: str) -> tuple[Any, Any]:
+    """``np.linalg.eigh`` of the lower (``UPLO="L"``) or upper (``"U"``) triangle: ascending
+    eigenvalues and the eigenvectors as columns."""
+    values, vectors = np.linalg.eigh(a, UPLO)
     return values, vectors
+
+
+def reads_upper(UPLO: str) -> bool:
+    """Whether ``np.linalg.eigh`` reads the upper triangle; refuses what NumPy refuses."""
+    if UPLO not in ("L", "U"):
+        raise ValueError("UPLO argument must be 'L' or 'U'")
+    return UPLO == "U"
 
 
 def svd(a: Any, full_matrices: bool, compute_uv: bool) -> Any:
@@ -206,12 +213,18 @@ register_op(
     spellings={"numpy.linalg.cholesky": "a:self / * !upper"},
 )(np.linalg.cholesky)
 register_op(
-    "aten::linalg_eigh(Tensor self) -> Tensor[]",
+    "aten::linalg_eigh(Tensor self, str UPLO='L') -> Tensor[]",
     shape=_eigh_rule,
     derivative=Derivative.FORMULA,
     may_raise=True,
-    spellings={"numpy.linalg.eigh": "a:self !UPLO"},
+    spellings={"numpy.linalg.eigh": "a:self UPLO"},
 )(eigh)
+register_op(
+    "aten::_reads_upper(str UPLO) -> bool",
+    shape=fixed(BOOL),
+    derivative=Derivative.NONE,
+    may_raise=True,
+)(reads_upper)
 register_op(
     "aten::linalg_svd(Tensor self, bool full_matrices=True, bool compute_uv=True) -> Any",
     shape=_svd_rule,

@@ -391,3 +391,23 @@ def einsum_sublist_of_a_variable(a, n: int):
 def test_a_sublist_must_be_written_in_the_call() -> None:
     with pytest.raises(ad.AutodiffError, match=re.escape("a sublist of np.einsum must be written")):
         ad.script(einsum_sublist_of_a_variable)(SQUARE, 1)
+
+
+# ---- eigh of the upper triangle --------------------------------------------------------------
+
+
+def eigh_of_upper(a):
+    w, v = np.linalg.eigh(a, UPLO="U")
+    return np.sum(w**3) + np.sum(v[0] ** 2 * w)
+
+
+def eigh_of_lower(a):
+    w, v = np.linalg.eigh(a, "L")
+    return np.sum(np.sin(w)) + np.sum(v[1] ** 2 * w)
+
+
+@pytest.mark.parametrize("fn", [eigh_of_upper, eigh_of_lower])
+def test_eigh_reads_the_triangle_it_is_told(fn: Callable[..., Any]) -> None:
+    # Not symmetric: each triangle gives another matrix, and finite differences see which.
+    a = np.diag([1.0, 2.5, 4.0]) + 0.3 * RNG.standard_normal((3, 3))
+    check(fn, a)
