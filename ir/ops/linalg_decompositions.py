@@ -150,7 +150,7 @@ def slogdet(a: Any) -> tuple[Any, Any]:
 def eigh(a: Any, UPLO: str) -> tuple[Any, Any]:
     """``np.linalg.eigh`` of the lower (``UPLO="L"``) or upper (``"U"``) triangle: ascending
     eigenvalues and the eigenvectors as columns."""
-    values, vectors = np.linalg.eigh(a, UPLO)
+    values, vectors = np.linalg.eigh(a, "U" if reads_upper(UPLO) else "L")
     return values, vectors
 
 
