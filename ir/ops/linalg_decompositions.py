@@ -156,9 +156,9 @@ def eigh(a: Any, UPLO: str) -> tuple[Any, Any]:
 
 def reads_upper(UPLO: str) -> bool:
     """Whether ``np.linalg.eigh`` reads the upper triangle; refuses what NumPy refuses."""
-    if UPLO not in ("L", "U"):
+    if UPLO.upper() not in ("L", "U"):
         raise ValueError("UPLO argument must be 'L' or 'U'")
-    return UPLO == "U"
+    return UPLO.upper() == "U"
 
 
 def svd(a: Any, full_matrices: bool, compute_uv: bool) -> Any:
