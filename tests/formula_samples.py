@@ -599,6 +599,18 @@ SAMPLES: dict[str, list[Sample]] = {
             (1, 2),
         ),
     ],
+    "aten::gradient": [
+        Sample("vector", lambda r: (normal(r, 5), (), None, 1)),
+        Sample("vector-edge-order-2", lambda r: (normal(r, 5), (0.5,), None, 2)),
+        Sample("matrix", lambda r: (normal(r, 3, 4), (2.0, 0.5), None, 1)),
+        Sample("axes", lambda r: (normal(r, 2, 3, 4), (0.25,), (2, 0), 1)),
+        Sample("one-axis", lambda r: (normal(r, 3, 4), (), -1, 2)),
+    ],
+    "aten::_gradient_backward": [
+        Sample("vector", lambda r: (normal(r, 5), (), None, 1)),
+        Sample("matrix", lambda r: ((normal(r, 3, 4), normal(r, 3, 4)), (2.0, 0.5), None, 2)),
+        Sample("axes", lambda r: ((normal(r, 2, 3, 4), normal(r, 2, 3, 4)), (), (2, 0), 1)),
+    ],
     "aten::linspace": [
         Sample("floats", lambda r: (float(normal(r)), float(normal(r)), 5, True, None, 0), (0, 1)),
         Sample("no-endpoint", lambda r: (normal(r, 3), normal(r, 3), 4, False, None, 0), (0, 1)),

@@ -45,6 +45,7 @@ loss by ``Re(sum(g * dz))``: the check `tests/unit/test_complex_gradients.py` ma
 from autodiff.formulas import (
     arrangement,
     creation,
+    differences,
     elementwise,
     fourier,
     gradients,
@@ -69,6 +70,7 @@ FAMILIES = (
     creation,
     reductions,
     scans,
+    differences,
     shape_ops,
     arrangement,
     inplace,

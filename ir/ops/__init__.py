@@ -8,6 +8,7 @@ from __future__ import annotations
 from ir.ops import (
     arrangement,
     creation,
+    differences,
     elementwise,
     fourier,
     gradients,
@@ -54,6 +55,7 @@ __all__ = [
     "Schema",
     "arrangement",
     "creation",
+    "differences",
     "elementwise",
     "fourier",
     "gradients",

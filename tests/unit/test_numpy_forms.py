@@ -411,3 +411,51 @@ def test_eigh_reads_the_triangle_it_is_told(fn: Callable[..., Any]) -> None:
     # Not symmetric: each triangle gives another matrix, and finite differences see which.
     a = np.diag([1.0, 2.5, 4.0]) + 0.3 * RNG.standard_normal((3, 3))
     check(fn, a)
+
+
+# ---- np.gradient -----------------------------------------------------------------------------
+
+
+def gradient_of_vector(x):
+    return np.sum(np.gradient(x**2) ** 2 * np.arange(1.0, 5.0))
+
+
+def gradient_second_order_edges(x):
+    return np.sum(np.sin(np.gradient(x * x, 0.5, edge_order=2)))
+
+
+def gradient_of_matrix(m):
+    rows, cols = np.gradient(m**2, 2.0, 0.5)
+    return np.sum(rows**2) + np.sum(np.cos(cols) * m)
+
+
+def gradient_along_one_axis(m):
+    return np.sum(np.gradient(np.exp(m), axis=-1, edge_order=2) ** 2)
+
+
+def gradient_along_axes(m):
+    across, down = np.gradient(m**3, 0.25, axis=(1, 0))
+    return np.sum(across * down)
+
+
+@pytest.mark.parametrize(
+    ("fn", "args"),
+    [
+        (gradient_of_vector, (np.append(X, 0.4),)),
+        (gradient_second_order_edges, (np.append(X, 0.4),)),
+        (gradient_of_matrix, (M,)),
+        (gradient_along_one_axis, (M,)),
+        (gradient_along_axes, (M,)),
+    ],
+)
+def test_gradient(fn: Callable[..., Any], args: Any) -> None:
+    check(fn, *args)
+
+
+def gradient_with_coordinates(x, at):
+    return np.gradient(x, at)
+
+
+def test_gradient_refuses_coordinate_arrays() -> None:
+    with pytest.raises(ad.AutodiffError, match="coordinate arrays is not supported"):
+        ad.script(gradient_with_coordinates)(X, np.cumsum(Y**2))

@@ -496,6 +496,22 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("aten::linalg_eigh", (A @ A.T, "L"), lambda a, uplo: tuple(np.linalg.eigh(a))),
     ("aten::linalg_eigh", (SQUARE, "U"), lambda a, uplo: tuple(np.linalg.eigh(np.triu(a), "U"))),
     ("aten::_reads_upper", ("U",), lambda uplo: True),
+    ("aten::gradient", (V, (), None, 1), lambda f, *rest: np.gradient(f)),
+    (
+        "aten::gradient",
+        (A, (0.5, 2.0), None, 2),
+        lambda f, *rest: np.gradient(f, 0.5, 2.0, edge_order=2),
+    ),
+    (
+        "aten::gradient",
+        (CUBE, (0.5,), (2, 0), 1),
+        lambda f, *rest: np.gradient(f, 0.5, axis=(2, 0)),
+    ),
+    (
+        "aten::_gradient_backward",
+        (np.ones(4), (), None, 1),
+        lambda *args: np.gradient(np.eye(4), axis=0).sum(0),
+    ),
     ("aten::_reads_upper", ("L",), lambda uplo: False),
     ("aten::linalg_svd", (A, False, True), lambda a, *_: tuple(np.linalg.svd(a, False))),
     ("aten::linalg_svd", (CUBE, True, False), lambda a, *_: np.linalg.svd(a, compute_uv=False)),
