@@ -61,6 +61,13 @@ _ONE_AXIS_FFTS = [
 ]
 # (axes, norm) of the transforms over several axes.
 _MANY_AXES_FFTS = [((-2, -1), None), ((0, 2), "ortho"), ((1,), "forward")]
+# (s, axes, norm) of the real transforms over several axes: s pads, truncates, or keeps.
+_REAL_MANY_AXES_FFTS = [
+    (None, None, None),
+    ((4, 6), (0, 2), "ortho"),
+    ((2, 3), (1, 2), "forward"),
+    (None, (1,), None),
+]
 # (a, b, a @ b) shapes for the two halves of matmul's gradient: matrix, vector, batch
 _MATMUL_SHAPES = [
     ((3, 4), (4, 5), (3, 5)),
@@ -885,6 +892,53 @@ SAMPLES: dict[str, list[Sample]] = {
             ),
         )
         for n, norm in [(None, None), (8, "ortho"), (4, "forward")]
+    ],
+    "aten::fft_rfftn": [
+        Sample(
+            f"s={s_}-axes={axes}-norm={norm}",
+            lambda r, s_=s_, a=axes, m=norm: (normal(r, 2, 3, 4), s_, a, m),
+        )
+        for s_, axes, norm in _REAL_MANY_AXES_FFTS
+    ],
+    "aten::fft_rfft2": [
+        Sample(
+            f"s={s_}-norm={norm}", lambda r, s_=s_, m=norm: (normal(r, 2, 3, 4), s_, (-2, -1), m)
+        )
+        for s_, norm in [(None, None), ((4, 6), "ortho"), ((2, 3), "forward")]
+    ],
+    "aten::fft_irfftn": [
+        Sample(
+            f"{draw.__name__}-s={s_}-axes={axes}-norm={norm}",
+            lambda r, d=draw, s_=s_, a=axes, m=norm: (d(r, 2, 3, 4), s_, a, m),
+        )
+        for s_, axes, norm in _REAL_MANY_AXES_FFTS
+        for draw in (normal, _complex)
+    ],
+    "aten::fft_irfft2": [
+        Sample(
+            f"s={s_}-norm={norm}", lambda r, s_=s_, m=norm: (_complex(r, 2, 3, 4), s_, (-2, -1), m)
+        )
+        for s_, norm in [(None, None), ((4, 5), "ortho")]
+    ],
+    "aten::_rfftn_backward": [
+        Sample(
+            f"s={s_}-axes={axes}",
+            lambda r, s_=s_, a=axes, out=out: (_complex(r, *out), normal(r, 2, 3, 4), s_, a, None),
+        )
+        for s_, axes, out in [(None, None, (2, 3, 3)), ((4, 5), (0, 2), (4, 3, 3))]
+    ],
+    "aten::_irfftn_backward": [
+        Sample(
+            f"s={s_}-axes={axes}",
+            lambda r, s_=s_, a=axes, out=out: (
+                normal(r, *out),
+                _complex(r, 2, 3, 4),
+                s_,
+                a,
+                "ortho",
+            ),
+        )
+        for s_, axes, out in [(None, None, (2, 3, 6)), ((4, 5), (0, 2), (4, 3, 5))]
     ],
     "aten::_irfft_backward": [
         Sample(

@@ -114,6 +114,12 @@ REAL_ONLY: dict[str, str] = {
     "aten::_irfft_backward": "sampled with complex operands in tests/formula_samples.py",
     "aten::fft_rfft": "NumPy's rfft discards an imaginary part (rfft of a complex array warns)",
     "aten::fft_irfft": "sampled with complex operands in tests/formula_samples.py",
+    "aten::_rfftn_backward": "sampled with complex operands in tests/formula_samples.py",
+    "aten::_irfftn_backward": "sampled with complex operands in tests/formula_samples.py",
+    "aten::fft_rfftn": "NumPy's rfftn discards an imaginary part (rfftn of a complex array warns)",
+    "aten::fft_rfft2": "NumPy's rfft2 discards an imaginary part (rfft2 of a complex array warns)",
+    "aten::fft_irfftn": "sampled with complex operands in tests/formula_samples.py",
+    "aten::fft_irfft2": "sampled with complex operands in tests/formula_samples.py",
 }
 
 COMPLEX_CAPABLE = sorted(set(all_formulas()) - set(REAL_ONLY))

@@ -459,3 +459,28 @@ def gradient_with_coordinates(x, at):
 def test_gradient_refuses_coordinate_arrays() -> None:
     with pytest.raises(ad.AutodiffError, match="coordinate arrays is not supported"):
         ad.script(gradient_with_coordinates)(X, np.cumsum(Y**2))
+
+
+# ---- real transforms over several axes, with s= -------------------------------------------------
+
+
+def rfftn_power(m):
+    return np.sum(np.abs(np.fft.rfftn(m * m)) ** 2)
+
+
+def rfft2_padded(m):
+    return np.sum(np.abs(np.fft.rfft2(np.sin(m), s=(4, 6), norm="ortho")) ** 2)
+
+
+def irfftn_round_trip(m):
+    spectrum = np.fft.rfftn(m, axes=(0, 1))
+    return np.sum(np.fft.irfftn(spectrum * spectrum, s=m.shape, axes=(0, 1)) ** 2)
+
+
+def irfft2_of_spectrum(m):
+    return np.sum(np.cos(np.fft.irfft2(np.fft.rfft2(m) * 0.5, s=(5, 3))))
+
+
+@pytest.mark.parametrize("fn", [rfftn_power, rfft2_padded, irfftn_round_trip, irfft2_of_spectrum])
+def test_real_transforms_over_several_axes(fn: Callable[..., Any]) -> None:
+    check(fn, M)

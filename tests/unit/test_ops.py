@@ -62,6 +62,26 @@ def _reseeded_choice(n: int, size: int) -> Any:
     return np.random.RandomState(0).choice(n, size)
 
 
+def _rfftn_vjp(g: Any) -> Any:
+    """The vjp of rfftn of a (2, 3, 4) array for the cotangent ``g``, column by column of the
+    transform's matrix: the real part of sum(g * rfftn(e_k)) for each unit array e_k."""
+    columns = [np.sum(g * np.fft.rfftn(np.eye(24)[k].reshape(2, 3, 4))) for k in range(24)]
+    return np.real(np.array(columns)).reshape(2, 3, 4)
+
+
+def _irfftn_vjp(g: Any) -> Any:
+    """The vjp of irfftn of (2, 3, 4) coefficients for the cotangent ``g``: the change of
+    sum(g * result) along each real direction minus 1j times along each imaginary one."""
+    unit = np.eye(24).reshape(24, 2, 3, 4)
+    real = [np.sum(g * np.fft.irfftn(u)) for u in unit]
+    imag = [np.sum(g * np.fft.irfftn(1j * u)) for u in unit]
+    return (np.array(real) - 1j * np.array(imag)).reshape(2, 3, 4)
+
+
+RFFTN_COTANGENT = RNG.standard_normal((2, 3, 3)) + 1j * RNG.standard_normal((2, 3, 3))
+IRFFTN_COTANGENT = RNG.standard_normal((2, 3, 6))
+
+
 CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("aten::add", (A, V), lambda a, b: a + b),
     ("aten::add", (2.0, F32), lambda a, b: a + b),
@@ -430,6 +450,21 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ),
     ("aten::fft_rfft", (F32, 5, -1, None), lambda a, *r: np.fft.rfft(a, 5)),
     ("aten::fft_irfft", (A + 1j * POS, None, -1, None), lambda a, *r: np.fft.irfft(a)),
+    ("aten::fft_rfftn", (CUBE, None, None, None), lambda a, *r: np.fft.rfftn(a)),
+    ("aten::fft_rfftn", (CUBE, (4, 6), (0, 2), "ortho"), lambda a, *r: np.fft.rfftn(a, *r)),
+    ("aten::fft_rfft2", (CUBE, (3, 3), (-2, -1), None), lambda a, *r: np.fft.rfft2(a, (3, 3))),
+    ("aten::fft_irfftn", (CUBE + 1j, None, None, None), lambda a, *r: np.fft.irfftn(a)),
+    ("aten::fft_irfft2", (CUBE + 1j, (2, 5), (0, 1), None), lambda a, *r: np.fft.irfft2(a, *r)),
+    (
+        "aten::_rfftn_backward",
+        (RFFTN_COTANGENT, CUBE, None, None, None),
+        lambda g, x, *r: _rfftn_vjp(g),
+    ),
+    (
+        "aten::_irfftn_backward",
+        (IRFFTN_COTANGENT, CUBE + 1j, None, None, None),
+        lambda g, z, *r: _irfftn_vjp(g),
+    ),
     ("aten::fft_irfft", (A, 5, 0, "ortho"), lambda a, *r: np.fft.irfft(a, 5, 0, "ortho")),
     ("aten::fft_fft2", (CUBE, (-2, -1), None), lambda a, *r: np.fft.fft2(a)),
     (
