@@ -484,3 +484,61 @@ def irfft2_of_spectrum(m):
 @pytest.mark.parametrize("fn", [rfftn_power, rfft2_padded, irfftn_round_trip, irfft2_of_spectrum])
 def test_real_transforms_over_several_axes(fn: Callable[..., Any]) -> None:
     check(fn, M)
+
+
+# ---- already supported, checked here: matrix norms, svd and split at second order ----------------
+
+
+def nuclear_norm(m):
+    return np.linalg.norm(m, "nuc")
+
+
+def spectral_norm(m):
+    return np.linalg.norm(m * m, 2)
+
+
+def smallest_singular_value(m):
+    return np.linalg.norm(m, -2) ** 2
+
+
+def frobenius_and_batched_norms(m):
+    return np.linalg.norm(m) + np.sum(
+        np.linalg.norm(m[None] * m[:, :, None][:, :1], ord="nuc", axis=(1, 2))
+    )
+
+
+def singular_values(m):
+    return np.sum(np.linalg.svd(m, compute_uv=False) ** 3)
+
+
+def singular_vectors(m):
+    u, s, vt = np.linalg.svd(m, full_matrices=False)
+    return np.sum(s**2) + np.sum((u[:, 0] * u[:, 1]) ** 2) + np.sum(vt[0] ** 4)
+
+
+def split_parts(x):
+    a, b, c = np.split(x, 3)
+    return np.sum(a**2 * b) + np.sum(np.sin(c) * a)
+
+
+def split_list_items(m):
+    parts = np.array_split(m, 2, axis=1)
+    rows = np.vsplit(m, 3)
+    return np.sum(parts[0] ** 2 * parts[1]) + np.sum(rows[2] ** 3) + np.sum(np.hsplit(m, 4)[3] * m)
+
+
+@pytest.mark.parametrize(
+    ("fn", "args"),
+    [
+        (nuclear_norm, (M,)),
+        (spectral_norm, (M,)),
+        (smallest_singular_value, (M,)),
+        (frobenius_and_batched_norms, (M,)),
+        (singular_values, (M,)),
+        (singular_vectors, (M,)),
+        (split_parts, (np.append(X, Y * 2.0)[:6],)),
+        (split_list_items, (RNG.standard_normal((3, 4)),)),
+    ],
+)
+def test_second_order_of_norms_svd_and_splits(fn: Callable[..., Any], args: Any) -> None:
+    check(fn, *args)
