@@ -685,6 +685,14 @@ SAMPLES: dict[str, list[Sample]] = {
         Sample("vectors", lambda r: ((normal(r, 3), normal(r, 3)),)),
         Sample("matrix-vector-scalar", lambda r: ((normal(r, 1, 2), normal(r, 1), normal(r)),)),
     ],
+    "aten::r_concatenate": [
+        Sample("vectors", lambda r: ((normal(r, 3), normal(r), normal(r, 2)),)),
+        Sample("matrices", lambda r: ((normal(r, 2, 3), normal(r, 1, 3)),)),
+    ],
+    "aten::c_concatenate": [
+        Sample("vector-and-matrix", lambda r: ((normal(r, 3), normal(r, 3, 2)),)),
+        Sample("three-d", lambda r: ((normal(r, 2, 3, 1), normal(r, 2, 3, 2)),)),
+    ],
     "aten::append": [
         Sample("flattened", lambda r: (normal(r, 2, 3), normal(r, 4), None), (0, 1)),
         Sample("float", lambda r: (normal(r, 3), float(normal(r)), None), (0, 1)),
@@ -1308,10 +1316,12 @@ SAMPLES: dict[str, list[Sample]] = {
         Sample("broadcast", lambda r: ((normal(r, 3, 4), normal(r, 4)), _taken(r, 3, 4))),
     ],
     "aten::_column_join_backward": [
-        Sample("matrices-and-vector", lambda r: (normal(r, 3, 4), ((3, 2), (3,), (3, 1)))),
+        Sample("matrices-and-vector", lambda r: (normal(r, 3, 4), ((3, 2), (3,), (3, 1)), 1)),
+        Sample("three-d-last", lambda r: (normal(r, 2, 3, 4), ((2, 3, 1), (2, 3, 3)), -1)),
     ],
     "aten::_column_join": [
-        Sample("vector-and-matrix", lambda r: ((normal(r, 4), normal(r, 4, 2)),)),
+        Sample("vector-and-matrix", lambda r: ((normal(r, 4), normal(r, 4, 2)), 1)),
+        Sample("three-d-last", lambda r: ((normal(r, 2, 3, 1), normal(r, 2, 3, 2)), -1)),
     ],
     "aten::_join": [
         Sample("vectors-as-rows", lambda r: ((normal(r, 4), normal(r, 2, 4)), 0, 2)),

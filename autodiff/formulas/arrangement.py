@@ -3,6 +3,8 @@
 import numpy as np
 
 from ir.ops.arrangement import append_axis, append_cut, negated, rollaxis_destination
+from ir.ops.arrangement import c_concatenate as c_concatenate_kernel
+from ir.ops.arrangement import r_concatenate as r_concatenate_kernel
 from ir.ops.gradients.arrangement import (
     column_join_backward,
     join_backward,
@@ -106,9 +108,27 @@ def column_stack(tensors):
     shapes = input_shapes(tensors)
 
     def backward(dout):
-        return column_join_backward(dout, shapes)
+        return column_join_backward(dout, shapes, 1)
 
     return np.column_stack(tensors), backward
+
+
+def r_concatenate(tensors):
+    shapes = input_shapes(tensors)
+
+    def backward(dout):
+        return join_backward(dout, shapes, 0)
+
+    return r_concatenate_kernel(tensors), backward
+
+
+def c_concatenate(tensors):
+    shapes = input_shapes(tensors)
+
+    def backward(dout):
+        return column_join_backward(dout, shapes, -1)
+
+    return c_concatenate_kernel(tensors), backward
 
 
 # The split family returns several arrays: ``dout`` is the tuple of their gradients, with zeros

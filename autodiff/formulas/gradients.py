@@ -191,21 +191,21 @@ def _join(tensors, axis, ndim):
     return join(tensors, axis, ndim), backward
 
 
-def _column_join_backward(grad, shapes):
-    # Splits column_stack's gradient: its adjoint stacks the pieces as columns again.
+def _column_join_backward(grad, shapes, axis):
+    # Splits column_stack's (or np.c_'s) gradient: its adjoint joins the pieces as columns again.
     def backward(dout):
-        return column_join(dout), None
+        return column_join(dout, axis), None, None
 
-    return column_join_backward(grad, shapes), backward
+    return column_join_backward(grad, shapes, axis), backward
 
 
-def _column_join(tensors):
+def _column_join(tensors, axis):
     shapes = input_shapes(tensors)
 
     def backward(dout):
-        return column_join_backward(dout, shapes)
+        return column_join_backward(dout, shapes, axis), None
 
-    return column_join(tensors), backward
+    return column_join(tensors, axis), backward
 
 
 def _select_choices_backward(grad, taken, shapes):

@@ -195,6 +195,26 @@ def _column_stack_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Typ
     return _concatenate_rule([column_sequence(types[0]), INT], [NOT_CONSTANT, 1])
 
 
+# ``np.r_[a, b]`` and ``np.c_[a, b]`` of arrays (`frontend.subscripts` turns the subscript into
+# these operators): r_ joins them at least 1-d along the first axis, c_ joins them with 1-d ones
+# as columns along the last.
+def r_concatenate(tensors: Any) -> Any:
+    return np.r_[tuple(tensors)]
+
+
+def c_concatenate(tensors: Any) -> Any:
+    return np.c_[tuple(tensors)]
+
+
+def _r_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    sequence, _ = _promoted_sequence(types[0], 1)
+    return _concatenate_rule([sequence, INT], [NOT_CONSTANT, 0])
+
+
+def _c_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    return _concatenate_rule([column_sequence(types[0]), INT], [NOT_CONSTANT, -1])
+
+
 def _append_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
     """``np.append``: both operands flattened and joined when ``axis`` is None, otherwise joined
     along ``axis`` as ``np.concatenate`` joins them."""
@@ -537,6 +557,12 @@ register_op(
         "numpy.row_stack": "tup:tensors * !dtype !casting",
     },
 )(np.vstack)
+register_op(
+    "aten::r_concatenate(Any tensors) -> Tensor", shape=_r_rule, derivative=Derivative.FORMULA
+)(r_concatenate)
+register_op(
+    "aten::c_concatenate(Any tensors) -> Tensor", shape=_c_rule, derivative=Derivative.FORMULA
+)(c_concatenate)
 register_op(
     "aten::append(Any arr, Any values, int? axis=None) -> Tensor",
     shape=_append_rule,

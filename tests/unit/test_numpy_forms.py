@@ -542,3 +542,44 @@ def split_list_items(m):
 )
 def test_second_order_of_norms_svd_and_splits(fn: Callable[..., Any], args: Any) -> None:
     check(fn, *args)
+
+
+# ---- np.r_ and np.c_ -------------------------------------------------------------------------
+
+
+def r_of_vectors(x, y):
+    return np.sum(np.sin(np.r_[x, y * x, np.sum(y)[None]]) ** 2)
+
+
+def r_of_matrices(m, n):
+    return np.sum(np.r_[m, n[:1] * m[1:2]] ** 3)
+
+
+def c_of_vectors_and_matrix(m, x):
+    return np.sum(np.tanh(np.c_[m, x, m[:, 0] * x]) ** 2)
+
+
+def c_of_three_d(m, n):
+    return np.sum(np.c_[m[:, :, None], (m * n)[:, :, None]] ** 3)
+
+
+@pytest.mark.parametrize(
+    ("fn", "args"),
+    [
+        (r_of_vectors, (X, Y)),
+        (r_of_matrices, (M, N)),
+        (c_of_vectors_and_matrix, (M, X)),
+        (c_of_three_d, (M, N)),
+    ],
+)
+def test_index_concatenations(fn: Callable[..., Any], args: Any) -> None:
+    check(fn, *args, wrt=(0, 1))
+
+
+def r_of_a_range(x):
+    return np.r_[0:3, x]
+
+
+def test_r_of_a_range_is_refused() -> None:
+    with pytest.raises(ad.AutodiffError, match=re.escape("np.r_ of a range or a directive")):
+        ad.script(r_of_a_range)(X)

@@ -572,10 +572,18 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("aten::_join", ((np.arange(4.0), np.ones((2, 4))), 0, 2), lambda t, a, n: np.vstack(t)),
     (
         "aten::_column_join_backward",
-        (A, ((3, 2), (3,), (3, 1))),
-        lambda g, shapes: (A[:, :2], A[:, 2], A[:, 3:]),
+        (A, ((3, 2), (3,), (3, 1)), 1),
+        lambda g, shapes, axis: (A[:, :2], A[:, 2], A[:, 3:]),
     ),
-    ("aten::_column_join", ((V, A.T),), lambda t: np.concatenate([V[:, None], A.T], axis=1)),
+    (
+        "aten::_column_join",
+        ((V, A.T), 1),
+        lambda t, axis: np.concatenate([V[:, None], A.T], axis=1),
+    ),
+    ("aten::r_concatenate", ((V, A[0], V[:1]),), lambda t: np.r_[V, A[0], V[:1]]),
+    ("aten::r_concatenate", ((A, A[:1]),), lambda t: np.r_[A, A[:1]]),
+    ("aten::c_concatenate", ((A, A[:, 0]),), lambda t: np.c_[A, A[:, 0]]),
+    ("aten::c_concatenate", ((CUBE, CUBE),), lambda t: np.c_[CUBE, CUBE]),
     ("aten::_join", ((np.array(1.0), np.arange(2.0)), 0, 1), lambda t, a, n: np.hstack(t)),
     ("aten::_repeat_backward", (np.arange(6.0), (3,), 2, None), lambda *_: np.array([1.0, 5, 9])),
     (

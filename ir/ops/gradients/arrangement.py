@@ -46,22 +46,28 @@ def join(tensors: Any, axis: int, ndim: int) -> Any:
     return np.concatenate(shaped, axis=axis)
 
 
-def column_join_backward(grad: Any, shapes: Any) -> tuple[Any, ...]:
-    """Split the gradient of ``np.column_stack`` back into one piece per input, in its own
-    shape (a 1-d input's piece is a column of the gradient)."""
+def column_join_backward(grad: Any, shapes: Any, axis: int) -> tuple[Any, ...]:
+    """Split the gradient of ``np.column_stack`` (``axis`` 1) or ``np.c_`` (``axis`` -1) back
+    into one piece per input, in its own shape (a 1-d input's piece is a column)."""
     grad = np.asarray(grad)
-    lengths = [column_shape(tuple(s))[1] for s in shapes]
-    pieces = np.split(grad, np.cumsum(lengths)[:-1], axis=1)
+    lengths = [column_shape(tuple(s))[axis] for s in shapes]
+    pieces = np.split(grad, np.cumsum(lengths)[:-1], axis=axis)
     return tuple(p.reshape(s) for p, s in zip(pieces, shapes, strict=True))
 
 
-def column_join(tensors: Any) -> Any:
-    """The adjoint of `column_join_backward`: ``np.column_stack`` itself."""
-    return np.column_stack(tensors)
+def column_join(tensors: Any, axis: int) -> Any:
+    """The adjoint of `column_join_backward`: the arrays as columns (1-d ones) joined along
+    ``axis``, ``np.column_stack`` for ``axis`` 1."""
+    shaped = [np.reshape(t, column_shape(np.shape(t))) for t in tensors]
+    return np.concatenate(shaped, axis=axis)
 
 
 def _column_join_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
-    return _concatenate_rule([column_sequence(types[0]), INT], [NOT_CONSTANT, 1])
+    return _concatenate_rule([column_sequence(types[0]), INT], [NOT_CONSTANT, consts[1]])
+
+
+def _column_join_backward_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    return concatenate_backward_rule(types[:2], consts[:2])
 
 
 def _join_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
@@ -134,14 +140,14 @@ register_op(
 
 
 register_op(
-    "aten::_column_join_backward(Tensor grad, Any shapes) -> Any",
-    shape=concatenate_backward_rule,
+    "aten::_column_join_backward(Tensor grad, Any shapes, int axis) -> Any",
+    shape=_column_join_backward_rule,
     derivative=Derivative.FORMULA,
 )(column_join_backward)
 
 
 register_op(
-    "aten::_column_join(Any tensors) -> Tensor",
+    "aten::_column_join(Any tensors, int axis) -> Tensor",
     shape=_column_join_rule,
     derivative=Derivative.FORMULA,
 )(column_join)
