@@ -846,6 +846,7 @@ SAMPLES: dict[str, list[Sample]] = {
         Sample("real", lambda r: (normal(r, 3, 4),)),
         Sample("complex", lambda r: (_complex(r, 3, 4),)),
     ],
+    "aten::real_if_close": [Sample("real", lambda r: (normal(r, 3, 4), 100))],
     "aten::angle": [
         Sample("real", lambda r: (normal(r, 3, 4), False)),
         Sample("complex", lambda r: (_complex(r, 3, 4), False)),

@@ -110,6 +110,14 @@ def angle(self, deg):
     return np.angle(self, deg), backward
 
 
+def real_if_close(self, tol):
+    # Only real arrays compile (see the operator's shape rule): the result is a copy.
+    def backward(dout):
+        return dout, None
+
+    return np.real_if_close(self, tol), backward
+
+
 def conj(self):
     def backward(dout):
         return grad_like(np.conj(dout), self)

@@ -249,6 +249,30 @@ register_op(
     derivative=Derivative.FORMULA,
     spellings={"numpy.angle": "z:self deg"},
 )(np.angle)
+
+
+def _real_if_close_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    x = as_tensor(types[0])
+    if x.dtype is not None and np.dtype(x.dtype).kind == "c":
+        raise ShapeError(
+            "np.real_if_close of a complex array is not supported: whether its result is real "
+            "or complex depends on the values, and the compiler must know it while compiling; "
+            "write np.real(x) where the imaginary parts are known to be negligible"
+        )
+    return tensor(x.dtype, x.shape)
+
+
+def real_if_close(x: Any, tol: Any) -> Any:
+    return np.real_if_close(x, tol)
+
+
+# Of a real array, the array itself (a copy); of a complex one, refused (its rule says why).
+register_op(
+    "aten::real_if_close(Tensor self, Scalar tol=100) -> Tensor",
+    shape=_real_if_close_rule,
+    derivative=Derivative.FORMULA,
+    spellings={"numpy.real_if_close": "a:self tol"},
+)(real_if_close)
 # Tests of the type or of the imaginary part: no gradient flows through a bool.
 register_op(
     "aten::iscomplex(Any self) -> Tensor",

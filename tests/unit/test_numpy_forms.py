@@ -583,3 +583,23 @@ def r_of_a_range(x):
 def test_r_of_a_range_is_refused() -> None:
     with pytest.raises(ad.AutodiffError, match=re.escape("np.r_ of a range or a directive")):
         ad.script(r_of_a_range)(X)
+
+
+# ---- np.real_if_close ------------------------------------------------------------------------
+
+
+def real_if_close_of_reals(x):
+    return np.sum(np.real_if_close(x * x) ** 2)
+
+
+def real_if_close_of_complex(z):
+    return np.real_if_close(z)
+
+
+def test_real_if_close_of_a_real_array_is_a_copy() -> None:
+    check(real_if_close_of_reals, X)
+
+
+def test_real_if_close_of_a_complex_array_is_refused() -> None:
+    with pytest.raises(ad.AutodiffError, match="depends on the values"):
+        ad.script(real_if_close_of_complex)(X + 0j)
