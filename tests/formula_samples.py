@@ -60,7 +60,13 @@ _ONE_AXIS_FFTS = [
     (3, 0, None),
 ]
 # (axes, norm) of the transforms over several axes.
-_MANY_AXES_FFTS = [((-2, -1), None), ((0, 2), "ortho"), ((1,), "forward")]
+_MANY_AXES_FFTS = [
+    (None, (-2, -1), None),
+    (None, (0, 2), "ortho"),
+    (None, (1,), "forward"),
+    ((3, 2), (0, 2), None),
+    ((4, 5), (-2, -1), "ortho"),
+]
 # (s, axes, norm) of the real transforms over several axes: s pads, truncates, or keeps.
 _REAL_MANY_AXES_FFTS = [
     (None, None, None),
@@ -808,34 +814,34 @@ SAMPLES: dict[str, list[Sample]] = {
     ],
     "aten::fft_fft2": [
         Sample(
-            f"{draw.__name__}-axes={axes}-norm={norm}",
-            lambda r, d=draw, a=axes, m=norm: (d(r, 2, 3, 4), a, m),
+            f"{draw.__name__}-s={s_}-axes={axes}-norm={norm}",
+            lambda r, d=draw, s_=s_, a=axes, m=norm: (d(r, 2, 3, 4), s_, a, m),
         )
-        for axes, norm in _MANY_AXES_FFTS
+        for s_, axes, norm in _MANY_AXES_FFTS
         for draw in (normal, _complex)
     ],
     "aten::fft_ifft2": [
         Sample(
-            f"{draw.__name__}-axes={axes}-norm={norm}",
-            lambda r, d=draw, a=axes, m=norm: (d(r, 2, 3, 4), a, m),
+            f"{draw.__name__}-s={s_}-axes={axes}-norm={norm}",
+            lambda r, d=draw, s_=s_, a=axes, m=norm: (d(r, 2, 3, 4), s_, a, m),
         )
-        for axes, norm in _MANY_AXES_FFTS
+        for s_, axes, norm in _MANY_AXES_FFTS
         for draw in (normal, _complex)
     ],
     "aten::fft_fftn": [
         Sample(
-            f"{draw.__name__}-axes={axes}-norm={norm}",
-            lambda r, d=draw, a=axes, m=norm: (d(r, 2, 3, 4), a, m),
+            f"{draw.__name__}-s={s_}-axes={axes}-norm={norm}",
+            lambda r, d=draw, s_=s_, a=axes, m=norm: (d(r, 2, 3, 4), s_, a, m),
         )
-        for axes, norm in _MANY_AXES_FFTS
+        for s_, axes, norm in _MANY_AXES_FFTS
         for draw in (normal, _complex)
     ],
     "aten::fft_ifftn": [
         Sample(
-            f"{draw.__name__}-axes={axes}-norm={norm}",
-            lambda r, d=draw, a=axes, m=norm: (d(r, 2, 3, 4), a, m),
+            f"{draw.__name__}-s={s_}-axes={axes}-norm={norm}",
+            lambda r, d=draw, s_=s_, a=axes, m=norm: (d(r, 2, 3, 4), s_, a, m),
         )
-        for axes, norm in _MANY_AXES_FFTS
+        for s_, axes, norm in _MANY_AXES_FFTS
         for draw in (normal, _complex)
     ],
     "aten::real": [
@@ -948,6 +954,22 @@ SAMPLES: dict[str, list[Sample]] = {
             ),
         )
         for s_, axes, out in [(None, None, (2, 3, 6)), ((4, 5), (0, 2), (4, 3, 5))]
+    ],
+    "aten::_fftn_backward": [
+        Sample(
+            f"{draw.__name__}-s={s_}-inverse={inverse}",
+            lambda r, d=draw, s_=s_, inverse=inverse: (
+                _complex(r, 3, 2, 4),
+                d(r, 2, 3, 4),
+                s_,
+                (0, 1),
+                "ortho",
+                inverse,
+            ),
+        )
+        for s_ in [(3, 2)]
+        for inverse in (False, True)
+        for draw in (normal, _complex)
     ],
     "aten::_irfft_backward": [
         Sample(

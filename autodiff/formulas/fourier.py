@@ -4,6 +4,7 @@ import numpy as np
 
 from ir.ops.fourier import (
     fft_backward,
+    fftn_backward,
     grad_like,
     imag_backward,
     irfft_backward,
@@ -54,32 +55,32 @@ def fft_irfft(self, n, axis, norm):
     return np.fft.irfft(self, n, axis, norm), backward
 
 
-def fft_fft2(self, axes, norm):
+def fft_fft2(self, s, axes, norm):
     def backward(dout):
-        return grad_like(np.fft.fft2(dout, axes=axes, norm=norm), self), None, None
+        return fftn_backward(dout, self, s, axes, norm, False), None, None, None
 
-    return np.fft.fft2(self, axes=axes, norm=norm), backward
+    return np.fft.fft2(self, s, axes, norm), backward
 
 
-def fft_ifft2(self, axes, norm):
+def fft_ifft2(self, s, axes, norm):
     def backward(dout):
-        return grad_like(np.fft.ifft2(dout, axes=axes, norm=norm), self), None, None
+        return fftn_backward(dout, self, s, axes, norm, True), None, None, None
 
-    return np.fft.ifft2(self, axes=axes, norm=norm), backward
+    return np.fft.ifft2(self, s, axes, norm), backward
 
 
-def fft_fftn(self, axes, norm):
+def fft_fftn(self, s, axes, norm):
     def backward(dout):
-        return grad_like(np.fft.fftn(dout, axes=axes, norm=norm), self), None, None
+        return fftn_backward(dout, self, s, axes, norm, False), None, None, None
 
-    return np.fft.fftn(self, axes=axes, norm=norm), backward
+    return np.fft.fftn(self, s, axes, norm), backward
 
 
-def fft_ifftn(self, axes, norm):
+def fft_ifftn(self, s, axes, norm):
     def backward(dout):
-        return grad_like(np.fft.ifftn(dout, axes=axes, norm=norm), self), None, None
+        return fftn_backward(dout, self, s, axes, norm, True), None, None, None
 
-    return np.fft.ifftn(self, axes=axes, norm=norm), backward
+    return np.fft.ifftn(self, s, axes, norm), backward
 
 
 def real(self):
@@ -152,6 +153,17 @@ def _fft_backward(grad, like, n, axis, norm, inverse):
         return grad_like(transposed, grad), None, None, None, None, None
 
     return fft_backward(grad, like, n, axis, norm, inverse), backward
+
+
+def _fftn_backward(grad, like, s, axes, norm, inverse):
+    def backward(dout):
+        if inverse:
+            transposed = np.fft.ifftn(dout, s, axes, norm)
+        else:
+            transposed = np.fft.fftn(dout, s, axes, norm)
+        return grad_like(transposed, grad), None, None, None, None, None
+
+    return fftn_backward(grad, like, s, axes, norm, inverse), backward
 
 
 def _rfft_backward(grad, like, n, axis, norm):

@@ -164,42 +164,78 @@ _one_axis("irfft", "ir", irfft, {"numpy.fft.irfft": "a:self n axis norm !out"})
 # ---- several axes ----------------------------------------------------------------------------
 
 
+def transform_axes(ndim: int, s: Any, axes: Any) -> tuple[list[int], list[int] | None]:
+    """The axes a transform over several axes runs along, as NumPy's ``s`` and ``axes`` give
+    them (every axis by default, or the last ``len(s)``), and the lengths ``s`` sets."""
+    if axes is None:
+        chosen = list(range(ndim - (ndim if s is None else len(s)), ndim))
+    else:
+        chosen = [normalize_axis(int(a), ndim) for a in axes]
+    if len(set(chosen)) != len(chosen):
+        raise ShapeError("repeated axis in the axes of a Fourier transform")
+    if s is None:
+        return chosen, None
+    if len(s) != len(chosen):
+        raise ShapeError("Shape and axes have different lengths.")
+    lengths = [int(n) for n in s]
+    for n in lengths:
+        if n < 1:
+            raise ShapeError(f"Invalid number of FFT data points ({n}) specified.")
+    return chosen, lengths
+
+
 def _many_axes_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
     x = as_tensor(types[0])
-    _check_norm(consts[2])
-    axes = None if types[1] is NONE else consts[1]
-    if x.shape is not None and axes not in (None, NOT_CONSTANT):
-        seen = [normalize_axis(int(a), len(x.shape)) for a in axes]
-        if len(set(seen)) != len(seen):
-            raise ShapeError("repeated axis in the axes of a Fourier transform")
-    return tensor(complex_dtype(x.dtype), x.shape)
+    _check_norm(consts[3])
+    s = None if types[1] is NONE else consts[1]
+    axes = None if types[2] is NONE else consts[2]
+    if x.shape is None or s is NOT_CONSTANT or axes is NOT_CONSTANT:
+        known = x.shape if s is None and x.shape is not None else None
+        return tensor(complex_dtype(x.dtype), known)
+    chosen, lengths = transform_axes(len(x.shape), s, axes)
+    shape = list(x.shape)
+    for axis, n in zip(chosen, lengths or [], strict=False):
+        shape[axis] = n
+    return tensor(complex_dtype(x.dtype), tuple(shape))
 
 
-def fftn(x: Any, axes: Any, norm: Norm) -> Any:
-    return np.fft.fftn(x, None, axis_argument(axes), norm)
+def fftn(x: Any, s: Any, axes: Any, norm: Norm) -> Any:
+    return np.fft.fftn(x, axis_argument(s), axis_argument(axes), norm)
 
 
-def ifftn(x: Any, axes: Any, norm: Norm) -> Any:
-    return np.fft.ifftn(x, None, axis_argument(axes), norm)
+def ifftn(x: Any, s: Any, axes: Any, norm: Norm) -> Any:
+    return np.fft.ifftn(x, axis_argument(s), axis_argument(axes), norm)
 
 
-def fft2(x: Any, axes: Any, norm: Norm) -> Any:
-    return np.fft.fft2(x, None, axis_argument(axes), norm)
+def fft2(x: Any, s: Any, axes: Any, norm: Norm) -> Any:
+    return np.fft.fft2(x, axis_argument(s), axis_argument(axes), norm)
 
 
-def ifft2(x: Any, axes: Any, norm: Norm) -> Any:
-    return np.fft.ifft2(x, None, axis_argument(axes), norm)
+def ifft2(x: Any, s: Any, axes: Any, norm: Norm) -> Any:
+    return np.fft.ifft2(x, axis_argument(s), axis_argument(axes), norm)
 
 
-# The shape argument ``s`` of the multi-axis transforms is not supported.
+def fftn_backward(grad: Any, like: Any, s: Any, axes: Any, norm: Norm, inverse: bool) -> Any:
+    """The vjp of ``fftn`` (``ifftn`` when ``inverse``) with the lengths ``s``: the transform of
+    the gradient (the DFT matrices are symmetric), then the adjoint of ``s``'s padding or
+    truncation back to ``like``'s shape along each axis."""
+    chosen, _ = transform_axes(np.ndim(like), axis_argument(s), axis_argument(axes))
+    transform = np.fft.ifftn if inverse else np.fft.fftn
+    out = transform(grad, None, chosen, norm)
+    for axis in chosen:
+        out = _resized(out, np.shape(like)[axis], axis)
+    return grad_like(out, like)
+
+
 for _name, _fn, _default, _spellings in [
-    ("fft2", fft2, "(-2, -1)", {"numpy.fft.fft2": "a:self !s axes norm !out"}),
-    ("ifft2", ifft2, "(-2, -1)", {"numpy.fft.ifft2": "a:self !s axes norm !out"}),
-    ("fftn", fftn, "None", {"numpy.fft.fftn": "a:self !s axes norm !out"}),
-    ("ifftn", ifftn, "None", {"numpy.fft.ifftn": "a:self !s axes norm !out"}),
+    ("fft2", fft2, "(-2, -1)", {"numpy.fft.fft2": "a:self s axes norm !out"}),
+    ("ifft2", ifft2, "(-2, -1)", {"numpy.fft.ifft2": "a:self s axes norm !out"}),
+    ("fftn", fftn, "None", {"numpy.fft.fftn": "a:self s axes norm !out"}),
+    ("ifftn", ifftn, "None", {"numpy.fft.ifftn": "a:self s axes norm !out"}),
 ]:
     register_op(
-        f"aten::fft_{_name}(Tensor self, Any axes={_default}, str? norm=None) -> Tensor",
+        f"aten::fft_{_name}(Tensor self, Any s=None, Any axes={_default}, str? norm=None)"
+        " -> Tensor",
         shape=_many_axes_rule,
         derivative=Derivative.FORMULA,
         spellings=_spellings,
@@ -426,6 +462,12 @@ register_op(
     shape=_like_second_rule,
     derivative=Derivative.FORMULA,
 )(fft_backward)
+register_op(
+    "aten::_fftn_backward(Tensor grad, Tensor like, Any s, Any axes, str? norm, bool inverse)"
+    " -> Tensor",
+    shape=_like_second_rule,
+    derivative=Derivative.FORMULA,
+)(fftn_backward)
 register_op(
     "aten::_rfft_backward(Tensor grad, Tensor like, int? n, int axis, str? norm) -> Tensor",
     shape=_like_second_rule,

@@ -115,6 +115,7 @@ REAL_ONLY: dict[str, str] = {
     "aten::fft_rfft": "NumPy's rfft discards an imaginary part (rfft of a complex array warns)",
     "aten::fft_irfft": "sampled with complex operands in tests/formula_samples.py",
     "aten::real_if_close": "refused for complex arrays: the values decide the result's dtype",
+    "aten::_fftn_backward": "sampled with complex operands in tests/formula_samples.py",
     "aten::_rfftn_backward": "sampled with complex operands in tests/formula_samples.py",
     "aten::_irfftn_backward": "sampled with complex operands in tests/formula_samples.py",
     "aten::fft_rfftn": "NumPy's rfftn discards an imaginary part (rfftn of a complex array warns)",

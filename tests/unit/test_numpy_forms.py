@@ -603,3 +603,22 @@ def test_real_if_close_of_a_real_array_is_a_copy() -> None:
 def test_real_if_close_of_a_complex_array_is_refused() -> None:
     with pytest.raises(ad.AutodiffError, match="depends on the values"):
         ad.script(real_if_close_of_complex)(X + 0j)
+
+
+def fftn_padded(m):
+    return np.sum(
+        np.abs(np.fft.fftn(m, s=(4, 6), axes=(0, 1))) ** 2 * np.arange(24.0).reshape(4, 6)
+    )
+
+
+def ifft2_truncated(m):
+    return np.sum(np.real(np.fft.ifft2(m * m, s=(2, 3), norm="ortho")) ** 3)
+
+
+def fftn_on_some_axes(m):
+    return np.sum(np.imag(np.fft.fftn(np.sin(m), s=[5], axes=[0])) ** 2)
+
+
+@pytest.mark.parametrize("fn", [fftn_padded, ifft2_truncated, fftn_on_some_axes])
+def test_complex_transforms_with_s(fn: Callable[..., Any]) -> None:
+    check(fn, M)
