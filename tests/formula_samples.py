@@ -84,6 +84,13 @@ _MATMUL_SHAPES = [
 ]
 
 
+def _real_eigenvalues(rng: Rng, n: int) -> np.ndarray:
+    """A dense matrix Q diag(1, 2, ..., n) Q^-1 that is not symmetric: distinct real eigenvalues
+    and real eigenvectors with no zero components."""
+    q = np.eye(n) + 0.3 * rng.standard_normal((n, n))
+    return q @ np.diag(np.arange(1.0, n + 1.0) * 1.5) @ np.linalg.inv(q)
+
+
 def _mask(rng: Rng, *shape: int) -> np.ndarray:
     return rng.standard_normal(shape) > 0
 
@@ -1375,6 +1382,12 @@ SAMPLES: dict[str, list[Sample]] = {
         ]
     ],
     "aten::linalg_cholesky": _linalg(_positive_definite, (3, 3), (2, 3, 3)),
+    # Real distinct eigenvalues: the eigenvectors are real, so their phase (a sign) is
+    # continuous and a random cotangent on them is a loss with a gradient.
+    "aten::linalg_eig": [
+        Sample("3x3", lambda r: (_real_eigenvalues(r, 3),)),
+        Sample("2x3x3", lambda r: (np.stack([_real_eigenvalues(r, 3), _real_eigenvalues(r, 3)]),)),
+    ],
     "aten::linalg_eigh": [
         Sample("3x3", lambda r: (_distinct_eigenvalues(r, 3, 3), "L")),
         Sample("2x4x4", lambda r: (_distinct_eigenvalues(r, 2, 4, 4), "L")),

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ir.errors import ShapeError
-from ir.ops.fourier import real_dtype
+from ir.ops.fourier import complex_dtype, real_dtype
 from ir.ops.promotion import probe_dtype
 from ir.ops.registry import NOT_CONSTANT, Derivative, register_op
 from ir.ops.shape_rules import Shape, as_tensor, broadcast_shapes, fixed, normalize_axes, tensor
@@ -93,6 +93,14 @@ def _eigh_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
     return [TupleType((values, TensorType(dtype, shape)))]
 
 
+def _eig_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    x = as_tensor(types[0])
+    shape = _matrices(x)
+    dtype = complex_dtype(_float_dtype(x))
+    values = TensorType(dtype, None if shape is None else shape[:-1])
+    return [TupleType((values, TensorType(dtype, shape)))]
+
+
 def _svd_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
     x = as_tensor(types[0])
     shape = _matrices(x, square=False)
@@ -161,6 +169,14 @@ def reads_upper(UPLO: str) -> bool:
     return UPLO.upper() == "U"
 
 
+def eig(a: Any) -> tuple[Any, Any]:
+    """``np.linalg.eig``, always complex: NumPy returns real arrays when every eigenvalue
+    happens to be real, a dtype the values decide, which a compiled graph cannot follow."""
+    values, vectors = np.linalg.eig(a)
+    dtype = np.result_type(values.dtype, np.complex64)
+    return values.astype(dtype), vectors.astype(dtype)
+
+
 def svd(a: Any, full_matrices: bool, compute_uv: bool) -> Any:
     """``np.linalg.svd``: (u, s, vh), or s alone when ``compute_uv`` is False."""
     if not compute_uv:
@@ -219,6 +235,13 @@ register_op(
     may_raise=True,
     spellings={"numpy.linalg.eigh": "a:self UPLO"},
 )(eigh)
+register_op(
+    "aten::linalg_eig(Tensor self) -> Tensor[]",
+    shape=_eig_rule,
+    derivative=Derivative.FORMULA,
+    may_raise=True,
+    spellings={"numpy.linalg.eig": "a:self"},
+)(eig)
 register_op(
     "aten::_reads_upper(str UPLO) -> bool",
     shape=fixed(BOOL),

@@ -99,6 +99,7 @@ REAL_ONLY: dict[str, str] = {
     # losses that do not (abs of the vectors, the values).
     "aten::linalg_eigh": "checked by test_user_functions (phase-free losses)",
     "aten::linalg_svd": "checked by test_user_functions (phase-free losses)",
+    "aten::linalg_eig": "checked in tests/unit/test_numpy_forms.py (phase-free losses)",
     # Complex Hermitian input needs a Hermitian positive definite sample of its own.
     "aten::linalg_cholesky": "checked by test_cholesky_of_a_hermitian_matrix",
     # Lists and tuples of arrays: the samples' items are complexified through the operators

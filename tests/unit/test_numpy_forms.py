@@ -622,3 +622,35 @@ def fftn_on_some_axes(m):
 @pytest.mark.parametrize("fn", [fftn_padded, ifft2_truncated, fftn_on_some_axes])
 def test_complex_transforms_with_s(fn: Callable[..., Any]) -> None:
     check(fn, M)
+
+
+# ---- np.linalg.eig -----------------------------------------------------------------------------
+
+# Distinct eigenvalues, two of them a complex pair.
+GENERAL = np.array([[1.0, 2.0, 0.3], [-1.5, 0.5, 0.2], [0.4, -0.1, 3.0]])
+
+
+def eigenvalues(a):
+    w, _ = np.linalg.eig(a)
+    return np.sum(np.real(w) ** 2 + np.imag(w) ** 3)
+
+
+def eigenvector_magnitudes(a):
+    # |v_ik| does not depend on the phase NumPy picks for each eigenvector.
+    w, v = np.linalg.eig(a)
+    return np.sum(np.abs(v) ** 2 * np.arange(9.0).reshape(3, 3)) + np.sum(np.abs(w))
+
+
+@pytest.mark.parametrize("fn", [eigenvalues, eigenvector_magnitudes])
+def test_eig_has_complex_results_and_gradients(fn: Callable[..., Any]) -> None:
+    check(fn, GENERAL)
+
+
+def eig_values_only(a):
+    return np.linalg.eig(a)[0]
+
+
+def test_eig_is_complex_even_when_the_eigenvalues_are_real() -> None:
+    values = ad.script(eig_values_only)(np.diag([1.0, 2.0]))
+    assert values.dtype == np.complex128
+    np.testing.assert_allclose(values, [1.0, 2.0])

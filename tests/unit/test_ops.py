@@ -540,6 +540,11 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("aten::linalg_eigh", (A @ A.T, "L"), lambda a, uplo: tuple(np.linalg.eigh(a))),
     ("aten::linalg_eigh", (SQUARE, "U"), lambda a, uplo: tuple(np.linalg.eigh(np.triu(a), "U"))),
     ("aten::_reads_upper", ("U",), lambda uplo: True),
+    (
+        "aten::linalg_eig",
+        (SQUARE,),
+        lambda a: tuple(x.astype(complex) for x in np.linalg.eig(a)),
+    ),
     ("aten::gradient", (V, (), None, 1), lambda f, *rest: np.gradient(f)),
     (
         "aten::gradient",
