@@ -119,6 +119,9 @@ UNARY: dict[str, Elementwise] = {
     "isnan": (np.isnan, Derivative.NONE, {"numpy.isnan": UNARY_UFUNC}),
     "isfinite": (np.isfinite, Derivative.NONE, {"numpy.isfinite": UNARY_UFUNC}),
     "isinf": (np.isinf, Derivative.NONE, {"numpy.isinf": UNARY_UFUNC}),
+    "isposinf": (np.isposinf, Derivative.NONE, {"numpy.isposinf": "x:self !out"}),
+    "isneginf": (np.isneginf, Derivative.NONE, {"numpy.isneginf": "x:self !out"}),
+    "signbit": (np.signbit, Derivative.NONE, {"numpy.signbit": UNARY_UFUNC}),
 }
 
 for _name, (_fn, _derivative, _spellings) in BINARY.items():

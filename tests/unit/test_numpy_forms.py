@@ -654,3 +654,13 @@ def test_eig_is_complex_even_when_the_eigenvalues_are_real() -> None:
     values = ad.script(eig_values_only)(np.diag([1.0, 2.0]))
     assert values.dtype == np.complex128
     np.testing.assert_allclose(values, [1.0, 2.0])
+
+
+def sign_and_infinity_tests(x):
+    kept = np.where(np.signbit(x) | np.isposinf(x * 1e308 * 10), x**2, x)
+    return np.sum(np.where(np.isneginf(x * 1e308 * 10), 0.0, kept))
+
+
+def test_sign_and_infinity_tests_are_not_differentiable_operators() -> None:
+    with np.errstate(over="ignore"):
+        check(sign_and_infinity_tests, np.array([0.3, -1.2, 2.0]))
