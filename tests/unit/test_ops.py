@@ -266,7 +266,6 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("aten::_is_real", (2.0,), np.isrealobj),
     ("aten::iscomplex", (np.array([1.0, 1j, 2 + 0j]),), np.iscomplex),
     ("aten::real_if_close", (A, 100), lambda a, tol: np.real_if_close(a)),
-    ("aten::real_if_close", (COMPLEX, 100), lambda a, tol: COMPLEX),
     ("aten::isreal", (np.array([1.0, 1j, 2 + 0j]),), np.isreal),
     ("aten::isreal", (A,), np.isreal),
     ("aten::angle", (A + 1j * POS, False), lambda z, deg: np.angle(z)),
