@@ -664,3 +664,48 @@ def sign_and_infinity_tests(x):
 def test_sign_and_infinity_tests_are_not_differentiable_operators() -> None:
     with np.errstate(over="ignore"):
         check(sign_and_infinity_tests, np.array([0.3, -1.2, 2.0]))
+
+
+# ---- JAX, where installed: an optional cross-check of a few of the new gradients ----------------
+
+
+def _jax_twins() -> list[tuple[Callable[..., Any], Callable[..., Any], tuple[Any, ...]]]:
+    jnp = pytest.importorskip("jax.numpy")
+    return [
+        (
+            linspace_of_arrays,
+            lambda a, b: jnp.sum(
+                jnp.cos(jnp.linspace(a, b, 3, axis=1)) * jnp.arange(9.0).reshape(3, 3)
+            ),
+            (X, Y),
+        ),
+        (
+            cross_of_mixed_axes,
+            lambda a, b: jnp.sum(jnp.cross(a.T, b, axisa=-1, axisb=0, axisc=1) ** 3),
+            (M[:, :2], N[:, :2]),
+        ),
+        (
+            select_first_true,
+            lambda x, y: jnp.sum(
+                jnp.select([x > 0, x < -0.5], [x * y, jnp.sin(y)], default=0.5) ** 2
+                * jnp.arange(1.0, 4.0)
+            ),
+            (X, Y),
+        ),
+        (
+            rfft2_padded,
+            lambda m: jnp.sum(jnp.abs(jnp.fft.rfft2(jnp.sin(m), s=(4, 6), norm="ortho")) ** 2),
+            (M,),
+        ),
+    ]
+
+
+def test_gradients_agree_with_jax() -> None:
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    for ours, theirs, args in _jax_twins():
+        for i in range(len(args)):
+            expected = jax.grad(theirs, argnums=i)(*args)
+            np.testing.assert_allclose(
+                ad.grad(ours, argnums=i)(*args), expected, rtol=1e-9, atol=1e-12
+            )
