@@ -34,6 +34,7 @@ ALIASES = {
     "prim::mul": "aten::mul",
     "prim::truediv": "aten::div",
     "prim::pow": "aten::pow",
+    "prim::mod": "aten::remainder",  # Python's % takes the sign of the divisor, as np.remainder
     "prim::neg": "aten::neg",
     # ``x.copy()`` differs from ``np.copy(x)`` only in the kind of a 0-d result.
     "aten::copy_method": "aten::copy",

@@ -30,6 +30,7 @@ import numpy as np
 
 from frontend import syntax
 from frontend.builtins import array_isinstance
+from frontend.einsum_sublists import subscripts_call
 from frontend.environment import LocalFunction, PyObject
 from frontend.errors import ContainerUseError, ScriptError, Topic
 from frontend.expressions import ExpressionEmitter, is_scalar
@@ -164,6 +165,8 @@ class CallEmitter(ExpressionEmitter):
                 return converted
         spelling = lookup(NUMPY_FUNCTIONS, obj)
         if spelling is not None:
+            if obj is np.einsum:
+                expr = subscripts_call(expr)
             return self.emit_op(spelling, expr, None)
         if is_numpy(obj):
             raise ScriptError(

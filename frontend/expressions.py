@@ -73,6 +73,9 @@ PRIM_BINARY = {
     "//": "floordiv",
     "%": "mod",
     "**": "pow",
+    "&": "bitand",
+    "|": "bitor",
+    "^": "bitxor",
 }
 ATEN_BINARY = {
     "+": "add",
@@ -83,6 +86,9 @@ ATEN_BINARY = {
     "%": "remainder",
     "**": "pow",
     "@": "matmul",
+    "&": "bitwise_and",
+    "|": "bitwise_or",
+    "^": "bitwise_xor",
 }
 COMPARISONS = {"<": "lt", "<=": "le", ">": "gt", ">=": "ge", "==": "eq", "!=": "ne"}
 
@@ -541,9 +547,6 @@ class ExpressionEmitter:
         chain = [expr]
         while isinstance(chain[-1].operand, syntax.UnaryOp):
             chain.append(chain[-1].operand)
-        for node in chain:
-            if node.op == "~":
-                raise ScriptError("operator '~' is not supported", node.range, doc="operators")
         value = self.unary_of_operand(chain.pop())
         for node in reversed(chain):
             value = self.unary(node.op, value, node.range)
@@ -566,6 +569,9 @@ class ExpressionEmitter:
             return self.apply("prim::not", [value], r)
         if op == "-":
             kind = "prim::neg" if is_scalar(value.ty) else "aten::neg"
+            return self.apply(kind, [value], r)
+        if op == "~":
+            kind = "prim::invert" if is_scalar(value.ty) else "aten::invert"
             return self.apply(kind, [value], r)
         if value.ty in (INT, FLOAT, SCALAR):  # unary plus of a Python number is the number
             return value

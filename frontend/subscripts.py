@@ -43,7 +43,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+import numpy as np
+
 from frontend import syntax
+from frontend.environment import PyObject
 from frontend.errors import ContainerUseError, ScriptError
 from frontend.expressions import ExpressionEmitter
 from frontend.lists import builds_list
@@ -65,7 +68,10 @@ class _Item:
 
 class SubscriptEmitter(ExpressionEmitter):
     def emit_subscript(self, expr: syntax.Subscript) -> Value:
-        base = self.emit_expr(expr.value)
+        target = self.resolve(expr.value)
+        if isinstance(target, PyObject) and (target.obj is np.r_ or target.obj is np.c_):
+            return self.index_concatenation(target.obj is np.r_, expr)
+        base = target if isinstance(target, Value) else self.emit_expr(expr.value)
         if isinstance(base.ty, TupleType | ListType):
             return self.sequence_subscript(base, expr.index, expr.range)
         if base.ty in (INT, FLOAT, BOOL, SCALAR, NONE, STR):
@@ -73,6 +79,27 @@ class SubscriptEmitter(ExpressionEmitter):
                 f"a value of type {base.ty} cannot be subscripted", expr.value.range, doc="indexing"
             )
         return self.array_subscript(base, self.index_items(expr.index), expr.range)
+
+    def index_concatenation(self, rows: bool, expr: syntax.Subscript) -> Value:
+        """``np.r_[a, b]`` (``rows``) or ``np.c_[a, b]`` of arrays: their concatenation along the
+        first axis, or along the last with 1-d arrays as columns. The ranges (``np.r_[0:3]``)
+        and directive strings of NumPy's index tricks are refused."""
+        name = "np.r_" if rows else "np.c_"
+        index = expr.index
+        items = index.elts if isinstance(index, syntax.Tuple) else (index,)
+        for item in items:
+            if isinstance(item, syntax.Slice) or (
+                isinstance(item, syntax.Constant) and isinstance(item.value, str)
+            ):
+                raise ScriptError(
+                    f"{name} of a range or a directive string is not supported: write "
+                    "np.arange, np.linspace or np.concatenate",
+                    item.range,
+                    doc="numpy-functions",
+                )
+        joined = self.make_tuple([self.emit_expr(item) for item in items], expr.range)
+        kind = "aten::r_concatenate" if rows else "aten::c_concatenate"
+        return self.apply(kind, [joined], expr.range)
 
     # ---- tuples -----------------------------------------------------------------------------
 

@@ -60,7 +60,20 @@ _ONE_AXIS_FFTS = [
     (3, 0, None),
 ]
 # (axes, norm) of the transforms over several axes.
-_MANY_AXES_FFTS = [((-2, -1), None), ((0, 2), "ortho"), ((1,), "forward")]
+_MANY_AXES_FFTS = [
+    (None, (-2, -1), None),
+    (None, (0, 2), "ortho"),
+    (None, (1,), "forward"),
+    ((3, 2), (0, 2), None),
+    ((4, 5), (-2, -1), "ortho"),
+]
+# (s, axes, norm) of the real transforms over several axes: s pads, truncates, or keeps.
+_REAL_MANY_AXES_FFTS = [
+    (None, None, None),
+    ((4, 6), (0, 2), "ortho"),
+    ((2, 3), (1, 2), "forward"),
+    (None, (1,), None),
+]
 # (a, b, a @ b) shapes for the two halves of matmul's gradient: matrix, vector, batch
 _MATMUL_SHAPES = [
     ((3, 4), (4, 5), (3, 5)),
@@ -69,6 +82,22 @@ _MATMUL_SHAPES = [
     ((4,), (4,), ()),
     ((2, 3, 4), (4, 5), (2, 3, 5)),
 ]
+
+
+def _real_eigenvalues(rng: Rng, n: int) -> np.ndarray:
+    """A dense matrix Q diag(1, 2, ..., n) Q^-1 that is not symmetric: distinct real eigenvalues
+    and real eigenvectors with no zero components."""
+    q = np.eye(n) + 0.3 * rng.standard_normal((n, n))
+    return q @ np.diag(np.arange(1.0, n + 1.0) * 1.5) @ np.linalg.inv(q)
+
+
+def _mask(rng: Rng, *shape: int) -> np.ndarray:
+    return rng.standard_normal(shape) > 0
+
+
+def _taken(rng: Rng, *shape: int) -> np.ndarray:
+    """Which of two choices, or the default (2), ``np.select`` took at each element."""
+    return rng.integers(0, 3, shape)
 
 
 def _ties(rng: Rng) -> tuple[np.ndarray, np.ndarray]:
@@ -418,6 +447,9 @@ SAMPLES: dict[str, list[Sample]] = {
             ("bij,bjk,k->bi", [(2, 3, 4), (2, 4, 5), (5,)]),
             ("i,i->", [(4,), (4,)]),
             ("iij,k->jk", [(3, 3, 2), (4,)]),
+            ("...ij,...jk->...ik", [(2, 3, 4), (4, 2)]),
+            ("i...,i...", [(3, 2), (3, 1, 2)]),
+            ("...ii->...", [(2, 3, 3)]),
         ]
     ],
     "aten::inner": [
@@ -433,8 +465,20 @@ SAMPLES: dict[str, list[Sample]] = {
         for a, b in [((3,), (2,)), ((2, 3), (3, 2)), ((3,), (2, 2)), ((2, 1, 2), (2, 3))]
     ],
     "aten::cross": [
-        Sample(f"{a}x{b}", lambda r, a=a, b=b: (normal(r, *a), normal(r, *b)), (0, 1))
-        for a, b in [((3,), (3,)), ((4, 3), (4, 3)), ((4, 3), (3,)), ((2, 1, 3), (4, 3))]
+        Sample(
+            f"{a}x{b}-{axes}",
+            lambda r, a=a, b=b, axes=axes: (normal(r, *a), normal(r, *b), *axes),
+            (0, 1),
+        )
+        for a, b, axes in [
+            ((3,), (3,), (-1, -1, -1, None)),
+            ((4, 3), (4, 3), (-1, -1, -1, None)),
+            ((4, 3), (3,), (-1, -1, -1, None)),
+            ((2, 1, 3), (4, 3), (-1, -1, -1, None)),
+            ((3, 4), (4, 3), (0, 1, 0, None)),
+            ((3, 2), (3, 1), (0, 0, 0, 0)),
+            ((2, 3, 4), (3,), (1, 0, 1, None)),
+        ]
     ],
     "aten::sort": [
         Sample(f"axis={axis}", lambda r, axis=axis: (normal(r, 3, 4, 5), axis, None, None))
@@ -563,6 +607,36 @@ SAMPLES: dict[str, list[Sample]] = {
         Sample("zero-d-fill", lambda r: ((2, 3), normal(r), None), wrt=(1,)),
         Sample("to-float32", lambda r: ((2, 3), normal(r, 3), "float32"), wrt=(1,)),
     ],
+    "aten::select_by_conditions": [
+        Sample(
+            "vectors",
+            lambda r: ((_mask(r, 5), _mask(r, 5)), (normal(r, 5), normal(r, 5)), normal(r, 5)),
+            (1, 2),
+        ),
+        Sample(
+            "broadcast",
+            lambda r: ((_mask(r, 3, 4),), (normal(r, 4),), float(normal(r))),
+            (1, 2),
+        ),
+    ],
+    "aten::gradient": [
+        Sample("vector", lambda r: (normal(r, 5), (), None, 1)),
+        Sample("vector-edge-order-2", lambda r: (normal(r, 5), (0.5,), None, 2)),
+        Sample("matrix", lambda r: (normal(r, 3, 4), (2.0, 0.5), None, 1)),
+        Sample("axes", lambda r: (normal(r, 2, 3, 4), (0.25,), (2, 0), 1)),
+        Sample("one-axis", lambda r: (normal(r, 3, 4), (), -1, 2)),
+    ],
+    "aten::_gradient_backward": [
+        Sample("vector", lambda r: (normal(r, 5), (), None, 1)),
+        Sample("matrix", lambda r: ((normal(r, 3, 4), normal(r, 3, 4)), (2.0, 0.5), None, 2)),
+        Sample("axes", lambda r: ((normal(r, 2, 3, 4), normal(r, 2, 3, 4)), (), (2, 0), 1)),
+    ],
+    "aten::linspace": [
+        Sample("floats", lambda r: (float(normal(r)), float(normal(r)), 5, True, None, 0), (0, 1)),
+        Sample("no-endpoint", lambda r: (normal(r, 3), normal(r, 3), 4, False, None, 0), (0, 1)),
+        Sample("axis-last", lambda r: (normal(r, 2, 1), normal(r, 3), 4, True, None, -1), (0, 1)),
+        Sample("one-sample", lambda r: (normal(r, 2), 1.5, 1, True, None, 1), (0, 1)),
+    ],
     "aten::full_like": [
         Sample("float-fill", lambda r: (normal(r, 3, 4), float(normal(r)), None), wrt=(1,)),
         Sample("column-fill", lambda r: (normal(r, 3, 4), normal(r, 3, 1), None), wrt=(1,)),
@@ -619,6 +693,23 @@ SAMPLES: dict[str, list[Sample]] = {
         Sample("zero-d-and-vector", lambda r: ((normal(r), normal(r, 2), normal(r)),)),
         Sample("matrices", lambda r: ((normal(r, 3, 2), normal(r, 3, 1)),)),
         Sample("three-d", lambda r: ((normal(r, 2, 1, 4), normal(r, 2, 3, 4)),)),
+    ],
+    "aten::column_stack": [
+        Sample("vectors", lambda r: ((normal(r, 3), normal(r, 3)),)),
+        Sample("matrix-vector-scalar", lambda r: ((normal(r, 1, 2), normal(r, 1), normal(r)),)),
+    ],
+    "aten::r_concatenate": [
+        Sample("vectors", lambda r: ((normal(r, 3), normal(r), normal(r, 2)),)),
+        Sample("matrices", lambda r: ((normal(r, 2, 3), normal(r, 1, 3)),)),
+    ],
+    "aten::c_concatenate": [
+        Sample("vector-and-matrix", lambda r: ((normal(r, 3), normal(r, 3, 2)),)),
+        Sample("three-d", lambda r: ((normal(r, 2, 3, 1), normal(r, 2, 3, 2)),)),
+    ],
+    "aten::append": [
+        Sample("flattened", lambda r: (normal(r, 2, 3), normal(r, 4), None), (0, 1)),
+        Sample("float", lambda r: (normal(r, 3), float(normal(r)), None), (0, 1)),
+        Sample("along-axis", lambda r: (normal(r, 2, 3), normal(r, 2, 1), 1), (0, 1)),
     ],
     "aten::vstack": [
         Sample("vectors", lambda r: ((normal(r, 4), normal(r, 4)),)),
@@ -730,34 +821,34 @@ SAMPLES: dict[str, list[Sample]] = {
     ],
     "aten::fft_fft2": [
         Sample(
-            f"{draw.__name__}-axes={axes}-norm={norm}",
-            lambda r, d=draw, a=axes, m=norm: (d(r, 2, 3, 4), a, m),
+            f"{draw.__name__}-s={s_}-axes={axes}-norm={norm}",
+            lambda r, d=draw, s_=s_, a=axes, m=norm: (d(r, 2, 3, 4), s_, a, m),
         )
-        for axes, norm in _MANY_AXES_FFTS
+        for s_, axes, norm in _MANY_AXES_FFTS
         for draw in (normal, _complex)
     ],
     "aten::fft_ifft2": [
         Sample(
-            f"{draw.__name__}-axes={axes}-norm={norm}",
-            lambda r, d=draw, a=axes, m=norm: (d(r, 2, 3, 4), a, m),
+            f"{draw.__name__}-s={s_}-axes={axes}-norm={norm}",
+            lambda r, d=draw, s_=s_, a=axes, m=norm: (d(r, 2, 3, 4), s_, a, m),
         )
-        for axes, norm in _MANY_AXES_FFTS
+        for s_, axes, norm in _MANY_AXES_FFTS
         for draw in (normal, _complex)
     ],
     "aten::fft_fftn": [
         Sample(
-            f"{draw.__name__}-axes={axes}-norm={norm}",
-            lambda r, d=draw, a=axes, m=norm: (d(r, 2, 3, 4), a, m),
+            f"{draw.__name__}-s={s_}-axes={axes}-norm={norm}",
+            lambda r, d=draw, s_=s_, a=axes, m=norm: (d(r, 2, 3, 4), s_, a, m),
         )
-        for axes, norm in _MANY_AXES_FFTS
+        for s_, axes, norm in _MANY_AXES_FFTS
         for draw in (normal, _complex)
     ],
     "aten::fft_ifftn": [
         Sample(
-            f"{draw.__name__}-axes={axes}-norm={norm}",
-            lambda r, d=draw, a=axes, m=norm: (d(r, 2, 3, 4), a, m),
+            f"{draw.__name__}-s={s_}-axes={axes}-norm={norm}",
+            lambda r, d=draw, s_=s_, a=axes, m=norm: (d(r, 2, 3, 4), s_, a, m),
         )
-        for axes, norm in _MANY_AXES_FFTS
+        for s_, axes, norm in _MANY_AXES_FFTS
         for draw in (normal, _complex)
     ],
     "aten::real": [
@@ -767,6 +858,12 @@ SAMPLES: dict[str, list[Sample]] = {
     "aten::imag": [
         Sample("real", lambda r: (normal(r, 3, 4),)),
         Sample("complex", lambda r: (_complex(r, 3, 4),)),
+    ],
+    "aten::real_if_close": [Sample("real", lambda r: (normal(r, 3, 4), 100))],
+    "aten::angle": [
+        Sample("real", lambda r: (normal(r, 3, 4), False)),
+        Sample("complex", lambda r: (_complex(r, 3, 4), False)),
+        Sample("complex-degrees", lambda r: (_complex(r, 5), True)),
     ],
     "aten::conj": [
         Sample("real", lambda r: (normal(r, 3, 4),)),
@@ -817,6 +914,69 @@ SAMPLES: dict[str, list[Sample]] = {
             ),
         )
         for n, norm in [(None, None), (8, "ortho"), (4, "forward")]
+    ],
+    "aten::fft_rfftn": [
+        Sample(
+            f"s={s_}-axes={axes}-norm={norm}",
+            lambda r, s_=s_, a=axes, m=norm: (normal(r, 2, 3, 4), s_, a, m),
+        )
+        for s_, axes, norm in _REAL_MANY_AXES_FFTS
+    ],
+    "aten::fft_rfft2": [
+        Sample(
+            f"s={s_}-norm={norm}", lambda r, s_=s_, m=norm: (normal(r, 2, 3, 4), s_, (-2, -1), m)
+        )
+        for s_, norm in [(None, None), ((4, 6), "ortho"), ((2, 3), "forward")]
+    ],
+    "aten::fft_irfftn": [
+        Sample(
+            f"{draw.__name__}-s={s_}-axes={axes}-norm={norm}",
+            lambda r, d=draw, s_=s_, a=axes, m=norm: (d(r, 2, 3, 4), s_, a, m),
+        )
+        for s_, axes, norm in _REAL_MANY_AXES_FFTS
+        for draw in (normal, _complex)
+    ],
+    "aten::fft_irfft2": [
+        Sample(
+            f"s={s_}-norm={norm}", lambda r, s_=s_, m=norm: (_complex(r, 2, 3, 4), s_, (-2, -1), m)
+        )
+        for s_, norm in [(None, None), ((4, 5), "ortho")]
+    ],
+    "aten::_rfftn_backward": [
+        Sample(
+            f"s={s_}-axes={axes}",
+            lambda r, s_=s_, a=axes, out=out: (_complex(r, *out), normal(r, 2, 3, 4), s_, a, None),
+        )
+        for s_, axes, out in [(None, None, (2, 3, 3)), ((4, 5), (0, 2), (4, 3, 3))]
+    ],
+    "aten::_irfftn_backward": [
+        Sample(
+            f"s={s_}-axes={axes}",
+            lambda r, s_=s_, a=axes, out=out: (
+                normal(r, *out),
+                _complex(r, 2, 3, 4),
+                s_,
+                a,
+                "ortho",
+            ),
+        )
+        for s_, axes, out in [(None, None, (2, 3, 6)), ((4, 5), (0, 2), (4, 3, 5))]
+    ],
+    "aten::_fftn_backward": [
+        Sample(
+            f"{draw.__name__}-s={s_}-inverse={inverse}",
+            lambda r, d=draw, s_=s_, inverse=inverse: (
+                _complex(r, 3, 2, 4),
+                d(r, 2, 3, 4),
+                s_,
+                (0, 1),
+                "ortho",
+                inverse,
+            ),
+        )
+        for s_ in [(3, 2)]
+        for inverse in (False, True)
+        for draw in (normal, _complex)
     ],
     "aten::_irfft_backward": [
         Sample(
@@ -1179,6 +1339,20 @@ SAMPLES: dict[str, list[Sample]] = {
         Sample("vstack-vector-and-matrix", lambda r: (normal(r, 3, 4), ((4,), (2, 4)), 0)),
         Sample("vstack-three-d", lambda r: (normal(r, 3, 3, 4), ((2, 3, 4), (1, 3, 4)), 0)),
     ],
+    "aten::_select_choices_backward": [
+        Sample("broadcast", lambda r: (normal(r, 3, 4), _taken(r, 3, 4), ((3, 4), (4,), ()))),
+    ],
+    "aten::_select_choices_join": [
+        Sample("broadcast", lambda r: ((normal(r, 3, 4), normal(r, 4)), _taken(r, 3, 4))),
+    ],
+    "aten::_column_join_backward": [
+        Sample("matrices-and-vector", lambda r: (normal(r, 3, 4), ((3, 2), (3,), (3, 1)), 1)),
+        Sample("three-d-last", lambda r: (normal(r, 2, 3, 4), ((2, 3, 1), (2, 3, 3)), -1)),
+    ],
+    "aten::_column_join": [
+        Sample("vector-and-matrix", lambda r: ((normal(r, 4), normal(r, 4, 2)), 1)),
+        Sample("three-d-last", lambda r: ((normal(r, 2, 3, 1), normal(r, 2, 3, 2)), -1)),
+    ],
     "aten::_join": [
         Sample("vectors-as-rows", lambda r: ((normal(r, 4), normal(r, 2, 4)), 0, 2)),
         Sample("scalars-and-vector", lambda r: ((normal(r), normal(r, 2)), 0, 1)),
@@ -1208,9 +1382,17 @@ SAMPLES: dict[str, list[Sample]] = {
         ]
     ],
     "aten::linalg_cholesky": _linalg(_positive_definite, (3, 3), (2, 3, 3)),
+    # Real distinct eigenvalues: the eigenvectors are real, so their phase (a sign) is
+    # continuous and a random cotangent on them is a loss with a gradient.
+    "aten::linalg_eig": [
+        Sample("3x3", lambda r: (_real_eigenvalues(r, 3),)),
+        Sample("2x3x3", lambda r: (np.stack([_real_eigenvalues(r, 3), _real_eigenvalues(r, 3)]),)),
+    ],
     "aten::linalg_eigh": [
-        Sample("3x3", lambda r: (_distinct_eigenvalues(r, 3, 3),)),
-        Sample("2x4x4", lambda r: (_distinct_eigenvalues(r, 2, 4, 4),)),
+        Sample("3x3", lambda r: (_distinct_eigenvalues(r, 3, 3), "L")),
+        Sample("2x4x4", lambda r: (_distinct_eigenvalues(r, 2, 4, 4), "L")),
+        Sample("upper-3x3", lambda r: (_distinct_eigenvalues(r, 3, 3), "U")),
+        Sample("upper-2x4x4", lambda r: (_distinct_eigenvalues(r, 2, 4, 4), "U")),
     ],
     "aten::linalg_svd": [
         *[
@@ -1300,4 +1482,14 @@ FLOAT32_OPS = (
     "aten::fft_irfft",
     "aten::fft_fftn",
     "aten::real",
+    "aten::linspace",
+    "aten::column_stack",
+    "aten::append",
+    "aten::r_concatenate",
+    "aten::c_concatenate",
+    "aten::gradient",
+    "aten::angle",
+    "aten::fft_rfftn",
+    "aten::fft_irfftn",
+    "aten::linalg_eig",
 )

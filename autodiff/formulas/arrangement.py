@@ -2,8 +2,17 @@
 
 import numpy as np
 
-from ir.ops.arrangement import negated, rollaxis_destination
-from ir.ops.gradients.arrangement import join_backward, pad_backward, repeat_backward, tile_backward
+from ir.ops.arrangement import append_axis, append_cut, negated, rollaxis_destination
+from ir.ops.arrangement import c_concatenate as c_concatenate_kernel
+from ir.ops.arrangement import r_concatenate as r_concatenate_kernel
+from ir.ops.gradients.arrangement import (
+    column_join_backward,
+    join_backward,
+    pad_backward,
+    repeat_backward,
+    tile_backward,
+)
+from ir.ops.gradients.common import gradient_dtype
 from ir.ops.gradients.shape_ops import input_shapes
 
 
@@ -75,6 +84,51 @@ def vstack(tensors):
         return join_backward(dout, shapes, 0)
 
     return np.vstack(tensors), backward
+
+
+def append(arr, values, axis):
+    out = np.append(arr, values, axis)
+    cut = append_cut(arr, axis)
+    along = append_axis(axis)
+    arr_shape = np.shape(arr)
+    values_shape = np.shape(values)
+    arr_dtype = gradient_dtype(arr, out)
+    values_dtype = gradient_dtype(values, out)
+
+    def backward(dout):
+        # Reshaping undoes the flattening (axis None), and does nothing otherwise.
+        head, tail = np.split(dout, [cut], along)
+        grad_arr = np.reshape(head, arr_shape).astype(arr_dtype)
+        return grad_arr, np.reshape(tail, values_shape).astype(values_dtype), None
+
+    return out, backward
+
+
+def column_stack(tensors):
+    shapes = input_shapes(tensors)
+
+    def backward(dout):
+        return column_join_backward(dout, shapes, 1)
+
+    return np.column_stack(tensors), backward
+
+
+def r_concatenate(tensors):
+    shapes = input_shapes(tensors)
+
+    def backward(dout):
+        return join_backward(dout, shapes, 0)
+
+    return r_concatenate_kernel(tensors), backward
+
+
+def c_concatenate(tensors):
+    shapes = input_shapes(tensors)
+
+    def backward(dout):
+        return column_join_backward(dout, shapes, -1)
+
+    return c_concatenate_kernel(tensors), backward
 
 
 # The split family returns several arrays: ``dout`` is the tuple of their gradients, with zeros

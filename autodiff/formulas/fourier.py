@@ -2,7 +2,15 @@
 
 import numpy as np
 
-from ir.ops.fourier import fft_backward, grad_like, imag_backward, irfft_backward, rfft_backward
+from ir.ops.fourier import (
+    fft_backward,
+    fftn_backward,
+    grad_like,
+    imag_backward,
+    irfft_backward,
+    is_complex,
+    rfft_backward,
+)
 
 
 def fft_fftshift(self, axes):
@@ -47,32 +55,32 @@ def fft_irfft(self, n, axis, norm):
     return np.fft.irfft(self, n, axis, norm), backward
 
 
-def fft_fft2(self, axes, norm):
+def fft_fft2(self, s, axes, norm):
     def backward(dout):
-        return grad_like(np.fft.fft2(dout, axes=axes, norm=norm), self), None, None
+        return fftn_backward(dout, self, s, axes, norm, False), None, None, None
 
-    return np.fft.fft2(self, axes=axes, norm=norm), backward
+    return np.fft.fft2(self, s, axes, norm), backward
 
 
-def fft_ifft2(self, axes, norm):
+def fft_ifft2(self, s, axes, norm):
     def backward(dout):
-        return grad_like(np.fft.ifft2(dout, axes=axes, norm=norm), self), None, None
+        return fftn_backward(dout, self, s, axes, norm, True), None, None, None
 
-    return np.fft.ifft2(self, axes=axes, norm=norm), backward
+    return np.fft.ifft2(self, s, axes, norm), backward
 
 
-def fft_fftn(self, axes, norm):
+def fft_fftn(self, s, axes, norm):
     def backward(dout):
-        return grad_like(np.fft.fftn(dout, axes=axes, norm=norm), self), None, None
+        return fftn_backward(dout, self, s, axes, norm, False), None, None, None
 
-    return np.fft.fftn(self, axes=axes, norm=norm), backward
+    return np.fft.fftn(self, s, axes, norm), backward
 
 
-def fft_ifftn(self, axes, norm):
+def fft_ifftn(self, s, axes, norm):
     def backward(dout):
-        return grad_like(np.fft.ifftn(dout, axes=axes, norm=norm), self), None, None
+        return fftn_backward(dout, self, s, axes, norm, True), None, None, None
 
-    return np.fft.ifftn(self, axes=axes, norm=norm), backward
+    return np.fft.ifftn(self, s, axes, norm), backward
 
 
 def real(self):
@@ -87,6 +95,28 @@ def imag(self):
         return imag_backward(dout, self)
 
     return np.imag(self), backward
+
+
+def angle(self, deg):
+    complex_input = is_complex(self)
+    scale = 180.0 / np.pi if deg else 1.0
+
+    def backward(dout):
+        # arg z = arctan2(y, x) moves by (x dy - y dx) / |z|^2: the cotangent
+        # dL/dx - 1j dL/dy is -1j * dout * conj(z) / |z|^2 = -1j * dout / z. On reals the angle
+        # is 0 or pi, piecewise constant.
+        grad = imag_backward(scale * dout / self, self) if complex_input else dout * 0.0
+        return grad, None
+
+    return np.angle(self, deg), backward
+
+
+def real_if_close(self, tol):
+    # Only real arrays compile (see the operator's shape rule): the result is a copy.
+    def backward(dout):
+        return dout, None
+
+    return np.real_if_close(self, tol), backward
 
 
 def conj(self):
@@ -123,6 +153,17 @@ def _fft_backward(grad, like, n, axis, norm, inverse):
         return grad_like(transposed, grad), None, None, None, None, None
 
     return fft_backward(grad, like, n, axis, norm, inverse), backward
+
+
+def _fftn_backward(grad, like, s, axes, norm, inverse):
+    def backward(dout):
+        if inverse:
+            transposed = np.fft.ifftn(dout, s, axes, norm)
+        else:
+            transposed = np.fft.fftn(dout, s, axes, norm)
+        return grad_like(transposed, grad), None, None, None, None, None
+
+    return fftn_backward(grad, like, s, axes, norm, inverse), backward
 
 
 def _rfft_backward(grad, like, n, axis, norm):

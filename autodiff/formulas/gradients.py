@@ -7,6 +7,8 @@ in that direction."""
 import numpy as np
 
 from ir.ops.gradients.arrangement import (
+    column_join,
+    column_join_backward,
     join,
     join_backward,
     pad_backward,
@@ -19,7 +21,13 @@ from ir.ops.gradients.prim import add_lists, is_list, list_head, list_index_back
 from ir.ops.gradients.reductions import prod_backward, prod_double_backward, unreduce
 from ir.ops.gradients.scans import cumsum_backward, diff_backward
 from ir.ops.gradients.scatter import gather_last_written, scatter_last_written, zero_written
-from ir.ops.gradients.selection import diag_backward, diagonal_backward, take_backward
+from ir.ops.gradients.selection import (
+    diag_backward,
+    diagonal_backward,
+    select_choices_backward,
+    select_choices_join,
+    take_backward,
+)
 from ir.ops.gradients.shape_ops import (
     concatenate_backward,
     input_shapes,
@@ -181,6 +189,40 @@ def _join(tensors, axis, ndim):
         return join_backward(dout, shapes, axis), None, None
 
     return join(tensors, axis, ndim), backward
+
+
+def _column_join_backward(grad, shapes, axis):
+    # Splits column_stack's (or np.c_'s) gradient: its adjoint joins the pieces as columns again.
+    def backward(dout):
+        return column_join(dout, axis), None, None
+
+    return column_join_backward(grad, shapes, axis), backward
+
+
+def _column_join(tensors, axis):
+    shapes = input_shapes(tensors)
+
+    def backward(dout):
+        return column_join_backward(dout, shapes, axis), None
+
+    return column_join(tensors, axis), backward
+
+
+def _select_choices_backward(grad, taken, shapes):
+    # Masks the gradient once per choice: its adjoint puts the pieces back where they were taken.
+    def backward(dout):
+        return select_choices_join(dout, taken), None, None
+
+    return select_choices_backward(grad, taken, shapes), backward
+
+
+def _select_choices_join(pieces, taken):
+    shapes = input_shapes(pieces)
+
+    def backward(dout):
+        return select_choices_backward(dout, taken, shapes), None
+
+    return select_choices_join(pieces, taken), backward
 
 
 def _cumsum_backward(grad, shape, axis):

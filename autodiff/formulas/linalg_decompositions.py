@@ -7,7 +7,7 @@ NumPy does: the other triangle gets no gradient."""
 
 import numpy as np
 
-from ir.ops.fourier import is_complex
+from ir.ops.fourier import grad_like, is_complex
 from ir.ops.gradients.common import dtype_of
 from ir.ops.gradients.linalg_decompositions import (
     NORM_COLUMN_SUMS,
@@ -23,6 +23,7 @@ from ir.ops.gradients.linalg_decompositions import (
     svd_backward,
 )
 from ir.ops.gradients.reductions import unreduce
+from ir.ops.linalg_decompositions import reads_upper
 from ir.ops.shape_ops import sum_to_size
 
 
@@ -98,8 +99,31 @@ def linalg_cholesky(self):
     return out, backward
 
 
-def linalg_eigh(self):
-    out = np.linalg.eigh(self)
+def linalg_eig(self):
+    out = np.linalg.eig(self)
+    w = out[0]
+    v = out[1]
+    eye = np.eye(self.shape[-1], dtype=dtype_of(w))
+
+    def backward(dout):
+        # With X = V^-1 dA V: dw = diag(X), and dV = V (F * X) with F_jk = 1 / (w_k - w_j) off
+        # the diagonal, less V diag(Re(diag(V^H V (F * X)))), which keeps each column of unit
+        # norm as NumPy returns it. Transposed (Note [Complex gradients]): the vectors'
+        # cotangent loses Re(sum_i gv_ik V_ik) conj(V_ik), and the gradient is
+        # V^-T (diag(gw) + F * (V^T gv)) V^T, real where A is.
+        f = (1.0 - eye) / (np.expand_dims(w, -2) - np.expand_dims(w, -1) + eye)
+        along = np.real(np.sum(dout[1] * v, axis=-2))
+        gv = dout[1] - np.expand_dims(along, -2) * np.conj(v)
+        v_t = np.swapaxes(v, -1, -2)
+        inner = f * (v_t @ gv) + np.expand_dims(dout[0], -1) * eye
+        return grad_like(np.linalg.solve(v_t, inner @ v_t), self)
+
+    return out, backward
+
+
+def linalg_eigh(self, UPLO):
+    out = np.linalg.eigh(self, UPLO)
+    upper = reads_upper(UPLO)
     w = out[0]
     v = out[1]
     eye = np.eye(self.shape[-1], dtype=dtype_of(w))
@@ -118,7 +142,7 @@ def linalg_eigh(self):
         full = (np.conj(v) if hermitian else v) @ inner @ v_t
         full_t = np.swapaxes(full, -1, -2)
         both = (full + (np.conj(full_t) if hermitian else full_t)) * half
-        return np.tril(both)
+        return np.triu(both) if upper else np.tril(both), None
 
     return out, backward
 

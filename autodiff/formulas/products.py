@@ -2,9 +2,8 @@
 
 import numpy as np
 
-from ir.ops.products import einsum as einsum_kernel
-from ir.ops.products import einsum_view as einsum_view_kernel
 from ir.ops.products import (
+    cross_axes,
     einsum_vjp,
     einsum_vjp_backward,
     einsum_vjp_backward_backward,
@@ -13,6 +12,8 @@ from ir.ops.products import (
     kron_subscripts,
     tensordot_subscripts,
 )
+from ir.ops.products import einsum as einsum_kernel
+from ir.ops.products import einsum_view as einsum_view_kernel
 from ir.ops.scatter import einsum_scatter as einsum_scatter_kernel
 from ir.ops.shape_ops import size_if_not_equal, sum_to_size
 
@@ -76,15 +77,29 @@ def kron(self, other):
     return np.kron(self, other), backward
 
 
-def cross(self, other):
-    out = np.cross(self, other)
-    self_size = size_if_not_equal(self, out)
-    other_size = size_if_not_equal(other, out)
+def cross(self, other, axisa, axisb, axisc, axis):
+    out = np.cross(self, other, axisa, axisb, axisc, axis)
+    # With the vectors along the last axis of each operand and of the result:
+    a_axis, b_axis, c_axis = cross_axes(axisa, axisb, axisc, axis)
+    self_last = np.moveaxis(self, a_axis, -1)
+    other_last = np.moveaxis(other, b_axis, -1)
+    out_last = np.moveaxis(out, c_axis, -1)
+    self_size = size_if_not_equal(self_last, out_last)
+    other_size = size_if_not_equal(other_last, out_last)
 
     def backward(dout):
         # dout . (self x other) = self . (other x dout) = other . (dout x self)
-        grad_self = sum_to_size(np.cross(other, dout), self_size)
-        return grad_self, sum_to_size(np.cross(dout, self), other_size)
+        dout_last = np.moveaxis(dout, c_axis, -1)
+        grad_self = sum_to_size(np.cross(other_last, dout_last), self_size)
+        grad_other = sum_to_size(np.cross(dout_last, self_last), other_size)
+        return (
+            np.moveaxis(grad_self, -1, a_axis),
+            np.moveaxis(grad_other, -1, b_axis),
+            None,
+            None,
+            None,
+            None,
+        )
 
     return out, backward
 

@@ -2,7 +2,16 @@
 
 import numpy as np
 
-from ir.ops.gradients.selection import diag_backward, diagonal_backward, take_backward
+from ir.ops.gradients.common import gradient_dtype
+from ir.ops.gradients.prim import is_list, sequence_as
+from ir.ops.gradients.selection import (
+    diag_backward,
+    diagonal_backward,
+    select_choices_backward,
+    take_backward,
+)
+from ir.ops.gradients.shape_ops import input_shapes
+from ir.ops.selection import select_index
 from ir.ops.shape_ops import size_if_not_equal, sum_to_size
 
 
@@ -62,3 +71,22 @@ def take(self, indices, axis):
         return take_backward(dout, shape, indices, axis), None, None
 
     return np.take(self, indices, axis), backward
+
+
+def select_by_conditions(condlist, choicelist, default):
+    # Each element of the result is a copy of one choice's element, or of the default's: the
+    # gradient goes back to what was taken there (`select_index`).
+    out = np.select(condlist, choicelist, default)
+    taken = select_index(condlist, out)
+    shapes = input_shapes(choicelist)
+    as_list = is_list(choicelist)
+    count = len(condlist)
+    default_size = size_if_not_equal(default, out)
+    default_dtype = gradient_dtype(default, out)
+
+    def backward(dout):
+        grad_default = sum_to_size(np.where(taken == count, dout, 0.0), default_size)
+        grad_choices = sequence_as(select_choices_backward(dout, taken, shapes), as_list)
+        return None, grad_choices, grad_default.astype(default_dtype)
+
+    return out, backward

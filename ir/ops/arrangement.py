@@ -170,6 +170,69 @@ def _vstack_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
     return _concatenate_rule([sequence, INT], [NOT_CONSTANT, 0])
 
 
+def column_shape(shape: tuple[D, ...]) -> tuple[D | int, ...]:
+    """The shape ``np.column_stack`` gives an array of ``shape`` before joining along axis 1: a
+    1-d ``(n,)`` becomes a column ``(n, 1)``, a 0-d one ``(1, 1)``; others stay as they are."""
+    if len(shape) == 0:
+        return (1, 1)
+    if len(shape) == 1:
+        return (shape[0], 1)
+    return shape
+
+
+def column_sequence(ty: Type) -> Type:
+    """A sequence of arrays as ``np.column_stack`` shapes them before joining."""
+    items, complete = sequence_items(ty)
+    if not items:
+        raise ShapeError("need at least one array to concatenate")
+    columns = [
+        TensorType(t.dtype, None if t.shape is None else column_shape(t.shape)) for t in items
+    ]
+    return TupleType(tuple(columns)) if complete else ListType(columns[0])
+
+
+def _column_stack_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    return _concatenate_rule([column_sequence(types[0]), INT], [NOT_CONSTANT, 1])
+
+
+# ``np.r_[a, b]`` and ``np.c_[a, b]`` of arrays (`frontend.subscripts` turns the subscript into
+# these operators): r_ joins them at least 1-d along the first axis, c_ joins them with 1-d ones
+# as columns along the last.
+def r_concatenate(tensors: Any) -> Any:
+    return np.r_[tuple(tensors)]
+
+
+def c_concatenate(tensors: Any) -> Any:
+    return np.c_[tuple(tensors)]
+
+
+def _r_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    sequence, _ = _promoted_sequence(types[0], 1)
+    return _concatenate_rule([sequence, INT], [NOT_CONSTANT, 0])
+
+
+def _c_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    return _concatenate_rule([column_sequence(types[0]), INT], [NOT_CONSTANT, -1])
+
+
+def _append_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    """``np.append``: both operands flattened and joined when ``axis`` is None, otherwise joined
+    along ``axis`` as ``np.concatenate`` joins them."""
+    joined = TupleType((as_array_like(types[0], 0), as_array_like(types[1], 1)))
+    return _concatenate_rule([joined, types[2]], [NOT_CONSTANT, consts[2]])
+
+
+def append_cut(arr: Any, axis: int | None) -> int:
+    """Where ``np.append(arr, values, axis)`` starts ``values``: along the flattened result, or
+    along ``axis``."""
+    return int(np.size(arr)) if axis is None else int(np.shape(arr)[axis])
+
+
+def append_axis(axis: int | None) -> int:
+    """The axis of ``np.append``'s result that joins its operands: 0 when they were flattened."""
+    return 0 if axis is None else axis
+
+
 def piece_lengths(size: int, sections: Any, *, equal: bool) -> list[int]:
     """The lengths of the pieces ``np.split`` (``equal``) or ``np.array_split`` cuts an axis
     of ``size`` into, for a number of sections or a sequence of cut indices."""
@@ -489,8 +552,29 @@ register_op(
     "aten::vstack(Any tensors) -> Tensor",
     shape=_vstack_rule,
     derivative=Derivative.FORMULA,
-    spellings={"numpy.vstack": "tup:tensors * !dtype !casting"},
+    spellings={
+        "numpy.vstack": "tup:tensors * !dtype !casting",
+        "numpy.row_stack": "tup:tensors * !dtype !casting",
+    },
 )(np.vstack)
+register_op(
+    "aten::r_concatenate(Any tensors) -> Tensor", shape=_r_rule, derivative=Derivative.FORMULA
+)(r_concatenate)
+register_op(
+    "aten::c_concatenate(Any tensors) -> Tensor", shape=_c_rule, derivative=Derivative.FORMULA
+)(c_concatenate)
+register_op(
+    "aten::append(Any arr, Any values, int? axis=None) -> Tensor",
+    shape=_append_rule,
+    derivative=Derivative.FORMULA,
+    spellings={"numpy.append": "arr values axis"},
+)(np.append)
+register_op(
+    "aten::column_stack(Any tensors) -> Tensor",
+    shape=_column_stack_rule,
+    derivative=Derivative.FORMULA,
+    spellings={"numpy.column_stack": "tup:tensors"},
+)(np.column_stack)
 register_op(
     "aten::split(Tensor(a) self, Any indices_or_sections, int axis=0) -> Tensor(a)[]",
     shape=_split_rule(equal=True),
@@ -610,6 +694,12 @@ register_op(
     shape=fixed(INT),
     derivative=Derivative.NONE,
 )(rollaxis_destination)
+register_op(
+    "aten::_append_cut(Any arr, int? axis) -> int", shape=fixed(INT), derivative=Derivative.NONE
+)(append_cut)
+register_op("aten::_append_axis(int? axis) -> int", shape=fixed(INT), derivative=Derivative.NONE)(
+    append_axis
+)
 register_op("aten::_negated(Any shift) -> Any", shape=_negated_rule, derivative=Derivative.NONE)(
     negated
 )

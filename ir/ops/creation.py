@@ -1,10 +1,11 @@
-"""Array creation: zeros, ones, full, arange, eye and the ``*_like`` family.
+"""Array creation: zeros, ones, full, arange, linspace, eye and the ``*_like`` family.
 
 Each takes ``str? dtype=None`` last: a dtype name (``"float32"``) or None for NumPy's default
 (float64 for zeros, ones and eye; the fill value's for full; the bounds' for arange; the
-prototype's for ``*_like``). Their results do not depend on any operand's value, except on the
-fill value of ``full`` and ``full_like`` (which have formulas) and the bounds of ``arange``
-(whose derivative is refused, not silently zero: Note [Derivatives] in `ir.ops.registry`).
+prototype's for ``*_like``; float64 for linspace's integer bounds). Their results do not depend
+on any operand's value, except on the fill value of ``full`` and ``full_like`` and the bounds of
+``linspace`` (which have formulas) and the bounds of ``arange`` (whose derivative is refused, not
+silently zero: Note [Derivatives] in `ir.ops.registry`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,15 @@ import numpy as np
 from ir.errors import ShapeError
 from ir.ops.promotion import dtype_name, probe_dtype
 from ir.ops.registry import NOT_CONSTANT, Derivative, ShapeRule, register_op
-from ir.ops.shape_rules import as_tensor, int_sequence, known_int, tensor
+from ir.ops.shape_rules import (
+    as_array_like,
+    as_tensor,
+    broadcast_shapes,
+    int_sequence,
+    known_int,
+    normalize_axis,
+    tensor,
+)
 from ir.types import NONE, Type
 
 
@@ -74,6 +83,26 @@ def _arange_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
     return tensor(dtype, (max(0, math.ceil((stop - start) / step)),))
 
 
+def linspace(start: Any, stop: Any, num: int, endpoint: bool, dtype: Any, axis: int) -> Any:
+    """``np.linspace`` without ``retstep``: only the samples."""
+    return np.linspace(start, stop, num, endpoint, dtype=dtype, axis=axis)
+
+
+def _linspace_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    given, dtype = _given_dtype(types[:5], consts[:5])
+    if not given:
+        dtype = probe_dtype(np.linspace, types[:2])
+    bounds = broadcast_shapes(as_array_like(types[0], 0).shape, as_array_like(types[1], 1).shape)
+    num = known_int(consts[2])
+    if num is not None and num < 0:
+        raise ShapeError(f"Number of samples, {num}, must be non-negative.")
+    axis = consts[5]
+    if bounds is None or axis is NOT_CONSTANT:
+        return tensor(dtype, None)
+    where = normalize_axis(int(axis), len(bounds) + 1)
+    return tensor(dtype, (*bounds[:where], num, *bounds[where:]))
+
+
 def _eye_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
     given, dtype = _given_dtype(types, consts)
     rows = known_int(consts[0])
@@ -105,6 +134,13 @@ register_op(
     derivative=Derivative.REFUSED,
     spellings={"numpy.arange": "start stop step dtype * !device !like"},
 )(np.arange)
+register_op(
+    "aten::linspace(Any start, Any stop, int num=50, bool endpoint=True, str? dtype=None,"
+    " int axis=0) -> Tensor",
+    shape=_linspace_rule,
+    derivative=Derivative.FORMULA,
+    spellings={"numpy.linspace": "start stop num endpoint !retstep dtype axis * !device"},
+)(linspace)
 register_op(
     "aten::eye(int N, int? M=None, int k=0, str? dtype=None) -> Tensor",
     shape=_eye_rule,

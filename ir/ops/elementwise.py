@@ -50,6 +50,10 @@ BINARY: dict[str, Elementwise] = {
     "logical_and": (np.logical_and, Derivative.NONE, {"numpy.logical_and": BINARY_UFUNC}),
     "logical_or": (np.logical_or, Derivative.NONE, {"numpy.logical_or": BINARY_UFUNC}),
     "logical_xor": (np.logical_xor, Derivative.NONE, {"numpy.logical_xor": BINARY_UFUNC}),
+    # Bitwise on integers, logical on bools (``mask & other``): no gradient flows.
+    "bitwise_and": (np.bitwise_and, Derivative.NONE, {"numpy.bitwise_and": BINARY_UFUNC}),
+    "bitwise_or": (np.bitwise_or, Derivative.NONE, {"numpy.bitwise_or": BINARY_UFUNC}),
+    "bitwise_xor": (np.bitwise_xor, Derivative.NONE, {"numpy.bitwise_xor": BINARY_UFUNC}),
     "arctan2": (np.arctan2, Derivative.FORMULA, {"numpy.arctan2": BINARY_UFUNC}),
     "hypot": (np.hypot, Derivative.FORMULA, {"numpy.hypot": BINARY_UFUNC}),
     "logaddexp": (np.logaddexp, Derivative.FORMULA, {"numpy.logaddexp": BINARY_UFUNC}),
@@ -74,6 +78,15 @@ UNARY: dict[str, Elementwise] = {
     "reciprocal": (np.reciprocal, Derivative.FORMULA, {"numpy.reciprocal": UNARY_UFUNC}),
     "square": (np.square, Derivative.FORMULA, {"numpy.square": UNARY_UFUNC}),
     "logical_not": (np.logical_not, Derivative.NONE, {"numpy.logical_not": UNARY_UFUNC}),
+    "invert": (
+        np.invert,
+        Derivative.NONE,
+        {
+            "numpy.invert": UNARY_UFUNC,
+            "numpy.bitwise_not": UNARY_UFUNC,
+            "numpy.bitwise_invert": UNARY_UFUNC,
+        },
+    ),
     "exp2": (np.exp2, Derivative.FORMULA, {"numpy.exp2": UNARY_UFUNC}),
     "expm1": (np.expm1, Derivative.FORMULA, {"numpy.expm1": UNARY_UFUNC}),
     "log2": (np.log2, Derivative.FORMULA, {"numpy.log2": UNARY_UFUNC}),
@@ -106,6 +119,9 @@ UNARY: dict[str, Elementwise] = {
     "isnan": (np.isnan, Derivative.NONE, {"numpy.isnan": UNARY_UFUNC}),
     "isfinite": (np.isfinite, Derivative.NONE, {"numpy.isfinite": UNARY_UFUNC}),
     "isinf": (np.isinf, Derivative.NONE, {"numpy.isinf": UNARY_UFUNC}),
+    "isposinf": (np.isposinf, Derivative.NONE, {"numpy.isposinf": "x:self !out"}),
+    "isneginf": (np.isneginf, Derivative.NONE, {"numpy.isneginf": "x:self !out"}),
+    "signbit": (np.signbit, Derivative.NONE, {"numpy.signbit": UNARY_UFUNC}),
 }
 
 for _name, (_fn, _derivative, _spellings) in BINARY.items():

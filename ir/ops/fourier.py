@@ -21,7 +21,15 @@ import numpy as np
 from ir.errors import ShapeError
 from ir.ops.registry import NOT_CONSTANT, Derivative, register_op
 from ir.ops.shape_ops import axis_argument
-from ir.ops.shape_rules import as_tensor, elementwise, fixed, known_int, normalize_axis, tensor
+from ir.ops.shape_rules import (
+    as_array_like,
+    as_tensor,
+    elementwise,
+    fixed,
+    known_int,
+    normalize_axis,
+    tensor,
+)
 from ir.ops.spellings import ATTRIBUTE, UNARY_UFUNC
 from ir.ops.views import IMAG, REAL
 from ir.types import BOOL, FLOAT, INT, NONE, TensorType, Type
@@ -156,42 +164,78 @@ _one_axis("irfft", "ir", irfft, {"numpy.fft.irfft": "a:self n axis norm !out"})
 # ---- several axes ----------------------------------------------------------------------------
 
 
+def transform_axes(ndim: int, s: Any, axes: Any) -> tuple[list[int], list[int] | None]:
+    """The axes a transform over several axes runs along, as NumPy's ``s`` and ``axes`` give
+    them (every axis by default, or the last ``len(s)``), and the lengths ``s`` sets."""
+    if axes is None:
+        chosen = list(range(ndim - (ndim if s is None else len(s)), ndim))
+    else:
+        chosen = [normalize_axis(int(a), ndim) for a in axes]
+    if len(set(chosen)) != len(chosen):
+        raise ShapeError("repeated axis in the axes of a Fourier transform")
+    if s is None:
+        return chosen, None
+    if len(s) != len(chosen):
+        raise ShapeError("Shape and axes have different lengths.")
+    lengths = [int(n) for n in s]
+    for n in lengths:
+        if n < 1:
+            raise ShapeError(f"Invalid number of FFT data points ({n}) specified.")
+    return chosen, lengths
+
+
 def _many_axes_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
     x = as_tensor(types[0])
-    _check_norm(consts[2])
-    axes = None if types[1] is NONE else consts[1]
-    if x.shape is not None and axes not in (None, NOT_CONSTANT):
-        seen = [normalize_axis(int(a), len(x.shape)) for a in axes]
-        if len(set(seen)) != len(seen):
-            raise ShapeError("repeated axis in the axes of a Fourier transform")
-    return tensor(complex_dtype(x.dtype), x.shape)
+    _check_norm(consts[3])
+    s = None if types[1] is NONE else consts[1]
+    axes = None if types[2] is NONE else consts[2]
+    if x.shape is None or s is NOT_CONSTANT or axes is NOT_CONSTANT:
+        known = x.shape if s is None and x.shape is not None else None
+        return tensor(complex_dtype(x.dtype), known)
+    chosen, lengths = transform_axes(len(x.shape), s, axes)
+    shape = list(x.shape)
+    for axis, n in zip(chosen, lengths or [], strict=False):
+        shape[axis] = n
+    return tensor(complex_dtype(x.dtype), tuple(shape))
 
 
-def fftn(x: Any, axes: Any, norm: Norm) -> Any:
-    return np.fft.fftn(x, None, axis_argument(axes), norm)
+def fftn(x: Any, s: Any, axes: Any, norm: Norm) -> Any:
+    return np.fft.fftn(x, axis_argument(s), axis_argument(axes), norm)
 
 
-def ifftn(x: Any, axes: Any, norm: Norm) -> Any:
-    return np.fft.ifftn(x, None, axis_argument(axes), norm)
+def ifftn(x: Any, s: Any, axes: Any, norm: Norm) -> Any:
+    return np.fft.ifftn(x, axis_argument(s), axis_argument(axes), norm)
 
 
-def fft2(x: Any, axes: Any, norm: Norm) -> Any:
-    return np.fft.fft2(x, None, axis_argument(axes), norm)
+def fft2(x: Any, s: Any, axes: Any, norm: Norm) -> Any:
+    return np.fft.fft2(x, axis_argument(s), axis_argument(axes), norm)
 
 
-def ifft2(x: Any, axes: Any, norm: Norm) -> Any:
-    return np.fft.ifft2(x, None, axis_argument(axes), norm)
+def ifft2(x: Any, s: Any, axes: Any, norm: Norm) -> Any:
+    return np.fft.ifft2(x, axis_argument(s), axis_argument(axes), norm)
 
 
-# The shape argument ``s`` of the multi-axis transforms is not supported.
+def fftn_backward(grad: Any, like: Any, s: Any, axes: Any, norm: Norm, inverse: bool) -> Any:
+    """The vjp of ``fftn`` (``ifftn`` when ``inverse``) with the lengths ``s``: the transform of
+    the gradient (the DFT matrices are symmetric), then the adjoint of ``s``'s padding or
+    truncation back to ``like``'s shape along each axis."""
+    chosen, _ = transform_axes(np.ndim(like), axis_argument(s), axis_argument(axes))
+    transform = np.fft.ifftn if inverse else np.fft.fftn
+    out = transform(grad, None, chosen, norm)
+    for axis in chosen:
+        out = _resized(out, np.shape(like)[axis], axis)
+    return grad_like(out, like)
+
+
 for _name, _fn, _default, _spellings in [
-    ("fft2", fft2, "(-2, -1)", {"numpy.fft.fft2": "a:self !s axes norm !out"}),
-    ("ifft2", ifft2, "(-2, -1)", {"numpy.fft.ifft2": "a:self !s axes norm !out"}),
-    ("fftn", fftn, "None", {"numpy.fft.fftn": "a:self !s axes norm !out"}),
-    ("ifftn", ifftn, "None", {"numpy.fft.ifftn": "a:self !s axes norm !out"}),
+    ("fft2", fft2, "(-2, -1)", {"numpy.fft.fft2": "a:self s axes norm !out"}),
+    ("ifft2", ifft2, "(-2, -1)", {"numpy.fft.ifft2": "a:self s axes norm !out"}),
+    ("fftn", fftn, "None", {"numpy.fft.fftn": "a:self s axes norm !out"}),
+    ("ifftn", ifftn, "None", {"numpy.fft.ifftn": "a:self s axes norm !out"}),
 ]:
     register_op(
-        f"aten::fft_{_name}(Tensor self, Any axes={_default}, str? norm=None) -> Tensor",
+        f"aten::fft_{_name}(Tensor self, Any s=None, Any axes={_default}, str? norm=None)"
+        " -> Tensor",
         shape=_many_axes_rule,
         derivative=Derivative.FORMULA,
         spellings=_spellings,
@@ -225,6 +269,60 @@ register_op(
     derivative=Derivative.FORMULA,
     spellings={"numpy.conj": UNARY_UFUNC, "numpy.conjugate": UNARY_UFUNC},
 )(conj)
+
+
+def _angle_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    return list(elementwise(np.angle)(types[:1], consts[:1]))
+
+
+def _complex_test_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    return tensor("bool", as_array_like(types[0]).shape)
+
+
+register_op(
+    "aten::angle(Any self, bool deg=False) -> Tensor",
+    shape=_angle_rule,
+    derivative=Derivative.FORMULA,
+    spellings={"numpy.angle": "z:self deg"},
+)(np.angle)
+
+
+def _real_if_close_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    x = as_tensor(types[0])
+    if x.dtype is not None and np.dtype(x.dtype).kind == "c":
+        raise ShapeError(
+            "np.real_if_close of a complex array is not supported: whether its result is real "
+            "or complex depends on the values, and the compiler must know it while compiling; "
+            "write np.real(x) where the imaginary parts are known to be negligible"
+        )
+    return tensor(x.dtype, x.shape)
+
+
+def real_if_close(x: Any, tol: Any) -> Any:
+    return np.real_if_close(x, tol)
+
+
+# Of a real array, the array itself (a copy); of a complex one, refused (its rule says why).
+register_op(
+    "aten::real_if_close(Tensor self, Scalar tol=100) -> Tensor",
+    shape=_real_if_close_rule,
+    derivative=Derivative.FORMULA,
+    spellings={"numpy.real_if_close": "a:self tol"},
+)(real_if_close)
+# Tests of the type or of the imaginary part: no gradient flows through a bool.
+register_op(
+    "aten::iscomplex(Any self) -> Tensor",
+    shape=_complex_test_rule,
+    derivative=Derivative.NONE,
+    spellings={"numpy.iscomplex": "x:self"},
+)(np.iscomplex)
+register_op(
+    "aten::isreal(Any self) -> Tensor",
+    shape=_complex_test_rule,
+    derivative=Derivative.NONE,
+    spellings={"numpy.isreal": "x:self"},
+)(np.isreal)
+
 
 # ---- compile-time helpers of the derivative formulas ------------------------------------------
 
@@ -266,7 +364,27 @@ register_op(
     shape=fixed(BOOL),
     derivative=Derivative.NONE,
     value_from_types=_is_complex_value,
+    spellings={"numpy.iscomplexobj": "x:self"},
 )(is_complex)
+
+
+def is_real(x: Any) -> bool:
+    """``np.isrealobj``: whether ``x``'s type is not complex (a constant, as `is_complex`)."""
+    return not np.iscomplexobj(x)
+
+
+def _is_real_value(types: Sequence[Type]) -> Any:
+    complex_type = _is_complex_value(types)
+    return complex_type if complex_type is NOT_CONSTANT else not complex_type
+
+
+register_op(
+    "aten::_is_real(Any self) -> bool",
+    shape=fixed(BOOL),
+    derivative=Derivative.NONE,
+    value_from_types=_is_real_value,
+    spellings={"numpy.isrealobj": "x:self"},
+)(is_real)
 
 
 def imag_backward(grad: Any, like: Any) -> Any:
@@ -344,6 +462,12 @@ register_op(
     shape=_like_second_rule,
     derivative=Derivative.FORMULA,
 )(fft_backward)
+register_op(
+    "aten::_fftn_backward(Tensor grad, Tensor like, Any s, Any axes, str? norm, bool inverse)"
+    " -> Tensor",
+    shape=_like_second_rule,
+    derivative=Derivative.FORMULA,
+)(fftn_backward)
 register_op(
     "aten::_rfft_backward(Tensor grad, Tensor like, int? n, int axis, str? norm) -> Tensor",
     shape=_like_second_rule,

@@ -13,11 +13,11 @@ from typing import Any
 import numpy as np
 
 from ir.errors import ShapeError
-from ir.ops.fourier import real_dtype
+from ir.ops.fourier import complex_dtype, real_dtype
 from ir.ops.promotion import probe_dtype
 from ir.ops.registry import NOT_CONSTANT, Derivative, register_op
-from ir.ops.shape_rules import Shape, as_tensor, broadcast_shapes, normalize_axes, tensor
-from ir.types import ANY, TensorType, TupleType, Type
+from ir.ops.shape_rules import Shape, as_tensor, broadcast_shapes, fixed, normalize_axes, tensor
+from ir.types import ANY, BOOL, TensorType, TupleType, Type
 
 
 def _float_dtype(x: TensorType) -> str | None:
@@ -96,6 +96,14 @@ def _eigh_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
     return [TupleType((values, TensorType(dtype, shape)))]
 
 
+def _eig_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    x = as_tensor(types[0])
+    shape = _matrices(x)
+    dtype = complex_dtype(_float_dtype(x))
+    values = TensorType(dtype, None if shape is None else shape[:-1])
+    return [TupleType((values, TensorType(dtype, shape)))]
+
+
 def _svd_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
     x = as_tensor(types[0])
     shape = _matrices(x, square=False)
@@ -150,11 +158,26 @@ def slogdet(a: Any) -> tuple[Any, Any]:
     return sign, logabsdet
 
 
-def eigh(a: Any) -> tuple[Any, Any]:
-    """``np.linalg.eigh`` (of the lower triangle): ascending eigenvalues and the eigenvectors
-    as columns."""
-    values, vectors = np.linalg.eigh(a)
+def eigh(a: Any, UPLO: str) -> tuple[Any, Any]:
+    """``np.linalg.eigh`` of the lower (``UPLO="L"``) or upper (``"U"``) triangle: ascending
+    eigenvalues and the eigenvectors as columns."""
+    values, vectors = np.linalg.eigh(a, "U" if reads_upper(UPLO) else "L")
     return values, vectors
+
+
+def reads_upper(UPLO: str) -> bool:
+    """Whether ``np.linalg.eigh`` reads the upper triangle; refuses what NumPy refuses."""
+    if UPLO.upper() not in ("L", "U"):
+        raise ValueError("UPLO argument must be 'L' or 'U'")
+    return UPLO.upper() == "U"
+
+
+def eig(a: Any) -> tuple[Any, Any]:
+    """``np.linalg.eig``, always complex: NumPy returns real arrays when every eigenvalue
+    happens to be real, a dtype the values decide, which a compiled graph cannot follow."""
+    values, vectors = np.linalg.eig(a)
+    dtype = np.result_type(values.dtype, np.complex64)
+    return values.astype(dtype), vectors.astype(dtype)
 
 
 def svd(a: Any, full_matrices: bool, compute_uv: bool) -> Any:
@@ -209,12 +232,25 @@ register_op(
     spellings={"numpy.linalg.cholesky": "a:self / * !upper"},
 )(np.linalg.cholesky)
 register_op(
-    "aten::linalg_eigh(Tensor self) -> Tensor[]",
+    "aten::linalg_eigh(Tensor self, str UPLO='L') -> Tensor[]",
     shape=_eigh_rule,
     derivative=Derivative.FORMULA,
     may_raise=True,
-    spellings={"numpy.linalg.eigh": "a:self !UPLO"},
+    spellings={"numpy.linalg.eigh": "a:self UPLO"},
 )(eigh)
+register_op(
+    "aten::linalg_eig(Tensor self) -> Tensor[]",
+    shape=_eig_rule,
+    derivative=Derivative.FORMULA,
+    may_raise=True,
+    spellings={"numpy.linalg.eig": "a:self"},
+)(eig)
+register_op(
+    "aten::_reads_upper(str UPLO) -> bool",
+    shape=fixed(BOOL),
+    derivative=Derivative.NONE,
+    may_raise=True,
+)(reads_upper)
 register_op(
     "aten::linalg_svd(Tensor self, bool full_matrices=True, bool compute_uv=True) -> Any",
     shape=_svd_rule,

@@ -24,6 +24,7 @@ from ir.ops.shape_rules import (
     as_tensor,
     broadcast_shapes,
     fixed,
+    normalize_axis,
     num_elements,
     tensor,
 )
@@ -36,12 +37,17 @@ _LABELS = string.ascii_letters
 # ---- subscripts ---------------------------------------------------------------------------------
 
 
-def parse_subscripts(subscripts: str, count: int) -> tuple[list[str], str]:
+def parse_subscripts(
+    subscripts: str, count: int, ndims: Sequence[int] | None = None
+) -> tuple[list[str], str]:
     """The input subscripts and the output subscript of an einsum of ``count`` operands; an
-    implicit output is the labels seen once, in alphabetical order, as NumPy has it."""
+    implicit output is the labels seen once, in alphabetical order, as NumPy has it. An
+    ellipsis needs the operands' ``ndims``: it becomes labels of its own (`expand_ellipsis`)."""
     text = subscripts.replace(" ", "")
     if "." in text:
-        raise ShapeError("einsum: ellipsis ('...') in subscripts is not supported")
+        if ndims is None:
+            raise ShapeError("einsum: an ellipsis ('...') needs the operands' dimensions")
+        text = expand_ellipsis(text, ndims)
     inputs_text, arrow, output = text.partition("->")
     inputs = inputs_text.split(",")
     if len(inputs) != count:
@@ -52,6 +58,48 @@ def parse_subscripts(subscripts: str, count: int) -> tuple[list[str], str]:
         joined = "".join(inputs)
         output = "".join(sorted(c for c in set(joined) if joined.count(c) == 1))
     return inputs, output
+
+
+def expand_ellipsis(subscripts: str, ndims: Sequence[int]) -> str:
+    """``subscripts`` with each ``...`` spelled as labels the subscripts do not use, one per
+    axis it stands for: the ellipses of all operands are right-aligned and broadcast together,
+    as NumPy does, and an implicit output starts with them.
+
+    >>> expand_ellipsis("...ij,...jk->...ik", [3, 2])
+    'Aij,jk->Aik'
+    """
+    inputs_text, arrow, output = subscripts.partition("->")
+    inputs = inputs_text.split(",")
+    if len(inputs) != len(ndims):
+        raise ShapeError(
+            f"einsum: {len(inputs)} operand subscripts for {len(ndims)} operands ({subscripts!r})"
+        )
+    free = [c for c in string.ascii_uppercase + string.ascii_lowercase if c not in subscripts]
+    widths = []
+    for labels, ndim in zip(inputs, ndims, strict=True):
+        if labels.count("...") > 1 or labels.replace("...", "").count(".") > 0:
+            raise ShapeError(f"einsum: invalid ellipsis in subscripts {labels!r}")
+        explicit = len(labels.replace("...", ""))
+        width = ndim - explicit if "..." in labels else 0
+        if width < 0:
+            raise ShapeError(
+                f"einsum: operand has {ndim} dimensions but subscripts {labels!r} give more"
+            )
+        widths.append(width)
+    longest = max(widths, default=0)
+    ellipsis = "".join(free[:longest])
+    expanded = [
+        labels.replace("...", ellipsis[longest - width :])
+        for labels, width in zip(inputs, widths, strict=True)
+    ]
+    joined = ",".join(expanded)
+    if arrow:
+        return f"{joined}->{output.replace('...', ellipsis)}"
+    singles = "".join(expanded)
+    implicit = "".join(
+        sorted(c for c in set(singles) if singles.count(c) == 1 and c not in ellipsis)
+    )
+    return f"{joined}->{ellipsis}{implicit}"
 
 
 def tensordot_subscripts(ndim_a: int, ndim_b: int, axes: Any) -> str:
@@ -112,8 +160,14 @@ def einsum_view_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]
     return _einsum_rule([types[1], TupleType((types[0],))], [consts[1], NOT_CONSTANT])
 
 
-def cross(x: Any, y: Any) -> Any:
-    return np.cross(x, y)
+def cross(x: Any, y: Any, axisa: int, axisb: int, axisc: int, axis: int | None) -> Any:
+    return np.cross(x, y, axisa, axisb, axisc, axis)
+
+
+def cross_axes(axisa: int, axisb: int, axisc: int, axis: int | None) -> tuple[int, int, int]:
+    """The axes of ``np.cross``'s operands and result that hold the vectors: ``axis``, when
+    given, for all three."""
+    return (axisa, axisb, axisc) if axis is None else (axis, axis, axis)
 
 
 # ---- adjoints -----------------------------------------------------------------------------------
@@ -168,7 +222,7 @@ def einsum_vjp(grad: Any, subscripts: str, operands: Sequence[Any]) -> tuple[Any
     broadcasts it back, which is the adjoint of that sum.
     """
     arrays = [np.asarray(x) for x in operands]
-    inputs, output = parse_subscripts(subscripts, len(arrays))
+    inputs, output = parse_subscripts(subscripts, len(arrays), [a.ndim for a in arrays])
     grads = []
     for index, operand in enumerate(arrays):
         spec, kept = _operand_spec(inputs, output, index)
@@ -187,7 +241,7 @@ def einsum_vjp_backward(
     operand) followed by `_expand`, whose adjoint is the einsum ``labels->kept``."""
     arrays = [np.asarray(x) for x in operands]
     grad = np.asarray(grad)
-    inputs, output = parse_subscripts(subscripts, len(arrays))
+    inputs, output = parse_subscripts(subscripts, len(arrays), [a.ndim for a in arrays])
     grad_grad = np.zeros(grad.shape, grad.dtype)
     grad_operands = [np.zeros(a.shape, a.dtype) for a in arrays]
     for index, cotangent in enumerate(cotangents):
@@ -298,7 +352,7 @@ def _kron_split_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]
 def _einsum_shape(subscripts: str, shapes: Sequence[Shape], broadcast: bool = True) -> Shape:
     """The result shape of an einsum; ``broadcast`` lets a size-1 axis meet any size, as
     ``np.einsum`` does (tensordot and inner do not)."""
-    inputs, output = parse_subscripts(subscripts, len(shapes))
+    inputs, output = parse_subscripts(subscripts, len(shapes), [len(s) for s in shapes])
     sizes: dict[str, int | None] = {}
     for labels, shape in zip(inputs, shapes, strict=True):
         if len(labels) != len(shape):
@@ -388,15 +442,30 @@ def _kron_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
 def _cross_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
     x, y = as_tensor(types[0], 0), as_tensor(types[1], 1)
     dtype = probe_dtype(_result_type, [x, y])
-    if x.shape is None or y.shape is None:
+    if x.shape is None or y.shape is None or NOT_CONSTANT in consts[2:]:
         return tensor(dtype, None)
-    for shape in (x.shape, y.shape):
+    axisa, axisb, axisc = cross_axes(*consts[2:])
+    x_shape = _vectors_last(x.shape, axisa, "a")
+    y_shape = _vectors_last(y.shape, axisb, "b")
+    for shape in (x_shape, y_shape):
         if not shape or shape[-1] not in (3, None):
             raise ShapeError(
                 "cross: the last axis of both operands must have 3 elements (2-vectors are "
                 f"not supported), got shape {shape}"
             )
-    return tensor(dtype, (*(broadcast_shapes(x.shape[:-1], y.shape[:-1]) or ()), 3))
+    batch = broadcast_shapes(x_shape[:-1], y_shape[:-1])
+    if batch is None:
+        return tensor(dtype, None)
+    where = normalize_axis(axisc, len(batch) + 1)
+    return tensor(dtype, (*batch[:where], 3, *batch[where:]))
+
+
+def _vectors_last(shape: Shape, axis: int, name: str) -> Shape:
+    """``shape`` with the axis holding the vectors moved last."""
+    if not shape:
+        raise ShapeError(f"cross: operand {name} must have at least one dimension")
+    where = normalize_axis(axis, len(shape))
+    return (*shape[:where], *shape[where + 1 :], shape[where])
 
 
 def _einsum_vjp_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
@@ -461,11 +530,17 @@ register_op(
     spellings={"numpy.kron": "a:self b:other"},
 )(np.kron)
 register_op(
-    "aten::cross(Tensor self, Tensor other) -> Tensor",
+    "aten::cross(Tensor self, Tensor other, int axisa=-1, int axisb=-1, int axisc=-1,"
+    " int? axis=None) -> Tensor",
     shape=_cross_rule,
     derivative=Derivative.FORMULA,
-    spellings={"numpy.cross": "a:self b:other !axisa !axisb !axisc !axis"},
+    spellings={"numpy.cross": "a:self b:other axisa axisb axisc axis"},
 )(cross)
+register_op(
+    "aten::_cross_axes(int axisa, int axisb, int axisc, int? axis) -> Any",
+    shape=fixed(TupleType((INT, INT, INT))),
+    derivative=Derivative.NONE,
+)(cross_axes)
 
 register_op(
     "aten::_einsum_backward(Tensor grad, str subscripts, Any operands) -> Any",

@@ -1,5 +1,5 @@
-"""Reductions over axes: sum, mean, max, min, prod, var, std, and the index reductions argmax and
-argmin.
+"""Reductions over axes: sum, mean, max, min, prod, var, std, the index reductions argmax and
+argmin, and the truth reductions any and all.
 
 ``aten::sum(Tensor self, Any axis=None, bool keepdims=False) -> Tensor``: ``axis`` is None, an int
 or a tuple (or list) of ints, as in NumPy (argmax and argmin take None or an int); var and std
@@ -84,6 +84,24 @@ ARG_REDUCTIONS: dict[str, Reduction] = {
     "argmin": (
         np.argmin,
         {"numpy.argmin": "a:self axis !out * keepdims", "ndarray.argmin": "axis !out * keepdims"},
+    ),
+}
+
+# Truth reductions: bool results, no gradient.
+TRUTH_REDUCTIONS: dict[str, Reduction] = {
+    "any": (
+        np.any,
+        {
+            "numpy.any": "a:self axis !out keepdims * !where",
+            "ndarray.any": "axis !out * keepdims !where",
+        },
+    ),
+    "all": (
+        np.all,
+        {
+            "numpy.all": "a:self axis !out keepdims * !where",
+            "ndarray.all": "axis !out * keepdims !where",
+        },
     ),
 }
 
@@ -189,6 +207,15 @@ for _name, (_fn, _spellings) in ARG_REDUCTIONS.items():
         f"aten::{_name}(Tensor self, int? axis=None, bool keepdims=False) -> Tensor",
         shape=reduction_rule(_fn),
         derivative=Derivative.NONE,
+        spellings=_spellings,
+    )(reduction_kernel(_fn))
+
+for _name, (_fn, _spellings) in TRUTH_REDUCTIONS.items():
+    register_op(
+        f"aten::{_name}(Tensor self, Any axis=None, bool keepdims=False) -> Tensor",
+        shape=reduction_rule(_fn),
+        derivative=Derivative.NONE,
+        only_reads=True,
         spellings=_spellings,
     )(reduction_kernel(_fn))
 

@@ -7,6 +7,8 @@ from the values (``n ** k`` with ``k`` unknown, ``min`` of an int and a float) i
 
     prim::add  sub  mul  truediv  floordiv  mod  pow   (Scalar a, Scalar b) -> Scalar
     prim::min  max                                     (Scalar a, Scalar b) -> Scalar
+    prim::bitand  bitor  bitxor                        (Scalar a, Scalar b) -> Scalar
+    prim::invert                                       (Scalar a) -> Scalar
     prim::eq  ne  lt  le  gt  ge                       (Scalar a, Scalar b) -> bool
     prim::neg  abs                                     (Scalar a) -> Scalar
     prim::not(Any a) -> bool        prim::len(Any a) -> int     (Python's ``not`` and ``len``)
@@ -49,6 +51,22 @@ def python_rule(fn: Callable[..., Any]) -> ShapeRule:
         return [_RESULT_TYPES[type(fn(*(_SAMPLES[t] for t in types)))]]
 
     return rule
+
+
+def integral_rule(fn: Callable[..., Any], symbol: str) -> ShapeRule:
+    """`python_rule` of an operator Python defines on ints and bools only (``&``, ``~``)."""
+    rule = python_rule(fn)
+
+    def checked(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+        for ty in types:
+            if ty is FLOAT:
+                raise ShapeError(f"unsupported operand type(s) for {symbol}: 'float'")
+        return list(rule(types, consts))
+
+    return checked
+
+
+_SYMBOLS = {"bitand": "&", "bitor": "|", "bitxor": "^", "invert": "~"}
 
 
 def _samples_decide(fn: Callable[..., Any], types: Sequence[Type]) -> bool:
@@ -116,8 +134,11 @@ BINARY: dict[str, tuple[Callable[..., Any], Derivative]] = {
     "mul": (operator.mul, Derivative.FORMULA),
     "truediv": (operator.truediv, Derivative.FORMULA),
     "floordiv": (operator.floordiv, Derivative.NONE),
-    "mod": (operator.mod, Derivative.REFUSED),
+    "mod": (operator.mod, Derivative.FORMULA),
     "pow": (operator.pow, Derivative.FORMULA),
+    "bitand": (operator.and_, Derivative.NONE),
+    "bitor": (operator.or_, Derivative.NONE),
+    "bitxor": (operator.xor, Derivative.NONE),
     "min": (min, Derivative.REFUSED),
     "max": (max, Derivative.REFUSED),
 }
@@ -132,7 +153,10 @@ COMPARISONS: dict[str, Callable[..., Any]] = {
 UNARY: dict[str, tuple[Callable[..., Any], Derivative]] = {
     "neg": (operator.neg, Derivative.FORMULA),
     "abs": (abs, Derivative.REFUSED),
+    "invert": (operator.invert, Derivative.NONE),
 }
+# Defined on ints and bools only, as in Python.
+_INTEGRAL = frozenset(["bitand", "bitor", "bitxor", "invert"])
 CASTS: dict[str, tuple[Callable[..., Any], Type, Derivative]] = {
     "int": (int, INT, Derivative.NONE),
     "float": (float, FLOAT, Derivative.REFUSED),
@@ -166,7 +190,7 @@ def _len_value(types: Sequence[Type]) -> Any:
 for _name, (_fn, _derivative) in BINARY.items():
     register_op(
         f"prim::{_name}(Scalar a, Scalar b) -> Scalar",
-        shape=python_rule(_fn),
+        shape=integral_rule(_fn, _SYMBOLS[_name]) if _name in _INTEGRAL else python_rule(_fn),
         derivative=_derivative,
         may_raise=_name in _RAISING,
         cheap_to_recompute=_name in _CHEAP,
@@ -182,7 +206,7 @@ for _name, _fn in COMPARISONS.items():
 for _name, (_fn, _derivative) in UNARY.items():
     register_op(
         f"prim::{_name}(Scalar a) -> Scalar",
-        shape=python_rule(_fn),
+        shape=integral_rule(_fn, _SYMBOLS[_name]) if _name in _INTEGRAL else python_rule(_fn),
         derivative=_derivative,
         cheap_to_recompute=_name in _CHEAP,
         typed_call=as_python_operator(_fn),

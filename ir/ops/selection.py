@@ -12,9 +12,18 @@ import numpy as np
 from ir.errors import ShapeError
 from ir.ops.promotion import probe_dtype
 from ir.ops.registry import NOT_CONSTANT, Derivative, register_op
-from ir.ops.shape_rules import as_tensor, known_int, normalize_axis, num_elements, tensor
+from ir.ops.shape_ops import sequence_items
+from ir.ops.shape_rules import (
+    as_array_like,
+    as_tensor,
+    broadcast_shapes,
+    known_int,
+    normalize_axis,
+    num_elements,
+    tensor,
+)
 from ir.ops.views import DIAG, READ_ONLY
-from ir.types import BOOL, FLOAT, INT, NONE, ListType, TensorType, TupleType, Type
+from ir.types import ANY, BOOL, FLOAT, INT, NONE, ListType, TensorType, TupleType, Type
 
 
 def diagonal_length(rows: int | None, cols: int | None, offset: int | None) -> int | None:
@@ -188,3 +197,66 @@ register_op(
         "ndarray.take": "indices axis !out !mode",
     },
 )(np.take)
+
+
+# ---- np.select ----------------------------------------------------------------------------------
+
+# The dtype ``np.asarray`` gives a Python number (np.select converts every choice so).
+_PYTHON_NUMBER_DTYPES: dict[Type, str] = {BOOL: "bool", INT: "int64", FLOAT: "float64"}
+
+
+def _array_dtype(ty: Type) -> str | None:
+    if isinstance(ty, TensorType):
+        return ty.dtype
+    return _PYTHON_NUMBER_DTYPES.get(ty)
+
+
+def _select_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    conditions, _ = sequence_items(types[0])
+    choices = _sequence_or_numbers(types[1])
+    dtypes = [_array_dtype(t) for t in [*choices, types[2]]]
+    dtype = None if None in dtypes else np.result_type(*dtypes).name
+    shapes = [c.shape for c in conditions]
+    shapes += [as_array_like(t, 1).shape for t in [*choices, types[2]]]
+    return tensor(dtype, broadcast_shapes(*shapes))
+
+
+def _sequence_or_numbers(ty: Type) -> list[Type]:
+    """The item types of the choices: arrays or Python numbers."""
+    if isinstance(ty, TupleType):
+        return list(ty.elems)
+    if isinstance(ty, ListType):
+        return [ty.elem]
+    if ty is ANY:
+        return [ANY]
+    raise ShapeError(f"expected a sequence of choices, got a value of type {ty}")
+
+
+def select(condlist: Any, choicelist: Any, default: Any) -> Any:
+    """``np.select`` of the sequences the graph holds (tuples or lists)."""
+    return np.select(list(condlist), list(choicelist), default)
+
+
+def select_index(condlist: Any, out: Any) -> Any:
+    """For each element of ``np.select``'s result ``out``, the index of the choice it took: that
+    of the first condition true there, or ``len(condlist)`` for the default."""
+    count = len(condlist)
+    taken = np.select(list(condlist), list(range(count)), count)
+    return np.broadcast_to(taken, np.shape(out))
+
+
+def _select_index_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    return tensor("int64", as_tensor(types[1], 1).shape)
+
+
+register_op(
+    "aten::select_by_conditions(Any condlist, Any choicelist, Any default=0) -> Tensor",
+    shape=_select_rule,
+    derivative=Derivative.FORMULA,
+    spellings={"numpy.select": "condlist choicelist default"},
+)(select)
+register_op(
+    "aten::_select_index(Any condlist, Tensor out) -> Tensor",
+    shape=_select_index_rule,
+    derivative=Derivative.NONE,
+)(select_index)

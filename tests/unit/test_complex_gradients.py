@@ -102,6 +102,7 @@ REAL_ONLY: dict[str, str] = {
     # losses that do not (abs of the vectors, the values).
     "aten::linalg_eigh": "checked by test_user_functions (phase-free losses)",
     "aten::linalg_svd": "checked by test_user_functions (phase-free losses)",
+    "aten::linalg_eig": "checked in tests/unit/test_numpy_forms.py (phase-free losses)",
     # Complex Hermitian input needs a Hermitian positive definite sample of its own.
     "aten::linalg_cholesky": "checked by test_cholesky_of_a_hermitian_matrix",
     # Lists and tuples of arrays: the samples' items are complexified through the operators
@@ -117,6 +118,14 @@ REAL_ONLY: dict[str, str] = {
     "aten::_irfft_backward": "sampled with complex operands in tests/formula_samples.py",
     "aten::fft_rfft": "NumPy's rfft discards an imaginary part (rfft of a complex array warns)",
     "aten::fft_irfft": "sampled with complex operands in tests/formula_samples.py",
+    "aten::real_if_close": "refused for complex arrays: the values decide the result's dtype",
+    "aten::_fftn_backward": "sampled with complex operands in tests/formula_samples.py",
+    "aten::_rfftn_backward": "sampled with complex operands in tests/formula_samples.py",
+    "aten::_irfftn_backward": "sampled with complex operands in tests/formula_samples.py",
+    "aten::fft_rfftn": "NumPy's rfftn discards an imaginary part (rfftn of a complex array warns)",
+    "aten::fft_rfft2": "NumPy's rfft2 discards an imaginary part (rfft2 of a complex array warns)",
+    "aten::fft_irfftn": "sampled with complex operands in tests/formula_samples.py",
+    "aten::fft_irfft2": "sampled with complex operands in tests/formula_samples.py",
 }
 
 COMPLEX_CAPABLE = sorted(set(all_formulas()) - set(REAL_ONLY))

@@ -587,7 +587,7 @@ ERRORS = [
         "tuple index 2 out of range for a tuple of type (Tensor, Tensor)",
     ),
     ("def f(x):\n    return x is x\n", "x is x", "'is' is only supported to compare with None"),
-    ("def f(x):\n    return x & x\n", "x & x", "operator '&' is not supported"),
+    ("def f(x):\n    return x << x\n", "x << x", "operator '<<' is not supported"),
     (
         "def f(x):\n    return W * x\n",
         "W",

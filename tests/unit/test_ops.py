@@ -62,6 +62,26 @@ def _reseeded_choice(n: int, size: int) -> Any:
     return np.random.RandomState(0).choice(n, size)
 
 
+def _rfftn_vjp(g: Any) -> Any:
+    """The vjp of rfftn of a (2, 3, 4) array for the cotangent ``g``, column by column of the
+    transform's matrix: the real part of sum(g * rfftn(e_k)) for each unit array e_k."""
+    columns = [np.sum(g * np.fft.rfftn(np.eye(24)[k].reshape(2, 3, 4))) for k in range(24)]
+    return np.real(np.array(columns)).reshape(2, 3, 4)
+
+
+def _irfftn_vjp(g: Any) -> Any:
+    """The vjp of irfftn of (2, 3, 4) coefficients for the cotangent ``g``: the change of
+    sum(g * result) along each real direction minus 1j times along each imaginary one."""
+    unit = np.eye(24).reshape(24, 2, 3, 4)
+    real = [np.sum(g * np.fft.irfftn(u)) for u in unit]
+    imag = [np.sum(g * np.fft.irfftn(1j * u)) for u in unit]
+    return (np.array(real) - 1j * np.array(imag)).reshape(2, 3, 4)
+
+
+RFFTN_COTANGENT = RNG.standard_normal((2, 3, 3)) + 1j * RNG.standard_normal((2, 3, 3))
+IRFFTN_COTANGENT = RNG.standard_normal((2, 3, 6))
+
+
 CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("aten::add", (A, V), lambda a, b: a + b),
     ("aten::add", (2.0, F32), lambda a, b: a + b),
@@ -98,6 +118,11 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("aten::where", (MASK, A, 0.0), np.where),
     ("aten::clip", (A, -0.5, None), lambda a, lo, hi: a.clip(lo, hi)),
     ("aten::logical_xor", (MASK, A > 0.5), np.logical_xor),
+    ("aten::bitwise_and", (MASK, A > 0.5), lambda a, b: a & b),
+    ("aten::bitwise_or", (INTS, 5), lambda a, b: a | b),
+    ("aten::bitwise_xor", (MASK, True), lambda a, b: a ^ b),
+    ("aten::invert", (MASK,), lambda a: ~a),
+    ("aten::invert", (INTS,), lambda a: ~a),
     ("aten::arctan2", (A, V), np.arctan2),
     ("aten::hypot", (F32, 2.0), np.hypot),
     ("aten::logaddexp", (A, V), np.logaddexp),
@@ -130,6 +155,9 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("aten::isnan", (np.array([1.0, np.nan]),), np.isnan),
     ("aten::isfinite", (np.array([1.0, np.inf, np.nan]),), np.isfinite),
     ("aten::isinf", (np.array([-np.inf, 0.0]),), np.isinf),
+    ("aten::isposinf", (np.array([-np.inf, np.inf, 0.0]),), np.isposinf),
+    ("aten::isneginf", (np.array([-np.inf, np.inf, 0.0]),), np.isneginf),
+    ("aten::signbit", (np.array([-0.0, 1.0, -2.0]),), np.signbit),
     ("aten::round", (A * 10, 0), lambda a, d: a.round()),
     ("aten::round", (A, 2), lambda a, d: np.around(a, 2)),
     ("aten::round", (2.5, 0), lambda a, d: np.round(a)),
@@ -156,6 +184,9 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("aten::std", (F32, 0, False, 1), lambda a, *r: np.std(a, 0, ddof=1)),
     ("aten::std", (CUBE, [1, 2], False, 0), lambda a, *r: a.std(axis=(1, 2))),
     ("aten::argmax", (A, None, False), lambda a, axis, keep: np.argmax(a)),
+    ("aten::any", (MASK, None, False), lambda a, axis, keep: np.any(a)),
+    ("aten::any", (A, 1, True), lambda a, axis, keep: a.any(1, keepdims=True)),
+    ("aten::all", (MASK, 0, False), lambda a, axis, keep: np.all(a, axis=0)),
     ("aten::argmax", (CUBE, -1, True), lambda a, axis, keep: a.argmax(-1, keepdims=True)),
     ("aten::argmin", (A, 0, False), lambda a, axis, keep: np.argmin(a, axis=0)),
     ("aten::cumsum", (CUBE, None), lambda a, axis: np.cumsum(a)),
@@ -231,6 +262,14 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("aten::_is_complex", (A,), lambda a: False),
     ("aten::_is_complex", (A + 1j,), lambda a: True),
     ("aten::_is_complex", (2.0,), lambda a: False),
+    ("aten::_is_real", (A + 1j,), np.isrealobj),
+    ("aten::_is_real", (2.0,), np.isrealobj),
+    ("aten::iscomplex", (np.array([1.0, 1j, 2 + 0j]),), np.iscomplex),
+    ("aten::real_if_close", (A, 100), lambda a, tol: np.real_if_close(a)),
+    ("aten::isreal", (np.array([1.0, 1j, 2 + 0j]),), np.isreal),
+    ("aten::isreal", (A,), np.isreal),
+    ("aten::angle", (A + 1j * POS, False), lambda z, deg: np.angle(z)),
+    ("aten::angle", (A, True), lambda x, deg: np.angle(x, deg=True)),
     ("aten::_select_backward", (V, (3, 4), 0, 1), lambda g, s, a, i: np.eye(3)[:, 1:2] * V),
     (
         "aten::_slice_backward",
@@ -370,6 +409,13 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("aten::hstack", ((V, V[:2]),), lambda xs: np.concatenate(xs)),
     ("aten::hstack", ((A, A[:, :1]),), lambda xs: np.concatenate(xs, axis=1)),
     ("aten::vstack", ((A, V),), lambda xs: np.concatenate([A, V[None]])),
+    ("aten::column_stack", ((A, A[:, 0]),), lambda xs: np.concatenate([A, A[:, :1]], axis=1)),
+    ("aten::append", (A, V, None), lambda a, v, axis: np.concatenate([A.ravel(), V])),
+    ("aten::append", (A, A[:1], 0), lambda a, v, axis: np.concatenate([A, A[:1]])),
+    ("aten::_append_cut", (A, None), lambda a, axis: 12),
+    ("aten::_append_cut", (A, -1), lambda a, axis: 4),
+    ("aten::_append_axis", (None,), lambda axis: 0),
+    ("aten::_append_axis", (1,), lambda axis: 1),
     # The split family returns NumPy's list of pieces.
     ("aten::split", (A, 2, 1), lambda a, s, axis: [a[:, :2], a[:, 2:]]),
     ("aten::split", (V, (1, 3), 0), lambda a, s, axis: [a[:1], a[1:3], a[3:]]),
@@ -408,15 +454,37 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ),
     ("aten::fft_rfft", (F32, 5, -1, None), lambda a, *r: np.fft.rfft(a, 5)),
     ("aten::fft_irfft", (A + 1j * POS, None, -1, None), lambda a, *r: np.fft.irfft(a)),
+    ("aten::fft_rfftn", (CUBE, None, None, None), lambda a, *r: np.fft.rfftn(a)),
+    ("aten::fft_rfftn", (CUBE, (4, 6), (0, 2), "ortho"), lambda a, *r: np.fft.rfftn(a, *r)),
+    ("aten::fft_rfft2", (CUBE, (3, 3), (-2, -1), None), lambda a, *r: np.fft.rfft2(a, (3, 3))),
+    ("aten::fft_irfftn", (CUBE + 1j, None, None, None), lambda a, *r: np.fft.irfftn(a)),
+    ("aten::fft_irfft2", (CUBE + 1j, (2, 5), (0, 1), None), lambda a, *r: np.fft.irfft2(a, *r)),
+    (
+        "aten::_rfftn_backward",
+        (RFFTN_COTANGENT, CUBE, None, None, None),
+        lambda g, x, *r: _rfftn_vjp(g),
+    ),
+    (
+        "aten::_irfftn_backward",
+        (IRFFTN_COTANGENT, CUBE + 1j, None, None, None),
+        lambda g, z, *r: _irfftn_vjp(g),
+    ),
     ("aten::fft_irfft", (A, 5, 0, "ortho"), lambda a, *r: np.fft.irfft(a, 5, 0, "ortho")),
-    ("aten::fft_fft2", (CUBE, (-2, -1), None), lambda a, *r: np.fft.fft2(a)),
+    ("aten::fft_fft2", (CUBE, None, (-2, -1), None), lambda a, *r: np.fft.fft2(a)),
     (
         "aten::fft_ifft2",
-        (CUBE, (0, 2), "ortho"),
+        (CUBE, None, (0, 2), "ortho"),
         lambda a, *r: np.fft.ifft2(a, axes=(0, 2), norm="ortho"),
     ),
-    ("aten::fft_fftn", (F32, None, None), lambda a, *r: np.fft.fftn(a)),
-    ("aten::fft_ifftn", (CUBE, [1], None), lambda a, *r: np.fft.ifftn(a, axes=(1,))),
+    ("aten::fft_fftn", (F32, None, None, None), lambda a, *r: np.fft.fftn(a)),
+    ("aten::fft_ifftn", (CUBE, None, [1], None), lambda a, *r: np.fft.ifftn(a, axes=(1,))),
+    ("aten::fft_fftn", (CUBE, (3, 2), (0, 2), None), lambda a, *r: np.fft.fftn(a, *r)),
+    ("aten::fft_fft2", (CUBE, [5, 6], (-2, -1), None), lambda a, *r: np.fft.fft2(a, (5, 6))),
+    (
+        "aten::_fftn_backward",
+        (COMPLEX, A[:2, :3], (3, 4), (0, 1), None, False),
+        lambda g, like, *r: np.real(np.fft.fftn(COMPLEX)[:2, :3]),
+    ),
     ("aten::real", (A + 1j * POS,), lambda z: A),
     ("aten::real", (F32,), lambda a: a),
     ("aten::imag", (A + 1j * POS,), lambda z: POS),
@@ -446,6 +514,22 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("aten::tril", (A, -1), lambda a, k: np.tril(a, -1)),
     ("aten::triu", (V, 0), lambda v, k: np.triu(np.broadcast_to(v, (4, 4)))),
     ("aten::take", (A, IDX, None), lambda a, i, axis: a.ravel()[[2, 0]]),
+    (
+        "aten::select_by_conditions",
+        ((MASK, A < -0.5), (A, V), 0.5),
+        lambda c, x, d: np.where(MASK, A, np.where(A < -0.5, V, 0.5)),
+    ),
+    ("aten::_select_index", ((MASK, A < -0.5), A), lambda c, out: np.select(c, [0, 1], 2)),
+    (
+        "aten::_select_choices_backward",
+        (A, np.select([MASK], [0], 1) + 0 * INTS, ((3, 4), (4,))),
+        lambda g, taken, shapes: (np.where(MASK, A, 0), np.where(MASK, 0, A).sum(0)),
+    ),
+    (
+        "aten::_select_choices_join",
+        ((A, V), np.select([MASK, A < -0.5], [0, 1], 2)),
+        lambda pieces, taken: np.select([MASK, A < -0.5], [A, V], 0.0),
+    ),
     ("aten::take", (CUBE, np.array([[0, 2], [1, 1]]), -1), lambda a, i, axis: a[..., i]),
     ("aten::take", (A, 1, 0), lambda a, i, axis: a[1]),
     ("aten::linalg_inv", (A[:, :3] + 3 * np.eye(3),), np.linalg.inv),
@@ -455,7 +539,31 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("aten::linalg_solve", (A[:, :3] + 3 * np.eye(3), V[:3]), np.linalg.solve),
     ("aten::linalg_solve", (CUBE[..., :3] + 3 * np.eye(3), A[:, :2]), np.linalg.solve),
     ("aten::linalg_cholesky", (A @ A.T + np.eye(3),), np.linalg.cholesky),
-    ("aten::linalg_eigh", (A @ A.T,), lambda a: tuple(np.linalg.eigh(a))),
+    ("aten::linalg_eigh", (A @ A.T, "L"), lambda a, uplo: tuple(np.linalg.eigh(a))),
+    ("aten::linalg_eigh", (SQUARE, "U"), lambda a, uplo: tuple(np.linalg.eigh(np.triu(a), "U"))),
+    ("aten::_reads_upper", ("U",), lambda uplo: True),
+    (
+        "aten::linalg_eig",
+        (SQUARE,),
+        lambda a: tuple(x.astype(complex) for x in np.linalg.eig(a)),
+    ),
+    ("aten::gradient", (V, (), None, 1), lambda f, *rest: np.gradient(f)),
+    (
+        "aten::gradient",
+        (A, (0.5, 2.0), None, 2),
+        lambda f, *rest: np.gradient(f, 0.5, 2.0, edge_order=2),
+    ),
+    (
+        "aten::gradient",
+        (CUBE, (0.5,), (2, 0), 1),
+        lambda f, *rest: np.gradient(f, 0.5, axis=(2, 0)),
+    ),
+    (
+        "aten::_gradient_backward",
+        (np.ones(4), (), None, 1),
+        lambda *args: np.gradient(np.eye(4), axis=0).sum(0),
+    ),
+    ("aten::_reads_upper", ("L",), lambda uplo: False),
     ("aten::linalg_svd", (A, False, True), lambda a, *_: tuple(np.linalg.svd(a, False))),
     ("aten::linalg_svd", (CUBE, True, False), lambda a, *_: np.linalg.svd(a, compute_uv=False)),
     ("aten::linalg_pinv", (A,), np.linalg.pinv),
@@ -478,6 +586,20 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
         lambda *_: (np.ones(4), np.ones((2, 4))),
     ),
     ("aten::_join", ((np.arange(4.0), np.ones((2, 4))), 0, 2), lambda t, a, n: np.vstack(t)),
+    (
+        "aten::_column_join_backward",
+        (A, ((3, 2), (3,), (3, 1)), 1),
+        lambda g, shapes, axis: (A[:, :2], A[:, 2], A[:, 3:]),
+    ),
+    (
+        "aten::_column_join",
+        ((V, A.T), 1),
+        lambda t, axis: np.concatenate([V[:, None], A.T], axis=1),
+    ),
+    ("aten::r_concatenate", ((V, A[0], V[:1]),), lambda t: np.r_[V, A[0], V[:1]]),
+    ("aten::r_concatenate", ((A, A[:1]),), lambda t: np.r_[A, A[:1]]),
+    ("aten::c_concatenate", ((A, A[:, 0]),), lambda t: np.c_[A, A[:, 0]]),
+    ("aten::c_concatenate", ((CUBE, CUBE),), lambda t: np.c_[CUBE, CUBE]),
     ("aten::_join", ((np.array(1.0), np.arange(2.0)), 0, 1), lambda t, a, n: np.hstack(t)),
     ("aten::_repeat_backward", (np.arange(6.0), (3,), 2, None), lambda *_: np.array([1.0, 5, 9])),
     (
@@ -525,10 +647,23 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("aten::tensordot", (CUBE, A, ((1, 2), (0, 1))), lambda a, b, ax: np.tensordot(a, b, ax)),
     ("aten::einsum", ("ij,j->i", (A, V)), lambda s, ops: np.einsum(s, *ops)),
     ("aten::einsum", ("ii", (A[:, :3],)), lambda s, ops: np.einsum(s, *ops)),
+    ("aten::einsum", ("...j,j...", (CUBE, V)), lambda s, ops: np.einsum(s, *ops)),
     ("aten::inner", (A, V), np.inner),
     ("aten::outer", (V, A), np.outer),
     ("aten::kron", (A, V), np.kron),
-    ("aten::cross", (A[:, :3], V[:3]), np.cross),
+    ("aten::cross", (A[:, :3], V[:3], -1, -1, -1, None), lambda a, b, *axes: np.cross(a, b)),
+    (
+        "aten::cross",
+        (A[:, :3].T, V[:3], 0, 0, 0, None),
+        lambda a, b, *axes: np.cross(A[:, :3], V[:3]).T,
+    ),
+    (
+        "aten::cross",
+        (CUBE[:, :, :3], CUBE[:1, :, :3], 1, -1, 0, 2),
+        lambda a, b, *axes: np.moveaxis(np.cross(a, b), -1, 2),
+    ),
+    ("aten::_cross_axes", (0, 1, -1, None), lambda *axes: (0, 1, -1)),
+    ("aten::_cross_axes", (0, 1, -1, 1), lambda *axes: (1, 1, 1)),
     ("aten::sort", (A, 0, None, None), lambda a, axis, *_: np.sort(a, axis=0)),
     ("aten::sort", (A, None, "stable", None), lambda a, *_: np.sort(a, axis=None)),
     ("aten::partition", (V, (0, 1, 2, 3), -1), lambda a, kth, axis: np.sort(a)),
@@ -606,6 +741,11 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("aten::zeros_like", (F32, None), lambda a, dtype: np.zeros_like(a)),
     ("aten::ones_like", (INTS, "float64"), lambda a, dtype: np.ones_like(a, dtype=np.float64)),
     ("aten::full_like", (A, 7, None), lambda a, v, dtype: np.full_like(a, 7)),
+    (
+        "aten::linspace",
+        (V, 2.0, 5, False, None, 1),
+        lambda *a: np.linspace(V, 2.0, 5, False, axis=1),
+    ),
     ("aten::select", (A, 0, 1), lambda a, axis, i: a[1]),
     ("aten::select", (A, 1, -1), lambda a, axis, i: a[:, -1]),
     ("aten::select", (CUBE, -1, 0), lambda a, axis, i: a[..., 0]),
@@ -636,6 +776,10 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("prim::truediv", (7, 2), lambda a, b: a / b),
     ("prim::floordiv", (7, 2), lambda a, b: a // b),
     ("prim::mod", (-7, 3), lambda a, b: a % b),
+    ("prim::bitand", (6, 3), lambda a, b: a & b),
+    ("prim::bitor", (True, False), lambda a, b: a | b),
+    ("prim::bitxor", (-5, 3), lambda a, b: a ^ b),
+    ("prim::invert", (5,), lambda a: ~a),
     ("prim::pow", (2, -1), lambda a, b: a**b),
     ("prim::min", (1, 2.5), min),
     ("prim::max", (1, 2.5), max),

@@ -395,12 +395,17 @@ def test_unknown_parts_stay_unknown() -> None:
         ),
         (
             "aten::einsum",
-            [(STR, "...j->j"), (TupleType((T("float64", (2, 3)),)), NOT_CONSTANT)],
-            r"ellipsis",
+            [(STR, "..j->j"), (TupleType((T("float64", (2, 3)),)), NOT_CONSTANT)],
+            r"invalid ellipsis",
         ),
         (
             "aten::cross",
-            [array("float64", (2,)), array("float64", (3,))],
+            [
+                array("float64", (2,)),
+                array("float64", (3,)),
+                *[(INT, -1)] * 3,
+                (NONE, None),
+            ],
             r"must have 3 elements",
         ),
         ("aten::sub", [array("bool"), array("bool")], r"boolean subtract"),

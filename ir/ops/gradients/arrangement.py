@@ -7,7 +7,13 @@ from typing import Any
 
 import numpy as np
 
-from ir.ops.arrangement import PadMode, _promoted_sequence, atleast_shape
+from ir.ops.arrangement import (
+    PadMode,
+    _promoted_sequence,
+    atleast_shape,
+    column_sequence,
+    column_shape,
+)
 from ir.ops.gradients.common import shaped_by_operand
 from ir.ops.gradients.shape_ops import concatenate_backward_rule
 from ir.ops.registry import NOT_CONSTANT, Derivative, register_op
@@ -38,6 +44,30 @@ def join(tensors: Any, axis: int, ndim: int) -> Any:
     and ``np.vstack`` make them, concatenated along ``axis``."""
     shaped = [np.reshape(t, atleast_shape(np.shape(t), ndim)) for t in tensors]
     return np.concatenate(shaped, axis=axis)
+
+
+def column_join_backward(grad: Any, shapes: Any, axis: int) -> tuple[Any, ...]:
+    """Split the gradient of ``np.column_stack`` (``axis`` 1) or ``np.c_`` (``axis`` -1) back
+    into one piece per input, in its own shape (a 1-d input's piece is a column)."""
+    grad = np.asarray(grad)
+    lengths = [column_shape(tuple(s))[axis] for s in shapes]
+    pieces = np.split(grad, np.cumsum(lengths)[:-1], axis=axis)
+    return tuple(p.reshape(s) for p, s in zip(pieces, shapes, strict=True))
+
+
+def column_join(tensors: Any, axis: int) -> Any:
+    """The adjoint of `column_join_backward`: the arrays as columns (1-d ones) joined along
+    ``axis``, ``np.column_stack`` for ``axis`` 1."""
+    shaped = [np.reshape(t, column_shape(np.shape(t))) for t in tensors]
+    return np.concatenate(shaped, axis=axis)
+
+
+def _column_join_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    return _concatenate_rule([column_sequence(types[0]), INT], [NOT_CONSTANT, consts[1]])
+
+
+def _column_join_backward_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    return concatenate_backward_rule(types[:2], consts[:2])
 
 
 def _join_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
@@ -107,6 +137,20 @@ register_op(
     shape=_join_rule,
     derivative=Derivative.FORMULA,
 )(join)
+
+
+register_op(
+    "aten::_column_join_backward(Tensor grad, Any shapes, int axis) -> Any",
+    shape=_column_join_backward_rule,
+    derivative=Derivative.FORMULA,
+)(column_join_backward)
+
+
+register_op(
+    "aten::_column_join(Any tensors, int axis) -> Tensor",
+    shape=_column_join_rule,
+    derivative=Derivative.FORMULA,
+)(column_join)
 
 
 register_op(
