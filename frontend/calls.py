@@ -43,17 +43,19 @@ from frontend.resolve import (
     ATTRIBUTES,
     BUILTINS,
     METHODS,
-    NUMPY_FUNCTIONS,
     BindError,
     Builtin,
     bind,
+    function_spelling,
     is_numpy,
+    is_scipy,
     lookup,
     numpy_name,
 )
 from frontend.trees import Tree
 from ir.graph import Graph, Value
 from ir.ops import OPS, Argument
+from ir.ops.scipy_special import SCIPY_EXTRA, SCIPY_OPS, scipy_installed
 from ir.ops.spellings import Spelling
 from ir.source import SourceRange
 from ir.types import (
@@ -162,10 +164,10 @@ class CallEmitter(ExpressionEmitter):
             converted = self.emit_array(obj is np.array, expr)
             if converted is not None:
                 return converted
-        spelling = lookup(NUMPY_FUNCTIONS, obj)
+        spelling = function_spelling(obj)
         if spelling is not None:
             return self.emit_op(spelling, expr, None)
-        if is_numpy(obj):
+        if is_numpy(obj) or is_scipy(obj):
             raise ScriptError(
                 f"{target.spelled} is not supported", expr.range, doc="numpy-functions"
             )
@@ -199,6 +201,12 @@ class CallEmitter(ExpressionEmitter):
 
     def emit_op(self, spelling: Spelling, call: syntax.Call, receiver: Value | None) -> Value:
         """Bind the call's arguments to the operator's schema (filling defaults) and insert it."""
+        if spelling.op in SCIPY_OPS and not scipy_installed():
+            raise ScriptError(
+                f"{spelling.name} needs SciPy, which is not installed: {SCIPY_EXTRA}",
+                call.range,
+                doc="numpy-functions",
+            )
         try:
             bound = bind(spelling, len(call.args), [k.name for k in call.keywords])
         except BindError as error:
