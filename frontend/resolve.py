@@ -146,6 +146,7 @@ def is_scipy(obj: object) -> bool:
     special = sys.modules.get("scipy.special")
     return special is not None and getattr(special, obj.__name__, None) is obj
 
+
 # Python builtins the emitter lowers itself, to a scalar or an array operator depending on the
 # operands (``abs(n)`` is prim::abs, ``abs(x)`` aten::abs): Python's meaning, not one operator's
 # spelling, so they are not in the records.

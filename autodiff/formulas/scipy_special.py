@@ -9,6 +9,7 @@ sqrt(pi) / 2 = 0.88622692545275801, sqrt(2 pi) = 2.5066282746310002. Operators o
 import numpy as np
 
 from ir.ops import scipy_special as sp
+from ir.ops.gradients.common import dtype_of
 from ir.ops.gradients.reductions import unreduce
 from ir.ops.shape_ops import size_if_not_equal, sum_to_size
 
@@ -46,10 +47,14 @@ def special_gamma(self):
 
 
 def special_digamma(self):
-    def backward(dout):
-        return dout * sp.special_polygamma(1, self)
+    out = sp.special_digamma(self)
+    dtype = dtype_of(out)
 
-    return sp.special_digamma(self), backward
+    def backward(dout):
+        # SciPy's polygamma computes in float64
+        return dout * sp.special_polygamma(1, self).astype(dtype)
+
+    return out, backward
 
 
 def special_erf(self):
@@ -175,25 +180,34 @@ def special_y0(self):
 
 
 def special_y1(self):
-    def backward(dout):
-        return dout * 0.5 * (sp.special_y0(self) - sp.special_yn(2, self))
+    out = sp.special_y1(self)
+    dtype = dtype_of(out)
 
-    return sp.special_y1(self), backward
+    def backward(dout):
+        # SciPy's yn computes in float64
+        return dout * 0.5 * (sp.special_y0(self) - sp.special_yn(2, self).astype(dtype))
+
+    return out, backward
 
 
 # ---- of two arguments ---------------------------------------------------------------------------
+
+
+# SciPy's betaln, beta, xlogy and xlog1py compute a float32 array and a Python float in
+# float64 (NumPy's ufuncs keep float32): each gradient is cast to its operand's dtype.
 
 
 def special_betaln(self, other):
     out = sp.special_betaln(self, other)
     self_size = size_if_not_equal(self, out)
     other_size = size_if_not_equal(other, out)
+    self_dtype, other_dtype = dtype_of(self), dtype_of(other)
 
     def backward(dout):
         both = sp.special_digamma(self + other)
         grad_self = sum_to_size(dout * (sp.special_digamma(self) - both), self_size)
         grad_other = sum_to_size(dout * (sp.special_digamma(other) - both), other_size)
-        return grad_self, grad_other
+        return grad_self.astype(self_dtype), grad_other.astype(other_dtype)
 
     return out, backward
 
@@ -202,13 +216,14 @@ def special_beta(self, other):
     out = sp.special_beta(self, other)
     self_size = size_if_not_equal(self, out)
     other_size = size_if_not_equal(other, out)
+    self_dtype, other_dtype = dtype_of(self), dtype_of(other)
 
     def backward(dout):
         scaled = dout * out
         both = sp.special_digamma(self + other)
         grad_self = sum_to_size(scaled * (sp.special_digamma(self) - both), self_size)
         grad_other = sum_to_size(scaled * (sp.special_digamma(other) - both), other_size)
-        return grad_self, grad_other
+        return grad_self.astype(self_dtype), grad_other.astype(other_dtype)
 
     return out, backward
 
@@ -217,10 +232,12 @@ def special_xlogy(self, other):
     out = sp.special_xlogy(self, other)
     self_size = size_if_not_equal(self, out)
     other_size = size_if_not_equal(other, out)
+    self_dtype, other_dtype = dtype_of(self), dtype_of(other)
 
     def backward(dout):
         grad_self = sum_to_size(dout * np.log(other), self_size)
-        return grad_self, sum_to_size(dout * self / other, other_size)
+        grad_other = sum_to_size(dout * self / other, other_size)
+        return grad_self.astype(self_dtype), grad_other.astype(other_dtype)
 
     return out, backward
 
@@ -229,16 +246,18 @@ def special_xlog1py(self, other):
     out = sp.special_xlog1py(self, other)
     self_size = size_if_not_equal(self, out)
     other_size = size_if_not_equal(other, out)
+    self_dtype, other_dtype = dtype_of(self), dtype_of(other)
 
     def backward(dout):
         grad_self = sum_to_size(dout * np.log1p(other), self_size)
-        return grad_self, sum_to_size(dout * self / (other + 1.0), other_size)
+        grad_other = sum_to_size(dout * self / (other + 1.0), other_size)
+        return grad_self.astype(self_dtype), grad_other.astype(other_dtype)
 
     return out, backward
 
 
 def special_rel_entr(self, other):
-    out = sp.special_rel_entr(self, other)
+    out = sp.special_rel_entr(self, other)  # keeps float32, as NumPy does
     self_size = size_if_not_equal(self, out)
     other_size = size_if_not_equal(other, out)
 
@@ -265,56 +284,61 @@ def special_polygamma(order, self):
 
 def special_jv(order, self):
     out = sp.special_jv(order, self)
+    dtype = dtype_of(out)  # of a Python float, SciPy gives a float64
     self_size = size_if_not_equal(self, out)
 
     def backward(dout):
         below, above = sp.special_jv(order - 1, self), sp.special_jv(order + 1, self)
-        return None, sum_to_size(dout * 0.5 * (below - above), self_size)
+        return None, sum_to_size(dout * (0.5 * (below - above)).astype(dtype), self_size)
 
     return out, backward
 
 
 def special_yn(order, self):
     out = sp.special_yn(order, self)
+    dtype = dtype_of(out)
     self_size = size_if_not_equal(self, out)
 
     def backward(dout):
         below, above = sp.special_yn(order - 1, self), sp.special_yn(order + 1, self)
-        return None, sum_to_size(dout * 0.5 * (below - above), self_size)
+        return None, sum_to_size(dout * (0.5 * (below - above)).astype(dtype), self_size)
 
     return out, backward
 
 
 def special_yv(order, self):
     out = sp.special_yv(order, self)
+    dtype = dtype_of(out)  # of a Python float, SciPy gives a float64
     self_size = size_if_not_equal(self, out)
 
     def backward(dout):
         below, above = sp.special_yv(order - 1, self), sp.special_yv(order + 1, self)
-        return None, sum_to_size(dout * 0.5 * (below - above), self_size)
+        return None, sum_to_size(dout * (0.5 * (below - above)).astype(dtype), self_size)
 
     return out, backward
 
 
 def special_iv(order, self):
     out = sp.special_iv(order, self)
+    dtype = dtype_of(out)  # of a Python float, SciPy gives a float64
     self_size = size_if_not_equal(self, out)
 
     def backward(dout):
         below, above = sp.special_iv(order - 1, self), sp.special_iv(order + 1, self)
-        return None, sum_to_size(dout * 0.5 * (below + above), self_size)
+        return None, sum_to_size(dout * (0.5 * (below + above)).astype(dtype), self_size)
 
     return out, backward
 
 
 def special_ive(order, self):
     out = sp.special_ive(order, self)
+    dtype = dtype_of(out)  # of a Python float, SciPy gives a float64
     self_size = size_if_not_equal(self, out)
 
     def backward(dout):
         # ive(v, x) = iv(v, x) exp(-|x|)
         below, above = sp.special_ive(order - 1, self), sp.special_ive(order + 1, self)
-        grad = dout * (0.5 * (below + above) - np.sign(self) * out)
+        grad = dout * (0.5 * (below + above) - np.sign(self) * out).astype(dtype)
         return None, sum_to_size(grad, self_size)
 
     return out, backward

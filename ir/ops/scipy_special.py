@@ -289,7 +289,7 @@ def _multigammaln_probe(a: Any) -> Any:
     return special_multigammaln(np.abs(a) + 1.0, 1)  # SciPy checks a > (d - 1) / 2
 
 
-def _multigammaln_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+def _multigammaln_rule(types: Sequence[Type], consts: Sequence[Any]) -> Sequence[Type]:
     return elementwise(_multigammaln_probe)(types[:1], consts[:1])
 
 

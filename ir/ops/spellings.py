@@ -18,6 +18,10 @@ The name says what kind of spelling it is:
                                installed NumPy lacks (``numpy.concat`` before NumPy 2) spell
                                nothing; two names of one object (``numpy.absolute`` and
                                ``numpy.abs``) are one spelling, shown by the first
+    scipy.special.f            a SciPy function, found by the object like ``numpy.f``
+                               (``sp.gammaln`` under any alias, or imported by name), once user
+                               code has imported its module: SciPy is optional (Note [SciPy
+                               spellings] in `frontend.resolve`)
     ndarray.f                  an array method: the receiver fills the schema's first argument
     ndarray.f: ATTRIBUTE       an array attribute (``x.T``): the receiver fills the first
                                argument, the others keep their defaults

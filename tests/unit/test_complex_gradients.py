@@ -23,8 +23,12 @@ import pytest
 
 import autodiff as ad
 from autodiff.derivatives import all_formulas
+from ir.ops.scipy_special import SCIPY_OPS
 from tests.formula_samples import SAMPLES, Operands, Sample
+from tests.scipy_samples import SCIPY_SAMPLES
 from tests.unit.test_formulas import RTOL, check_gradients
+
+SAMPLES = {**SAMPLES, **SCIPY_SAMPLES}
 
 EPS = 1e-6
 
@@ -114,6 +118,9 @@ REAL_ONLY: dict[str, str] = {
     "aten::_irfft_backward": "sampled with complex operands in tests/formula_samples.py",
     "aten::fft_rfft": "NumPy's rfft discards an imaginary part (rfft of a complex array warns)",
     "aten::fft_irfft": "sampled with complex operands in tests/formula_samples.py",
+    # SciPy's special functions are differentiated for real arguments (many have no complex
+    # loop: gammaln, erfinv, the order-n Bessel functions of integer order).
+    **dict.fromkeys(SCIPY_OPS, "scipy.special: real arguments only"),
 }
 
 COMPLEX_CAPABLE = sorted(set(all_formulas()) - set(REAL_ONLY))
