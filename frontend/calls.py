@@ -55,7 +55,8 @@ from frontend.resolve import (
 from frontend.trees import Tree
 from ir.graph import Graph, Value
 from ir.ops import OPS, Argument
-from ir.ops.scipy_special import SCIPY_EXTRA, SCIPY_OPS, scipy_installed
+from ir.ops.call_spelling import constant
+from ir.ops.scipy_special import CONSTANT_VARIANTS, SCIPY_EXTRA, SCIPY_OPS, scipy_installed
 from ir.ops.spellings import Spelling
 from ir.source import SourceRange
 from ir.types import (
@@ -234,6 +235,24 @@ class CallEmitter(ExpressionEmitter):
                 value = self.apply("aten::asarray", [value], r)  # Note [Python numbers as arrays]
             self.check_operand(spelling, argument, value, r)
             inputs.append(value)
+        return self.apply_variant(spelling, inputs, call)
+
+    def apply_variant(self, spelling: Spelling, inputs: list[Value], call: syntax.Call) -> Value:
+        """Insert the operator, or the variant its constant last argument names (Note [Constant
+        variants] in `ir.ops.scipy_special`: ``logsumexp(..., return_sign=True)``)."""
+        variant = CONSTANT_VARIANTS.get(spelling.op)
+        if variant is None:
+            return self.apply(spelling.op, inputs, call.range)
+        argument, op = variant
+        flag = constant(inputs[-1])
+        if type(flag) is not bool:
+            raise ScriptError(
+                f"argument '{argument}' of {spelling.name} must be a constant True or False",
+                call.range,
+                doc="numpy-functions",
+            )
+        if flag:
+            return self.apply(op, inputs[:-1], call.range)
         return self.apply(spelling.op, inputs, call.range)
 
     def emit_argument(self, expr: syntax.Expr) -> Value:

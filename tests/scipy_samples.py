@@ -62,16 +62,36 @@ def _logsumexp() -> list[Sample]:
     samples = [
         Sample(
             f"axis={axis}-keepdims={keepdims}",
-            lambda r, axis=axis, keepdims=keepdims: (normal(r, 2, 3, 4), axis, 1.0, keepdims),
+            lambda r, axis=axis, keepdims=keepdims: (
+                normal(r, 2, 3, 4),
+                axis,
+                1.0,
+                keepdims,
+                False,
+            ),
         )
         for axis in (None, 1, -1, (0, 2))
         for keepdims in (False, True)
     ]
     return [
         *samples,
-        Sample("b-row", lambda r: (normal(r, 3, 4), 1, positive(r, 4), False), (0, 2)),
-        Sample("b-wider", lambda r: (normal(r, 3, 1), 0, positive(r, 3, 4), True), (0, 2)),
-        Sample("b-scalar", lambda r: (normal(r, 3, 4), None, 2.0, False), (0, 2)),
+        Sample("b-row", lambda r: (normal(r, 3, 4), 1, positive(r, 4), False, False), (0, 2)),
+        Sample("b-wider", lambda r: (normal(r, 3, 1), 0, positive(r, 3, 4), True, False), (0, 2)),
+        Sample("b-scalar", lambda r: (normal(r, 3, 4), None, 2.0, False, False), (0, 2)),
+    ]
+
+
+def _signed(rng: Rng, *shape: int) -> np.ndarray:
+    """Weights of both signs whose sums along any axis keep away from 0."""
+    return normal(rng, *shape) * 0.3 + rng.choice([-1.0, 1.0], shape[-1:]) * 2.0
+
+
+def _logsumexp_signed() -> list[Sample]:
+    return [
+        Sample("axis=None", lambda r: (normal(r, 3, 4), None, _signed(r, 3, 4), False), (0, 2)),
+        Sample("axis=0-keepdims", lambda r: (normal(r, 3, 4), 0, _signed(r, 3, 4), True), (0, 2)),
+        Sample("b-row", lambda r: (normal(r, 2, 3, 4), (0, 1), _signed(r, 4), False), (0, 2)),
+        Sample("no-b", lambda r: (normal(r, 3, 4), 1, 1.0, False)),
     ]
 
 
@@ -114,6 +134,7 @@ SCIPY_SAMPLES: dict[str, list[Sample]] = {
         Sample("float", lambda r: (float(positive(r)[()]) + 1.0, 2)),
     ],
     "aten::special_logsumexp": _logsumexp(),
+    "aten::special_logsumexp_signed": _logsumexp_signed(),
     "aten::special_softmax": _reductions(normal),
     "aten::special_log_softmax": _reductions(normal),
 }

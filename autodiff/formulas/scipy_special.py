@@ -358,8 +358,8 @@ def special_multigammaln(self, d):
 # ---- reductions ---------------------------------------------------------------------------------
 
 
-def special_logsumexp(self, axis, b, keepdims):
-    out = sp.special_logsumexp(self, axis, b, keepdims)
+def special_logsumexp(self, axis, b, keepdims, return_sign):
+    out = sp.special_logsumexp(self, axis, b, keepdims, False)  # return_sign is False
     # b is 1.0 unless given; the product's shape folds to a constant, the product goes
     broadcast = self * b
     shape = np.shape(broadcast)
@@ -370,7 +370,28 @@ def special_logsumexp(self, axis, b, keepdims):
         # exp(a - out): each term's share of the sum, b's gradient; times b, a's
         spread = unreduce(out, shape, axis, keepdims)
         weights = unreduce(dout, shape, axis, keepdims) * np.exp(self - spread)
-        return sum_to_size(weights * b, self_size), None, sum_to_size(weights, b_size), None
+        grad_self = sum_to_size(weights * b, self_size)
+        return grad_self, None, sum_to_size(weights, b_size), None, None
+
+    return out, backward
+
+
+def special_logsumexp_signed(self, axis, b, keepdims):
+    out = sp.special_logsumexp_signed(self, axis, b, keepdims)
+    magnitude = out[0]
+    sign = out[1]
+    broadcast = self * b
+    shape = np.shape(broadcast)
+    self_size = size_if_not_equal(self, broadcast)
+    b_size = size_if_not_equal(b, broadcast)
+
+    def backward(dout):
+        # log |sum| has the derivative of log sum times the sign; the sign's is 0
+        spread = unreduce(magnitude, shape, axis, keepdims)
+        spread_dout = unreduce(dout[0] * sign, shape, axis, keepdims)
+        weights = spread_dout * np.exp(self - spread)
+        grad_self = sum_to_size(weights * b, self_size)
+        return grad_self, None, sum_to_size(weights, b_size), None
 
     return out, backward
 

@@ -32,7 +32,7 @@ from ir.ops.shape_rules import (
     tensor,
 )
 from ir.ops.spellings import UFUNC_KEYWORDS
-from ir.types import NONE, TensorType, Type
+from ir.types import NONE, TensorType, TupleType, Type
 
 SCIPY_EXTRA = "pip install 'numpy-autodiff[scipy]'"
 
@@ -181,9 +181,16 @@ def special_multigammaln(a: Any, d: int) -> Any:
     return _special().multigammaln(a, d)
 
 
-def special_logsumexp(a: Any, axis: Any, b: Any, keepdims: bool) -> Any:
-    """SciPy's ``logsumexp``; ``b`` is 1.0 where SciPy's default is None: one formula."""
+def special_logsumexp(a: Any, axis: Any, b: Any, keepdims: bool, return_sign: bool) -> Any:
+    """SciPy's ``logsumexp``; ``b`` is 1.0 where SciPy's default is None: one formula.
+    ``return_sign`` is always False here (Note [Constant variants])."""
     return _special().logsumexp(a, axis=_axis(axis), b=b, keepdims=keepdims)
+
+
+def special_logsumexp_signed(a: Any, axis: Any, b: Any, keepdims: bool) -> tuple[Any, Any]:
+    """``logsumexp(..., return_sign=True)``: the log of the sum's magnitude, and its sign."""
+    out, sign = _special().logsumexp(a, axis=_axis(axis), b=b, keepdims=keepdims, return_sign=True)
+    return out, sign
 
 
 def special_softmax(x: Any, axis: Any) -> Any:
@@ -302,7 +309,7 @@ register_op(
 
 
 def _logsumexp_probe(a: Any, b: Any) -> Any:
-    return special_logsumexp(a, None, b, False)
+    return special_logsumexp(a, None, b, False, False)
 
 
 def _logsumexp_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
@@ -329,12 +336,33 @@ def _reduced(x: TensorType, axis: Any, keepdims: Any) -> list[Type]:
     return tensor(x.dtype, tuple(d for i, d in enumerate(x.shape) if i not in axes))
 
 
+def _logsumexp_signed_rule(types: Sequence[Type], consts: Sequence[Any]) -> Sequence[Type]:
+    (like,) = _logsumexp_rule(types, consts)
+    return [TupleType((like, like))]
+
+
+# Note [Constant variants]: ``return_sign=True`` makes logsumexp return a pair, another
+# operator; the spelling fills ``return_sign``, which must be a constant, and the call becomes
+# the variant the constant names (`CONSTANT_VARIANTS`).
 register_op(
-    "aten::special_logsumexp(Any self, Any axis=None, Any b=1.0, bool keepdims=False) -> Tensor",
+    "aten::special_logsumexp(Any self, Any axis=None, Any b=1.0, bool keepdims=False,"
+    " bool return_sign=False) -> Tensor",
     shape=_logsumexp_rule,
     derivative=Derivative.FORMULA,
-    spellings={"scipy.special.logsumexp": "a:self axis b keepdims !return_sign"},
+    spellings={"scipy.special.logsumexp": "a:self axis b keepdims return_sign"},
 )(special_logsumexp)
+register_op(
+    "aten::special_logsumexp_signed(Any self, Any axis=None, Any b=1.0, bool keepdims=False)"
+    " -> Tensor[]",
+    shape=_logsumexp_signed_rule,
+    derivative=Derivative.FORMULA,
+)(special_logsumexp_signed)
+
+CONSTANT_VARIANTS: dict[str, tuple[str, str]] = {
+    "aten::special_logsumexp": ("return_sign", "aten::special_logsumexp_signed"),
+}
+"""operator -> (its last argument, the operator a call with that argument constant True is):
+Note [Constant variants]."""
 
 for _kernel, _name in ((special_softmax, "softmax"), (special_log_softmax, "log_softmax")):
     register_op(
@@ -352,6 +380,7 @@ SCIPY_OPS = frozenset(
         *OF_ORDER,
         special_multigammaln,
         special_logsumexp,
+        special_logsumexp_signed,
         special_softmax,
         special_log_softmax,
     )

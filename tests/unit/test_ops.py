@@ -781,13 +781,18 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("aten::special_multigammaln", (POS + 2.0, 3), _scipy(lambda sp, a, d: sp.multigammaln(a, d))),
     (
         "aten::special_logsumexp",
-        (CUBE, (0, 2), 1.0, True),
-        _scipy(lambda sp, a, axis, b, keep: sp.logsumexp(a, axis=axis, keepdims=keep)),
+        (CUBE, (0, 2), 1.0, True, False),
+        _scipy(lambda sp, a, axis, b, keep, sign: sp.logsumexp(a, axis=axis, keepdims=keep)),
     ),
     (
         "aten::special_logsumexp",
-        (A, [1], POS, False),
-        _scipy(lambda sp, a, axis, b, keep: sp.logsumexp(a, axis=(1,), b=b)),
+        (A, [1], POS, False, False),
+        _scipy(lambda sp, a, axis, b, keep, sign: sp.logsumexp(a, axis=(1,), b=b)),
+    ),
+    (
+        "aten::special_logsumexp_signed",
+        (A, 0, A, True),
+        _scipy(lambda sp, a, axis, b, keep: sp.logsumexp(a, 0, b, keep, return_sign=True)),
     ),
     ("aten::special_softmax", (F32, None), _scipy(lambda sp, x, axis: sp.softmax(x))),
     ("aten::special_log_softmax", (CUBE, -1), _scipy(lambda sp, x, axis: sp.log_softmax(x, -1))),
