@@ -231,6 +231,8 @@ class CallEmitter(ExpressionEmitter):
                 value = self.make_tuple(positional[int(source.key or 0) :], call.range)
             else:
                 value = self.default(argument, call.range)
+            if value.ty == NONE and self._none_is_default(spelling, argument, source.kind):
+                value = self.default(argument, call.range)  # ``b=None``: the default
             if source.kind != "receiver" and is_scalar(value.ty) and argument.ty == TENSOR:
                 value = self.apply("aten::asarray", [value], r)  # Note [Python numbers as arrays]
             self.check_operand(spelling, argument, value, r)
@@ -254,6 +256,14 @@ class CallEmitter(ExpressionEmitter):
         if flag:
             return self.apply(op, inputs[:-1], call.range)
         return self.apply(spelling.op, inputs, call.range)
+
+    @staticmethod
+    def _none_is_default(spelling: Spelling, argument: Argument, kind: str) -> bool:
+        """Whether a None passed for ``argument`` stands for its default (``b=None`` in Note
+        [NumPy spellings] in `ir.ops.spellings`)."""
+        if kind not in ("positional", "keyword"):
+            return False
+        return any(p.none_is_default and p.argument == argument.name for p in spelling.params)
 
     def emit_argument(self, expr: syntax.Expr) -> Value:
         if isinstance(expr, syntax.List):

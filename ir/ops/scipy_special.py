@@ -349,7 +349,7 @@ register_op(
     " bool return_sign=False) -> Tensor",
     shape=_logsumexp_rule,
     derivative=Derivative.FORMULA,
-    spellings={"scipy.special.logsumexp": "a:self axis b keepdims return_sign"},
+    spellings={"scipy.special.logsumexp": "a:self axis b=None keepdims return_sign"},
 )(special_logsumexp)
 register_op(
     "aten::special_logsumexp_signed(Any self, Any axis=None, Any b=1.0, bool keepdims=False)"

@@ -31,6 +31,8 @@ and the parameters:
 
     a            fills the schema argument of the same name
     a:self       fills schema argument ``self``
+    b=None       fills ``b``; a None written out stands for the schema's default (SciPy's
+                 ``logsumexp(a, b=None)``, whose schema default is 1.0)
     !out         a NumPy parameter the operator does not support (refused, naming it)
     /            the parameters before it are positional-only
     *            the parameters after it are keyword-only
@@ -70,6 +72,7 @@ class Parameter:
     positional: bool = True
     keyword: bool = True
     varargs: bool = False
+    none_is_default: bool = False  # ``b=None``: None passed means the schema's default
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,7 +107,8 @@ def parse_parameters(text: str) -> tuple[Parameter, ...]:
             continue
         varargs = token.startswith("*")
         supported = not token.startswith("!")
-        name, _, argument = token.lstrip("*!").partition(":")
+        none_is_default = token.endswith("=None")
+        name, _, argument = token.lstrip("*!").removesuffix("=None").partition(":")
         params.append(
             Parameter(
                 name,
@@ -112,6 +116,7 @@ def parse_parameters(text: str) -> tuple[Parameter, ...]:
                 positional=not keyword_only,
                 keyword=not varargs,
                 varargs=varargs,
+                none_is_default=none_is_default,
             )
         )
     return tuple(params)

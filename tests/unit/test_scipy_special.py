@@ -250,6 +250,17 @@ def test_scipy_function_without_scipy_is_a_located_error(monkeypatch: pytest.Mon
     assert "^^^^" in message
 
 
+def test_b_none_written_out_is_scipys_default() -> None:
+    def unweighted(x):
+        return np.sum(logsumexp(x, 1, None)) + np.sum(sp.logsumexp(x, b=None, axis=0))
+
+    def plain(x):
+        return np.sum(logsumexp(x, 1)) + np.sum(sp.logsumexp(x, axis=0))
+
+    np.testing.assert_allclose(ad.script(unweighted)(X), unweighted(X), rtol=1e-12)
+    np.testing.assert_array_equal(ad.grad(unweighted)(X), ad.grad(plain)(X))
+
+
 def test_signed_logsumexp_keeps_away_from_zero_sums() -> None:
     """The points `signed_loss` is checked at: no sum near 0, sums of both signs."""
     sums = np.sum(np.exp(POSITIVE) * SIGNED_WEIGHTS * POSITIVE, axis=1)
