@@ -13,7 +13,9 @@ among NumPy's functions first; when that fails and a SciPy module some spelling 
 imported since, that module's objects join the table (``from scipy.special import
 logsumexp``, ``import scipy.special as sp``, ``scipy.special.gammaln`` all find one object).
 SciPy's ufuncs carry no ``__module__``, so `is_scipy` recognises them as these modules'
-attributes.
+attributes. A spelling may name a method of a module-level object (``scipy.stats.norm.logpdf``):
+each read of ``norm.logpdf`` makes a new bound method, equal to the others, so the table finds
+it by equality.
 """
 
 from __future__ import annotations
@@ -49,9 +51,11 @@ def _function_object(spelling: Spelling, op: OpDef) -> object | None:
 
 
 def _deferred_module(spelling: Spelling) -> str | None:
-    """The SciPy module a function spelling names (Note [SciPy spellings]), else None."""
-    module = spelling.name.rpartition(".")[0]
-    return module if module.split(".")[0] == _DEFERRED else None
+    """The SciPy module a function spelling names, its first two parts (``scipy.special``,
+    ``scipy.stats`` of ``scipy.stats.norm.logpdf``); None for any other spelling (Note [SciPy
+    spellings])."""
+    parts = spelling.name.split(".")
+    return ".".join(parts[:2]) if parts[0] == _DEFERRED else None
 
 
 def _claim(table: dict[Key, Spelling], key: Key, spelling: Spelling) -> None:
@@ -122,8 +126,10 @@ def _join_imported_scipy() -> bool:
     joined = [module for module in _WAITING if module in sys.modules]
     for module in joined:
         for spelling in _WAITING.pop(module):
-            obj = getattr(sys.modules[module], spelling.name.rpartition(".")[2], None)
-            if obj is not None:
+            obj: object = sys.modules[module]
+            for attribute in spelling.name.removeprefix(module + ".").split("."):
+                obj = getattr(obj, attribute, None)
+            if obj is not None:  # a bound method (``norm.logpdf``) is found by equality
                 _claim(NUMPY_FUNCTIONS, obj, spelling)
     return bool(joined)
 

@@ -95,6 +95,17 @@ def _logsumexp_signed() -> list[Sample]:
     ]
 
 
+def _norm() -> list[Sample]:
+    """Every operand differentiated, broadcast against the others, scale positive."""
+    return [
+        Sample("same", lambda r: (normal(r, 3, 4), normal(r, 3, 4), positive(r, 3, 4)), (0, 1, 2)),
+        Sample("row-loc", lambda r: (normal(r, 3, 4), normal(r, 4), positive(r, 3, 1)), (0, 1, 2)),
+        Sample("floats", lambda r: (normal(r, 2, 3), 0.3, 1.5), (0, 1, 2)),
+        Sample("x-broadcast", lambda r: (normal(r, 4), normal(r, 3, 4), positive(r)), (0, 1, 2)),
+        Sample("defaults", lambda r: (normal(r, 3, 4), 0.0, 1.0)),
+    ]
+
+
 SCIPY_SAMPLES: dict[str, list[Sample]] = {
     "aten::special_expit": unary(),
     "aten::special_logit": unary(_unit),
@@ -137,6 +148,10 @@ SCIPY_SAMPLES: dict[str, list[Sample]] = {
     "aten::special_logsumexp_signed": _logsumexp_signed(),
     "aten::special_softmax": _reductions(normal),
     "aten::special_log_softmax": _reductions(normal),
+    **{
+        f"aten::stats_norm_{method}": _norm()
+        for method in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")
+    },
 }
 
 SCIPY_FLOAT32_OPS = tuple(
@@ -144,5 +159,6 @@ SCIPY_FLOAT32_OPS = tuple(
     for op in SCIPY_SAMPLES
     if op not in {"aten::special_polygamma", "aten::special_yn", "aten::special_multigammaln"}
 )
-"""Those whose float32 argument gives a float32 result (SciPy's ``polygamma``, ``yn`` and
-``multigammaln`` compute in float64)."""
+"""Those whose float32 argument gives a float32 gradient (SciPy's ``polygamma``, ``yn`` and
+``multigammaln`` compute in float64; ``scipy.stats`` results are float64, its gradients are cast
+to their operands' dtypes)."""

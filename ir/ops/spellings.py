@@ -22,6 +22,8 @@ The name says what kind of spelling it is:
                                (``sp.gammaln`` under any alias, or imported by name), once user
                                code has imported its module: SciPy is optional (Note [SciPy
                                spellings] in `frontend.resolve`)
+    scipy.stats.norm.f         a method of a module-level object (``norm.logpdf``), found by
+                               equality
     ndarray.f                  an array method: the receiver fills the schema's first argument
     ndarray.f: ATTRIBUTE       an array attribute (``x.T``): the receiver fills the first
                                argument, the others keep their defaults

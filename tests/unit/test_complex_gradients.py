@@ -24,6 +24,7 @@ import pytest
 import autodiff as ad
 from autodiff.derivatives import all_formulas
 from ir.ops.scipy_special import SCIPY_OPS
+from ir.ops.scipy_stats import STATS_OPS
 from tests.formula_samples import SAMPLES, Operands, Sample
 from tests.scipy_samples import SCIPY_SAMPLES
 from tests.unit.test_formulas import RTOL, check_gradients
@@ -121,6 +122,7 @@ REAL_ONLY: dict[str, str] = {
     # SciPy's special functions are differentiated for real arguments (many have no complex
     # loop: gammaln, erfinv, the order-n Bessel functions of integer order).
     **dict.fromkeys(SCIPY_OPS, "scipy.special: real arguments only"),
+    **dict.fromkeys(STATS_OPS, "scipy.stats: real arguments only"),
 }
 
 COMPLEX_CAPABLE = sorted(set(all_formulas()) - set(REAL_ONLY))

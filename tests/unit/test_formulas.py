@@ -21,6 +21,7 @@ from autodiff.runtime import CompiledGradient
 from ir.graph import Graph, Value
 from ir.ops import OPS, Derivative, gradients, products, sorting
 from ir.ops.scipy_special import SCIPY_OPS
+from ir.ops.scipy_stats import STATS_OPS
 from ir.types import (
     NOTHING,
     ListType,
@@ -304,7 +305,7 @@ def _cotangent(rng: np.random.Generator, part: Any) -> Any:
 def check_gradients(op: str, operands: Operands, wrt: tuple[int, ...], rtol: float) -> None:
     """The vjp of a one-node graph of ``op``, for a random cotangent, against finite
     differences, element by element; each gradient has its operand's shape and dtype."""
-    if op in SCIPY_OPS:
+    if op in SCIPY_OPS or op in STATS_OPS:
         pytest.importorskip("scipy")
     kernel = OPS[op].kernel
     assert kernel is not None

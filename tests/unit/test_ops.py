@@ -46,6 +46,15 @@ def _scipy(reference: Callable[..., Any]) -> Callable[..., Any]:
     return run
 
 
+def _scipy_stats(reference: Callable[..., Any]) -> Callable[..., Any]:
+    """``reference(scipy.stats, *operands)``, SciPy imported only when a case runs."""
+
+    def run(*operands: Any) -> Any:
+        return reference(pytest.importorskip("scipy.stats"), *operands)
+
+    return run
+
+
 # (operator, operands in schema order, the same computation as user code writes it)
 class ReseededStream(np.random.RandomState):
     """A RandomState that seeds itself afresh before each draw."""
@@ -796,6 +805,19 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ),
     ("aten::special_softmax", (F32, None), _scipy(lambda sp, x, axis: sp.softmax(x))),
     ("aten::special_log_softmax", (CUBE, -1), _scipy(lambda sp, x, axis: sp.log_softmax(x, -1))),
+    *[
+        (
+            f"aten::stats_norm_{method}",
+            (F32, V, POS),
+            _scipy_stats(lambda st, x, loc, scale, m=method: getattr(st.norm, m)(x, loc, scale)),
+        )
+        for method in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")
+    ],
+    (
+        "aten::stats_norm_logpdf",
+        (2.0, 0.0, 1.0),
+        _scipy_stats(lambda st, x, loc, scale: st.norm.logpdf(x)),
+    ),
 ]
 
 
