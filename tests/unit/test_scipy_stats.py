@@ -84,3 +84,19 @@ def test_maximum_likelihood_moves_towards_the_sample_moments() -> None:
     d_mu, d_sigma = ad.grad(nll, argnums=(0, 1))(np.mean(data), np.std(data))
     assert abs(d_mu) < 1e-9
     assert abs(d_sigma) < 1e-9
+
+
+def test_gradients_agree_with_jax_where_installed() -> None:
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    jnorm = pytest.importorskip("jax.scipy.stats.norm")
+
+    def theirs(x, loc, scale):
+        parts = [getattr(jnorm, m)(x, loc, scale) for m in ("logpdf", "pdf", "cdf", "logcdf")]
+        parts += [jnorm.sf(x, loc, scale), jnorm.logsf(x, loc, scale)]
+        return sum(part.sum() for part in parts)
+
+    ours = ad.grad(every_method, argnums=(0, 1, 2))(X, LOC, SCALE)
+    expected = jax.grad(theirs, argnums=(0, 1, 2))(X, LOC, SCALE)
+    for mine, jax_grad in zip(ours, expected, strict=True):
+        np.testing.assert_allclose(mine, np.asarray(jax_grad), rtol=1e-9, atol=1e-12)
