@@ -44,17 +44,21 @@ from frontend.resolve import (
     ATTRIBUTES,
     BUILTINS,
     METHODS,
-    NUMPY_FUNCTIONS,
     BindError,
     Builtin,
     bind,
+    function_spelling,
     is_numpy,
+    is_scipy,
     lookup,
     numpy_name,
 )
 from frontend.trees import Tree
 from ir.graph import Graph, Value
 from ir.ops import OPS, Argument
+from ir.ops.call_spelling import constant
+from ir.ops.scipy_special import CONSTANT_VARIANTS, SCIPY_EXTRA, SCIPY_OPS, scipy_installed
+from ir.ops.scipy_stats import STATS_OPS
 from ir.ops.spellings import Spelling
 from ir.source import SourceRange
 from ir.types import (
@@ -163,12 +167,12 @@ class CallEmitter(ExpressionEmitter):
             converted = self.emit_array(obj is np.array, expr)
             if converted is not None:
                 return converted
-        spelling = lookup(NUMPY_FUNCTIONS, obj)
+        spelling = function_spelling(obj)
         if spelling is not None:
             if obj is np.einsum:
                 expr = subscripts_call(expr)
             return self.emit_op(spelling, expr, None)
-        if is_numpy(obj):
+        if is_numpy(obj) or is_scipy(obj):
             raise ScriptError(
                 f"{target.spelled} is not supported", expr.range, doc="numpy-functions"
             )
@@ -202,6 +206,12 @@ class CallEmitter(ExpressionEmitter):
 
     def emit_op(self, spelling: Spelling, call: syntax.Call, receiver: Value | None) -> Value:
         """Bind the call's arguments to the operator's schema (filling defaults) and insert it."""
+        if (spelling.op in SCIPY_OPS or spelling.op in STATS_OPS) and not scipy_installed():
+            raise ScriptError(
+                f"{spelling.name} needs SciPy, which is not installed: {SCIPY_EXTRA}",
+                call.range,
+                doc="numpy-functions",
+            )
         try:
             bound = bind(spelling, len(call.args), [k.name for k in call.keywords])
         except BindError as error:
@@ -225,11 +235,39 @@ class CallEmitter(ExpressionEmitter):
                 value = self.make_tuple(positional[int(source.key or 0) :], call.range)
             else:
                 value = self.default(argument, call.range)
+            if value.ty == NONE and self._none_is_default(spelling, argument, source.kind):
+                value = self.default(argument, call.range)  # ``b=None``: the default
             if source.kind != "receiver" and is_scalar(value.ty) and argument.ty == TENSOR:
                 value = self.apply("aten::asarray", [value], r)  # Note [Python numbers as arrays]
             self.check_operand(spelling, argument, value, r)
             inputs.append(value)
+        return self.apply_variant(spelling, inputs, call)
+
+    def apply_variant(self, spelling: Spelling, inputs: list[Value], call: syntax.Call) -> Value:
+        """Insert the operator, or the variant its constant last argument names (Note [Constant
+        variants] in `ir.ops.scipy_special`: ``logsumexp(..., return_sign=True)``)."""
+        variant = CONSTANT_VARIANTS.get(spelling.op)
+        if variant is None:
+            return self.apply(spelling.op, inputs, call.range)
+        argument, op = variant
+        flag = constant(inputs[-1])
+        if type(flag) is not bool:
+            raise ScriptError(
+                f"argument '{argument}' of {spelling.name} must be a constant True or False",
+                call.range,
+                doc="numpy-functions",
+            )
+        if flag:
+            return self.apply(op, inputs[:-1], call.range)
         return self.apply(spelling.op, inputs, call.range)
+
+    @staticmethod
+    def _none_is_default(spelling: Spelling, argument: Argument, kind: str) -> bool:
+        """Whether a None passed for ``argument`` stands for its default (``b=None`` in Note
+        [NumPy spellings] in `ir.ops.spellings`)."""
+        if kind not in ("positional", "keyword"):
+            return False
+        return any(p.none_is_default and p.argument == argument.name for p in spelling.params)
 
     def emit_argument(self, expr: syntax.Expr) -> Value:
         if isinstance(expr, syntax.List):

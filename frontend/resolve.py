@@ -5,12 +5,24 @@ constants.
 
 Functions are looked up by the object itself (``np.tanh`` under any alias, or imported with
 ``from numpy import tanh``); array methods and attributes by name.
+
+Note [SciPy spellings]
+SciPy is optional and never imported here: a ``scipy.special.f`` spelling names its object only
+once user code has imported ``scipy.special`` itself. `function_spelling` looks a callee up
+among NumPy's functions first; when that fails and a SciPy module some spelling names has been
+imported since, that module's objects join the table (``from scipy.special import
+logsumexp``, ``import scipy.special as sp``, ``scipy.special.gammaln`` all find one object).
+SciPy's ufuncs carry no ``__module__``, so `is_scipy` recognises them as these modules'
+attributes. A spelling may name a method of a module-level object (``scipy.stats.norm.logpdf``):
+each read of ``norm.logpdf`` makes a new bound method, equal to the others, so the table finds
+it by equality.
 """
 
 from __future__ import annotations
 
 import builtins
 import importlib
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from types import ModuleType
@@ -36,6 +48,9 @@ from ir.types import (
 Key = TypeVar("Key")
 
 
+_DEFERRED = "scipy"  # spellings of this package wait for user code to import it
+
+
 def _function_object(spelling: Spelling, op: OpDef) -> object | None:
     """The Python object a function spelling names: NumPy's function (None when the installed
     NumPy lacks it), or, for the project's own functions (``autodiff.tap``), the kernel."""
@@ -43,6 +58,14 @@ def _function_object(spelling: Spelling, op: OpDef) -> object | None:
     if module.split(".")[0] != "numpy":
         return op.kernel
     return getattr(importlib.import_module(module), name, None)
+
+
+def _deferred_module(spelling: Spelling) -> str | None:
+    """The SciPy module a function spelling names, its first two parts (``scipy.special``,
+    ``scipy.stats`` of ``scipy.stats.norm.logpdf``); None for any other spelling (Note [SciPy
+    spellings])."""
+    parts = spelling.name.split(".")
+    return ".".join(parts[:2]) if parts[0] == _DEFERRED else None
 
 
 def _claim(table: dict[Key, Spelling], key: Key, spelling: Spelling) -> None:
@@ -62,6 +85,8 @@ def spelling_tables(
     attributes: dict[str, Spelling] = {}
     for op in ops:
         for spelling in op.spellings:
+            if spelling.kind == "function" and _deferred_module(spelling) is not None:
+                continue  # Note [SciPy spellings]
             if spelling.kind == "function":
                 obj = _function_object(spelling, op)
                 if obj is not None:
@@ -95,6 +120,48 @@ def _kernel_spellings(table: dict[object, Spelling]) -> None:
 
 NUMPY_FUNCTIONS, METHODS, ATTRIBUTES = spelling_tables(OPS.values())
 _kernel_spellings(NUMPY_FUNCTIONS)
+
+# SciPy module -> the spellings of its functions, until user code imports it.
+_WAITING: dict[str, list[Spelling]] = {}
+for _op in OPS.values():
+    for _spelling in _op.spellings:
+        _module = _deferred_module(_spelling) if _spelling.kind == "function" else None
+        if _module is not None:
+            _WAITING.setdefault(_module, []).append(_spelling)
+
+
+def _join_imported_scipy() -> bool:
+    """Enter the spellings of every waiting SciPy module user code has imported; True when
+    any joined (Note [SciPy spellings])."""
+    joined = [module for module in _WAITING if module in sys.modules]
+    for module in joined:
+        for spelling in _WAITING.pop(module):
+            obj: object = sys.modules[module]
+            for attribute in spelling.name.removeprefix(module + ".").split("."):
+                obj = getattr(obj, attribute, None)
+            if obj is not None:  # a bound method (``norm.logpdf``) is found by equality
+                _claim(NUMPY_FUNCTIONS, obj, spelling)
+    return bool(joined)
+
+
+def function_spelling(obj: object) -> Spelling | None:
+    """The spelling of the NumPy or SciPy function ``obj``, or None."""
+    found: Spelling | None = lookup(NUMPY_FUNCTIONS, obj)
+    if found is None and _join_imported_scipy():
+        found = lookup(NUMPY_FUNCTIONS, obj)
+    return found
+
+
+def is_scipy(obj: object) -> bool:
+    """True for SciPy's modules and functions, ufuncs included (which name no module)."""
+    module = obj.__name__ if isinstance(obj, ModuleType) else getattr(obj, "__module__", None)
+    if isinstance(module, str):
+        return module == _DEFERRED or module.startswith(_DEFERRED + ".")
+    if not isinstance(obj, np.ufunc):
+        return False
+    special = sys.modules.get("scipy.special")
+    return special is not None and getattr(special, obj.__name__, None) is obj
+
 
 # Python builtins the emitter lowers itself, to a scalar or an array operator depending on the
 # operands (``abs(n)`` is prim::abs, ``abs(x)`` aten::abs): Python's meaning, not one operator's

@@ -18,6 +18,12 @@ The name says what kind of spelling it is:
                                installed NumPy lacks (``numpy.concat`` before NumPy 2) spell
                                nothing; two names of one object (``numpy.absolute`` and
                                ``numpy.abs``) are one spelling, shown by the first
+    scipy.special.f            a SciPy function, found by the object like ``numpy.f``
+                               (``sp.gammaln`` under any alias, or imported by name), once user
+                               code has imported its module: SciPy is optional (Note [SciPy
+                               spellings] in `frontend.resolve`)
+    scipy.stats.norm.f         a method of a module-level object (``norm.logpdf``), found by
+                               equality
     ndarray.f                  an array method: the receiver fills the schema's first argument
     ndarray.f: ATTRIBUTE       an array attribute (``x.T``): the receiver fills the first
                                argument, the others keep their defaults
@@ -27,6 +33,8 @@ and the parameters:
 
     a            fills the schema argument of the same name
     a:self       fills schema argument ``self``
+    b=None       fills ``b``; a None written out stands for the schema's default (SciPy's
+                 ``logsumexp(a, b=None)``, whose schema default is 1.0)
     !out         a NumPy parameter the operator does not support (refused, naming it)
     /            the parameters before it are positional-only
     *            the parameters after it are keyword-only
@@ -66,6 +74,7 @@ class Parameter:
     positional: bool = True
     keyword: bool = True
     varargs: bool = False
+    none_is_default: bool = False  # ``b=None``: None passed means the schema's default
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,7 +109,8 @@ def parse_parameters(text: str) -> tuple[Parameter, ...]:
             continue
         varargs = token.startswith("*")
         supported = not token.startswith("!")
-        name, _, argument = token.lstrip("*!").partition(":")
+        none_is_default = token.endswith("=None")
+        name, _, argument = token.lstrip("*!").removesuffix("=None").partition(":")
         params.append(
             Parameter(
                 name,
@@ -108,6 +118,7 @@ def parse_parameters(text: str) -> tuple[Parameter, ...]:
                 positional=not keyword_only,
                 keyword=not varargs,
                 varargs=varargs,
+                none_is_default=none_is_default,
             )
         )
     return tuple(params)

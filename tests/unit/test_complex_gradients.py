@@ -24,8 +24,13 @@ import pytest
 
 import autodiff as ad
 from autodiff.derivatives import all_formulas
+from ir.ops.scipy_special import SCIPY_OPS
+from ir.ops.scipy_stats import STATS_OPS
 from tests.formula_samples import SAMPLES, Operands, Sample
+from tests.scipy_samples import SCIPY_SAMPLES
 from tests.unit.test_formulas import RTOL, check_gradients
+
+SAMPLES = {**SAMPLES, **SCIPY_SAMPLES}
 
 EPS = 1e-6
 
@@ -126,6 +131,10 @@ REAL_ONLY: dict[str, str] = {
     "aten::fft_rfft2": "NumPy's rfft2 discards an imaginary part (rfft2 of a complex array warns)",
     "aten::fft_irfftn": "sampled with complex operands in tests/formula_samples.py",
     "aten::fft_irfft2": "sampled with complex operands in tests/formula_samples.py",
+    # SciPy's special functions are differentiated for real arguments (many have no complex
+    # loop: gammaln, erfinv, the order-n Bessel functions of integer order).
+    **dict.fromkeys(SCIPY_OPS, "scipy.special: real arguments only"),
+    **dict.fromkeys(STATS_OPS, "scipy.stats: real arguments only"),
 }
 
 COMPLEX_CAPABLE = sorted(set(all_formulas()) - set(REAL_ONLY))

@@ -20,6 +20,8 @@ from autodiff.pipeline import differentiate_typed
 from autodiff.runtime import CompiledGradient
 from ir.graph import Graph, Value
 from ir.ops import OPS, Derivative, gradients, products, sorting
+from ir.ops.scipy_special import SCIPY_OPS
+from ir.ops.scipy_stats import STATS_OPS
 from ir.types import (
     NOTHING,
     ListType,
@@ -29,6 +31,10 @@ from ir.types import (
 )
 from passes.shape_propagation import propagate_shapes
 from tests.formula_samples import FLOAT32_OPS, SAMPLES, Operands, Sample
+from tests.scipy_samples import SCIPY_FLOAT32_OPS, SCIPY_SAMPLES
+
+SAMPLES = {**SAMPLES, **SCIPY_SAMPLES}
+FLOAT32_OPS = (*FLOAT32_OPS, *SCIPY_FLOAT32_OPS)
 
 EPS = 1e-6
 RTOL = 1e-6  # of max(|numeric|, 1), element by element
@@ -299,6 +305,8 @@ def _cotangent(rng: np.random.Generator, part: Any) -> Any:
 def check_gradients(op: str, operands: Operands, wrt: tuple[int, ...], rtol: float) -> None:
     """The vjp of a one-node graph of ``op``, for a random cotangent, against finite
     differences, element by element; each gradient has its operand's shape and dtype."""
+    if op in SCIPY_OPS or op in STATS_OPS:
+        pytest.importorskip("scipy")
     kernel = OPS[op].kernel
     assert kernel is not None
     out = run_kernel(kernel, operands)

@@ -9,7 +9,14 @@ from collections import defaultdict
 import numpy as np
 import pytest
 
-from frontend.resolve import ATTRIBUTES, METHODS, NUMPY_FUNCTIONS, lookup, spelling_tables
+from frontend.resolve import (
+    ATTRIBUTES,
+    METHODS,
+    NUMPY_FUNCTIONS,
+    function_spelling,
+    lookup,
+    spelling_tables,
+)
 from ir.errors import IRError
 from ir.ops import OPS, Derivative, OpDef, parse_schema, register_op
 from ir.ops.spellings import (
@@ -49,6 +56,14 @@ def test_every_recorded_spelling_is_in_the_frontend_tables(op: OpDef, spelling: 
         assert ATTRIBUTES[short] == op.name
     elif spelling.kind == "method":
         assert METHODS[short] is spelling
+    elif spelling.name.startswith("scipy."):  # Note [SciPy spellings] in frontend.resolve
+        parts = spelling.name.split(".")
+        obj = pytest.importorskip(".".join(parts[:2]))  # scipy.special, scipy.stats
+        for attribute in parts[2:]:  # gammaln; norm, logpdf
+            obj = getattr(obj, attribute)
+        found = function_spelling(obj)
+        assert found is not None
+        assert found.op == op.name
     elif spelling.name.startswith("numpy."):
         obj = _resolved(spelling.name)
         if obj is None:
