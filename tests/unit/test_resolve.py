@@ -26,7 +26,7 @@ from frontend.resolve import (
     numpy_name,
 )
 from ir.ops import OPS
-from ir.types import BOOL, FLOAT, INT, NONE, STR, TupleType
+from ir.types import BOOL, FLOAT, INT, NONE, STR, TensorType, TupleType
 
 SPELLINGS: list[Spelling] = [*NUMPY_FUNCTIONS.values(), *METHODS.values()]
 
@@ -169,7 +169,10 @@ def test_python_objects_as_constants() -> None:
         (1, (2.0, None)),
         TupleType((INT, TupleType((FLOAT, NONE)))),
     )
-    for unsupported in ([1, 2], np.ones(2), np.float32(1.0), 1j, (1, [2]), object()):
+    value, ty = constant_of(1j)  # a 0-d complex128 array: Note [Python complex numbers]
+    assert value == 1j
+    assert ty == TensorType(dtype="complex128", shape=())
+    for unsupported in ([1, 2], np.ones(2), np.float32(1.0), (1, [2]), object()):
         assert constant_of(unsupported) is None
 
 
