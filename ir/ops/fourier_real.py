@@ -137,25 +137,18 @@ def _like_second(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
     return tensor(dtype, like.shape)
 
 
-for _name, _fn, _inverse, _spellings in [
-    ("rfftn", rfftn, False, {"numpy.fft.rfftn": "a:self s axes norm !out"}),
-    ("irfftn", irfftn, True, {"numpy.fft.irfftn": "a:self s axes norm !out"}),
+# The n-dimensional transforms and their 2-D spellings, which differ only in the default axes.
+for _name, _fn, _inverse, _axes in [
+    ("rfftn", rfftn, False, "None"),
+    ("irfftn", irfftn, True, "None"),
+    ("rfft2", rfftn, False, "(-2, -1)"),
+    ("irfft2", irfftn, True, "(-2, -1)"),
 ]:
     register_op(
-        f"aten::fft_{_name}(Tensor self, Any s=None, Any axes=None, str? norm=None) -> Tensor",
+        f"aten::fft_{_name}(Tensor self, Any s=None, Any axes={_axes}, str? norm=None) -> Tensor",
         shape=_rule(_inverse),
         derivative=Derivative.FORMULA,
-        spellings=_spellings,
-    )(_fn)
-for _name, _fn, _inverse, _spellings in [
-    ("rfft2", rfftn, False, {"numpy.fft.rfft2": "a:self s axes norm !out"}),
-    ("irfft2", irfftn, True, {"numpy.fft.irfft2": "a:self s axes norm !out"}),
-]:
-    register_op(
-        f"aten::fft_{_name}(Tensor self, Any s=None, Any axes=(-2, -1), str? norm=None) -> Tensor",
-        shape=_rule(_inverse),
-        derivative=Derivative.FORMULA,
-        spellings=_spellings,
+        spellings={f"numpy.fft.{_name}": "a:self s axes norm !out"},
     )(_fn)
 register_op(
     "aten::_rfftn_backward(Tensor grad, Tensor like, Any s, Any axes, str? norm) -> Tensor",

@@ -236,17 +236,19 @@ def _numeric_second(
 # ---- complex64 stays complex64 ----------------------------------------------------------------
 
 
-def _single(operands: Operands) -> Operands:
-    def cast(value: Any) -> Any:
-        if isinstance(value, tuple | list):
-            return type(value)(cast(v) for v in value)
-        if isinstance(value, np.ndarray) and value.dtype == np.complex128:
-            return value.astype(np.complex64)
-        if isinstance(value, np.ndarray) and value.dtype == np.float64:
-            return value.astype(np.float32)
-        return value
+def _cast(values: Any, casts: dict[Any, Any]) -> Any:
+    """``values`` (nested in tuples and lists) with each array of a dtype in ``casts`` cast."""
+    if isinstance(values, tuple | list):
+        return type(values)(_cast(v, casts) for v in values)
+    if isinstance(values, np.ndarray) and values.dtype in casts:
+        return values.astype(casts[values.dtype])
+    return values
 
-    return tuple(cast(v) for v in operands)
+
+def _single(operands: Operands) -> Operands:
+    return _cast(
+        operands, {np.dtype(np.complex128): np.complex64, np.dtype(np.float64): np.float32}
+    )
 
 
 # A Python number among the operands is typed float64 here, where NumPy 2 lets the arrays'
@@ -292,13 +294,4 @@ def test_complex64_keeps_complex64(op: str, sample: Sample) -> None:
 
 
 def _double(values: Any) -> Any:
-    def cast(value: Any) -> Any:
-        if isinstance(value, tuple | list):
-            return type(value)(cast(v) for v in value)
-        if isinstance(value, np.ndarray) and value.dtype == np.complex64:
-            return value.astype(np.complex128)
-        if isinstance(value, np.ndarray) and value.dtype == np.float32:
-            return value.astype(np.float64)
-        return value
-
-    return type(values)(cast(v) for v in values)
+    return _cast(values, {np.dtype(np.complex64): np.complex128, np.dtype(np.float32): np.float64})
