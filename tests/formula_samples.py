@@ -1253,6 +1253,13 @@ SAMPLES: dict[str, list[Sample]] = {
         Sample("axis=0[1:4]", lambda r: (normal(r, 3, 6), (5, 6), 0, 1, 4, None)),
         Sample("axis=-1[::-2]", lambda r: (normal(r, 5, 3), (5, 6), -1, None, None, -2)),
     ],
+    # Central differences perturb every entry, and a cotangent past count is refused: the
+    # samples keep count whole (a square svd); the full_matrices cases run in
+    # tests/unit/test_numpy_forms_linalg.py, differentiated twice against central differences.
+    "aten::_svd_leading": [
+        Sample("axis=-1", lambda r: (normal(r, 2, 3, 3), 3, -1)),
+        Sample("axis=-2", lambda r: (normal(r, 4, 4), 4, -2)),
+    ],
     "aten::_index_backward": [
         Sample("repeated", lambda r: (normal(r, 5, 4), (5, 4), (np.array([0, 2, 2, 4, 2]),))),
     ],
