@@ -156,13 +156,38 @@ def test_gradient(fn: Callable[..., Any], args: Any) -> None:
     check(fn, *args)
 
 
+# Unevenly spaced samples: the coordinates of each axis as a 1-D array.
+TIMES = np.array([0.0, 0.4, 1.1, 1.5])
+HEIGHTS = np.array([0.0, 1.0, 2.5])
+
+
+def gradient_at_coordinates(x):
+    return np.sum(np.gradient(x**2, TIMES) ** 2 * np.arange(1.0, 5.0))
+
+
+def gradient_at_coordinates_per_axis(m):
+    down, across = np.gradient(np.sin(m), HEIGHTS, TIMES, edge_order=2)
+    _, backwards = np.gradient(m, 0.5, TIMES[::-1], axis=(0, 1))
+    return np.sum(down * across) + np.sum(backwards**2)
+
+
+@pytest.mark.parametrize(
+    ("fn", "args"),
+    [(gradient_at_coordinates, (np.append(X, 0.4),)), (gradient_at_coordinates_per_axis, (M,))],
+)
+def test_gradient_with_coordinate_arrays(fn: Callable[..., Any], args: Any) -> None:
+    check(fn, *args)
+
+
 def gradient_with_coordinates(x, at):
     return np.gradient(x, at)
 
 
-def test_gradient_refuses_coordinate_arrays() -> None:
-    with pytest.raises(ad.AutodiffError, match="coordinate arrays is not supported"):
-        ad.script(gradient_with_coordinates)(X, np.cumsum(Y**2))
+def test_gradient_refuses_mismatched_or_complex_coordinates() -> None:
+    with pytest.raises(ad.AutodiffError, match="distances must match the length"):
+        ad.script(gradient_with_coordinates)(X, np.cumsum(Y**2)[:2])
+    with pytest.raises(ad.AutodiffError, match="real coordinates"):
+        ad.script(gradient_with_coordinates)(X, np.arange(3.0) + 1j)
 
 
 # ---- real transforms over several axes, with s= -------------------------------------------------
