@@ -423,6 +423,7 @@ register_op(
     shape=_written_argument_rule,
     derivative=Derivative.FORMULA,
     pure=False,
+    read_for_type=("target",),
 )(written_argument)
 # Impure: it must run where it stands, before the prim::WriteBack nodes that follow it. Lambda
 # lifting inserts it, after differentiation.
