@@ -106,6 +106,56 @@ def _norm() -> list[Sample]:
     ]
 
 
+def _signal_nd() -> list[Sample]:
+    """Every mode in 1, 2 and 3 dimensions, the second operand larger in every dimension
+    ('valid' swaps them), and each ``method``."""
+    shapes = [
+        ((6,), (3,)),
+        ((3,), (5,)),
+        ((4, 5), (2, 3)),
+        ((2, 3), (3, 4)),
+        ((3, 2, 4), (2, 2, 3)),
+    ]
+    return [
+        Sample(
+            f"{mode}-{a}x{b}-{method}",
+            lambda r, a=a, b=b, mode=mode, method=method: (
+                normal(r, *a),
+                normal(r, *b),
+                mode,
+                method,
+            ),
+            (0, 1),
+        )
+        for a, b in shapes
+        for mode in ("full", "valid", "same")
+        for method in ("direct", "fft")
+        if method == "direct" or len(a) == 2
+    ]
+
+
+def _signal_2d() -> list[Sample]:
+    """Every mode and boundary; ``fillvalue`` differentiated where the padding reads it."""
+    shapes = [((4, 5), (2, 3)), ((3, 3), (3, 2)), ((2, 3), (3, 4))]
+    return [
+        Sample(
+            f"{mode}-{boundary}-{a}x{b}",
+            lambda r, a=a, b=b, mode=mode, boundary=boundary: (
+                normal(r, *a),
+                normal(r, *b),
+                mode,
+                boundary,
+                0.5 if boundary == "fill" else 0.0,
+            ),
+            (0, 1, 4) if boundary == "fill" and mode != "valid" else (0, 1),
+        )
+        for a, b in shapes
+        for mode in ("full", "valid", "same")
+        for boundary in ("fill", "wrap", "symm")
+        if mode != "valid" or boundary == "fill"
+    ]
+
+
 SCIPY_SAMPLES: dict[str, list[Sample]] = {
     "aten::special_expit": unary(),
     "aten::special_logit": unary(_unit),
@@ -152,6 +202,10 @@ SCIPY_SAMPLES: dict[str, list[Sample]] = {
         f"aten::stats_norm_{method}": _norm()
         for method in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")
     },
+    "aten::signal_convolve": _signal_nd(),
+    "aten::signal_correlate": _signal_nd(),
+    "aten::signal_convolve2d": _signal_2d(),
+    "aten::signal_correlate2d": _signal_2d(),
 }
 
 SCIPY_FLOAT32_OPS = tuple(

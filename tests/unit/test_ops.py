@@ -3,6 +3,7 @@ spelled the way user code spells it."""
 
 from __future__ import annotations
 
+import itertools
 import operator
 from collections.abc import Callable
 from typing import Any
@@ -53,6 +54,49 @@ def _scipy_stats(reference: Callable[..., Any]) -> Callable[..., Any]:
         return reference(pytest.importorskip("scipy.stats"), *operands)
 
     return run
+
+
+def _scipy_signal(reference: Callable[..., Any]) -> Callable[..., Any]:
+    """``reference(scipy.signal, *operands)``, SciPy imported only when a case runs."""
+
+    def run(*operands: Any) -> Any:
+        return reference(pytest.importorskip("scipy.signal"), *operands)
+
+    return run
+
+
+_STYLES: dict[str, Callable[..., Any]] = {
+    "numpy_convolve": lambda sg, a, b, mode: np.convolve(a, b, mode),
+    "numpy_correlate": lambda sg, a, b, mode: np.correlate(a, b, mode),
+    "scipy": lambda sg, a, b, mode: sg.convolve(a, b, mode),
+    "scipy2d": lambda sg, a, b, mode: sg.convolve2d(a, b, mode),
+    "scipy_correlate2d": lambda sg, a, b, mode: sg.correlate2d(a, b, mode),
+}
+
+
+def _found_padding(shape1: Any, shape2: Any, mode: str, style: str) -> Any:
+    """Where the result of ``style``'s operator lies in the full convolution, found by
+    searching it: the zeros before and after it on each axis. For the 2-D functions in modes
+    full and same, the full convolution is that of the first operand padded by ``len(k) - 1``
+    on each side (with the flipped second operand for correlate2d)."""
+    sg = pytest.importorskip("scipy.signal")
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal(shape1), rng.standard_normal(shape2)
+    result = _STYLES[style](sg, a, b, mode)
+    if style.endswith("2d") and mode != "valid":
+        a = np.pad(a, [(m - 1, m - 1) for m in shape2])
+    if style.startswith("numpy"):
+        full = _STYLES[style](sg, a, b, "full")
+    else:
+        full = sg.convolve(a, b[::-1, ::-1] if style == "scipy_correlate2d" else b, "full")
+    ranges = [range(f - r + 1) for f, r in zip(full.shape, result.shape, strict=True)]
+    for starts in itertools.product(*ranges):
+        window = tuple(slice(s, s + r) for s, r in zip(starts, result.shape, strict=True))
+        if np.allclose(full[window], result):
+            return tuple(
+                (s, f - s - r) for s, f, r in zip(starts, full.shape, result.shape, strict=True)
+            )
+    raise AssertionError(f"{style} {mode}: no window of the full convolution")
 
 
 # (operator, operands in schema order, the same computation as user code writes it)
@@ -962,6 +1006,63 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
         (2.0, 0.0, 1.0),
         _scipy_stats(lambda st, x, loc, scale: st.norm.logpdf(x)),
     ),
+    ("aten::convolve", (V, MASK3, "same"), lambda a, v, mode: np.convolve(a, v, mode)),
+    ("aten::convolve", (MASK3, V, "valid"), lambda a, v, mode: np.convolve(a, v, mode)),
+    ("aten::correlate", (MASK3, V, "same"), lambda a, v, mode: np.correlate(a, v, mode)),
+    ("aten::correlate", (V, COMPLEX[0], "full"), lambda a, v, mode: np.correlate(a, v, mode)),
+    (
+        "aten::signal_convolve",
+        (CUBE, A[:2, :2, None], "same", "direct"),
+        _scipy_signal(lambda sg, a, b, mode, method: sg.convolve(a, b, mode, method)),
+    ),
+    (
+        "aten::signal_convolve",
+        (F32[:2], F32, "valid", "fft"),
+        _scipy_signal(lambda sg, a, b, mode, method: sg.convolve(a, b, mode, method=method)),
+    ),
+    (
+        "aten::signal_correlate",
+        (COMPLEX, A[:2, :3], "full", "auto"),
+        _scipy_signal(lambda sg, a, b, mode, method: sg.correlate(a, b)),
+    ),
+    (
+        "aten::signal_convolve2d",
+        (A, SQUARE[:2], "same", "wrap", 0.0),
+        _scipy_signal(lambda sg, a, b, mode, bd, fv: sg.convolve2d(a, b, mode, boundary=bd)),
+    ),
+    (
+        "aten::signal_correlate2d",
+        (A, SQUARE[:2], "full", "fill", 1.5),
+        _scipy_signal(lambda sg, a, b, mode, bd, fv: sg.correlate2d(a, b, fillvalue=fv)),
+    ),
+    (
+        "aten::_boundary_pad_mode",
+        ("symm",),
+        lambda boundary: "symmetric",
+    ),
+    *[
+        (
+            "aten::_cotangent_padding",
+            (shape1, shape2, mode, style),
+            lambda s1, s2, mode, style: _found_padding(s1, s2, mode, style),
+        )
+        for shape1, shape2 in (((5, 2), (2, 3)), ((2, 3), (4, 3)))
+        for mode in ("full", "valid", "same")
+        for style in ("scipy", "scipy2d", "scipy_correlate2d")
+        if mode != "valid" or shape1 == (2, 3)
+    ],
+    *[
+        (
+            "aten::_cotangent_padding",
+            ((n,), (m,), mode, style),
+            lambda s1, s2, mode, style: _found_padding(s1, s2, mode, style),
+        )
+        for n, m in ((5, 2), (2, 5), (4, 4))
+        for mode in ("full", "valid", "same")
+        for style in ("numpy_convolve", "numpy_correlate")
+    ],
+    ("aten::_boundary_widths", ((2, 3), "same"), lambda shape, mode: ((1, 1), (2, 2))),
+    ("aten::_boundary_widths", ((2, 3), "valid"), lambda shape, mode: ((0, 0), (0, 0))),
 ]
 
 
