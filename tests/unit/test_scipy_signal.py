@@ -238,6 +238,21 @@ def test_located_errors(fn: Callable[..., Any], message: str) -> None:
     assert "^" in str(caught.value)
 
 
+def test_signal_function_without_scipy_is_a_located_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    import frontend.calls
+
+    monkeypatch.setattr(frontend.calls, "scipy_installed", lambda: False)
+
+    def needs_scipy(a, b):
+        return np.sum(sg.convolve2d(a, b))
+
+    with pytest.raises(ad.ScriptError) as caught:
+        ad.grad(needs_scipy)(RNG.standard_normal((3, 3)), RNG.standard_normal((2, 2)))
+    message = str(caught.value)
+    assert "scipy.signal.convolve2d needs SciPy, which is not installed" in message
+    assert "test_scipy_signal.py" in message
+
+
 # ---- JAX ----------------------------------------------------------------------------------------
 
 
