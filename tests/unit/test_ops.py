@@ -74,6 +74,17 @@ _STYLES: dict[str, Callable[..., Any]] = {
 }
 
 
+def _correlate2d_conjugates(shape1: Any, shape2: Any, mode: str) -> bool:
+    """Whether SciPy's ``correlate2d`` of complex operands of these shapes is the conjugate of
+    ``correlate``'s result (when it swaps them)."""
+    sg = pytest.importorskip("scipy.signal")
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal(shape1) + 1j * rng.standard_normal(shape1)
+    b = rng.standard_normal(shape2) + 1j * rng.standard_normal(shape2)
+    theirs, plain = sg.correlate2d(a, b, mode), sg.correlate(a, b, mode)
+    return theirs.shape == plain.shape and np.allclose(theirs, np.conj(plain))
+
+
 def _found_padding(shape1: Any, shape2: Any, mode: str, style: str) -> Any:
     """Where the result of ``style``'s operator lies in the full convolution, found by
     searching it: the zeros before and after it on each axis. For the 2-D functions in modes
@@ -1060,6 +1071,15 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
         for n, m in ((5, 2), (2, 5), (4, 4))
         for mode in ("full", "valid", "same")
         for style in ("numpy_convolve", "numpy_correlate")
+    ],
+    *[
+        ("aten::_swaps_operands", (shape1, shape2, mode), _correlate2d_conjugates)
+        for shape1, shape2, mode in (
+            ((2, 3), (3, 4), "valid"),
+            ((2, 4), (2, 3), "valid"),
+            ((3, 3), (3, 3), "valid"),
+            ((2, 3), (3, 4), "same"),
+        )
     ],
     ("aten::_boundary_widths", ((2, 3), "same"), lambda shape, mode: ((1, 1), (2, 2))),
     ("aten::_boundary_widths", ((2, 3), "valid"), lambda shape, mode: ((0, 0), (0, 0))),
