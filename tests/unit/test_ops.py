@@ -3,7 +3,6 @@ spelled the way user code spells it."""
 
 from __future__ import annotations
 
-import itertools
 import operator
 from collections.abc import Callable
 from typing import Any
@@ -23,6 +22,7 @@ from ir.ops import (
     register_op,
 )
 from ir.types import ANY, BOOL, INT, STR, TENSOR, ListType, OptionalType, TupleType
+from tests.scipy_samples import correlate2d_conjugates, found_padding
 
 RNG = np.random.default_rng(0)
 A = RNG.standard_normal((3, 4))
@@ -63,51 +63,6 @@ def _scipy_signal(reference: Callable[..., Any]) -> Callable[..., Any]:
         return reference(pytest.importorskip("scipy.signal"), *operands)
 
     return run
-
-
-_STYLES: dict[str, Callable[..., Any]] = {
-    "numpy_convolve": lambda sg, a, b, mode: np.convolve(a, b, mode),
-    "numpy_correlate": lambda sg, a, b, mode: np.correlate(a, b, mode),
-    "scipy": lambda sg, a, b, mode: sg.convolve(a, b, mode),
-    "scipy2d": lambda sg, a, b, mode: sg.convolve2d(a, b, mode),
-    "scipy_correlate2d": lambda sg, a, b, mode: sg.correlate2d(a, b, mode),
-}
-
-
-def _correlate2d_conjugates(shape1: Any, shape2: Any, mode: str) -> bool:
-    """Whether SciPy's ``correlate2d`` of complex operands of these shapes is the conjugate of
-    ``correlate``'s result (when it swaps them)."""
-    sg = pytest.importorskip("scipy.signal")
-    rng = np.random.default_rng(4)
-    a = rng.standard_normal(shape1) + 1j * rng.standard_normal(shape1)
-    b = rng.standard_normal(shape2) + 1j * rng.standard_normal(shape2)
-    theirs, plain = sg.correlate2d(a, b, mode), sg.correlate(a, b, mode)
-    return theirs.shape == plain.shape and np.allclose(theirs, np.conj(plain))
-
-
-def _found_padding(shape1: Any, shape2: Any, mode: str, style: str) -> Any:
-    """Where the result of ``style``'s operator lies in the full convolution, found by
-    searching it: the zeros before and after it on each axis. For the 2-D functions in modes
-    full and same, the full convolution is that of the first operand padded by ``len(k) - 1``
-    on each side (with the flipped second operand for correlate2d)."""
-    sg = pytest.importorskip("scipy.signal")
-    rng = np.random.default_rng(3)
-    a, b = rng.standard_normal(shape1), rng.standard_normal(shape2)
-    result = _STYLES[style](sg, a, b, mode)
-    if style.endswith("2d") and mode != "valid":
-        a = np.pad(a, [(m - 1, m - 1) for m in shape2])
-    if style.startswith("numpy"):
-        full = _STYLES[style](sg, a, b, "full")
-    else:
-        full = sg.convolve(a, b[::-1, ::-1] if style == "scipy_correlate2d" else b, "full")
-    ranges = [range(f - r + 1) for f, r in zip(full.shape, result.shape, strict=True)]
-    for starts in itertools.product(*ranges):
-        window = tuple(slice(s, s + r) for s, r in zip(starts, result.shape, strict=True))
-        if np.allclose(full[window], result):
-            return tuple(
-                (s, f - s - r) for s, f, r in zip(starts, full.shape, result.shape, strict=True)
-            )
-    raise AssertionError(f"{style} {mode}: no window of the full convolution")
 
 
 # (operator, operands in schema order, the same computation as user code writes it)
@@ -1055,7 +1010,7 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
         (
             "aten::_cotangent_padding",
             (shape1, shape2, mode, style),
-            lambda s1, s2, mode, style: _found_padding(s1, s2, mode, style),
+            _scipy_signal(lambda sg, s1, s2, mode, style: found_padding(s1, s2, mode, style)),
         )
         for shape1, shape2 in (((5, 2), (2, 3)), ((2, 3), (4, 3)))
         for mode in ("full", "valid", "same")
@@ -1066,14 +1021,18 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
         (
             "aten::_cotangent_padding",
             ((n,), (m,), mode, style),
-            lambda s1, s2, mode, style: _found_padding(s1, s2, mode, style),
+            _scipy_signal(lambda sg, s1, s2, mode, style: found_padding(s1, s2, mode, style)),
         )
         for n, m in ((5, 2), (2, 5), (4, 4))
         for mode in ("full", "valid", "same")
         for style in ("numpy_convolve", "numpy_correlate")
     ],
     *[
-        ("aten::_swaps_operands", (shape1, shape2, mode), _correlate2d_conjugates)
+        (
+            "aten::_swaps_operands",
+            (shape1, shape2, mode),
+            _scipy_signal(lambda sg, s1, s2, mode: correlate2d_conjugates(s1, s2, mode)),
+        )
         for shape1, shape2, mode in (
             ((2, 3), (3, 4), "valid"),
             ((2, 4), (2, 3), "valid"),

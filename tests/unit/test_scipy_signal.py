@@ -7,6 +7,7 @@ convolution layer, a 3-D template match. The formulas are checked one node at a 
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from typing import Any
 
@@ -15,6 +16,8 @@ import pytest
 
 import autodiff as ad
 from ir.errors import ShapeError
+from ir.ops.convolution import cotangent_padding, swaps_operands
+from tests.scipy_samples import correlate2d_conjugates, found_padding
 
 pytest.importorskip("scipy")
 import scipy
@@ -129,6 +132,50 @@ def test_a_real_kernel_on_a_complex_signal_gets_a_real_gradient() -> None:
     grad = ad.grad(complex_signals, argnums=1)(z[None], kernel[None])
     assert grad.dtype == np.float64
     assert ad.gradcheck(complex_signals, z[None], kernel[None]).ok
+
+
+# ---- the windows, every small shape (Note [Convolution windows]) ---------------------------------
+
+
+def _pairs(rank: int, largest: int) -> list[tuple[tuple[int, ...], tuple[int, ...]]]:
+    shapes = list(itertools.product(range(1, largest + 1), repeat=rank))
+    return [(a, b) for a in shapes for b in shapes]
+
+
+def _fits(shape1: tuple[int, ...], shape2: tuple[int, ...], mode: str) -> bool:
+    """SciPy's 'valid' mode needs one operand at least as large on every axis."""
+    pairs = list(zip(shape1, shape2, strict=True))
+    return mode != "valid" or all(n >= m for n, m in pairs) or all(m >= n for n, m in pairs)
+
+
+@pytest.mark.parametrize(
+    ("style", "rank", "largest"),
+    [
+        ("numpy_convolve", 1, 6),
+        ("numpy_correlate", 1, 6),
+        ("scipy", 1, 6),
+        ("scipy", 2, 3),
+        ("scipy2d", 2, 3),
+        ("scipy_correlate2d", 2, 3),
+    ],
+)
+def test_cotangent_padding_finds_the_result_in_the_full_convolution(
+    style: str, rank: int, largest: int
+) -> None:
+    for shape1, shape2 in _pairs(rank, largest):
+        for mode in ("full", "valid", "same"):
+            if style.startswith("scipy") and not _fits(shape1, shape2, mode):
+                continue
+            expected = found_padding(shape1, shape2, mode, style)
+            assert cotangent_padding(shape1, shape2, mode, style) == expected, (shape1, shape2)
+
+
+def test_correlate2d_conjugates_exactly_when_it_swaps() -> None:
+    for shape1, shape2 in _pairs(2, 3):
+        for mode in ("full", "valid", "same"):
+            if _fits(shape1, shape2, mode):
+                expected = correlate2d_conjugates(shape1, shape2, mode)
+                assert swaps_operands(shape1, shape2, mode) == expected, (shape1, shape2, mode)
 
 
 # ---- uses ---------------------------------------------------------------------------------------
