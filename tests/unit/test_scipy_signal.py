@@ -342,3 +342,22 @@ def test_gradients_agree_with_jax_where_installed() -> None:
     expected = jax.grad(jax_template_match, argnums=(0, 1))(volume, template)
     for got, want in zip(mine, expected, strict=True):
         np.testing.assert_allclose(got, np.asarray(want), rtol=1e-9, atol=1e-12)
+
+
+def test_gradients_agree_with_hips_autograd_where_installed() -> None:
+    """HIPS autograd's ``scipy.signal.convolve`` (modes full and valid, all axes)."""
+    autograd = pytest.importorskip("autograd")
+    anp = pytest.importorskip("autograd.numpy")
+    asg = pytest.importorskip("autograd.scipy.signal")
+
+    def ours(a, b):
+        return np.sum(convolve(a, b) ** 2) + np.sum(np.sin(convolve(a, b, mode="valid")))
+
+    def theirs(a, b):
+        return anp.sum(asg.convolve(a, b) ** 2) + anp.sum(anp.sin(asg.convolve(a, b, mode="valid")))
+
+    a, b = RNG.standard_normal((5, 4, 3)), RNG.standard_normal((2, 3, 2))
+    mine = ad.grad(ours, argnums=(0, 1))(a, b)
+    expected = autograd.grad(theirs, argnum=(0, 1))(a, b)
+    for got, want in zip(mine, expected, strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
