@@ -283,6 +283,21 @@ def _orders(rng: Rng, rows: int, cols: int) -> np.ndarray:
     return np.argsort(rng.random((rows, cols)), axis=-1)
 
 
+def _convolutions(*shapes: tuple[int, ...]) -> list[Sample]:
+    """Each mode for each pair of shapes (``shapes`` lists them in pairs), both operands
+    differentiated: ``np.convolve`` and ``np.correlate``, whose longer operand may be either."""
+    pairs = list(zip(shapes[::2], shapes[1::2], strict=True))
+    return [
+        Sample(
+            f"{mode}-{a}x{b}",
+            lambda r, a=a, b=b, mode=mode: (normal(r, *a), normal(r, *b), mode),
+            (0, 1),
+        )
+        for a, b in pairs
+        for mode in ("full", "valid", "same")
+    ]
+
+
 SAMPLES: dict[str, list[Sample]] = {
     "aten::add": _binary(),
     "aten::sub": _binary(),
@@ -460,6 +475,8 @@ SAMPLES: dict[str, list[Sample]] = {
         Sample(f"{a}x{b}", lambda r, a=a, b=b: (normal(r, *a), normal(r, *b)), (0, 1))
         for a, b in [((3,), (4,)), ((2, 3), (4,)), ((), (3,))]
     ],
+    "aten::convolve": _convolutions((5,), (3,), (3,), (5,), (4,), (4,), (), (3,)),
+    "aten::correlate": _convolutions((5,), (3,), (3,), (5,), (2,), (5,), (4,), (1,)),
     "aten::kron": [
         Sample(f"{a}x{b}", lambda r, a=a, b=b: (normal(r, *a), normal(r, *b)), (0, 1))
         for a, b in [((3,), (2,)), ((2, 3), (3, 2)), ((3,), (2, 2)), ((2, 1, 2), (2, 3))]
@@ -1442,6 +1459,8 @@ SAMPLES: dict[str, list[Sample]] = {
 # Operators whose float32 variant is checked too: the gradient must stay float32.
 FLOAT32_OPS = (
     "aten::mul",
+    "aten::convolve",
+    "aten::correlate",
     "aten::tanh",
     "aten::sum",
     "aten::matmul",

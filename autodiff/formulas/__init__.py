@@ -46,6 +46,7 @@ complex128 array (Note [Python complex numbers] in `ir.types`).
 
 from autodiff.formulas import (
     arrangement,
+    convolution,
     creation,
     differences,
     elementwise,
@@ -61,6 +62,7 @@ from autodiff.formulas import (
     reductions,
     scans,
     scatter,
+    scipy_signal,
     scipy_special,
     scipy_stats,
     selection,
@@ -82,10 +84,12 @@ FAMILIES = (
     linalg,
     linalg_decompositions,
     products,
+    convolution,
     fourier,
     fourier_real,
     scipy_special,
     scipy_stats,
+    scipy_signal,
     selection,
     indexing,
     scatter,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ir.ops import (
     arrangement,
+    convolution,
     creation,
     differences,
     elementwise,
@@ -24,6 +25,7 @@ from ir.ops import (
     scalar,
     scans,
     scatter,
+    scipy_signal,
     scipy_special,
     scipy_stats,
     selection,
@@ -57,6 +59,7 @@ __all__ = [
     "OpDef",
     "Schema",
     "arrangement",
+    "convolution",
     "creation",
     "differences",
     "elementwise",
@@ -78,6 +81,7 @@ __all__ = [
     "scalar",
     "scans",
     "scatter",
+    "scipy_signal",
     "scipy_special",
     "scipy_stats",
     "selection",

@@ -20,6 +20,7 @@ from autodiff.pipeline import differentiate_typed
 from autodiff.runtime import CompiledGradient
 from ir.graph import Graph, Value
 from ir.ops import OPS, Derivative, gradients, products, sorting
+from ir.ops.scipy_signal import SIGNAL_OPS
 from ir.ops.scipy_special import SCIPY_OPS
 from ir.ops.scipy_stats import STATS_OPS
 from ir.types import (
@@ -305,7 +306,7 @@ def _cotangent(rng: np.random.Generator, part: Any) -> Any:
 def check_gradients(op: str, operands: Operands, wrt: tuple[int, ...], rtol: float) -> None:
     """The vjp of a one-node graph of ``op``, for a random cotangent, against finite
     differences, element by element; each gradient has its operand's shape and dtype."""
-    if op in SCIPY_OPS or op in STATS_OPS:
+    if op in SCIPY_OPS | STATS_OPS | SIGNAL_OPS:
         pytest.importorskip("scipy")
     kernel = OPS[op].kernel
     assert kernel is not None

@@ -22,6 +22,7 @@ from ir.ops import (
     register_op,
 )
 from ir.types import ANY, BOOL, INT, STR, TENSOR, ListType, OptionalType, TupleType
+from tests.scipy_samples import correlate2d_conjugates, found_padding
 
 RNG = np.random.default_rng(0)
 A = RNG.standard_normal((3, 4))
@@ -51,6 +52,15 @@ def _scipy_stats(reference: Callable[..., Any]) -> Callable[..., Any]:
 
     def run(*operands: Any) -> Any:
         return reference(pytest.importorskip("scipy.stats"), *operands)
+
+    return run
+
+
+def _scipy_signal(reference: Callable[..., Any]) -> Callable[..., Any]:
+    """``reference(scipy.signal, *operands)``, SciPy imported only when a case runs."""
+
+    def run(*operands: Any) -> Any:
+        return reference(pytest.importorskip("scipy.signal"), *operands)
 
     return run
 
@@ -962,6 +972,76 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
         (2.0, 0.0, 1.0),
         _scipy_stats(lambda st, x, loc, scale: st.norm.logpdf(x)),
     ),
+    ("aten::convolve", (V, MASK3, "same"), lambda a, v, mode: np.convolve(a, v, mode)),
+    ("aten::convolve", (MASK3, V, "valid"), lambda a, v, mode: np.convolve(a, v, mode)),
+    ("aten::correlate", (MASK3, V, "same"), lambda a, v, mode: np.correlate(a, v, mode)),
+    ("aten::correlate", (V, COMPLEX[0], "full"), lambda a, v, mode: np.correlate(a, v, mode)),
+    (
+        "aten::signal_convolve",
+        (CUBE, A[:2, :2, None], "same", "direct"),
+        _scipy_signal(lambda sg, a, b, mode, method: sg.convolve(a, b, mode, method)),
+    ),
+    (
+        "aten::signal_convolve",
+        (F32[:2], F32, "valid", "fft"),
+        _scipy_signal(lambda sg, a, b, mode, method: sg.convolve(a, b, mode, method=method)),
+    ),
+    (
+        "aten::signal_correlate",
+        (COMPLEX, A[:2, :3], "full", "auto"),
+        _scipy_signal(lambda sg, a, b, mode, method: sg.correlate(a, b)),
+    ),
+    (
+        "aten::signal_convolve2d",
+        (A, SQUARE[:2], "same", "wrap", 0.0),
+        _scipy_signal(lambda sg, a, b, mode, bd, fv: sg.convolve2d(a, b, mode, boundary=bd)),
+    ),
+    (
+        "aten::signal_correlate2d",
+        (A, SQUARE[:2], "full", "fill", 1.5),
+        _scipy_signal(lambda sg, a, b, mode, bd, fv: sg.correlate2d(a, b, fillvalue=fv)),
+    ),
+    (
+        "aten::_boundary_pad_mode",
+        ("symm",),
+        lambda boundary: "symmetric",
+    ),
+    *[
+        (
+            "aten::_cotangent_padding",
+            (shape1, shape2, mode, style),
+            _scipy_signal(lambda sg, s1, s2, mode, style: found_padding(s1, s2, mode, style)),
+        )
+        for shape1, shape2 in (((5, 2), (2, 3)), ((2, 3), (4, 3)))
+        for mode in ("full", "valid", "same")
+        for style in ("scipy", "scipy2d", "scipy_correlate2d")
+        if mode != "valid" or shape1 == (2, 3)
+    ],
+    *[
+        (
+            "aten::_cotangent_padding",
+            ((n,), (m,), mode, style),
+            _scipy_signal(lambda sg, s1, s2, mode, style: found_padding(s1, s2, mode, style)),
+        )
+        for n, m in ((5, 2), (2, 5), (4, 4))
+        for mode in ("full", "valid", "same")
+        for style in ("numpy_convolve", "numpy_correlate")
+    ],
+    *[
+        (
+            "aten::_swaps_operands",
+            (shape1, shape2, mode),
+            _scipy_signal(lambda sg, s1, s2, mode: correlate2d_conjugates(s1, s2, mode)),
+        )
+        for shape1, shape2, mode in (
+            ((2, 3), (3, 4), "valid"),
+            ((2, 4), (2, 3), "valid"),
+            ((3, 3), (3, 3), "valid"),
+            ((2, 3), (3, 4), "same"),
+        )
+    ],
+    ("aten::_boundary_widths", ((2, 3), "same"), lambda shape, mode: ((1, 1), (2, 2))),
+    ("aten::_boundary_widths", ((2, 3), "valid"), lambda shape, mode: ((0, 0), (0, 0))),
 ]
 
 
