@@ -56,6 +56,7 @@ from frontend.trees import Tree
 from ir.graph import Graph, Value
 from ir.ops import OPS, Argument
 from ir.ops.call_spelling import constant
+from ir.ops.scipy_linalg import LINALG_OPS
 from ir.ops.scipy_special import CONSTANT_VARIANTS, SCIPY_EXTRA, SCIPY_OPS, scipy_installed
 from ir.ops.scipy_stats import STATS_OPS
 from ir.ops.spellings import Spelling
@@ -201,7 +202,7 @@ class CallEmitter(PythonBuiltinEmitter):
 
     def emit_op(self, spelling: Spelling, call: syntax.Call, receiver: Value | None) -> Value:
         """Bind the call's arguments to the operator's schema (filling defaults) and insert it."""
-        if (spelling.op in SCIPY_OPS or spelling.op in STATS_OPS) and not scipy_installed():
+        if spelling.op in SCIPY_OPS | STATS_OPS | LINALG_OPS and not scipy_installed():
             raise ScriptError(
                 f"{spelling.name} needs SciPy, which is not installed: {SCIPY_EXTRA}",
                 call.range,

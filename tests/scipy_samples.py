@@ -1,4 +1,5 @@
-"""Sample calls of the `ir.ops.scipy_special` operators, for the checks of
+"""Sample calls of the `ir.ops.scipy_special` and `ir.ops.scipy_stats` operators (and, from
+`tests.scipy_linalg_samples`, of `ir.ops.scipy_linalg`'s), for the checks of
 `tests/unit/test_formulas.py`, which joins them to `tests.formula_samples.SAMPLES`. Building them
 needs no SciPy; running them does, and those checks skip without it.
 
@@ -16,6 +17,7 @@ import numpy as np
 from tests.formula_samples import Draw, Rng, Sample, normal, positive
 from tests.formula_samples import _binary as binary
 from tests.formula_samples import _unary as unary
+from tests.scipy_linalg_samples import LINALG_SAMPLES
 
 
 def _unit(rng: Rng, *shape: int) -> np.ndarray:
@@ -152,6 +154,7 @@ SCIPY_SAMPLES: dict[str, list[Sample]] = {
         f"aten::stats_norm_{method}": _norm()
         for method in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")
     },
+    **LINALG_SAMPLES,
 }
 
 SCIPY_FLOAT32_OPS = tuple(
@@ -161,4 +164,4 @@ SCIPY_FLOAT32_OPS = tuple(
 )
 """Those whose float32 argument gives a float32 gradient (SciPy's ``polygamma``, ``yn`` and
 ``multigammaln`` compute in float64; ``scipy.stats`` results are float64, its gradients are cast
-to their operands' dtypes)."""
+to their operands' dtypes; so are ``scipy.linalg.det``'s)."""
