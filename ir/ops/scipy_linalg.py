@@ -16,7 +16,7 @@ may be general, symmetric (``"sym"``, ``"her"``) or positive definite (``"pos"``
 triangle (``lower``); the other structures (banded, tridiagonal, triangular, diagonal) are
 refused, as ``sqrtm`` of a real matrix whose square root is complex is at run time.
 
->>> float(scipy_det(np.eye(2) * 3.0))
+>>> float(scipy_det(np.eye(2) * 3.0, check_finite=True))
 9.0
 """
 
