@@ -87,6 +87,7 @@ _ADD_AT: dict[object, str] = {np.add.at: "aten::add_at_"}
 _GLOBAL_STREAM = np.random.mtrand._rand
 
 _DICT_METHODS = frozenset({"keys", "values", "items", "get"})
+_SCIPY_OPERATORS = SCIPY_OPS | STATS_OPS | LINALG_OPS  # their kernels call SciPy
 _LIST_METHODS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort"})
 
 
@@ -202,7 +203,7 @@ class CallEmitter(PythonBuiltinEmitter):
 
     def emit_op(self, spelling: Spelling, call: syntax.Call, receiver: Value | None) -> Value:
         """Bind the call's arguments to the operator's schema (filling defaults) and insert it."""
-        if spelling.op in SCIPY_OPS | STATS_OPS | LINALG_OPS and not scipy_installed():
+        if spelling.op in _SCIPY_OPERATORS and not scipy_installed():
             raise ScriptError(
                 f"{spelling.name} needs SciPy, which is not installed: {SCIPY_EXTRA}",
                 call.range,
