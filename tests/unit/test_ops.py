@@ -64,6 +64,14 @@ def _scipy_linalg(reference: Callable[..., Any]) -> Callable[..., Any]:
     return run
 
 
+def _row_swaps(piv: np.ndarray, like: np.ndarray) -> np.ndarray:
+    """P with ``a = P L U`` for LAPACK's pivots: the identity's rows swapped in order, P^T."""
+    swapped = np.eye(len(piv))
+    for i, j in enumerate(piv):
+        swapped[[i, j]] = swapped[[j, i]]
+    return swapped.T
+
+
 SPD = SQUARE @ SQUARE.T + np.eye(3)
 WELL = SQUARE + 3 * np.eye(3)
 LU_PAIR = (WELL, np.array([2, 1, 2], dtype=np.int32))
@@ -1034,6 +1042,11 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
         (WELL, V[:3], False, True, None, True),
         _scipy_linalg(lambda sl, a, b, *o: sl.solve(a, b, transposed=True)),
     ),
+    ("aten::_lu_permutation", (np.array([2, 2, 2], dtype=np.int32), SQUARE), _row_swaps),
+    ("aten::_transposes", ("C",), lambda trans: trans in (1, 2, "T", "C")),
+    ("aten::_transposes", (0,), lambda trans: trans in (1, 2, "T", "C")),
+    ("aten::_reads_one_triangle", ("pos",), lambda assume_a: assume_a in ("sym", "her", "pos")),
+    ("aten::_reads_one_triangle", (None,), lambda assume_a: assume_a in ("sym", "her", "pos")),
     (
         "aten::scipy_solve",
         (SPD, CUBE[..., :3, :2], True, True, "pos", False),

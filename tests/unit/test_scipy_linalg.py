@@ -328,3 +328,13 @@ def test_scipy_linalg_without_scipy_is_a_located_error(monkeypatch: pytest.Monke
     message = str(caught.value)
     assert "scipy.linalg.expm needs SciPy, which is not installed" in message
     assert "test_scipy_linalg.py" in message
+
+
+def test_pivots_make_scipys_permutation() -> None:
+    """The formulas' P of ``lu_factor``'s pivots is ``scipy.linalg.lu``'s, matrix by matrix."""
+    from ir.ops.scipy_linalg import lu_permutation
+
+    stack = RNG.standard_normal((4, 5, 5))
+    permutations = lu_permutation(lu_factor(stack)[1], stack)
+    for a, p in zip(stack, permutations, strict=True):
+        np.testing.assert_array_equal(p, sla.lu(a)[0])
