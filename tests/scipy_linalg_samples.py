@@ -145,6 +145,10 @@ def _solve() -> list[Sample]:
         ("her", True, True),
         ("pos", False, False),
         ("positive definite", True, False),
+        ("upper triangular", True, False),
+        ("lower triangular", False, True),
+        ("diagonal", False, False),
+        ("tridiagonal", False, True),
     ]
     return samples + [
         Sample(

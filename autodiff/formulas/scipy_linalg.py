@@ -233,6 +233,7 @@ def scipy_det(self, check_finite):
 def scipy_solve(self, other, lower, check_finite, assume_a, transposed):
     out = sl.scipy_solve(self, other, lower, check_finite, assume_a, transposed)
     symmetric = sl.reads_one_triangle(assume_a)
+    read = sl.solve_read_mask(assume_a, self)  # the entries read as they are
     half = 1.0 - 0.5 * np.eye(self.shape[-1], dtype=dtype_of(out))
     self_shape = self.shape
     other_shape = other.shape
@@ -241,13 +242,14 @@ def scipy_solve(self, other, lower, check_finite, assume_a, transposed):
 
     def backward(dout):
         # A symmetric solve reads one triangle: each entry off the diagonal stands for two.
+        # A triangular, diagonal or tridiagonal one reads those entries, the others get 0.
         dout_columns = np.expand_dims(dout, -1) if vector else dout
         solved = sl.scipy_solve(self, dout_columns, lower, check_finite, assume_a, not transposed)
         grad_m = -(solved @ np.swapaxes(out_columns, -1, -2))
         grad_self = np.swapaxes(grad_m, -1, -2) if transposed else grad_m
         both = (grad_self + np.swapaxes(grad_self, -1, -2)) * half
         folded = np.tril(both) if lower else np.triu(both)
-        grad_self = folded if symmetric else grad_self
+        grad_self = folded if symmetric else grad_self * read
         grad_other = np.sum(solved, -1) if vector else solved
         return (
             grad_like(sum_to_size(grad_self, self_shape), self),

@@ -13,8 +13,12 @@ Note [Real scipy.linalg]
 These operators are real: their derivative formulas are written for real matrices, so a complex
 operand is refused when the graph is specialised, naming the operator. ``solve``'s ``assume_a``
 may be general, symmetric (``"sym"``, ``"her"``) or positive definite (``"pos"``), which read one
-triangle (``lower``); the other structures (banded, tridiagonal, triangular, diagonal) are
-refused, as ``sqrtm`` of a real matrix whose square root is complex is at run time.
+triangle (``lower``) as a symmetric matrix, or triangular, diagonal or tridiagonal, which read
+those entries as they are; ``"banded"`` is refused (SciPy finds the bands from the values), as
+``sqrtm`` of a real matrix whose square root is complex is at run time. Each entry SciPy leaves
+unread gets no gradient. ``scipy.linalg.inv`` is NumPy's record, which takes none of SciPy's
+options (``assume_a``, ``lower``, ``overwrite_a``, ``check_finite``): each is refused, naming it;
+the other operators accept ``check_finite``.
 
 >>> float(scipy_det(np.eye(2) * 3.0, check_finite=True))
 9.0
@@ -44,9 +48,15 @@ SOLVE_STRUCTURES = {
     "hermitian": "symmetric",
     "pos": "symmetric",
     "positive definite": "symmetric",
+    "upper triangular": "upper",
+    "lower triangular": "lower",
+    "diagonal": "diagonal",
+    "tridiagonal": "tridiagonal",
 }
-"""``solve``'s ``assume_a`` values differentiated here: a real Hermitian matrix is symmetric,
-and a positive definite one is read as a symmetric one is (Note [Real scipy.linalg])."""
+"""``solve``'s ``assume_a`` values differentiated here, and how each reads ``a``: whole, one
+triangle as a symmetric matrix (a real Hermitian one is symmetric, and a positive definite one
+is read as a symmetric one is), or the entries of a triangle or band (Note [Real
+scipy.linalg])."""
 
 
 def _linalg() -> Any:
@@ -126,12 +136,33 @@ def transposes(trans: Any) -> bool:
 def reads_one_triangle(assume_a: Any) -> bool:
     """Whether ``solve`` reads one triangle of ``a`` for this ``assume_a``, a symmetric matrix
     (Note [Real scipy.linalg]); refuses the values not differentiated here."""
+    return _structure(assume_a) == "symmetric"
+
+
+def solve_read_mask(assume_a: Any, like: Any) -> Any:
+    """Ones where ``solve`` reads a matrix as it is (in ``like``'s dtype, ``like``'s last axis
+    long): a triangle, a diagonal or a band, and everywhere for the other structures."""
+    structure = _structure(assume_a)
+    n = np.shape(like)[-1]
+    ones = np.ones((n, n), dtype=np.result_type(like))
+    if structure == "upper":
+        return np.triu(ones)
+    if structure == "lower":
+        return np.tril(ones)
+    if structure == "diagonal":
+        return np.eye(n, dtype=ones.dtype)
+    if structure == "tridiagonal":
+        return np.triu(np.tril(ones, 1), -1)
+    return ones
+
+
+def _structure(assume_a: Any) -> str:
     if assume_a not in SOLVE_STRUCTURES:
         raise ValueError(
             f"scipy.linalg.solve(assume_a={assume_a!r}) is not supported: "
             f"use one of {', '.join(repr(k) for k in SOLVE_STRUCTURES)}"
         )
-    return SOLVE_STRUCTURES[assume_a] == "symmetric"
+    return SOLVE_STRUCTURES[assume_a]
 
 
 def _solve_general_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
@@ -270,6 +301,12 @@ def scipy_solve(
     )
 
 
+def _read_mask_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    like = as_tensor(types[1], 1)
+    n = None if like.shape is None else like.shape[-1]
+    return tensor(like.dtype, (n, n))
+
+
 def _lu_permutation_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
     piv, like = as_tensor(types[0]), as_tensor(types[1], 1)
     return tensor(like.dtype, None if piv.shape is None else (*piv.shape, piv.shape[-1]))
@@ -342,6 +379,12 @@ register_op(
     derivative=Derivative.NONE,
     may_raise=True,
 )(reads_one_triangle)
+register_op(
+    "aten::_solve_read_mask(Any assume_a, Tensor like) -> Tensor",
+    shape=_read_mask_rule,
+    derivative=Derivative.NONE,
+    may_raise=True,
+)(solve_read_mask)
 register_op(
     "aten::scipy_expm(Tensor self) -> Tensor",
     shape=_square_rule("expm"),

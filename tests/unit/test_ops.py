@@ -73,6 +73,7 @@ def _row_swaps(piv: np.ndarray, like: np.ndarray) -> np.ndarray:
 
 
 SPD = SQUARE @ SQUARE.T + np.eye(3)
+_TRI = np.subtract.outer(np.arange(3), np.arange(3))  # i - j
 WELL = SQUARE + 3 * np.eye(3)
 LU_PAIR = (WELL, np.array([2, 1, 2], dtype=np.int32))
 
@@ -1047,6 +1048,8 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("aten::_transposes", (0,), lambda trans: trans in (1, 2, "T", "C")),
     ("aten::_reads_one_triangle", ("pos",), lambda assume_a: assume_a in ("sym", "her", "pos")),
     ("aten::_reads_one_triangle", (None,), lambda assume_a: assume_a in ("sym", "her", "pos")),
+    ("aten::_solve_read_mask", ("tridiagonal", SQUARE), lambda a, like: (np.abs(_TRI) < 2) * 1.0),
+    ("aten::_solve_read_mask", ("pos", F32[:, :3]), lambda a, like: np.ones((3, 3), np.float32)),
     (
         "aten::scipy_solve",
         (SPD, CUBE[..., :3, :2], True, True, "pos", False),
