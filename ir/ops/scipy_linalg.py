@@ -64,7 +64,8 @@ def _linalg() -> Any:
 
 
 def _real_matrices(name: str, x: TensorType, square: bool = True) -> Shape | None:
-    """The shape of a stack of real square matrices, refused as SciPy would refuse it."""
+    """The shape of a stack of (square) matrices, a wrong one refused as SciPy refuses it, a
+    complex one as Note [Real scipy.linalg] says."""
     if x.dtype is not None and np.dtype(x.dtype).kind == "c":
         raise ShapeError(f"scipy.linalg.{name} of a complex matrix is not supported (real only)")
     if x.shape is None:
