@@ -56,6 +56,7 @@ from frontend.trees import Tree
 from ir.graph import Graph, Value
 from ir.ops import OPS, Argument
 from ir.ops.call_spelling import constant
+from ir.ops.scipy_linalg import LINALG_OPS
 from ir.ops.scipy_signal import SIGNAL_OPS
 from ir.ops.scipy_special import CONSTANT_VARIANTS, SCIPY_EXTRA, SCIPY_OPS, scipy_installed
 from ir.ops.scipy_stats import STATS_OPS
@@ -87,6 +88,7 @@ _ADD_AT: dict[object, str] = {np.add.at: "aten::add_at_"}
 _GLOBAL_STREAM = np.random.mtrand._rand
 
 _DICT_METHODS = frozenset({"keys", "values", "items", "get"})
+_SCIPY_OPERATORS = SCIPY_OPS | STATS_OPS | SIGNAL_OPS | LINALG_OPS  # their kernels call SciPy
 _LIST_METHODS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort"})
 
 
@@ -202,7 +204,7 @@ class CallEmitter(PythonBuiltinEmitter):
 
     def emit_op(self, spelling: Spelling, call: syntax.Call, receiver: Value | None) -> Value:
         """Bind the call's arguments to the operator's schema (filling defaults) and insert it."""
-        if spelling.op in SCIPY_OPS | STATS_OPS | SIGNAL_OPS and not scipy_installed():
+        if spelling.op in _SCIPY_OPERATORS and not scipy_installed():
             raise ScriptError(
                 f"{spelling.name} needs SciPy, which is not installed: {SCIPY_EXTRA}",
                 call.range,

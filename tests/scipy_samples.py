@@ -1,4 +1,5 @@
-"""Sample calls of the `ir.ops.scipy_special` operators, for the checks of
+"""Sample calls of the `ir.ops.scipy_special` and `ir.ops.scipy_stats` operators (and, from
+`tests.scipy_linalg_samples`, of `ir.ops.scipy_linalg`'s), for the checks of
 `tests/unit/test_formulas.py`, which joins them to `tests.formula_samples.SAMPLES`. Building them
 needs no SciPy; running them does, and those checks skip without it.
 
@@ -19,6 +20,7 @@ import numpy as np
 from tests.formula_samples import Draw, Rng, Sample, normal, positive
 from tests.formula_samples import _binary as binary
 from tests.formula_samples import _unary as unary
+from tests.scipy_linalg_samples import LINALG_SAMPLES
 
 
 def _unit(rng: Rng, *shape: int) -> np.ndarray:
@@ -209,6 +211,7 @@ SCIPY_SAMPLES: dict[str, list[Sample]] = {
     "aten::signal_correlate": _signal_nd(),
     "aten::signal_convolve2d": _signal_2d(),
     "aten::signal_correlate2d": _signal_2d(),
+    **LINALG_SAMPLES,
 }
 
 # ---- where a convolution's result lies (Note [Convolution windows] in `ir.ops.convolution`) ----
@@ -265,4 +268,4 @@ SCIPY_FLOAT32_OPS = tuple(
 )
 """Those whose float32 argument gives a float32 gradient (SciPy's ``polygamma``, ``yn`` and
 ``multigammaln`` compute in float64; ``scipy.stats`` results are float64, its gradients are cast
-to their operands' dtypes)."""
+to their operands' dtypes; so are ``scipy.linalg.det``'s)."""

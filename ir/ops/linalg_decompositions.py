@@ -204,7 +204,10 @@ register_op(
     shape=_like_matrices,
     derivative=Derivative.FORMULA,
     may_raise=True,
-    spellings={"numpy.linalg.inv": "a:self"},
+    spellings={
+        "numpy.linalg.inv": "a:self",
+        "scipy.linalg.inv": "a:self !overwrite_a !check_finite * !assume_a !lower",
+    },
 )(np.linalg.inv)
 register_op(
     "aten::linalg_det(Tensor self) -> Tensor",

@@ -65,6 +65,29 @@ def _scipy_signal(reference: Callable[..., Any]) -> Callable[..., Any]:
     return run
 
 
+def _scipy_linalg(reference: Callable[..., Any]) -> Callable[..., Any]:
+    """``reference(scipy.linalg, *operands)``, SciPy imported only when a case runs."""
+
+    def run(*operands: Any) -> Any:
+        return reference(pytest.importorskip("scipy.linalg"), *operands)
+
+    return run
+
+
+def _row_swaps(piv: np.ndarray, like: np.ndarray) -> np.ndarray:
+    """P with ``a = P L U`` for LAPACK's pivots: the identity's rows swapped in order, P^T."""
+    swapped = np.eye(len(piv))
+    for i, j in enumerate(piv):
+        swapped[[i, j]] = swapped[[j, i]]
+    return swapped.T
+
+
+SPD = SQUARE @ SQUARE.T + np.eye(3)
+_TRI = np.subtract.outer(np.arange(3), np.arange(3))  # i - j
+WELL = SQUARE + 3 * np.eye(3)
+LU_PAIR = (WELL, np.array([2, 1, 2], dtype=np.int32))
+
+
 # (operator, operands in schema order, the same computation as user code writes it)
 class ReseededStream(np.random.RandomState):
     """A RandomState that seeds itself afresh before each draw."""
@@ -1042,6 +1065,76 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ],
     ("aten::_boundary_widths", ((2, 3), "same"), lambda shape, mode: ((1, 1), (2, 2))),
     ("aten::_boundary_widths", ((2, 3), "valid"), lambda shape, mode: ((0, 0), (0, 0))),
+    # scipy.linalg (skipped without SciPy)
+    (
+        "aten::scipy_solve_triangular",
+        (WELL, A[:, :2], "T", True, False, True),
+        _scipy_linalg(lambda sl, a, b, *opts: sl.solve_triangular(a, b, trans="T", lower=True)),
+    ),
+    (
+        "aten::scipy_solve_triangular",
+        (WELL.astype(np.float32), F32[:, 0], 0, False, True, False),
+        _scipy_linalg(
+            lambda sl, a, b, *opts: sl.solve_triangular(
+                a, b, unit_diagonal=True, check_finite=False
+            )
+        ),
+    ),
+    ("aten::scipy_cholesky", (SPD, False, True), _scipy_linalg(lambda sl, a, *o: sl.cholesky(a))),
+    (
+        "aten::scipy_cholesky",
+        (SPD.astype(np.float32), True, True),
+        _scipy_linalg(lambda sl, a, *o: sl.cholesky(a, lower=True)),
+    ),
+    (
+        "aten::scipy_cho_factor",
+        (SPD, False, True),
+        _scipy_linalg(lambda sl, a, *o: sl.cho_factor(a)),
+    ),
+    (
+        "aten::scipy_cho_factor",
+        (np.stack([SPD, 2 * SPD]), True, True),
+        # SciPy returns a stack's pair as a list, a matrix's as a tuple: the kernel, a tuple
+        _scipy_linalg(lambda sl, a, *o: tuple(sl.cho_factor(a, lower=True))),
+    ),
+    (
+        "aten::scipy_cho_solve",
+        ((np.linalg.cholesky(SPD), True), A[:, :2], True),
+        _scipy_linalg(lambda sl, c, b, *o: sl.cho_solve(c, b)),
+    ),
+    ("aten::scipy_lu_factor", (SQUARE, True), _scipy_linalg(lambda sl, a, *o: sl.lu_factor(a))),
+    (
+        "aten::scipy_lu_solve",
+        (LU_PAIR, CUBE[..., :3, :2], 1, True),
+        _scipy_linalg(lambda sl, lu, b, trans, *o: sl.lu_solve(lu, b, trans=1)),
+    ),
+    ("aten::scipy_expm", (SQUARE,), _scipy_linalg(lambda sl, a: sl.expm(a))),
+    ("aten::scipy_expm", (F32[:, :3],), _scipy_linalg(lambda sl, a: sl.expm(a))),
+    ("aten::scipy_sqrtm", (SPD,), _scipy_linalg(lambda sl, a: sl.sqrtm(a))),
+    (
+        "aten::scipy_solve_sylvester",
+        (WELL, WELL[:2, :2], A[:, :2]),
+        _scipy_linalg(lambda sl, a, b, q: sl.solve_sylvester(a, b, q)),
+    ),
+    ("aten::scipy_det", (SQUARE, True), _scipy_linalg(lambda sl, a, *o: sl.det(a))),
+    ("aten::scipy_det", (F32[:, :3], True), _scipy_linalg(lambda sl, a, *o: sl.det(a))),
+    (
+        "aten::scipy_solve",
+        (WELL, V[:3], False, True, None, True),
+        _scipy_linalg(lambda sl, a, b, *o: sl.solve(a, b, transposed=True)),
+    ),
+    ("aten::_lu_permutation", (np.array([2, 2, 2], dtype=np.int32), SQUARE), _row_swaps),
+    ("aten::_transposes", ("C",), lambda trans: trans in (1, 2, "T", "C")),
+    ("aten::_transposes", (0,), lambda trans: trans in (1, 2, "T", "C")),
+    ("aten::_reads_one_triangle", ("pos",), lambda assume_a: assume_a in ("sym", "her", "pos")),
+    ("aten::_reads_one_triangle", (None,), lambda assume_a: assume_a in ("sym", "her", "pos")),
+    ("aten::_solve_read_mask", ("tridiagonal", SQUARE), lambda a, like: (np.abs(_TRI) < 2) * 1.0),
+    ("aten::_solve_read_mask", ("pos", F32[:, :3]), lambda a, like: np.ones((3, 3), np.float32)),
+    (
+        "aten::scipy_solve",
+        (SPD, CUBE[..., :3, :2], True, True, "pos", False),
+        _scipy_linalg(lambda sl, a, b, *o: sl.solve(a, b, lower=True, assume_a="pos")),
+    ),
 ]
 
 
