@@ -1,0 +1,256 @@
+"""``ad.custom_vjp``: a function whose gradient the user writes, its body opaque Python.
+
+Note [Custom vjp]
+``@ad.custom_vjp`` wraps a function ``f``; ``f.defvjp(fwd, bwd)`` gives its derivative as
+JAX's does: ``fwd(*args) -> (out, residuals)`` and ``bwd(residuals, g) -> cotangents``, one
+per argument (a pytree like it, None for no gradient). Called from plain Python it is ``f``.
+Called from a scripted function it is one node, ``prim::CustomVjp(%fn, args...)``, whose
+``%fn`` names ``f`` and its line (Note [Opaque calls] in `frontend.opaque_calls`); the
+compiler never reads ``f``, ``fwd`` or ``bwd``, which may use any library. Its result's type
+is declared or found by one run (Note [Result types of opaque functions] in
+`autodiff.opaque`).
+
+Differentiation (`differentiate_custom_vjp`) replaces the node by
+``%out, %residuals = prim::CustomVjpFwd(%fn, args...)``, which ``f`` (the forward graph)
+runs instead of ``f``, and gives the reverse program a GradOf holding
+``prim::CustomVjpBwd(%fn, %residuals, %dout)``, whose results are the arguments' gradients.
+The residuals are one Python value that ``f`` hands to ``df`` as it is (saved per iteration
+in a loop, read back in a branch's reverse as any forward value is), so they may be any
+pytree or object. ``CustomVjpFwd`` also keeps the arguments' shapes and dtypes beside them,
+so that ``bwd``'s cotangents are checked (their number, structure and shapes; a None is
+zeros) and cast to the arguments' dtypes, and a wrong one is refused naming ``bwd`` and the
+caller's line. The two nodes have no derivative of their own: a second derivative through
+them is refused where the function is called.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from autodiff.gradient import gradient_name
+from autodiff.opaque import Entry, function_label, register, structure_key
+from frontend.trees import as_tuples
+from ir.errors import AutodiffError, ShapeError
+from ir.graph import Node
+from ir.source import SourceRange
+from ir.types import ANY, Type
+
+
+class CustomVjpError(AutodiffError):
+    """A custom_vjp's ``fwd`` or ``bwd`` returned what its contract does not allow."""
+
+
+class custom_vjp:  # noqa: N801  (named as JAX's decorator)
+    """A function with a gradient written by hand (Note [Custom vjp]).
+
+    >>> @ad.custom_vjp
+    ... def fixed_point(W, b):                  # opaque: any Python, any library
+    ...     x = np.zeros(len(b))
+    ...     for _ in range(100):
+    ...         x = np.tanh(W @ x + b)
+    ...     return x
+    >>> def fwd(W, b):
+    ...     x = fixed_point(W, b)
+    ...     return x, (W, x)                    # the result, and what bwd needs
+    >>> def bwd(residuals, g):
+    ...     W, x = residuals
+    ...     u = np.linalg.solve((np.eye(len(x)) - (1 - x**2)[:, None] * W).T, g)
+    ...     db = (1 - x**2) * u
+    ...     return np.outer(db, x), db          # one cotangent per argument
+    >>> fixed_point.defvjp(fwd, bwd)
+    >>> ad.grad(lambda W, b: np.sum(fixed_point(W, b) ** 2))(W, b)
+    """
+
+    __autodiff_static__ = 0
+
+    def __init__(self, fun: Callable[..., Any], *, result_shape: Any = None) -> None:
+        functools.update_wrapper(self, fun)
+        self.fun = fun
+        self.result_shape = result_shape
+        self.fwd: Callable[..., Any] | None = None
+        self.bwd: Callable[..., Any] | None = None
+        self._keys: dict[Any, str] = {}
+
+    def defvjp(self, fwd: Callable[..., Any], bwd: Callable[..., Any]) -> None:
+        """Give the derivative: ``fwd(*args) -> (out, residuals)``, ``bwd(residuals, g) ->
+        tuple of cotangents`` (None for an argument without one)."""
+        if not callable(fwd) or not callable(bwd):
+            raise TypeError("defvjp(fwd, bwd) takes two functions")
+        self.fwd, self.bwd = fwd, bwd
+
+    def __call__(self, *args: Any) -> Any:
+        return self.fun(*args)
+
+    def __autodiff_opaque__(
+        self, static: Sequence[Any], types: Sequence[Type], where: SourceRange
+    ) -> tuple[str, str, Type]:
+        """The node that calls this function on arguments of ``types`` (Note [Opaque calls] in
+        `frontend.opaque_calls`)."""
+        structure = structure_key(types)
+        key = self._keys.get(structure)
+        if key is None:
+            entry = _CustomVjpEntry(self, types)
+            key = self._keys[structure] = register(function_label(self.fun), entry)
+        return "prim::CustomVjp", key, _entry(key).result
+
+    # The derivative's parts, for messages.
+    def rule(self, which: str) -> Callable[..., Any]:
+        found = self.fwd if which == "fwd" else self.bwd
+        if found is None:
+            raise CustomVjpError(
+                f"{function_label(self.fun)} is a custom_vjp function without a derivative: "
+                "call its defvjp(fwd, bwd) before differentiating it"
+            )
+        return found
+
+
+def _entry(key: str) -> _CustomVjpEntry:
+    from ir.ops.opaque import OPAQUE_CALLS
+
+    found = OPAQUE_CALLS[key]
+    assert isinstance(found, _CustomVjpEntry)
+    return found
+
+
+class _Residuals:
+    """What ``CustomVjpFwd`` hands ``CustomVjpBwd``: the user's residuals, and the arguments'
+    shapes and dtypes to check the cotangents against."""
+
+    __slots__ = ("specs", "user")
+
+    def __init__(self, user: Any, specs: tuple[Any, ...]) -> None:
+        self.user = user
+        self.specs = specs
+
+
+def _spec(value: Any) -> Any:
+    """The structure, shapes and dtypes of one argument as the node receives it (tuples for
+    containers)."""
+    if isinstance(value, tuple):
+        return tuple(_spec(item) for item in value)
+    if isinstance(value, np.ndarray | np.generic):
+        return (np.shape(value), value.dtype, type(value))
+    return (None, None, type(value))
+
+
+class _CustomVjpEntry(Entry):
+    def __init__(self, owner: custom_vjp, arg_types: Sequence[Type]) -> None:
+        super().__init__(owner.fun, arg_types, owner.result_shape)
+        self.owner = owner
+
+    def forward(self, *args: Any) -> tuple[Any, Any]:
+        fwd = self.owner.rule("fwd")
+        result = fwd(*self.arguments(args))
+        if not isinstance(result, tuple) or len(result) != 2:
+            raise CustomVjpError(
+                f"{function_label(fwd)} (the fwd of {function_label(self.fn)}) must return a "
+                f"pair (out, residuals), not {type(result).__name__}"
+            )
+        out, residuals = result
+        return as_tuples(out, self.declared) if self.declared else out, _Residuals(
+            residuals, tuple(_spec(arg) for arg in args)
+        )
+
+    def backward(self, residuals: Any, grad: Any) -> Sequence[Any]:
+        bwd = self.owner.rule("bwd")
+        assert isinstance(residuals, _Residuals)
+        specs = residuals.specs
+        cotangents = bwd(residuals.user, self._output_gradient(grad))
+        label = f"{function_label(bwd)} (the bwd of {function_label(self.fn)})"
+        if not isinstance(cotangents, tuple | list) or len(cotangents) != len(specs):
+            got = (
+                f"{len(cotangents)} cotangents"
+                if isinstance(cotangents, tuple | list)
+                else f"a {type(cotangents).__name__}"
+            )
+            raise CustomVjpError(
+                f"{label} returned {got}; it returns a tuple of {len(specs)}, one per argument "
+                "of the function (None for no gradient)"
+            )
+        return [
+            _cotangent(label, index, as_tuples(ct, ty), spec)
+            for index, (ct, ty, spec) in enumerate(
+                zip(cotangents, self.arg_types, specs, strict=True)
+            )
+        ]
+
+    def _output_gradient(self, grad: Any) -> Any:
+        from frontend.trees import rebuild
+
+        return grad if self.declared is None else rebuild(grad, self.declared)
+
+
+def _cotangent(label: str, index: int, given: Any, spec: Any) -> Any:
+    """``given`` checked against argument ``index``'s ``spec``: zeros for None, cast to the
+    argument's dtype; a mismatch raises, naming ``bwd``."""
+    if _is_container_spec(spec):
+        if given is None:
+            return tuple(_cotangent(label, index, None, item) for item in spec)
+        if not isinstance(given, tuple) or len(given) != len(spec):
+            raise CustomVjpError(
+                f"{label} returned a cotangent for argument {index} that is not structured "
+                "like the argument"
+            )
+        return tuple(_cotangent(label, index, g, item) for g, item in zip(given, spec, strict=True))
+    shape, dtype, kind = spec
+    if dtype is None:  # a Python number or string: a float's gradient is a float
+        if kind is float:
+            return 0.0 if given is None else float(np.real(given))
+        return None
+    if np.dtype(dtype).kind not in "fc":
+        return None
+    if given is None:
+        return np.zeros(shape, dtype)
+    array = np.asarray(given)
+    if array.shape != shape:
+        raise CustomVjpError(
+            f"{label} returned a cotangent of shape {array.shape} for argument {index}, "
+            f"of shape {shape}"
+        )
+    if np.dtype(dtype).kind == "f" and array.dtype.kind == "c":
+        array = array.real
+    return array.astype(dtype, copy=False)
+
+
+def _is_container_spec(spec: Any) -> bool:
+    return isinstance(spec, tuple) and not (len(spec) == 3 and isinstance(spec[2], type))
+
+
+def differentiate_custom_vjp(builder: Any, node: Node) -> None:
+    """Replace ``prim::CustomVjp`` by its fwd in the forward block and add its bwd to the
+    reverse (Note [Custom vjp]). ``builder`` is `autodiff.differentiate.ReverseBuilder`."""
+    graph = builder.graph
+    fn, *args = node.inputs
+    where = node.source_range
+    with graph.inserting_after(node):
+        fwd = graph.insert(
+            "prim::CustomVjpFwd", list(node.inputs), [node.output.ty, ANY], source_range=where
+        )
+    out, residuals = fwd.outputs
+    out.name_hint = node.output.name_hint
+    residuals.name_hint = "residuals"
+    grad = builder.get_grad(node.output)
+    node.output.replace_all_uses_with(out)
+    node.destroy()
+    grad_of = graph.create("prim::GradOf", [grad], (), {"name": "prim::CustomVjp"}, num_blocks=1)
+    grad_of.source_range = where
+    builder.block.append_node(grad_of)
+    body = grad_of.blocks[0]
+    with graph.inserting_at_end(body):
+        bwd = graph.insert(
+            "prim::CustomVjpBwd",
+            [fn, residuals, grad],
+            [arg.ty for arg in args],
+            source_range=where and where.of_gradient("prim::CustomVjp"),
+        )
+    for arg, cotangent in zip(args, bwd.outputs, strict=True):
+        if arg in builder.needs:
+            body.register_output(cotangent)
+            builder.set_grad(arg, grad_of.add_output(arg.ty, gradient_name(arg)))
+
+
+__all__ = ["CustomVjpError", "ShapeError", "custom_vjp", "differentiate_custom_vjp"]
