@@ -34,18 +34,27 @@ import numpy as np
 from autodiff.gradient import gradient_name
 from autodiff.opaque import Entry, function_label, register, structure_key
 from frontend.trees import as_tuples
-from ir.errors import AutodiffError, ShapeError
+from autodiff.errors import DifferentiationError
+from ir.analysis import constant_value
 from ir.graph import Node
+from ir.ops.opaque import lookup
 from ir.source import SourceRange
 from ir.types import ANY, Type
 
 
-class CustomVjpError(AutodiffError):
-    """A custom_vjp's ``fwd`` or ``bwd`` returned what its contract does not allow."""
+class CustomVjpError(ValueError):
+    """An opaque function (a custom_vjp's ``fwd`` or ``bwd``, a callback) returned what its
+    contract does not allow. Raised while its node runs, which reports it as an
+    `ir.errors.InterpreterError` at the caller's line."""
 
 
-class custom_vjp:  # noqa: N801  (named as JAX's decorator)
-    """A function with a gradient written by hand (Note [Custom vjp]).
+def custom_vjp(
+    fun: Callable[..., Any] | None = None, *, result_shape: Any = None
+) -> CustomVjpFunction | Callable[[Callable[..., Any]], CustomVjpFunction]:
+    """Give ``fun`` a gradient written by hand, ``fun.defvjp(fwd, bwd)`` (Note [Custom vjp]);
+    ``@ad.custom_vjp(result_shape=ad.ShapeDtype(shape, dtype))`` declares its result's shape
+    instead of the compiler finding it by running ``fun`` once (Note [Result types of opaque
+    functions] in `autodiff.opaque`); a pytree of them declares a tuple or dict result.
 
     >>> @ad.custom_vjp
     ... def fixed_point(W, b):                  # opaque: any Python, any library
@@ -64,6 +73,14 @@ class custom_vjp:  # noqa: N801  (named as JAX's decorator)
     >>> fixed_point.defvjp(fwd, bwd)
     >>> ad.grad(lambda W, b: np.sum(fixed_point(W, b) ** 2))(W, b)
     """
+    if fun is None:
+        return lambda f: CustomVjpFunction(f, result_shape=result_shape)
+    return CustomVjpFunction(fun, result_shape=result_shape)
+
+
+class CustomVjpFunction:
+    """What ``ad.custom_vjp`` returns: ``fun``, called as one node from scripted code, with
+    the gradient ``defvjp`` gives it."""
 
     __autodiff_static__ = 0
 
@@ -97,21 +114,15 @@ class custom_vjp:  # noqa: N801  (named as JAX's decorator)
             key = self._keys[structure] = register(function_label(self.fun), entry)
         return "prim::CustomVjp", key, _entry(key).result
 
-    # The derivative's parts, for messages.
     def rule(self, which: str) -> Callable[..., Any]:
+        """``fwd`` or ``bwd`` (`differentiate_custom_vjp` has checked that they are given)."""
         found = self.fwd if which == "fwd" else self.bwd
-        if found is None:
-            raise CustomVjpError(
-                f"{function_label(self.fun)} is a custom_vjp function without a derivative: "
-                "call its defvjp(fwd, bwd) before differentiating it"
-            )
+        assert found is not None
         return found
 
 
 def _entry(key: str) -> _CustomVjpEntry:
-    from ir.ops.opaque import OPAQUE_CALLS
-
-    found = OPAQUE_CALLS[key]
+    found = lookup(key)
     assert isinstance(found, _CustomVjpEntry)
     return found
 
@@ -138,7 +149,7 @@ def _spec(value: Any) -> Any:
 
 
 class _CustomVjpEntry(Entry):
-    def __init__(self, owner: custom_vjp, arg_types: Sequence[Type]) -> None:
+    def __init__(self, owner: CustomVjpFunction, arg_types: Sequence[Type]) -> None:
         super().__init__(owner.fun, arg_types, owner.result_shape)
         self.owner = owner
 
@@ -226,6 +237,13 @@ def differentiate_custom_vjp(builder: Any, node: Node) -> None:
     graph = builder.graph
     fn, *args = node.inputs
     where = node.source_range
+    owner = _entry(constant_value(fn)).owner
+    if owner.fwd is None or owner.bwd is None:
+        raise DifferentiationError(
+            f"{function_label(owner.fun)} is a custom_vjp function without a derivative: call "
+            "its defvjp(fwd, bwd) before differentiating it",
+            where,
+        )
     with graph.inserting_after(node):
         fwd = graph.insert(
             "prim::CustomVjpFwd", list(node.inputs), [node.output.ty, ANY], source_range=where
@@ -253,4 +271,3 @@ def differentiate_custom_vjp(builder: Any, node: Node) -> None:
             builder.set_grad(arg, grad_of.add_output(arg.ty, gradient_name(arg)))
 
 
-__all__ = ["CustomVjpError", "ShapeError", "custom_vjp", "differentiate_custom_vjp"]
