@@ -58,10 +58,9 @@ def _pure_callback_node(
     structure = (id(callback), _hashable(result_shape), structure_key(types))
     found = _KEYS.get(structure)
     if found is None or found[1].fn is not callback:
-        entry = _CallbackEntry(callback, types, result_shape)
-        found = _KEYS[structure] = (register(function_label(callback), entry), entry)
-    key, entry = found
-    return "prim::PureCallback", key, entry.result
+        made = _CallbackEntry(callback, types, result_shape)
+        found = _KEYS[structure] = (register(function_label(callback), made), made)
+    return "prim::PureCallback", found[0], found[1].result
 
 
 def _hashable(spec: Any) -> Any:
@@ -92,7 +91,8 @@ def _checked(label: str, value: Any, declared: Type) -> Any:
             _checked(label, item, child)
             for item, child in zip(value, declared.children, strict=True)
         )
-    assert isinstance(declared, TensorType) and declared.shape is not None
+    assert isinstance(declared, TensorType)
+    assert declared.shape is not None
     array = np.asarray(value)
     if array.shape != declared.shape:
         raise CustomVjpError(
@@ -114,7 +114,9 @@ def primitive(fun: Callable[..., Any]) -> CustomVjpFunction:
 
 
 def defvjp(
-    prim: CustomVjpFunction, *vjpmakers: Callable[..., Any] | None, argnums: Sequence[int] | None = None
+    prim: CustomVjpFunction,
+    *vjpmakers: Callable[..., Any] | None,
+    argnums: Sequence[int] | None = None,
 ) -> None:
     """Autograd's ``defvjp``: for each argument (at ``argnums``, by default the first ones), a
     ``vjpmaker(ans, *args)`` returning ``g -> cotangent``; an argument without one (or with

@@ -31,10 +31,11 @@ from typing import Any
 
 import numpy as np
 
+from autodiff.errors import DifferentiationError
 from autodiff.gradient import gradient_name
 from autodiff.opaque import Entry, function_label, register, structure_key
+from autodiff.scripted_vjp import differentiate_scripted
 from frontend.trees import as_tuples
-from autodiff.errors import DifferentiationError
 from ir.analysis import constant_value
 from ir.graph import Node
 from ir.ops.opaque import lookup
@@ -49,12 +50,15 @@ class CustomVjpError(ValueError):
 
 
 def custom_vjp(
-    fun: Callable[..., Any] | None = None, *, result_shape: Any = None
+    fun: Callable[..., Any] | None = None, *, result_shape: Any = None, scripted: bool = False
 ) -> CustomVjpFunction | Callable[[Callable[..., Any]], CustomVjpFunction]:
     """Give ``fun`` a gradient written by hand, ``fun.defvjp(fwd, bwd)`` (Note [Custom vjp]);
     ``@ad.custom_vjp(result_shape=ad.ShapeDtype(shape, dtype))`` declares its result's shape
     instead of the compiler finding it by running ``fun`` once (Note [Result types of opaque
     functions] in `autodiff.opaque`); a pytree of them declares a tuple or dict result.
+    ``scripted=True`` says that ``fwd`` and ``bwd`` are written in the language: they are
+    compiled, and second derivatives go through them (Note [Scripted custom vjp] in
+    `autodiff.scripted_vjp`).
 
     >>> @ad.custom_vjp
     ... def fixed_point(W, b):                  # opaque: any Python, any library
@@ -74,8 +78,8 @@ def custom_vjp(
     >>> ad.grad(lambda W, b: np.sum(fixed_point(W, b) ** 2))(W, b)
     """
     if fun is None:
-        return lambda f: CustomVjpFunction(f, result_shape=result_shape)
-    return CustomVjpFunction(fun, result_shape=result_shape)
+        return lambda f: CustomVjpFunction(f, result_shape=result_shape, scripted=scripted)
+    return CustomVjpFunction(fun, result_shape=result_shape, scripted=scripted)
 
 
 class CustomVjpFunction:
@@ -84,10 +88,13 @@ class CustomVjpFunction:
 
     __autodiff_static__ = 0
 
-    def __init__(self, fun: Callable[..., Any], *, result_shape: Any = None) -> None:
+    def __init__(
+        self, fun: Callable[..., Any], *, result_shape: Any = None, scripted: bool = False
+    ) -> None:
         functools.update_wrapper(self, fun)
         self.fun = fun
         self.result_shape = result_shape
+        self.scripted = scripted
         self.fwd: Callable[..., Any] | None = None
         self.bwd: Callable[..., Any] | None = None
         self._keys: dict[Any, str] = {}
@@ -237,13 +244,17 @@ def differentiate_custom_vjp(builder: Any, node: Node) -> None:
     graph = builder.graph
     fn, *args = node.inputs
     where = node.source_range
-    owner = _entry(constant_value(fn)).owner
+    entry = _entry(constant_value(fn))
+    owner = entry.owner
     if owner.fwd is None or owner.bwd is None:
         raise DifferentiationError(
             f"{function_label(owner.fun)} is a custom_vjp function without a derivative: call "
             "its defvjp(fwd, bwd) before differentiating it",
             where,
         )
+    if owner.scripted:
+        differentiate_scripted(builder, node, owner, entry.arg_types)
+        return
     with graph.inserting_after(node):
         fwd = graph.insert(
             "prim::CustomVjpFwd", list(node.inputs), [node.output.ty, ANY], source_range=where
@@ -269,5 +280,3 @@ def differentiate_custom_vjp(builder: Any, node: Node) -> None:
         if arg in builder.needs:
             body.register_output(cotangent)
             builder.set_grad(arg, grad_of.add_output(arg.ty, gradient_name(arg)))
-
-

@@ -161,7 +161,8 @@ def sample(parse: Type, ty: Type) -> Any:
     if isinstance(ty, TensorType):
         if not ty.is_complete:
             return _UNKNOWN
-        assert ty.shape is not None and ty.dtype is not None
+        assert ty.shape is not None
+        assert ty.dtype is not None
         shape = tuple(int(d) for d in ty.shape if d is not None)
         dtype = np.dtype(ty.dtype)
         if dtype.kind in "fc":

@@ -15,8 +15,6 @@ as NumPy's and SciPy's functions are. The frontend knows nothing else of it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from frontend import syntax
 from frontend.environment import PyObject
 from frontend.errors import ScriptError
@@ -28,7 +26,6 @@ from ir.types import STR, Type
 
 
 class OpaqueCallEmitter(ExpressionEmitter):
-
     def emit_opaque_call(self, obj: object, call: syntax.Call) -> Value:
         """One node calling ``obj`` (Note [Opaque calls])."""
         name = getattr(obj, "__name__", type(obj).__name__)
