@@ -55,8 +55,12 @@ def leaves(graph: Graph, value: Value, where: SourceRange | None) -> list[Value]
     point): a compiled function's inputs for it. Strings and None are no inputs."""
     ty = value.ty
     if isinstance(ty, TupleType):
-        parts = graph.insert("prim::TupleUnpack", [value], list(ty.elems), source_range=where)
-        return [leaf for part in parts.outputs for leaf in leaves(graph, part, where)]
+        if value.node.kind == "prim::TupleConstruct":  # as `item` does
+            parts = list(value.node.inputs)
+        else:
+            unpack = graph.insert("prim::TupleUnpack", [value], list(ty.elems), source_range=where)
+            parts = list(unpack.outputs)
+        return [leaf for part in parts for leaf in leaves(graph, part, where)]
     return [] if ty in (STR, NONE) else [value]
 
 
@@ -73,7 +77,11 @@ def inline(graph: Graph, body: Graph, inputs: list[Value], where: SourceRange | 
 
 
 def item(graph: Graph, value: Value, index: int, where: SourceRange | None) -> Value:
+    """Item ``index`` of the tuple ``value``: the value itself where it was built here (so
+    that `specialize-autograd-zero` sees what a gradient is made of), else a TupleIndex."""
     assert isinstance(value.ty, TupleType)
+    if value.node.kind == "prim::TupleConstruct":
+        return value.node.inputs[index]
     position = graph.insert_constant(index, INT)
     return graph.insert(
         "prim::TupleIndex", [value, position], [value.ty.elems[index]], source_range=where
@@ -81,10 +89,21 @@ def item(graph: Graph, value: Value, index: int, where: SourceRange | None) -> V
 
 
 def child(ty: Type, index: int) -> Type:
-    """Item ``index`` of a compiled function's result type (a Tree or an IR tuple)."""
+    """Item ``index`` of a compiled function's result type (a Tree or an IR tuple), as a
+    parameter type: a tuple is a Tree, so that a function compiled for it takes its leaves."""
     if isinstance(ty, Tree):
-        return ty.children[index]
-    return ty.elems[index] if isinstance(ty, TupleType) else TENSOR
+        return as_tree(ty.children[index])
+    return as_tree(ty.elems[index]) if isinstance(ty, TupleType) else TENSOR
+
+
+def as_tree(ty: Type) -> Type:
+    if ty == NONE:  # a parameter given None (Note [Containers known while compiling])
+        return Tree(type(None), (), ())
+    if isinstance(ty, Tree):
+        return Tree(ty.kind, ty.keys, tuple(as_tree(c) for c in ty.children))
+    if isinstance(ty, TupleType):
+        return Tree(tuple, (), tuple(as_tree(e) for e in ty.elems))
+    return ty
 
 
 def _typed(
@@ -121,7 +140,8 @@ def differentiate_scripted(builder: Any, node: Node, owner: Any, arg_types: Sequ
                 where,
             )
         out = item(graph, pair, 0, where)
-        residuals = item(graph, pair, 1, where)
+        # unpacked here, so that the reverse reads (and a loop tapes) arrays, never a tuple
+        residuals = leaves(graph, item(graph, pair, 1, where), where)
     out.name_hint = node.output.name_hint
     grad = builder.get_grad(node.output)
     node.output.replace_all_uses_with(out)
@@ -133,7 +153,7 @@ def differentiate_scripted(builder: Any, node: Node, owner: Any, arg_types: Sequ
     body = grad_of.blocks[0]
     tagged = where and where.of_gradient("prim::CustomVjp")
     with graph.inserting_at_end(body):
-        inputs = [*leaves(graph, residuals, tagged), *leaves(graph, grad, tagged)]
+        inputs = [*residuals, *leaves(graph, grad, tagged)]
         parameters = [child(fwd_result, 1), child(fwd_result, 0)]
         bwd_graph, bwd_result = _typed(bwd, parameters, inputs, tagged)
         cotangents = inline(graph, bwd_graph, inputs, tagged)
