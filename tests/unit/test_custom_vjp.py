@@ -81,7 +81,9 @@ def test_autodiff_dump_shows_the_custom_nodes() -> None:
 
 @ad.custom_vjp
 def affine(p, x):
-    return np.array([v * a + float(p["b"]) for v, a in zip(x.tolist(), p["a"].tolist())])
+    return np.array(
+        [v * a + float(p["b"]) for v, a in zip(x.tolist(), p["a"].tolist(), strict=True)]
+    )
 
 
 def affine_fwd(p, x):
@@ -103,7 +105,8 @@ def in_a_loop(a, b, x, n: int):
 
 def in_a_branch(a, b, x):
     if np.sum(x) > 0:
-        y = affine({"a": a, "b": b}, x) * 2.0
+        y = affine({"a": a, "b": b}, x)
+        y = y * 2.0
     else:
         y = np.sin(x)
     return np.sum(y**2)
@@ -259,7 +262,7 @@ def test_a_function_that_cannot_run_on_samples_asks_for_result_shape() -> None:
     def loss(x):
         return np.sum(picky(x))
 
-    with pytest.raises(AutodiffError, match="result_shape=ad.ShapeDtype"):
+    with pytest.raises(AutodiffError, match=r"result_shape=ad\.ShapeDtype"):
         ad.script(loss)(np.array([7.0, 1.0]))
 
     declared = ad.custom_vjp(picky.__wrapped__, result_shape=ad.ShapeDtype((2,), np.float64))
@@ -347,7 +350,7 @@ def test_a_scripted_bwd_with_the_wrong_count_is_refused_while_compiling() -> Non
     def loss(x, y):
         return np.sum(pair(x, y))
 
-    with pytest.raises(ad.DifferentiationError, match="pair_bwd.*a tuple of 2 cotangents"):
+    with pytest.raises(ad.DifferentiationError, match=r"pair_bwd.*a tuple of 2 cotangents"):
         ad.grad(loss)(X, X)
 
 
