@@ -26,6 +26,7 @@ them is refused where the function is called.
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -109,6 +110,12 @@ class CustomVjpFunction:
     def __call__(self, *args: Any) -> Any:
         return self.fun(*args)
 
+    @functools.cached_property
+    def __autodiff_twin__(self) -> Callable[..., Any]:
+        """A function to compile for this one, given to ``ad.grad``, ``ad.vjp`` or
+        ``ad.script``: a call of it, with as many parameters as ``fun`` has."""
+        return _calling(self, _arity(self.fun))
+
     def __autodiff_opaque__(
         self, static: Sequence[Any], types: Sequence[Type], where: SourceRange
     ) -> tuple[str, str, Type]:
@@ -126,6 +133,37 @@ class CustomVjpFunction:
         found = self.fwd if which == "fwd" else self.bwd
         assert found is not None
         return found
+
+
+def _arity(fun: Callable[..., Any]) -> int:
+    parameters = inspect.signature(fun).parameters.values()
+    if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in parameters):
+        return -1
+    return len(parameters)
+
+
+# One function per number of parameters, so that ``argnums`` counts them as ``fun``'s.
+def _calling(custom: CustomVjpFunction, arity: int) -> Callable[..., Any]:
+    def call_1(a: Any) -> Any:
+        return custom(a)
+
+    def call_2(a: Any, b: Any) -> Any:
+        return custom(a, b)
+
+    def call_3(a: Any, b: Any, c: Any) -> Any:
+        return custom(a, b, c)
+
+    def call_4(a: Any, b: Any, c: Any, d: Any) -> Any:
+        return custom(a, b, c, d)
+
+    calls: dict[int, Callable[..., Any]] = {1: call_1, 2: call_2, 3: call_3, 4: call_4}
+    if arity not in calls:
+        takes = "*args" if arity < 0 else f"{arity} parameters"
+        raise TypeError(
+            f"{function_label(custom.fun)} takes {takes}: differentiate a function that calls "
+            "it instead"
+        )
+    return calls[arity]
 
 
 def _entry(key: str) -> _CustomVjpEntry:

@@ -60,6 +60,12 @@ def test_its_gradient_is_the_one_bwd_gives() -> None:
     ad.gradcheck(loss_of_cube, X)
 
 
+def test_the_custom_function_itself_is_differentiated_by_its_rule() -> None:
+    (dx,) = ad.vjp(cube, X)[1](np.ones(3))
+    np.testing.assert_allclose(dx, 3 * X**2)
+    np.testing.assert_allclose(ad.jacobian(cube)(X), np.diag(3 * X**2))
+
+
 def test_f_runs_fwd_and_df_runs_bwd() -> None:
     gradient = ad.grad(loss_of_cube).gradient_for(X)
     assert "prim::CustomVjpFwd(%fn, %x)" in str(gradient.f)
