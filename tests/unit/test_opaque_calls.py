@@ -3,7 +3,12 @@
 
 from __future__ import annotations
 
+import os
+import re
 import statistics
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -154,3 +159,41 @@ def test_autograd_style_primitive_and_defvjp() -> None:
     value = np.log(np.sum(np.exp(x)))
     np.testing.assert_allclose(ad.grad(loss)(x), 2 * value * np.exp(x - value))
     ad.gradcheck(loss, x)
+
+
+def test_the_readme_extending_section_runs(tmp_path: Path) -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    start = readme.index("\n## Extending\n")
+    section = readme[start : readme.index("\n## ", start + 1)]
+    blocks = re.findall(r"^```python\n(.*?)^```$", section, re.MULTILINE | re.DOTALL)
+    prelude = """
+import numpy as np
+import autodiff as ad
+rng = np.random.default_rng(0)
+W, b = 0.3 * rng.standard_normal((4, 4)), rng.standard_normal(4)
+x = rng.standard_normal(5)
+def host_median(v):
+    return np.float64(np.median(v))
+"""
+    check = """
+dW, db = ad.grad(lambda W, b: np.sum(fixed_point(W, b) ** 2), argnums=(0, 1))(W, b)
+eps = 1e-6
+loss = lambda b: np.sum(fixed_point(W, b) ** 2)
+numeric = [(loss(b + eps * e) - loss(b - eps * e)) / (2 * eps) for e in np.eye(4)]
+assert np.allclose(db, numeric, rtol=1e-6, atol=1e-9), (db, numeric)
+print("EXTENDING OK")
+"""
+    program = tmp_path / "extending.py"
+    program.write_text("\n".join([prelude, *blocks, check]), encoding="utf-8")
+    root = str(Path(__file__).resolve().parents[2])
+    result = subprocess.run(
+        [sys.executable, str(program)],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={**os.environ, "PYTHONPATH": root},
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.rstrip().endswith("EXTENDING OK")
