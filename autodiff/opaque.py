@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from frontend.trees import KnownString, Tree, ir_type_of, rebuild
+from frontend.trees import KnownString, Tree, as_tuples, ir_type_of, rebuild
 from ir.errors import ShapeError
 from ir.ops.opaque import OPAQUE_CALLS, OpaqueCall
 from ir.types import BOOL, FLOAT, INT, NONE, TENSOR, TensorType, TupleType, Type, type_of_value
@@ -133,7 +133,8 @@ class Entry:
             ) from error
 
     def call(self, *args: Any) -> Any:
-        return self.fn(*self.arguments(args))
+        result = self.fn(*self.arguments(args))
+        return result if self.declared is None else as_tuples(result, self.declared)
 
     def forward(self, *args: Any) -> tuple[Any, Any]:
         raise NotImplementedError

@@ -372,3 +372,31 @@ def test_against_jax_custom_vjp() -> None:
     jax_cube.defvjp(lambda x: (x**3, x), lambda x, g: (3 * x**2 * g,))
     expected = jax.grad(lambda x: jnp.sum(jnp.sin(jax_cube(x))))(X)
     np.testing.assert_allclose(ad.grad(loss_of_cube)(X), np.asarray(expected), rtol=1e-12)
+
+
+# ---- a declared container result ----------------------------------------------------------
+
+RESULT = {"y": ad.ShapeDtype((3,), np.float64), "total": ad.ShapeDtype((), np.float64)}
+
+
+@ad.custom_vjp(result_shape=RESULT)
+def doubled_and_total(x):
+    return {"y": np.array([v * 2 for v in x.tolist()]), "total": np.float64(sum(x.tolist()))}
+
+
+doubled_and_total.defvjp(
+    lambda x: (doubled_and_total(x), None), lambda residuals, g: (2 * g["y"] + g["total"],)
+)
+
+
+def test_a_declared_dict_result_and_its_dict_cotangent() -> None:
+    def loss(x):
+        parts = doubled_and_total(x)
+        return np.sum(parts["y"] ** 2) + 3.0 * parts["total"]
+
+    def only_y(x):
+        return np.sum(doubled_and_total(x)["y"] ** 2)
+
+    assert ad.script(loss)(X) == pytest.approx(loss(X))
+    np.testing.assert_allclose(ad.grad(loss)(X), 8 * X + 3)
+    np.testing.assert_allclose(ad.grad(only_y)(X), 8 * X)  # "total" gets a zero cotangent
