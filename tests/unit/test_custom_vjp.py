@@ -400,3 +400,14 @@ def test_a_declared_dict_result_and_its_dict_cotangent() -> None:
     assert ad.script(loss)(X) == pytest.approx(loss(X))
     np.testing.assert_allclose(ad.grad(loss)(X), 8 * X + 3)
     np.testing.assert_allclose(ad.grad(only_y)(X), 8 * X)  # "total" gets a zero cotangent
+
+
+def test_a_custom_function_passed_to_a_helper() -> None:
+    def layer(x, act=np.tanh):
+        return act(x) + 1.0
+
+    def loss(x):
+        return np.sum(layer(x, cube) * layer(x))
+
+    ad.gradcheck(loss, X)
+    assert "prim::CustomVjpBwd" in str(ad.grad(loss).gradient_for(X).df)
