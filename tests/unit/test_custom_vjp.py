@@ -73,12 +73,13 @@ def test_f_runs_fwd_and_df_runs_bwd() -> None:
     assert "CustomVjpFwd" not in str(gradient.df)
 
 
-def test_autodiff_dump_shows_the_custom_nodes() -> None:
+@pytest.mark.parametrize(("stage", "node"), [("f", "CustomVjpFwd"), ("df", "CustomVjpBwd")])
+def test_autodiff_dump_shows_the_custom_nodes(stage: str, node: str) -> None:
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        status = main(["dump", f"{__file__}:loss_of_cube", "--stage", "df", "--arg", "x=f64[3]"])
+        status = main(["dump", f"{__file__}:loss_of_cube", "--stage", stage, "--arg", "x=f64[3]"])
     assert status == 0
-    assert "prim::CustomVjpBwd" in out.getvalue()
+    assert f"prim::{node}(%fn" in out.getvalue()
     assert "cube@test_custom_vjp.py" in out.getvalue()
 
 
