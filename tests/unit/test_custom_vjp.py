@@ -412,3 +412,19 @@ def test_a_custom_function_passed_to_a_helper() -> None:
 
     ad.gradcheck(loss, X)
     assert "prim::CustomVjpBwd" in str(ad.grad(loss).gradient_for(X).df)
+
+
+def test_gradients_of_callers_called_from_scripted_code() -> None:
+    gradient = ad.grad(loss_of_cube)
+
+    def weighted(x):
+        return np.sum(gradient(x) * x)
+
+    assert ad.script(weighted)(X) == pytest.approx(np.sum(np.cos(X**3) * 3 * X**3))
+    scripted_gradient = ad.grad(softplus_loss)
+
+    def hvp(x, v):  # a Hessian-vector product through the scripted rule
+        return np.sum(scripted_gradient(x) * v)
+
+    v = np.array([1.0, -2.0, 0.5])
+    np.testing.assert_allclose(ad.grad(hvp)(X, v), ad.hessian(softplus_loss)(X) @ v, rtol=1e-12)
