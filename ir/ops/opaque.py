@@ -121,6 +121,9 @@ def pure_callback_call(fn: str, *args: Any) -> Any:
     return OPAQUE_CALLS[fn].call(*args)
 
 
+# Derivative.NONE rather than a formula whose backward returns zeros: the result needs no
+# gradient, so `passes.requires_grad` stops there and nothing downstream is differentiated
+# through it, at any order (a gradient graph holding it is differentiated again the same way).
 @register_op(
     "aten::stop_gradient(Any self) -> Any",
     shape=like_operand,
