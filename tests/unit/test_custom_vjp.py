@@ -428,3 +428,36 @@ def test_gradients_of_callers_called_from_scripted_code() -> None:
 
     v = np.array([1.0, -2.0, 0.5])
     np.testing.assert_allclose(ad.grad(hvp)(X, v), ad.hessian(softplus_loss)(X) @ v, rtol=1e-12)
+
+
+@ad.custom_vjp(scripted=True)
+def scripted_affine(p, x):
+    return p["a"] * x + p["b"]
+
+
+def scripted_affine_fwd(p, x):
+    return p["a"] * x + p["b"], (p["a"], x)
+
+
+def scripted_affine_bwd(residuals, g):
+    a, x = residuals
+    return {"b": np.sum(g), "a": g * x}, g * a  # keys in another order than the argument's
+
+
+scripted_affine.defvjp(scripted_affine_fwd, scripted_affine_bwd)
+
+
+def scripted_in_a_branch(a, b, x):
+    if np.sum(x) > 0:
+        y = scripted_affine({"a": a, "b": b}, x)
+        y = np.sin(y)
+    else:
+        y = x * 2.0
+    return np.sum(y**2)
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0])
+def test_scripted_with_a_dict_argument_in_a_branch_twice(sign: float) -> None:
+    x = sign * X
+    ad.gradcheck(scripted_in_a_branch, A, B, x)
+    ad.gradcheck(ad.grad(scripted_in_a_branch, argnums=(0, 2)), A, B, x)
