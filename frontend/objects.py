@@ -362,7 +362,8 @@ def is_bound_callable(obj: object) -> bool:
     """Whether a call of ``obj`` binds values before the caller's: a bound method, a partial
     (or ``functools.partial`` itself, called to make one), a `LocalPartial`."""
     return (
-        isinstance(obj, MethodType | functools.partial | LocalPartial) or obj is functools.partial
+        isinstance(obj, MethodType | functools.partial | LocalPartial)
+        or obj is functools.partial
     )
 
 

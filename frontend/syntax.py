@@ -337,6 +337,7 @@ class Param(Node):
         return _repr_past_defaults(self)
 
 
+
 @dataclass(frozen=True, slots=True)
 class FunctionDef(Stmt):
     """A ``def``, at module level or nested. Its range starts at ``def``, after decorators.

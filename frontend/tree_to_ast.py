@@ -557,7 +557,10 @@ class ToAst:
                         else "positional argument follows keyword argument unpacking"
                     )
                     self._refuse(message, argument.range, "functions")
-                elif keywords and not isinstance(argument, _Refused | syntax.Starred):
+                elif (
+                    keywords
+                    and not isinstance(argument, _Refused | syntax.Starred)
+                ):
                     message = "positional argument follows keyword argument"
                     self._refuse(message, argument.range, "functions")
                 args.append(argument)
@@ -640,7 +643,6 @@ class ToAst:
 
     star_expr = _refusal("starred expressions are not supported", "assignment")
     walrus = _refusal("assignment expressions (:=) are not supported", "assignment-expressions")
-
     def lambdef(self, r: SourceRange, _lambda: _Tok, params: Any, body: syntax.Expr) -> Any:
         if isinstance(params, _Refused) or isinstance(body, _Refused):
             return _Refused(range=r)
@@ -666,7 +668,6 @@ class ToAst:
 
     await_ = _refusal("await is not supported", "async")
     yield_expr = _refusal("yield is not supported", "yield")
-
     def comprehension(self, r: SourceRange, element: Any, *clauses: Any) -> syntax.Expr:
         """A comprehension's parts; `listcomp` and `genexp` say which kind it is."""
         for part in (element, *clauses):

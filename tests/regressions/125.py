@@ -10,13 +10,10 @@ The analytic Hessian agrees with jax.hessian to 6e-13.
 
 import numpy as np
 
-PROPERTY = "nested"
-ERROR = "AssertionError: hessian: relative error"
+PROPERTY = 'nested'
+ERROR = 'AssertionError: hessian: relative error'
 XFAIL = None
-ARGS = (
-    ("a", (3, 4)),
-    ("n", "int=0"),
-)
+ARGS = (('a', (3, 4)), ('n', 'int=0'),)
 SEED = 25572
 
 
@@ -24,9 +21,7 @@ def f(a, n):
     y1 = np.zeros((3, 4))
     s2 = y1 * y1
     y1 *= a.T[:, 2:3].T
-    t4 = np.sum(
-        np.einsum("mnd,mdo->mno", (a @ np.tanh(a.T @ a))[None], np.stack([a.T, y1.T])), axis=0
-    )
+    t4 = np.sum(np.einsum('mnd,mdo->mno', (a @ np.tanh(a.T @ a))[None], np.stack([a.T, y1.T])), axis=0)
     return (a + np.tanh(s2)) + np.tanh(np.sum(t4))
 
 

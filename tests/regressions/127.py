@@ -1,21 +1,17 @@
 """Found by tests/property/fuzz.py: property 'nested' fails with
 
-<generated-program-365>:19:12: error: cannot differentiate the jacobian of loss~348() again: the shape of the value it returns is not known from the shapes of its arguments (type Tensor)
-        return ((-a[0, 0]) + np.tanh(s1))
-               ^^^^^^^^^^^^^^^^^^^^^^^^^^
+    <generated-program-365>:19:12: error: cannot differentiate the jacobian of loss~348() again: the shape of the value it returns is not known from the shapes of its arguments (type Tensor)
+            return ((-a[0, 0]) + np.tanh(s1))
+                   ^^^^^^^^^^^^^^^^^^^^^^^^^^
 """
 
 import numpy as np
 
-PROPERTY = "nested"
-ERROR = "DifferentiationError: cannot differentiate the jacobian of loss~N() again: the shape of the value it returns is not known from the shapes of its arguments (type"
+PROPERTY = 'nested'
+ERROR = 'DifferentiationError: cannot differentiate the jacobian of loss~N() again: the shape of the value it returns is not known from the shapes of its arguments (type'
 XFAIL = None
-ARGS = (
-    ("a", (3, 4)),
-    ("b", (3,)),
-    ("c", (3, 4)),
-)
-LAYOUTS = {"a": "fortran"}
+ARGS = (('a', (3, 4)), ('b', (3,)), ('c', (3, 4)),)
+LAYOUTS = {'a': 'fortran'}
 SEED = 0
 
 
@@ -28,7 +24,7 @@ def f(a, b, c):
         v3 = b
     else:
         v3 = b
-    return (-a[0, 0]) + np.tanh(s1)
+    return ((-a[0, 0]) + np.tanh(s1))
 
 
 def loss(a, b, c):

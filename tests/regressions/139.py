@@ -1,18 +1,18 @@
 """Found by tests/property/fuzz.py: property 'scripted' fails with
 
-<generated-program-639>:13:5: error: cannot tell whether this writes to 'y1': NumPy makes the reshape a view or a copy depending on the array's strides, which the compiler cannot tell here; copy it first (.copy())
-  while running pass 'functionalize{number-inputs= strided-inputs=0:8,24}' (the first pass)
-        w2[0] = np.tanh(0.5)
-        ^^^^^
+    <generated-program-639>:13:5: error: cannot tell whether this writes to 'y1': NumPy makes the reshape a view or a copy depending on the array's strides, which the compiler cannot tell here; copy it first (.copy())
+      while running pass 'functionalize{number-inputs= strided-inputs=0:8,24}' (the first pass)
+            w2[0] = np.tanh(0.5)
+            ^^^^^
 """
 
 import numpy as np
 
-PROPERTY = "scripted"
+PROPERTY = 'scripted'
 ERROR = "IRError: cannot tell whether this writes to '_': NumPy makes the reshape a view or a copy depending on the array's strides, which the compiler cannot tell here;"
 XFAIL = None
-ARGS = (("a", (3, 4)),)
-LAYOUTS = {"a": "fortran"}
+ARGS = (('a', (3, 4)),)
+LAYOUTS = {'a': 'fortran'}
 SEED = 0
 
 

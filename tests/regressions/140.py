@@ -15,10 +15,10 @@ casts run-time scalars with ``np.float64`` only.
 
 import numpy as np
 
-PROPERTY = "passes"
-ERROR = "DifferentiationError: prim::float is not differentiable"
+PROPERTY = 'passes'
+ERROR = 'DifferentiationError: prim::float is not differentiable'
 XFAIL = "refused: float() of a run-time scalar has no derivative yet (np.float64(x) has one)"
-ARGS = (("a", (3, 4)),)
+ARGS = (('a', (3, 4)),)
 SEED = 1
 
 

@@ -14,15 +14,10 @@ wrong value; the generator no longer writes into such a result.
 
 import numpy as np
 
-PROPERTY = "scripted"
+PROPERTY = 'scripted'
 ERROR = "IRError: cannot tell which array this writes to: '_' comes out of an if or a loop that may give different arrays; write to the array itself, or copy it first (x"
 XFAIL = "refused: a write to an if's output that may be either array, even when the condition is known while compiling"
-ARGS = (
-    ("a", (3, 4)),
-    ("b", (3, 4)),
-    ("c", (3, 4)),
-    ("d", (3,)),
-)
+ARGS = (('a', (3, 4)), ('b', (3, 4)), ('c', (3, 4)), ('d', (3,)),)
 SEED = 0
 
 
@@ -32,7 +27,7 @@ def f(a, b, c, d):
         t1[0] = np.tanh(0.5)
     t3 = 0.5
     t4 = t3
-    return t3 + np.tanh(np.sum(t1))
+    return (t3 + np.tanh(np.sum(t1)))
 
 
 def loss(a, b, c, d):

@@ -14,20 +14,16 @@ while compiling.
 
 import numpy as np
 
-PROPERTY = "scripted"
-ERROR = "ScriptError: sorted() orders items known while compiling (numbers, strings, or keys= that give them): use np.sort for values known only at run time"
-ARGS = (
-    ("a", (3, 4)),
-    ("b", "float"),
-    ("n", "int=0"),
-)
-LAYOUTS = {"a": "fortran"}
+PROPERTY = 'scripted'
+ERROR = 'ScriptError: sorted() orders items known while compiling (numbers, strings, or keys= that give them): use np.sort for values known only at run time'
+ARGS = (('a', (3, 4)), ('b', 'float'), ('n', 'int=0'),)
+LAYOUTS = {'a': 'fortran'}
 SEED = 0
 
 
 def f(a, b: float, n):
     t2 = sorted([0.5, -2.0, 1.0], key=abs)[-1] * a[:, n]
-    return b + np.tanh(np.sum(t2))
+    return (b + np.tanh(np.sum(t2)))
 
 
 def loss(a, b: float, n):

@@ -198,7 +198,9 @@ def test_a_reshape_of_a_ufunc_result_follows_numpys_layout_of_it() -> None:
     for layout in LAYOUTS.values():  # the argument in every layout: decided from its strides
         plain_argument = layout(MATRIX.copy())
         expected = reshape_of_a_transposed_product_transposed_back(plain_argument)
-        actual = ad.script(reshape_of_a_transposed_product_transposed_back)(layout(MATRIX.copy()))
+        actual = ad.script(reshape_of_a_transposed_product_transposed_back)(
+            layout(MATRIX.copy())
+        )
         np.testing.assert_array_equal(actual, expected)
 
 

@@ -47,7 +47,10 @@ def test_lambdas_on_one_line_are_told_apart() -> None:
 
 
 def test_a_lambda_over_several_lines_and_its_hessian() -> None:
-    energy = ad.hessian(lambda a: np.sum(np.sin(a)) + 0.5 * np.sum(a**2))
+    energy = ad.hessian(
+        lambda a: np.sum(np.sin(a))
+        + 0.5 * np.sum(a**2)
+    )
     np.testing.assert_allclose(energy(P), np.diag(1.0 - np.sin(P)), atol=1e-12)
 
 
