@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from autodiff.control_flow import differentiate_if, differentiate_loop
+from autodiff.custom_vjp import differentiate_custom_vjp
 from autodiff.derivatives import Formula, formula_for
 from autodiff.errors import DifferentiationError
 from autodiff.gradient import gradient_name
@@ -233,6 +234,9 @@ class ReverseBuilder:
             return
         if node.kind == "prim::Loop":
             differentiate_loop(self, node)
+            return
+        if node.kind == "prim::CustomVjp":
+            differentiate_custom_vjp(self, node)
             return
         formula = formula_for(node)
         if formula is None:

@@ -126,6 +126,8 @@ class CallEmitter(PythonBuiltinEmitter):
     # Provided by `frontend.function_calls`: Note [Calling compiled functions] there.
     emit_function_call: Callable[[FunctionType, syntax.Call], Value]
     emit_graph_call: Callable[[Callable[[Sequence[Type]], Graph], syntax.Call], Value]
+    # Provided by `frontend.opaque_calls`.
+    emit_opaque_call: Callable[[object, syntax.Call], Value]
 
     def emit_call(self, expr: syntax.Call) -> Value:
         expr = self.expand_call(expr)
@@ -178,6 +180,8 @@ class CallEmitter(PythonBuiltinEmitter):
             return self.emit_math(obj, target.spelled, expr)
         if obj is isinstance:
             return self.emit_isinstance(expr)
+        if hasattr(obj, "__autodiff_opaque__"):  # Note [Opaque calls] in frontend.opaque_calls
+            return self.emit_opaque_call(obj, expr)
         if isinstance(obj, FunctionType):
             # a library function may name a twin written in the subset (``ad.flatten``)
             twin = getattr(obj, "__autodiff_source__", None)

@@ -21,6 +21,7 @@ from ir.ops import (
     parse_schema,
     register_op,
 )
+from ir.ops.opaque import OPAQUE_CALLS
 from ir.types import ANY, BOOL, INT, STR, TENSOR, ListType, OptionalType, TupleType
 from tests.scipy_samples import correlate2d_conjugates, found_padding
 
@@ -131,6 +132,25 @@ def _irfftn_vjp(g: Any) -> Any:
 
 RFFTN_COTANGENT = RNG.standard_normal((2, 3, 3)) + 1j * RNG.standard_normal((2, 3, 3))
 IRFFTN_COTANGENT = RNG.standard_normal((2, 3, 6))
+
+
+class _Doubling:
+    """An opaque function for the kernels of `ir.ops.opaque`: ``2 x``, with its vjp."""
+
+    def result_types(self, arg_types: Any) -> list[Any]:
+        return [arg_types[0]]
+
+    def call(self, x: Any) -> Any:
+        return 2 * x
+
+    def forward(self, x: Any) -> tuple[Any, Any]:
+        return 2 * x, x
+
+    def backward(self, residuals: Any, grad: Any) -> tuple[Any, ...]:
+        return (2 * grad,)
+
+
+OPAQUE_CALLS["test_ops.doubling"] = _Doubling()
 
 
 CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
@@ -925,6 +945,11 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     # Taps (Note [Taps] in `autodiff.taps`): the identity; with no hooks active, _run_hooks too.
     ("aten::_tap", (A, "h"), lambda a, _: a),
     ("aten::_tap_hooked", (A, "h"), lambda a, _: a),
+    ("aten::stop_gradient", (A,), lambda a: a),
+    ("prim::CustomVjp", ("test_ops.doubling", A), lambda _, a: 2 * a),
+    ("prim::CustomVjpFwd", ("test_ops.doubling", A), lambda _, a: (2 * a, a)),
+    ("prim::CustomVjpBwd", ("test_ops.doubling", None, A), lambda _, r, g: (2 * g,)),
+    ("prim::PureCallback", ("test_ops.doubling", A), lambda _, a: 2 * a),
     ("aten::_run_hooks", (A, "h"), lambda a, _: a),
     # scipy.special (skipped without SciPy): the reference calls SciPy as user code spells it
     *[
