@@ -29,6 +29,7 @@ from autodiff.cache import (
     set_cache_size,
     set_recompile_limit,
 )
+from autodiff.checkpoints import Checkpointed, checkpoint, remat
 from autodiff.cotangents import vjp
 from autodiff.errors import AnomalyError, DifferentiationError
 from autodiff.finite_differences import GradcheckResult, gradcheck
@@ -48,6 +49,7 @@ __all__ = [
     "AnomalyError",
     "ArgumentError",
     "AutodiffError",
+    "Checkpointed",
     "DifferentiationError",
     "GradFunction",
     "GradcheckResult",
@@ -59,6 +61,7 @@ __all__ = [
     "ScriptError",
     "ScriptFunction",
     "cache_size",
+    "checkpoint",
     "detect_anomaly",
     "differentiate",
     "flatten",
@@ -69,6 +72,7 @@ __all__ = [
     "profile",
     "profiler",
     "recompile_limit",
+    "remat",
     "saved_value_hooks",
     "script",
     "set_cache_size",

@@ -123,6 +123,8 @@ class CallEmitter(PythonBuiltinEmitter):
     # Provided by `frontend.function_calls`: Note [Calling compiled functions] there.
     emit_function_call: Callable[[FunctionType, syntax.Call], Value]
     emit_graph_call: Callable[[Callable[[Sequence[Type]], Graph], syntax.Call], Value]
+    # Provided by `frontend.checkpoint_calls`: Note [Checkpoints] in `autodiff.checkpoints`.
+    emit_checkpoint_call: Callable[[object, syntax.Call], Value]
 
     def emit_call(self, expr: syntax.Call) -> Value:
         expr = self.expand_call(expr)
@@ -175,6 +177,9 @@ class CallEmitter(PythonBuiltinEmitter):
             return self.emit_math(obj, target.spelled, expr)
         if obj is isinstance:
             return self.emit_isinstance(expr)
+        checkpointed = getattr(obj, "__autodiff_checkpoint__", None)
+        if checkpointed is not None:  # Note [Checkpoints] in autodiff.checkpoints
+            return self.emit_checkpoint_call(checkpointed, expr)
         if isinstance(obj, FunctionType):
             # a library function may name a twin written in the subset (``ad.flatten``)
             twin = getattr(obj, "__autodiff_source__", None)

@@ -240,4 +240,8 @@ def is_function(obj: object) -> bool:
         return True
     if isinstance(obj, np.ufunc):
         return True
-    return hasattr(obj, "__autodiff_source__") or hasattr(obj, "__autodiff_graph__")
+    return (
+        hasattr(obj, "__autodiff_source__")
+        or hasattr(obj, "__autodiff_graph__")
+        or hasattr(obj, "__autodiff_checkpoint__")
+    )

@@ -46,6 +46,7 @@ complex128 array (Note [Python complex numbers] in `ir.types`).
 
 from autodiff.formulas import (
     arrangement,
+    checkpoints,
     creation,
     differences,
     elementwise,
@@ -94,4 +95,5 @@ FAMILIES = (
     prim,
     tapes,
     taps,
+    checkpoints,
 )

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ir.ops import (
     arrangement,
+    checkpoints,
     creation,
     differences,
     elementwise,
@@ -57,6 +58,7 @@ __all__ = [
     "OpDef",
     "Schema",
     "arrangement",
+    "checkpoints",
     "creation",
     "differences",
     "elementwise",

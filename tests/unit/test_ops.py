@@ -892,6 +892,8 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     # Taps (Note [Taps] in `autodiff.taps`): the identity; with no hooks active, _run_hooks too.
     ("aten::_tap", (A, "h"), lambda a, _: a),
     ("aten::_tap_hooked", (A, "h"), lambda a, _: a),
+    ("aten::_checkpoint_in", (A, "layer"), lambda a, _: a),
+    ("aten::_checkpoint_out", (A, "layer"), lambda a, _: a),
     ("aten::_run_hooks", (A, "h"), lambda a, _: a),
     # scipy.special (skipped without SciPy): the reference calls SciPy as user code spells it
     *[
