@@ -15,7 +15,7 @@ from frontend.objects import KnownObject
 from frontend.trees import Tree
 from ir.graph import Value
 from ir.source import SourceRange
-from ir.types import FLOAT, STR, ListType, TensorType, TupleType
+from ir.types import FLOAT, STR, TensorType, TupleType
 
 CHECKPOINT_IN = "aten::_checkpoint_in"
 CHECKPOINT_OUT = "aten::_checkpoint_out"
@@ -57,7 +57,8 @@ class CheckpointCallEmitter(ExpressionEmitter):
         """``value`` with each array and Python float in it passed through ``kind``: the leaves
         of a container known while compiling one by one, its structure kept. Constants, ints,
         strings and functions pass unmarked: the checkpointed code may decide things on them
-        while compiling, and nothing differentiable flows from them."""
+        while compiling, and nothing differentiable flows from them. So do lists built at run
+        time: what reads them is kept by ``f`` rather than recomputed."""
         if isinstance(value, KnownObject) or value.node.kind == "prim::Constant":
             return value
         tree = self.tree_of(value)
@@ -65,7 +66,7 @@ class CheckpointCallEmitter(ExpressionEmitter):
             items = self.tree_items(value, tree, r)
             marked = [self.mark_checkpoint(kind, item, name, r) for item in items]
             return self.make_tree([v for v in marked if isinstance(v, Value)], tree, r)
-        if not (isinstance(value.ty, TensorType | ListType) or value.ty == FLOAT):
+        if not (isinstance(value.ty, TensorType) or value.ty == FLOAT):
             return value
         label = self.constant(name, STR, r)
         marked_value = self.insert(kind, [value, label], [value.ty], r).output
