@@ -9,7 +9,6 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from frontend import syntax
-from frontend.errors import ScriptError
 from frontend.expressions import ExpressionEmitter
 from frontend.objects import KnownObject
 from frontend.trees import Tree
@@ -32,13 +31,7 @@ class CheckpointCallEmitter(ExpressionEmitter):
 
     def emit_checkpoint_call(self, fn: Any, call: syntax.Call) -> Value:
         """The call of ``fn`` (what ``ad.checkpoint`` wrapped) between the marks."""
-        if call.unpacked or any(isinstance(arg, syntax.Starred) for arg in call.args):
-            raise ScriptError(
-                "a checkpointed function is called with its arguments written out, without "
-                "*args or **kwargs",
-                call.range,
-                doc="helpers-and-recursion",
-            )
+        # ``*args`` and ``**kwargs`` were spread already (Note [Unpacking in calls]).
         fn = getattr(fn, "__autodiff_source__", fn)  # a scripted function's plain function
         name = str(getattr(fn, "__qualname__", None) or getattr(fn, "__name__", "checkpoint"))
         positional = [self.argument_or_function(arg) for arg in call.args]
