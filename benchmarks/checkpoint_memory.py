@@ -72,10 +72,13 @@ def saved_by_f(gradient: ad.Gradient) -> tuple[int, int]:
 
 
 def measure(
-    peak_bytes: Callable[[Callable[[], Any]], int], batch: int = 256, width: int = 256
+    peak_bytes: Callable[[Callable[[], Any]], int],
+    batch: int = 256,
+    width: int = 256,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> list[MemoryRow]:
     """Both losses, checked to give the same gradient, each measured once for its peak and
-    timed over a few calls."""
+    timed over a few calls on ``clock``."""
     params, x = inputs(batch, width)
     rows = []
     results = []
@@ -84,10 +87,10 @@ def measure(
         results.append(value_and_grad(params, x))
         saved_values, saved_bytes = saved_by_f(ad.grad(loss).gradient_for(params, x))
         peak = peak_bytes(lambda fn=value_and_grad: fn(params, x))  # type: ignore[misc]
-        start = time.perf_counter()
+        start = clock()
         for _ in range(5):
             value_and_grad(params, x)
-        seconds = (time.perf_counter() - start) / 5
+        seconds = (clock() - start) / 5
         rows.append(MemoryRow(name, saved_values, saved_bytes, peak, seconds * 1e6))
     (plain_value, plain_grads), (value, grads) = results
     assert plain_value == value

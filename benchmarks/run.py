@@ -351,7 +351,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         size = 32 if args.quick else 256
         print()
         print(f"ad.checkpoint, 20 residual layers of width {size}, batch {size}:")
-        print(format_memory_table(checkpoint_memory(peak_bytes, batch=size, width=size)))
+        print(format_memory_table(checkpoint_memory(peak_bytes, size, size, settings.clock)))
     for note in notes:
         print(f"note: {note}")
     return 0
