@@ -349,3 +349,9 @@ def test_writes_into_arguments_and_results_reach_the_callers_arrays() -> None:
     value, grad = ad.value_and_grad(loss)(x)
     assert value == plain(x)
     np.testing.assert_allclose(grad, central_differences(plain, x), atol=1e-7)
+
+
+def test_the_function_differentiated_is_not_itself_checkpointed() -> None:
+    with pytest.raises(ad.ScriptError, match=r"ad\.checkpoint marks the calls") as caught:
+        ad.grad(ad.checkpoint(residual_loss))(PARAMS, X)
+    assert "docs/language.md#functions" in str(caught.value)
