@@ -20,7 +20,8 @@ recomputes instead of the forward keeping what they computed (JAX's ``jax.checkp
 # ``df`` then reads the call's inputs (and what it returns, which a read of a value the call
 # returns takes instead of recomputing it), and ``f`` keeps only those. The mark in is
 # ``fresh`` so that CSE never merges its copy with the forward's, which would merge
-# everything it feeds back too. The formulas' saved context of a node in a region (a mask, a
+# everything it feeds back too (so two calls with the same arguments are not merged either,
+# as JAX's ``prevent_cse`` does by default). The formulas' saved context of a node in a region (a mask, a
 # pivot) counts as in the region (`ReverseBuilder.inline_forward`), so it is recomputed too.
 #
 # The gradient is the same to the bit: the copies are the same operators on the same inputs.
