@@ -21,8 +21,9 @@ recomputes instead of the forward keeping what they computed (JAX's ``jax.checkp
 # returns takes instead of recomputing it), and ``f`` keeps only those. The mark in is
 # ``fresh`` so that CSE never merges its copy with the forward's, which would merge
 # everything it feeds back too (so two calls with the same arguments are not merged either,
-# as JAX's ``prevent_cse`` does by default). The formulas' saved context of a node in a region (a mask, a
-# pivot) counts as in the region (`ReverseBuilder.inline_forward`), so it is recomputed too.
+# as JAX's ``prevent_cse`` does by default). The formulas' saved context of a node in a region
+# (a mask, a pivot) counts as in the region (`ReverseBuilder.inline_forward`), so it is
+# recomputed too.
 #
 # The gradient is the same to the bit: the copies are the same operators on the same inputs.
 # Placing each copy just before its first reader recomputes layer by layer in a chain of
@@ -170,20 +171,26 @@ def recompute_checkpointed(graph: Graph, forward: Block, reverse: Block, region:
                 reads.append((position[anchor], value, use.user, use.index))
     reads.sort(key=lambda read: read[0])
     anchors = {position[node]: node for node in position}
+    order = {node: i for i, node in enumerate(members)}
     copies: dict[Value, Value] = {}
 
     def recomputed(value: Value, before: Node) -> Value:
-        if value not in computed:
-            return value
-        found = copies.get(value)
-        if found is None:
-            node = value.node
-            inputs = {operand: recomputed(operand, before) for operand in node.inputs}
-            with graph.inserting_before(before):
-                copy = graph.insert_node(graph.create_clone(node, inputs.__getitem__))
-            copies.update(zip(node.outputs, copy.outputs, strict=True))
-            found = copies[value]
-        return found
+        """A copy of ``value`` before ``before``, copying what it needs that has no copy yet
+        (in forward order: a copy made for an earlier reader sits before later ones)."""
+        if value not in computed or value in copies:
+            return copies.get(value, value)
+        needed: set[Node] = set()
+        pending = [value.node]
+        while pending:  # no recursion: a checkpointed function may be thousands of nodes long
+            node = pending.pop()
+            if node not in needed:
+                needed.add(node)
+                pending.extend(v.node for v in node.inputs if v in computed and v not in copies)
+        with graph.inserting_before(before):
+            for node in sorted(needed, key=order.__getitem__):
+                copy = graph.insert_node(graph.create_clone(node, lambda v: copies.get(v, v)))
+                copies.update(zip(node.outputs, copy.outputs, strict=True))
+        return copies[value]
 
     for at, value, user, index in reads:
         replacement = returned.get(value) or recomputed(value, anchors[at])

@@ -355,3 +355,20 @@ def test_the_function_differentiated_is_not_itself_checkpointed() -> None:
     with pytest.raises(ad.ScriptError, match=r"ad\.checkpoint marks the calls") as caught:
         ad.grad(ad.checkpoint(residual_loss))(PARAMS, X)
     assert "docs/language.md#functions" in str(caught.value)
+
+
+def test_a_long_checkpointed_function_compiles() -> None:
+    @ad.checkpoint
+    def deep(x):
+        for _ in range(1500):  # unrolled while compiling: 1,500 nodes in the region
+            x = np.sin(x) * 0.5 + x
+        return x
+
+    def loss(x):
+        return np.sum(deep(x) ** 2)
+
+    def plain(x):
+        return np.sum(deep.fn(x) ** 2)
+
+    x = np.linspace(-0.5, 0.5, 3)
+    np.testing.assert_array_equal(ad.grad(loss)(x), ad.grad(plain)(x))
