@@ -371,3 +371,23 @@ def test_a_long_checkpointed_function_compiles(tmp_path: Path) -> None:
     x = np.linspace(-0.5, 0.5, 3)
     np.testing.assert_array_equal(ad.grad(loss)(x), ad.grad(plain)(x))
     assert "aten::_checkpoint_in" in str(ad.grad(loss).gradient_for(x).df)
+
+
+def test_the_gradient_agrees_with_jax_checkpoint() -> None:
+    """Optional cross-check: JAX's ``jax.checkpoint`` of the same layer (skipped without JAX)."""
+    jax = pytest.importorskip("jax")
+    jax.config.update("jax_enable_x64", True)
+    jnp = jax.numpy
+
+    @jax.checkpoint
+    def jax_block(x, W1, b1, W2):
+        h = jnp.maximum(x @ W1 + b1, 0.0)
+        return x + jnp.tanh(h @ W2)
+
+    def jax_loss(params, x):
+        for W1, b1, W2 in params:
+            x = jax_block(x, W1, b1, W2)
+        return jnp.mean(x**2)
+
+    expected = jax.grad(jax_loss)(PARAMS, X)
+    assert_trees_close(ad.grad(checkpointed_residual_loss)(PARAMS, X), expected, rtol=1e-10)
