@@ -42,7 +42,8 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Generic, ParamSpec, TypeVar
+from types import MethodType
+from typing import Any, Generic, ParamSpec, TypeVar
 
 from ir.graph import Block, Graph, Node, Value
 from ir.ops import OPS
@@ -64,6 +65,12 @@ class Checkpointed(Generic[P, R]):
 
     def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R:
         return self.fn(*args, **kwargs)
+
+    def __get__(self, instance: object, owner: type | None = None) -> Any:
+        """A checkpointed method, bound to ``instance`` as a function would be."""
+        if instance is None:
+            return self
+        return Checkpointed(MethodType(self.fn, instance))
 
     @property
     def __autodiff_checkpoint__(self) -> Callable[P, R]:

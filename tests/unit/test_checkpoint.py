@@ -391,3 +391,32 @@ def test_the_gradient_agrees_with_jax_checkpoint() -> None:
 
     expected = jax.grad(jax_loss)(PARAMS, X)
     assert_trees_close(ad.grad(checkpointed_residual_loss)(PARAMS, X), expected, rtol=1e-10)
+
+
+class Residual:
+    """A layer object whose method is checkpointed."""
+
+    def __init__(self, W1: np.ndarray, b1: np.ndarray, W2: np.ndarray) -> None:
+        self.W1, self.b1, self.W2 = W1, b1, W2
+
+    @ad.checkpoint
+    def apply(self, x):
+        return block(x, self.W1, self.b1, self.W2)
+
+
+def test_a_checkpointed_method() -> None:
+    first, second, third = (Residual(*p) for p in PARAMS[:3])
+
+    def loss(x):
+        x = first.apply(x)
+        x = second.apply(x)
+        return np.mean(third.apply(x) ** 2)
+
+    def plain(x):
+        for W1, b1, W2 in PARAMS[:3]:
+            x = block(x, W1, b1, W2)
+        return np.mean(x**2)
+
+    assert loss(X) == plain(X)
+    np.testing.assert_array_equal(ad.grad(loss)(X), ad.grad(plain)(X))
+    assert "aten::_checkpoint_in" in str(ad.grad(loss).gradient_for(X).df)
