@@ -36,6 +36,13 @@ recomputes instead of the forward keeping what they computed (JAX's ``jax.checkp
 # tapes). Higher derivatives go through: the marks have identity formulas, the recomputed
 # copies are ordinary operators, and a gradient inlined as a graph (Note [Gradient graphs]) is
 # checkpointed again when differentiated again.
+#
+# Both marks return their operand itself and are views of it (`ir.ops.checkpoints`), so a
+# write the function makes into an argument, or its caller into what it returned, reaches the
+# array as in NumPy. Ints, strings, constants and lists built at run time pass unmarked: the
+# checkpointed code decides things on the first ones while compiling, and ``f`` keeps what
+# reads a list. ``ad.checkpoint`` marks calls: the function handed to ``ad.grad`` itself is
+# refused, naming what to differentiate instead.
 """
 
 from __future__ import annotations
