@@ -30,6 +30,7 @@ from autodiff.cache import (
     set_recompile_limit,
 )
 from autodiff.callbacks import defvjp, primitive, pure_callback
+from autodiff.checkpoints import Checkpointed, checkpoint, remat
 from autodiff.cotangents import vjp
 from autodiff.custom_vjp import CustomVjpFunction, custom_vjp
 from autodiff.elementwise import elementwise_grad
@@ -53,6 +54,7 @@ __all__ = [
     "AnomalyError",
     "ArgumentError",
     "AutodiffError",
+    "Checkpointed",
     "CustomVjpFunction",
     "DifferentiationError",
     "GradFunction",
@@ -66,6 +68,7 @@ __all__ = [
     "ScriptFunction",
     "ShapeDtype",
     "cache_size",
+    "checkpoint",
     "custom_vjp",
     "defvjp",
     "detect_anomaly",
@@ -81,6 +84,7 @@ __all__ = [
     "profiler",
     "pure_callback",
     "recompile_limit",
+    "remat",
     "saved_value_hooks",
     "script",
     "set_cache_size",

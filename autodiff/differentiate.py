@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from autodiff.checkpoints import checkpointed_nodes, recompute_checkpointed
 from autodiff.control_flow import differentiate_if, differentiate_loop
 from autodiff.custom_vjp import differentiate_custom_vjp
 from autodiff.derivatives import Formula, formula_for
@@ -86,6 +87,7 @@ def build_reverse(
     builder = ReverseBuilder(
         graph, details.reverse_block, needs, graph.block, details.routes, materialise_zeros
     )
+    builder.checkpointed = checkpointed_nodes(graph)  # Note [Checkpoints]
     details.grad_map = builder.grad_map
 
     # 1. One vjp parameter per output that needs a gradient.
@@ -140,15 +142,20 @@ class ReverseBuilder:
         self.needs = needs
         self.forward = forward
         self.materialise_zeros = materialise_zeros
+        self.checkpointed: set[Node] = set()
+        """The nodes of checkpointed calls, shared by the nested builders: Note
+        [Checkpoints] in `autodiff.checkpoints`."""
         self.grad_map: dict[Value, Value] = {}
         # What `route_forward_reads` does once every reverse is built: Note [Control-flow
         # derivatives].
         self.routes = routes
 
     def nested(self, block: Block, forward: Block) -> ReverseBuilder:
-        return ReverseBuilder(
+        builder = ReverseBuilder(
             self.graph, block, self.needs, forward, self.routes, self.materialise_zeros
         )
+        builder.checkpointed = self.checkpointed
+        return builder
 
     def differentiate(self, forward_nodes: list[Node]) -> None:
         """The reverse of ``forward_nodes`` (listed before any is differentiated, since
@@ -162,6 +169,8 @@ class ReverseBuilder:
                 # (Note [Random draws] in `ir.ops.random`)
                 why = OPS[node.kind].refused_because or "a random draw has no derivative"
                 raise DifferentiationError(why, node.source_range)
+        if self.checkpointed:
+            recompute_checkpointed(self.graph, self.forward, self.block, self.checkpointed)
 
     def contributions(self) -> list[tuple[Value, Value]]:
         """The gradients this block sends to values defined outside its forward block."""
@@ -505,7 +514,10 @@ class ReverseBuilder:
         saved_set = set(saved)
         for copy in reversed(copies):  # the recomputations nothing reads any more
             if not copy.has_uses() and not copy.blocks and saved_set.isdisjoint(copy.outputs):
+                copies.remove(copy)
                 copy.destroy()
+        if node in self.checkpointed:  # its saved context is recomputed with it
+            self.checkpointed.update(copies)
         return _Inlined(inputs, list(node.outputs), saved)
 
 

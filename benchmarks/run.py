@@ -21,6 +21,8 @@ import optree
 
 import autodiff as ad
 from benchmarks import others
+from benchmarks.checkpoint_memory import format_memory_table
+from benchmarks.checkpoint_memory import measure as checkpoint_memory
 from benchmarks.compile_time import time_to_first_gradient
 from benchmarks.workloads import BY_NAME, WORKLOADS, Workload, assert_agree, rosenbrock
 
@@ -279,9 +281,9 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--only",
         action="append",
-        choices=[*BY_NAME, "compile"],
+        choices=[*BY_NAME, "compile", "checkpoint"],
         metavar="NAME",
-        help=f"run only this workload (repeatable): {', '.join(BY_NAME)}, or compile",
+        help=f"run only this workload (repeatable): {', '.join(BY_NAME)}, compile or checkpoint",
     )
     parser.add_argument("--rounds", type=int, help="interleaved rounds (default 15, quick 3)")
     parser.add_argument(
@@ -308,7 +310,7 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_arguments(argv)
-    selected = args.only or [*BY_NAME, "compile"]
+    selected = args.only or [*BY_NAME, "compile", "checkpoint"]
     rounds = args.rounds or (3 if args.quick else 15)
     systems = [] if args.no_others else others.available()
     clock = time.process_time if args.clock == "cpu" else time.perf_counter
@@ -345,6 +347,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print()
         print("compile time, source to first gradient, straight-line function of N ops:")
         print(format_compile_table(times))
+    if "checkpoint" in selected:
+        size = 32 if args.quick else 256
+        print()
+        print(f"ad.checkpoint, 20 residual layers of width {size}, batch {size}:")
+        print(format_memory_table(checkpoint_memory(peak_bytes, size, size, settings.clock)))
     for note in notes:
         print(f"note: {note}")
     return 0

@@ -128,6 +128,8 @@ class CallEmitter(PythonBuiltinEmitter):
     emit_graph_call: Callable[[Callable[[Sequence[Type]], Graph], syntax.Call], Value]
     # Provided by `frontend.opaque_calls`.
     emit_opaque_call: Callable[[object, syntax.Call], Value]
+    # Provided by `frontend.checkpoint_calls`: Note [Checkpoints] in `autodiff.checkpoints`.
+    emit_checkpoint_call: Callable[[object, syntax.Call], Value]
 
     def emit_call(self, expr: syntax.Call) -> Value:
         expr = self.expand_call(expr)
@@ -182,6 +184,9 @@ class CallEmitter(PythonBuiltinEmitter):
             return self.emit_isinstance(expr)
         if hasattr(obj, "__autodiff_opaque__"):  # Note [Opaque calls] in frontend.opaque_calls
             return self.emit_opaque_call(obj, expr)
+        checkpointed = getattr(obj, "__autodiff_checkpoint__", None)
+        if checkpointed is not None:  # Note [Checkpoints] in autodiff.checkpoints
+            return self.emit_checkpoint_call(checkpointed, expr)
         if isinstance(obj, FunctionType):
             # a library function may name a twin written in the subset (``ad.flatten``)
             twin = getattr(obj, "__autodiff_source__", None)

@@ -280,6 +280,11 @@ def compile_with_free_variables(
 
 def _not_a_function(fn: object) -> str:
     """Why ``fn`` cannot be scripted, and what to write instead."""
+    if hasattr(fn, "__autodiff_checkpoint__"):  # Note [Checkpoints] in autodiff.checkpoints
+        return (
+            f"cannot script {fn!r}: ad.checkpoint marks the calls a differentiated function "
+            "makes; differentiate the function itself, or one that calls the checkpointed one"
+        )
     return (
         f"cannot script {fn!r}: only functions defined with 'def' in Python source (or their "
         "bound methods and functools.partial) can be scripted"

@@ -38,6 +38,7 @@ from frontend import syntax
 from frontend.bound_calls import BoundCallEmitter
 from frontend.builtins import BuiltinEmitter
 from frontend.calls import CallEmitter, CallHook, default_call_hook
+from frontend.checkpoint_calls import CheckpointCallEmitter
 from frontend.checks import CheckEmitter
 from frontend.environment import (
     LocalFunction,
@@ -202,6 +203,7 @@ class FunctionEmitter(
     SignatureEmitter,
     CheckEmitter,
     CallEmitter,
+    CheckpointCallEmitter,
     FunctionCallEmitter,
     OpaqueCallEmitter,
     RandomEmitter,

@@ -242,5 +242,10 @@ def is_function(obj: object) -> bool:
         return True
     return any(
         hasattr(obj, name)
-        for name in ("__autodiff_source__", "__autodiff_graph__", "__autodiff_opaque__")
+        for name in (
+            "__autodiff_source__",
+            "__autodiff_graph__",
+            "__autodiff_opaque__",
+            "__autodiff_checkpoint__",
+        )
     )

@@ -1066,6 +1066,11 @@ SAMPLES: dict[str, list[Sample]] = {
         Sample("float", lambda r: (float(normal(r)[()]), "h")),
     ],
     "aten::_tap_hooked": [Sample("matrix", lambda r: (normal(r, 3, 4), "h"))],
+    "aten::_checkpoint_in": [
+        Sample("matrix", lambda r: (normal(r, 3, 4), "layer")),
+        Sample("float", lambda r: (float(normal(r)[()]), "layer")),
+    ],
+    "aten::_checkpoint_out": [Sample("matrix", lambda r: (normal(r, 3, 4), "layer"))],
     "aten::asarray": [
         Sample("float", lambda r: (float(r.standard_normal()),)),
         Sample("0-d", lambda r: (normal(r),)),

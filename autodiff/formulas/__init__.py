@@ -46,6 +46,7 @@ complex128 array (Note [Python complex numbers] in `ir.types`).
 
 from autodiff.formulas import (
     arrangement,
+    checkpoints,
     convolution,
     creation,
     differences,
@@ -100,4 +101,5 @@ FAMILIES = (
     prim,
     tapes,
     taps,
+    checkpoints,
 )

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ir.ops import (
     arrangement,
+    checkpoints,
     convolution,
     creation,
     differences,
@@ -61,6 +62,7 @@ __all__ = [
     "OpDef",
     "Schema",
     "arrangement",
+    "checkpoints",
     "convolution",
     "creation",
     "differences",

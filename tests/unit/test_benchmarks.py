@@ -13,6 +13,8 @@ import pytest
 
 import autodiff as ad
 from benchmarks import run
+from benchmarks.checkpoint_memory import format_memory_table
+from benchmarks.checkpoint_memory import measure as checkpoint_memory
 from benchmarks.compile_time import load_straight_line, straight_line_source
 from benchmarks.workloads import WORKLOADS, Workload, assert_agree
 
@@ -68,3 +70,14 @@ def test_the_kernel_floor_is_printed(
     assert len(lines) == 1
     assert lines[0].strip().startswith("chain-large:")
     assert lines[0].endswith(" of numpy")
+
+
+def test_checkpoint_memory_rows_keep_less_for_the_same_gradient() -> None:
+    """The rematerialisation benchmark at a small size: `measure` itself checks that both
+    losses give the same gradient, to the bit."""
+
+    plain, checkpointed = checkpoint_memory(run.peak_bytes, batch=16, width=16)
+    assert (plain.name, checkpointed.name) == ("plain", "checkpoint")
+    assert checkpointed.saved_values < plain.saved_values
+    assert checkpointed.saved_bytes < plain.saved_bytes
+    assert "| checkpoint | 20 |" in format_memory_table([plain, checkpointed])

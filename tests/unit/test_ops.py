@@ -950,6 +950,8 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("prim::CustomVjpFwd", ("test_ops.doubling", A), lambda _, a: (2 * a, a)),
     ("prim::CustomVjpBwd", ("test_ops.doubling", None, A), lambda _, r, g: (2 * g,)),
     ("prim::PureCallback", ("test_ops.doubling", A), lambda _, a: 2 * a),
+    ("aten::_checkpoint_in", (A, "layer"), lambda a, _: a),
+    ("aten::_checkpoint_out", (A, "layer"), lambda a, _: a),
     ("aten::_run_hooks", (A, "h"), lambda a, _: a),
     # scipy.special (skipped without SciPy): the reference calls SciPy as user code spells it
     *[
