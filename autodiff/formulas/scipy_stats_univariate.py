@@ -186,9 +186,10 @@ def stats_gamma_pdf(self, a, loc, scale):
     scale_size, scale_dtype = size_if_not_equal(scale, out), dtype_of(scale)
 
     def backward(dout):
-        # out times the gradient of logpdf
+        # out times the gradient of logpdf; outside the support (out is 0 whatever the
+        # parameters) z is moved inside, so that 0 times the logs' NaN is no NaN
         weight = dout * out
-        z = (self - loc) / scale
+        z = np.where(out > 0.0, (self - loc) / scale, 0.5)
         slope = weight * ((a - 1.0) / z - 1.0) / scale
         grad_a = weight * (np.log(z) - sp.special_digamma(a))
         return (
@@ -317,9 +318,10 @@ def stats_beta_pdf(self, a, b, loc, scale):
     scale_size, scale_dtype = size_if_not_equal(scale, out), dtype_of(scale)
 
     def backward(dout):
-        # out times the gradient of logpdf
+        # out times the gradient of logpdf; outside the support (out is 0 whatever the
+        # parameters) z is moved inside, so that 0 times the logs' NaN is no NaN
         weight = dout * out
-        z = (self - loc) / scale
+        z = np.where(out > 0.0, (self - loc) / scale, 0.5)
         slope = weight * ((a - 1.0) / z - (b - 1.0) / (1.0 - z)) / scale
         both = sp.special_digamma(a + b)
         grad_a = weight * (np.log(z) - sp.special_digamma(a) + both)
@@ -450,9 +452,10 @@ def stats_chi2_pdf(self, df, loc, scale):
     scale_size, scale_dtype = size_if_not_equal(scale, out), dtype_of(scale)
 
     def backward(dout):
-        # out times the gradient of logpdf
+        # out times the gradient of logpdf; outside the support (out is 0 whatever the
+        # parameters) z is moved inside, so that 0 times the logs' NaN is no NaN
         weight = dout * out
-        z = (self - loc) / scale
+        z = np.where(out > 0.0, (self - loc) / scale, 0.5)
         slope = weight * ((0.5 * df - 1.0) / z - 0.5) / scale
         grad_df = weight * (0.5 * (np.log(0.5 * z) - sp.special_digamma(0.5 * df)))
         return (

@@ -229,3 +229,21 @@ def test_gradients_agree_with_hips_autograd_where_installed() -> None:
     expected = agrad.grad(theirs, argnum=list(range(5)))(*args)
     for mine, their in zip(ad.grad(ours, argnums=(0, 1, 2, 3, 4))(*args), expected, strict=True):
         np.testing.assert_allclose(mine, their, rtol=1e-9, atol=1e-12)
+
+
+def test_densities_outside_their_support_have_zero_gradients() -> None:
+    """A pdf is 0 below loc (and above loc + scale for beta) whatever the parameters: its
+    gradient there is 0, not the NaN of the logs the formula reads inside the support."""
+    x = np.array([-1.0, -0.2, 0.3, 0.7, 1.4])
+
+    def loss(x, shape, loc, scale):
+        return np.sum(
+            gamma.pdf(x, shape, loc, scale)
+            + beta.pdf(x, shape, 2.5, loc, scale)
+            + chi2.pdf(x, shape + 1.0, loc, scale)
+        )
+
+    grads = ad.grad(loss, argnums=(0, 1, 2, 3))(x, 2.5, 0.1, 1.1)
+    assert all(np.all(np.isfinite(g)) for g in grads)
+    assert ad.gradcheck(loss, x, 2.5, 0.1, 1.1).ok
+    assert ad.gradcheck(ad.grad(loss, argnums=(0, 1, 2, 3)), x, 2.5, 0.1, 1.1).ok
