@@ -10,6 +10,10 @@ a ``x`` with one row fewer than ``alpha`` is completed with ``1 - sum(x, 0)``. B
 result, as SciPy does. The helpers ``_stats_mvn_covariance`` and ``_stats_dirichlet_complete``
 (and their transposes) compute what SciPy reads, so that the formulas differentiate exactly that.
 
+With ``allow_singular=True`` and a singular ``cov`` the value is SciPy's, but a gradient stops
+with a located "Singular matrix" from the solve its formula makes: the density lives on a
+subspace, and no gradient is given (HIPS autograd refuses it too).
+
 The cdf of ``multivariate_normal`` is a randomised numerical integration (so it is impure: two
 calls differ in the last digits); its derivative would be another such integral, and is refused.
 

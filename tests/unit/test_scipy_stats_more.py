@@ -253,3 +253,18 @@ def test_gradients_agree_with_hips_autograd_where_installed() -> None:
         strict=True,
     ):
         np.testing.assert_allclose(mine, their, rtol=1e-9, atol=1e-12)
+
+
+def test_a_singular_covariance_has_no_gradient() -> None:
+    """allow_singular=True gives SciPy's value; the gradient stops at the call, located."""
+    singular = np.array([[1.0, 1.0], [1.0, 1.0]])
+    points = np.array([[0.1, 0.1], [0.3, 0.3]])
+
+    def loss(x, cov):
+        return np.sum(multivariate_normal.logpdf(x, cov=cov, allow_singular=True))
+
+    np.testing.assert_allclose(ad.script(loss)(points, singular), loss(points, singular))
+    with pytest.raises(ad.AutodiffError) as info:
+        ad.grad(loss)(points, singular)
+    assert "Singular matrix" in str(info.value)
+    assert "test_scipy_stats_more.py" in str(info.value)
