@@ -29,13 +29,17 @@ from autodiff.cache import (
     set_cache_size,
     set_recompile_limit,
 )
+from autodiff.callbacks import defvjp, primitive, pure_callback
 from autodiff.cotangents import vjp
+from autodiff.custom_vjp import CustomVjpFunction, custom_vjp
+from autodiff.elementwise import elementwise_grad
 from autodiff.errors import AnomalyError, DifferentiationError
 from autodiff.finite_differences import GradcheckResult, gradcheck
 from autodiff.grad import GradFunction, differentiate, grad, value_and_grad
 from autodiff.gradient import Gradient
 from autodiff.instrument import detect_anomaly, saved_value_hooks
 from autodiff.jacobians import JacobianFunction, hessian, jacobian
+from autodiff.opaque import ShapeDtype
 from autodiff.profiler import Profile, ProfileEntry, profile, profiler
 from autodiff.pytrees import ravel as flatten
 from autodiff.script import ScriptFunction
@@ -43,11 +47,13 @@ from autodiff.specialize import ArgumentError
 from autodiff.taps import tap
 from frontend.errors import ScriptError
 from ir.errors import AutodiffError
+from ir.ops.opaque import stop_gradient
 
 __all__ = [
     "AnomalyError",
     "ArgumentError",
     "AutodiffError",
+    "CustomVjpFunction",
     "DifferentiationError",
     "GradFunction",
     "GradcheckResult",
@@ -58,21 +64,28 @@ __all__ = [
     "RecompileWarning",
     "ScriptError",
     "ScriptFunction",
+    "ShapeDtype",
     "cache_size",
+    "custom_vjp",
+    "defvjp",
     "detect_anomaly",
     "differentiate",
+    "elementwise_grad",
     "flatten",
     "grad",
     "gradcheck",
     "hessian",
     "jacobian",
+    "primitive",
     "profile",
     "profiler",
+    "pure_callback",
     "recompile_limit",
     "saved_value_hooks",
     "script",
     "set_cache_size",
     "set_recompile_limit",
+    "stop_gradient",
     "tap",
     "value_and_grad",
     "vjp",

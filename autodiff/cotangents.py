@@ -3,7 +3,7 @@ of its arguments (JAX's ``vjp``); `jacobian` and `gradcheck` are built on it."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -60,6 +60,16 @@ def vjp(fn: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple[
     >>> out, vjp_fn = ad.vjp(f, x, y)
     >>> dx, dy = vjp_fn(np.ones_like(out))
     """
+    return vjp_of(fn, args, None)
+
+
+def vjp_of(
+    fn: Callable[..., Any], args: Sequence[Any], only: Sequence[int] | None
+) -> tuple[Any, Callable[[Any], tuple[Any, ...]]]:
+    """`vjp`, with gradients for the arguments at the positions ``only`` (all when None) and
+    None for the others: a Jacobian w.r.t. some arguments differentiates w.r.t. those alone,
+    so that an argument a formula gives no gradient (Note [No gradient is not a zero gradient]
+    in `autodiff.differentiate`) is refused only when its gradient is asked for."""
     scripted = scripted_for(fn)
     if scripted.guarded and scripted.stale():  # Note [Values read once] in frontend.compile
         scripted.refresh()
@@ -74,7 +84,9 @@ def vjp(fn: Callable[..., Any], *args: Any) -> tuple[Any, Callable[[Any], tuple[
         parts = argument_parts(spec, positions)
         children = [child for child, _ in parts]
         ranges = [part for _, part in parts]
-    passed = [i for part in ranges for i in part]
+    passed = [
+        i for argument, part in enumerate(ranges) if only is None or argument in only for i in part
+    ]
     wrt = tuple(i for i in passed if can_hold_gradient(types[i]))
     _, compiled = compiled_gradient(scripted, values, wrt, spec=spec)
     outputs, saved = compiled.forward(values)

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from autodiff.control_flow import differentiate_if, differentiate_loop
+from autodiff.custom_vjp import differentiate_custom_vjp
 from autodiff.derivatives import Formula, formula_for
 from autodiff.errors import DifferentiationError
 from autodiff.gradient import gradient_name
@@ -234,6 +235,9 @@ class ReverseBuilder:
         if node.kind == "prim::Loop":
             differentiate_loop(self, node)
             return
+        if node.kind == "prim::CustomVjp":
+            differentiate_custom_vjp(self, node)
+            return
         formula = formula_for(node)
         if formula is None:
             op = OPS.get(node.kind)
@@ -256,7 +260,9 @@ class ReverseBuilder:
         results = list(body.outputs)
         body.return_node.remove_all_inputs()
         involves_complex = _involves_complex(node)
-        for input_value, result in zip(context.inputs, results, strict=True):
+        for position, (input_value, result) in enumerate(zip(context.inputs, results, strict=True)):
+            if result.ty == NONE and input_value in self.needs:
+                _check_no_gradient(node, position)
             if result.ty == NONE or input_value not in self.needs:
                 continue
             if involves_complex:
@@ -534,6 +540,29 @@ def _recomputations(formula: Formula, count: int) -> frozenset[Node]:
         )
         _RECOMPUTATIONS[key] = found
     return found
+
+
+# Note [No gradient is not a zero gradient]
+# A formula returns None for an operand to say that it gives it no gradient. For an integer, a
+# string or an index that is exact, and such operands never need one. For an operand that does
+# (a float a user differentiates with respect to) None would read as a zero gradient, and a
+# zero is wrong wherever the result varies with it: np.gradient's spacing, the ord of a norm,
+# the order of a Bessel function (tests/unit/test_no_gradient.py). So a None there is refused,
+# naming the operand, unless the operator's record lists it in ``read_for_type``: a backward
+# helper's ``like`` operand, read for its shape and dtype only, whose gradient is exactly 0.
+
+
+def _check_no_gradient(node: Node, position: int) -> None:
+    op = OPS.get(node.kind)
+    arguments = op.schema.arguments if op is not None else ()
+    name = arguments[position].name if position < len(arguments) else f"#{position}"
+    if op is not None and name in op.read_for_type:
+        return
+    raise DifferentiationError(
+        f"{node.kind} is not differentiable with respect to its operand '{name}': differentiate "
+        "with respect to its other operands only, or pass it as a constant",
+        node.source_range,
+    )
 
 
 # Note [Real operands of complex operators]

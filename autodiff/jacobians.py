@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from autodiff.cotangents import vjp
+from autodiff.cotangents import vjp_of
 from autodiff.errors import DifferentiationError
 from autodiff.grad import (
     Argnums,
@@ -119,7 +119,7 @@ class JacobianFunction:
                 )
             if _is_numeric(args[position]):
                 self.check_argument(names[position], np.result_type(args[position]))
-        out, vjp_fn = vjp(self.scripted, *args)
+        out, vjp_fn = vjp_of(self.scripted, args, positions)
         if isinstance(out, tuple | list | dict):
             raise DifferentiationError(
                 f"jacobian needs {self.qualname}() to return one array, it returned {describe(out)}"

@@ -115,6 +115,8 @@ class ScriptFunction:
 
     @api_boundary
     def __init__(self, fn: Callable[..., Any]) -> None:
+        # an object that is no function but has one to compile in its place (``ad.custom_vjp``)
+        fn = getattr(fn, "__autodiff_twin__", fn)
         self.fn = fn
         self.signature = call_signature(fn)  # a partial's fixed keywords are not parameters
         # A gradient or a Jacobian (Note [Gradient graphs] in autodiff.higher_order): its graph
@@ -662,7 +664,9 @@ def scripted_for(fn: Callable[..., Any]) -> ScriptFunction:
         return fn
     attributes = getattr(fn, "__dict__", None)
     found = attributes.get(_SCRIPTED_ATTRIBUTE) if isinstance(attributes, dict) else None
-    if not isinstance(found, ScriptFunction) or found.fn is not fn:
+    if not isinstance(found, ScriptFunction) or found.fn is not getattr(
+        fn, "__autodiff_twin__", fn
+    ):
         found = ScriptFunction(fn)
         with contextlib.suppress(AttributeError, TypeError):
             setattr(fn, _SCRIPTED_ATTRIBUTE, found)

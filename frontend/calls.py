@@ -56,6 +56,8 @@ from frontend.trees import Tree
 from ir.graph import Graph, Value
 from ir.ops import OPS, Argument
 from ir.ops.call_spelling import constant
+from ir.ops.scipy_linalg import LINALG_OPS
+from ir.ops.scipy_signal import SIGNAL_OPS
 from ir.ops.scipy_special import CONSTANT_VARIANTS, SCIPY_EXTRA, SCIPY_OPS, scipy_installed
 from ir.ops.scipy_stats import STATS_OPS
 from ir.ops.spellings import Spelling
@@ -86,6 +88,7 @@ _ADD_AT: dict[object, str] = {np.add.at: "aten::add_at_"}
 _GLOBAL_STREAM = np.random.mtrand._rand
 
 _DICT_METHODS = frozenset({"keys", "values", "items", "get"})
+_SCIPY_OPERATORS = SCIPY_OPS | STATS_OPS | SIGNAL_OPS | LINALG_OPS  # their kernels call SciPy
 _LIST_METHODS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort"})
 
 
@@ -123,6 +126,8 @@ class CallEmitter(PythonBuiltinEmitter):
     # Provided by `frontend.function_calls`: Note [Calling compiled functions] there.
     emit_function_call: Callable[[FunctionType, syntax.Call], Value]
     emit_graph_call: Callable[[Callable[[Sequence[Type]], Graph], syntax.Call], Value]
+    # Provided by `frontend.opaque_calls`.
+    emit_opaque_call: Callable[[object, syntax.Call], Value]
 
     def emit_call(self, expr: syntax.Call) -> Value:
         expr = self.expand_call(expr)
@@ -175,6 +180,8 @@ class CallEmitter(PythonBuiltinEmitter):
             return self.emit_math(obj, target.spelled, expr)
         if obj is isinstance:
             return self.emit_isinstance(expr)
+        if hasattr(obj, "__autodiff_opaque__"):  # Note [Opaque calls] in frontend.opaque_calls
+            return self.emit_opaque_call(obj, expr)
         if isinstance(obj, FunctionType):
             # a library function may name a twin written in the subset (``ad.flatten``)
             twin = getattr(obj, "__autodiff_source__", None)
@@ -201,7 +208,7 @@ class CallEmitter(PythonBuiltinEmitter):
 
     def emit_op(self, spelling: Spelling, call: syntax.Call, receiver: Value | None) -> Value:
         """Bind the call's arguments to the operator's schema (filling defaults) and insert it."""
-        if (spelling.op in SCIPY_OPS or spelling.op in STATS_OPS) and not scipy_installed():
+        if spelling.op in _SCIPY_OPERATORS and not scipy_installed():
             raise ScriptError(
                 f"{spelling.name} needs SciPy, which is not installed: {SCIPY_EXTRA}",
                 call.range,

@@ -55,6 +55,7 @@ from frontend.lists import builds_list
 from frontend.local_functions import LocalFunctionEmitter
 from frontend.loops import LoopEmitter
 from frontend.objects import KnownObject
+from frontend.opaque_calls import OpaqueCallEmitter
 from frontend.random_calls import RandomEmitter
 from frontend.recursion import Known
 from frontend.signatures import SignatureEmitter
@@ -202,6 +203,7 @@ class FunctionEmitter(
     CheckEmitter,
     CallEmitter,
     FunctionCallEmitter,
+    OpaqueCallEmitter,
     RandomEmitter,
     SubscriptEmitter,
 ):

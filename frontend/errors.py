@@ -37,6 +37,7 @@ Topic = Literal[
     "random-numbers",
     "math",
     "gradients-inside",
+    "opaque-calls",
     "try",
     "with",
     "yield",

@@ -240,4 +240,7 @@ def is_function(obj: object) -> bool:
         return True
     if isinstance(obj, np.ufunc):
         return True
-    return hasattr(obj, "__autodiff_source__") or hasattr(obj, "__autodiff_graph__")
+    return any(
+        hasattr(obj, name)
+        for name in ("__autodiff_source__", "__autodiff_graph__", "__autodiff_opaque__")
+    )

@@ -283,6 +283,21 @@ def _orders(rng: Rng, rows: int, cols: int) -> np.ndarray:
     return np.argsort(rng.random((rows, cols)), axis=-1)
 
 
+def _convolutions(*shapes: tuple[int, ...]) -> list[Sample]:
+    """Each mode for each pair of shapes (``shapes`` lists them in pairs), both operands
+    differentiated: ``np.convolve`` and ``np.correlate``, whose longer operand may be either."""
+    pairs = list(zip(shapes[::2], shapes[1::2], strict=True))
+    return [
+        Sample(
+            f"{mode}-{a}x{b}",
+            lambda r, a=a, b=b, mode=mode: (normal(r, *a), normal(r, *b), mode),
+            (0, 1),
+        )
+        for a, b in pairs
+        for mode in ("full", "valid", "same")
+    ]
+
+
 SAMPLES: dict[str, list[Sample]] = {
     "aten::add": _binary(),
     "aten::sub": _binary(),
@@ -460,6 +475,8 @@ SAMPLES: dict[str, list[Sample]] = {
         Sample(f"{a}x{b}", lambda r, a=a, b=b: (normal(r, *a), normal(r, *b)), (0, 1))
         for a, b in [((3,), (4,)), ((2, 3), (4,)), ((), (3,))]
     ],
+    "aten::convolve": _convolutions((5,), (3,), (3,), (5,), (4,), (4,), (), (3,)),
+    "aten::correlate": _convolutions((5,), (3,), (3,), (5,), (2,), (5,), (4,), (1,)),
     "aten::kron": [
         Sample(f"{a}x{b}", lambda r, a=a, b=b: (normal(r, *a), normal(r, *b)), (0, 1))
         for a, b in [((3,), (2,)), ((2, 3), (3, 2)), ((3,), (2, 2)), ((2, 1, 2), (2, 3))]
@@ -1253,6 +1270,13 @@ SAMPLES: dict[str, list[Sample]] = {
         Sample("axis=0[1:4]", lambda r: (normal(r, 3, 6), (5, 6), 0, 1, 4, None)),
         Sample("axis=-1[::-2]", lambda r: (normal(r, 5, 3), (5, 6), -1, None, None, -2)),
     ],
+    # Central differences perturb every entry, and a cotangent past count is refused: the
+    # samples keep count whole (a square svd); the full_matrices cases run in
+    # tests/unit/test_numpy_forms_linalg.py, differentiated twice against central differences.
+    "aten::_svd_leading": [
+        Sample("axis=-1", lambda r: (normal(r, 2, 3, 3), 3, -1)),
+        Sample("axis=-2", lambda r: (normal(r, 4, 4), 4, -2)),
+    ],
     "aten::_index_backward": [
         Sample("repeated", lambda r: (normal(r, 5, 4), (5, 4), (np.array([0, 2, 2, 4, 2]),))),
     ],
@@ -1435,6 +1459,8 @@ SAMPLES: dict[str, list[Sample]] = {
 # Operators whose float32 variant is checked too: the gradient must stay float32.
 FLOAT32_OPS = (
     "aten::mul",
+    "aten::convolve",
+    "aten::correlate",
     "aten::tanh",
     "aten::sum",
     "aten::matmul",

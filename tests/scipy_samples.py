@@ -1,4 +1,5 @@
-"""Sample calls of the `ir.ops.scipy_special` operators, for the checks of
+"""Sample calls of the `ir.ops.scipy_special` and `ir.ops.scipy_stats` operators (and, from
+`tests.scipy_linalg_samples`, of `ir.ops.scipy_linalg`'s), for the checks of
 `tests/unit/test_formulas.py`, which joins them to `tests.formula_samples.SAMPLES`. Building them
 needs no SciPy; running them does, and those checks skip without it.
 
@@ -9,13 +10,17 @@ gamma functions at positive values.
 
 from __future__ import annotations
 
+import importlib
+import itertools
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 from tests.formula_samples import Draw, Rng, Sample, normal, positive
 from tests.formula_samples import _binary as binary
 from tests.formula_samples import _unary as unary
+from tests.scipy_linalg_samples import LINALG_SAMPLES
 
 
 def _unit(rng: Rng, *shape: int) -> np.ndarray:
@@ -204,6 +209,57 @@ _CONTINUOUS = {
     "chi2": (1, positive, _shape(2.5, 6.0)),
 }
 
+
+def _signal_nd() -> list[Sample]:
+    """Every mode in 1, 2 and 3 dimensions, the second operand larger in every dimension
+    ('valid' swaps them), and each ``method``."""
+    shapes = [
+        ((6,), (3,)),
+        ((3,), (5,)),
+        ((4, 5), (2, 3)),
+        ((2, 3), (3, 4)),
+        ((3, 2, 4), (2, 2, 3)),
+    ]
+    return [
+        Sample(
+            f"{mode}-{a}x{b}-{method}",
+            lambda r, a=a, b=b, mode=mode, method=method: (
+                normal(r, *a),
+                normal(r, *b),
+                mode,
+                method,
+            ),
+            (0, 1),
+        )
+        for a, b in shapes
+        for mode in ("full", "valid", "same")
+        for method in ("direct", "fft")
+        if method == "direct" or len(a) == 2
+    ]
+
+
+def _signal_2d() -> list[Sample]:
+    """Every mode and boundary; ``fillvalue`` differentiated where the padding reads it."""
+    shapes = [((4, 5), (2, 3)), ((3, 3), (3, 2)), ((2, 3), (3, 4))]
+    return [
+        Sample(
+            f"{mode}-{boundary}-{a}x{b}",
+            lambda r, a=a, b=b, mode=mode, boundary=boundary: (
+                normal(r, *a),
+                normal(r, *b),
+                mode,
+                boundary,
+                0.5 if boundary == "fill" else 0.0,
+            ),
+            (0, 1, 4) if boundary == "fill" and mode != "valid" else (0, 1),
+        )
+        for a, b in shapes
+        for mode in ("full", "valid", "same")
+        for boundary in ("fill", "wrap", "symm")
+        if mode != "valid" or boundary == "fill"
+    ]
+
+
 SCIPY_SAMPLES: dict[str, list[Sample]] = {
     "aten::special_expit": unary(),
     "aten::special_logit": unary(_unit),
@@ -283,7 +339,59 @@ SCIPY_SAMPLES: dict[str, list[Sample]] = {
         Sample("one-fewer", lambda r: (normal(r, 3, 4), normal(r, 2, 4), positive(r, 3))),
         Sample("complete", lambda r: (normal(r, 3), normal(r, 3), positive(r, 3))),
     ],
+    "aten::signal_convolve": _signal_nd(),
+    "aten::signal_correlate": _signal_nd(),
+    "aten::signal_convolve2d": _signal_2d(),
+    "aten::signal_correlate2d": _signal_2d(),
+    **LINALG_SAMPLES,
 }
+
+# ---- where a convolution's result lies (Note [Convolution windows] in `ir.ops.convolution`) ----
+
+_STYLES: dict[str, Callable[..., Any]] = {
+    "numpy_convolve": lambda sg, a, b, mode: np.convolve(a, b, mode),
+    "numpy_correlate": lambda sg, a, b, mode: np.correlate(a, b, mode),
+    "scipy": lambda sg, a, b, mode: sg.convolve(a, b, mode),
+    "scipy2d": lambda sg, a, b, mode: sg.convolve2d(a, b, mode),
+    "scipy_correlate2d": lambda sg, a, b, mode: sg.correlate2d(a, b, mode),
+}
+
+
+def correlate2d_conjugates(shape1: Any, shape2: Any, mode: str) -> bool:
+    """Whether SciPy's ``correlate2d`` of complex operands of these shapes is the conjugate of
+    ``correlate``'s result (when it swaps them)."""
+    sg = importlib.import_module("scipy.signal")
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal(shape1) + 1j * rng.standard_normal(shape1)
+    b = rng.standard_normal(shape2) + 1j * rng.standard_normal(shape2)
+    theirs, plain = sg.correlate2d(a, b, mode), sg.correlate(a, b, mode)
+    return theirs.shape == plain.shape and np.allclose(theirs, np.conj(plain))
+
+
+def found_padding(shape1: Any, shape2: Any, mode: str, style: str) -> Any:
+    """Where the result of ``style``'s operator lies in the full convolution, found by
+    searching it: the zeros before and after it on each axis. For the 2-D functions in modes
+    full and same, the full convolution is that of the first operand padded by ``len(k) - 1``
+    on each side (with the flipped second operand for correlate2d)."""
+    sg = importlib.import_module("scipy.signal")
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal(shape1), rng.standard_normal(shape2)
+    result = _STYLES[style](sg, a, b, mode)
+    if style.endswith("2d") and mode != "valid":
+        a = np.pad(a, [(m - 1, m - 1) for m in shape2])
+    if style.startswith("numpy"):
+        full = _STYLES[style](sg, a, b, "full")
+    else:
+        full = sg.convolve(a, b[::-1, ::-1] if style == "scipy_correlate2d" else b, "full")
+    ranges = [range(f - r + 1) for f, r in zip(full.shape, result.shape, strict=True)]
+    for starts in itertools.product(*ranges):
+        window = tuple(slice(s, s + r) for s, r in zip(starts, result.shape, strict=True))
+        if np.allclose(full[window], result):
+            return tuple(
+                (s, f - s - r) for s, f, r in zip(starts, full.shape, result.shape, strict=True)
+            )
+    raise AssertionError(f"{style} {mode}: no window of the full convolution")
+
 
 SCIPY_FLOAT32_OPS = tuple(
     op
@@ -299,6 +407,6 @@ SCIPY_FLOAT32_OPS = tuple(
 )
 """Those whose float32 argument gives a float32 gradient (SciPy's ``polygamma``, ``yn`` and
 ``multigammaln`` compute in float64; ``scipy.stats`` results are float64, its gradients are cast
-to their operands' dtypes). SciPy's ``dirichlet`` refuses most float32 points: they miss the
-simplex by more than its tolerance, 1e-9 (`tests/unit/test_scipy_stats_more.py` checks float32
-concentrations)."""
+to their operands' dtypes; so are ``scipy.linalg.det``'s). SciPy's ``dirichlet`` refuses most
+float32 points: they miss the simplex by more than its tolerance, 1e-9
+(`tests/unit/test_scipy_stats_more.py` checks float32 concentrations)."""

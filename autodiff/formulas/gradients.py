@@ -17,6 +17,7 @@ from ir.ops.gradients.arrangement import (
 )
 from ir.ops.gradients.indexing import index_backward, index_tuple, select_backward, slice_backward
 from ir.ops.gradients.linalg import dot_backward, matmul_backward_other, matmul_backward_self
+from ir.ops.gradients.linalg_decompositions import svd_leading
 from ir.ops.gradients.prim import add_lists, is_list, list_head, list_index_backward, sequence_as
 from ir.ops.gradients.reductions import prod_backward, prod_double_backward, unreduce
 from ir.ops.gradients.scans import cumsum_backward, diff_backward
@@ -105,6 +106,15 @@ def _slice_backward(grad, shape, axis, start, stop, step):
         return slice_axis(dout, axis, start, stop, step), None, None, None, None, None
 
     return slice_backward(grad, shape, axis, start, stop, step), backward
+
+
+def _svd_leading(grad, count, axis):
+    shape = grad.shape
+
+    def backward(dout):
+        return slice_backward(dout, shape, axis, 0, count, 1), None, None
+
+    return svd_leading(grad, count, axis), backward
 
 
 def _index_backward(grad, shape, indices):

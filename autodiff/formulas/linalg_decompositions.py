@@ -20,7 +20,7 @@ from ir.ops.gradients.linalg_decompositions import (
     NORM_ROW_SUMS,
     matrix_norm_axis,
     norm_kind,
-    svd_backward,
+    svd_leading,
 )
 from ir.ops.gradients.reductions import unreduce
 from ir.ops.linalg_decompositions import reads_upper
@@ -152,16 +152,19 @@ def linalg_svd(self, full_matrices, compute_uv):
     complex_input = is_complex(self)
 
     def backward(dout):
-        if compute_uv and full_matrices:
-            grad = svd_backward(dout, self, out, full_matrices, compute_uv)
-        elif compute_uv:
-            # svd_backward for full_matrices=False in differentiable operators (second
-            # derivatives through singular vectors): Wan and Zhang (2019) in the conjugate
-            # convention, the cotangents conjugated on the way in and the result on the way
-            # out (Note [Complex gradients]); i Im(w) is written (w - conj(w)) / 2, and H is
-            # the conjugate transpose. For a square U (V) its term is 0 up to rounding.
+        if compute_uv:
+            # Wan and Zhang (2019) in the conjugate convention, the cotangents conjugated on
+            # the way in and the result on the way out (Note [Complex gradients]); i Im(w) is
+            # written (w - conj(w)) / 2, and H is the conjugate transpose. For a square U (V)
+            # its term is 0 up to rounding. In differentiable operators, so that it
+            # differentiates again. With full_matrices the columns of U (rows of V^H) past
+            # min(m, n) are not unique: `svd_leading` refuses a cotangent on them.
             u, s, vh = out
             grad_u, grad_s, grad_vh = dout
+            if full_matrices:
+                count = s.shape[-1]
+                u, grad_u = u[..., :count], svd_leading(grad_u, count, -1)
+                vh, grad_vh = vh[..., :count, :], svd_leading(grad_vh, count, -2)
             grad_u = np.conj(grad_u)
             v = np.conj(np.swapaxes(vh, -1, -2))
             grad_v = np.swapaxes(grad_vh, -1, -2)

@@ -163,5 +163,6 @@ register_op(
     "aten::full_like(Tensor self, Any fill_value, str? dtype=None) -> Tensor",
     shape=_like_rule,
     derivative=Derivative.FORMULA,
+    read_for_type=("self",),
     spellings={"numpy.full_like": "a:self fill_value dtype !order !subok !shape * !device"},
 )(np.full_like)

@@ -1,5 +1,6 @@
 """``np.gradient``: central differences inside, one-sided ones at the edges, along each axis
-asked for, with a uniform spacing per axis given as numbers (coordinate arrays are refused).
+asked for, with a spacing per axis given as a number (uniform) or as the coordinates of the
+samples along that axis (a 1-D array).
 
 The operator is linear in its array, so its gradient is the transpose of the same stencil
 (`gradient_backward`), whose own gradient is the operator again: second derivatives go
@@ -30,14 +31,15 @@ def _axes(axis: Any, ndim: int) -> tuple[int, ...]:
     return axes
 
 
-def _spacings(spacing: Sequence[Any], count: int) -> list[float]:
+def _spacings(spacing: Sequence[Any], count: int) -> list[Any]:
+    """One spacing per axis: a float, or an axis's coordinates (a 1-D array)."""
     if len(spacing) == 0:
         return [1.0] * count
-    if len(spacing) == 1:
+    if len(spacing) == 1 and np.ndim(spacing[0]) == 0:
         return [float(spacing[0])] * count
     if len(spacing) != count:
         raise ShapeError("invalid number of arguments")
-    return [float(h) for h in spacing]
+    return [float(h) if np.ndim(h) == 0 else np.asarray(h) for h in spacing]
 
 
 def gradient(f: Any, spacing: Sequence[Any], axis: Any, edge_order: int) -> Any:
@@ -57,7 +59,15 @@ def gradient_backward(grad: Any, spacing: Sequence[Any], axis: Any, edge_order: 
     total = np.zeros(first.shape, first.dtype)
     for piece, along, h in zip(pieces, axes, _spacings(spacing, len(axes)), strict=True):
         moved = np.moveaxis(np.asarray(piece), along, -1)
-        total += np.moveaxis(_stencil_transpose(moved, h, edge_order), -1, along)
+        if np.ndim(h) == 0:
+            back = _stencil_transpose(moved, h, edge_order)
+        else:
+            # Coordinates: the stencil's weights vary along the axis, so it is written out
+            # as the n x n matrix np.gradient applies (n squared numbers for an axis of n).
+            numpy_gradient: Any = np.gradient
+            stencil = numpy_gradient(np.eye(len(h)), h, axis=0, edge_order=edge_order)
+            back = moved @ stencil.astype(moved.dtype, copy=False)
+        total += np.moveaxis(back, -1, along)
     return total
 
 
@@ -83,13 +93,18 @@ def _stencil_transpose(g: np.ndarray, h: float, edge_order: int) -> np.ndarray:
 def _gradient_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
     f = as_tensor(types[0])
     spacing_ty, axis, edge_order = types[1], consts[2], consts[3]
-    if isinstance(spacing_ty, TupleType) and any(
-        t not in (INT, FLOAT, BOOL) for t in spacing_ty.elems
-    ):
-        raise ShapeError(
-            "np.gradient with coordinate arrays is not supported: pass the spacing of each "
-            "axis as a number"
-        )
+    spacings = spacing_ty.elems if isinstance(spacing_ty, TupleType) else ()
+    for ty in spacings:
+        if ty not in (INT, FLOAT, BOOL) and not (
+            isinstance(ty, TensorType)
+            and ty.shape is not None
+            and len(ty.shape) <= 1
+            and (ty.dtype is None or np.dtype(ty.dtype).kind in "biuf")
+        ):
+            raise ShapeError(
+                f"np.gradient takes the spacing of each axis as a real number or a 1-D array "
+                f"of real coordinates, not {ty}"
+            )
     if edge_order is not NOT_CONSTANT and edge_order not in (1, 2):
         raise ShapeError("'edge_order' greater than 2 not supported")
     dtype = f.dtype
@@ -106,10 +121,24 @@ def _gradient_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
                 "Shape of array too small to calculate a numerical gradient, at least "
                 "(edge_order + 1) elements are required."
             )
-    if isinstance(spacing_ty, TupleType) and len(spacing_ty.elems) not in (0, 1, len(axes)):
+    if len(spacings) not in (0, 1, len(axes)) or (
+        len(spacings) == 1 and len(axes) > 1 and _is_array(spacings[0])
+    ):
         raise ShapeError("invalid number of arguments")
+    for along, ty in zip(axes, spacings if len(spacings) == len(axes) else (), strict=False):
+        count = (
+            ty.shape[0] if isinstance(ty, TensorType) and ty.shape and len(ty.shape) == 1 else None
+        )
+        if None not in (count, f.shape[along]) and count != f.shape[along]:
+            raise ShapeError(
+                "when 1d, distances must match the length of the corresponding dimension"
+            )
     one = TensorType(dtype, f.shape)
     return [one if len(axes) == 1 else TupleType((one,) * len(axes))]
+
+
+def _is_array(ty: Type) -> bool:
+    return isinstance(ty, TensorType) and ty.shape is not None and len(ty.shape) == 1
 
 
 def _gradient_backward_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:

@@ -450,31 +450,37 @@ register_op(
     "aten::_grad_like(Tensor grad, Tensor like) -> Tensor",
     shape=_grad_like_rule,
     derivative=Derivative.FORMULA,
+    read_for_type=("like",),
 )(grad_like)
 register_op(
     "aten::_imag_backward(Tensor grad, Tensor like) -> Tensor",
     shape=_grad_like_rule,
     derivative=Derivative.FORMULA,
+    read_for_type=("like",),
 )(imag_backward)
 register_op(
     "aten::_fft_backward(Tensor grad, Tensor like, int? n, int axis, str? norm, bool inverse)"
     " -> Tensor",
     shape=_like_second_rule,
     derivative=Derivative.FORMULA,
+    read_for_type=("like",),
 )(fft_backward)
 register_op(
     "aten::_fftn_backward(Tensor grad, Tensor like, Any s, Any axes, str? norm, bool inverse)"
     " -> Tensor",
     shape=_like_second_rule,
     derivative=Derivative.FORMULA,
+    read_for_type=("like",),
 )(fftn_backward)
 register_op(
     "aten::_rfft_backward(Tensor grad, Tensor like, int? n, int axis, str? norm) -> Tensor",
     shape=_like_second_rule,
     derivative=Derivative.FORMULA,
+    read_for_type=("like",),
 )(rfft_backward)
 register_op(
     "aten::_irfft_backward(Tensor grad, Tensor like, int? n, int axis, str? norm) -> Tensor",
     shape=_like_second_rule,
     derivative=Derivative.FORMULA,
+    read_for_type=("like",),
 )(irfft_backward)

@@ -154,9 +154,11 @@ register_op(
     "aten::_rfftn_backward(Tensor grad, Tensor like, Any s, Any axes, str? norm) -> Tensor",
     shape=_like_second,
     derivative=Derivative.FORMULA,
+    read_for_type=("like",),
 )(rfftn_backward)
 register_op(
     "aten::_irfftn_backward(Tensor grad, Tensor like, Any s, Any axes, str? norm) -> Tensor",
     shape=_like_second,
     derivative=Derivative.FORMULA,
+    read_for_type=("like",),
 )(irfftn_backward)

@@ -144,9 +144,10 @@ def _norm_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
     x = as_tensor(types[0])
     dtype = probe_dtype(np.linalg.norm, [x], [1])
     ord_, axis, keepdims = consts[1], consts[2], consts[3]
-    if x.shape is None or NOT_CONSTANT in (ord_, axis, keepdims):
+    if x.shape is None or axis is NOT_CONSTANT or keepdims is NOT_CONSTANT:
         return tensor(dtype, None)
-    axes = _norm_axes(len(x.shape), ord_, axis)
+    # An ord known at run time only is a number (not None): the axes do not depend on which.
+    axes = _norm_axes(len(x.shape), 2 if ord_ is NOT_CONSTANT else ord_, axis)
     if keepdims:
         return tensor(dtype, tuple(1 if i in axes else d for i, d in enumerate(x.shape)))
     return tensor(dtype, tuple(d for i, d in enumerate(x.shape) if i not in axes))
@@ -203,7 +204,10 @@ register_op(
     shape=_like_matrices,
     derivative=Derivative.FORMULA,
     may_raise=True,
-    spellings={"numpy.linalg.inv": "a:self"},
+    spellings={
+        "numpy.linalg.inv": "a:self",
+        "scipy.linalg.inv": "a:self !overwrite_a !check_finite * !assume_a !lower",
+    },
 )(np.linalg.inv)
 register_op(
     "aten::linalg_det(Tensor self) -> Tensor",

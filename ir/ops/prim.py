@@ -81,6 +81,8 @@ def autograd_add(a: Any, b: Any) -> Any:
         return b
     if b is AUTOGRAD_ZERO:
         return a
+    if a is None or b is None:  # Note [Trimmed gradients] in `autodiff.differentiate`
+        return b if a is None else a
     if isinstance(a, tuple):
         return tuple(autograd_add(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, list):
@@ -423,6 +425,7 @@ register_op(
     shape=_written_argument_rule,
     derivative=Derivative.FORMULA,
     pure=False,
+    read_for_type=("target",),
 )(written_argument)
 # Impure: it must run where it stands, before the prim::WriteBack nodes that follow it. Lambda
 # lifting inserts it, after differentiation.

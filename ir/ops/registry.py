@@ -184,6 +184,11 @@ class OpDef:
     # For a REFUSED derivative: why, and what to write instead, for the error a gradient
     # through it raises.
     refused_because: str | None = None
+    # Operands a formula reads for their shape, dtype or structure only (the ``like`` of a
+    # backward helper): it gives them no gradient, and that is exact. Any other operand that
+    # needs a gradient and gets None is refused (Note [No gradient is not a zero gradient] in
+    # `autodiff.differentiate`).
+    read_for_type: tuple[str, ...] = ()
     # Operands of a FORMULA operator whose gradient is refused, each with why: Note
     # [Refused operands].
     refused_operands: tuple[tuple[str, str], ...] = ()
@@ -279,6 +284,7 @@ def register_op(
     holds: Holds | None = None,
     c_order_result: bool = False,
     refused_because: str | None = None,
+    read_for_type: Sequence[str] = (),
     refused_operands: Mapping[str, str] | None = None,
 ) -> Callable[[K], K]:
     """Decorate a kernel to register it under ``schema``; returns the kernel unchanged.
@@ -318,6 +324,7 @@ def register_op(
                 holds,
                 c_order_result,
                 refused_because,
+                tuple(read_for_type),
                 _refused_operands(parsed, derivative, refused_operands or {}),
                 derivative=derivative,
             )

@@ -193,6 +193,7 @@ register_op(
     "aten::_written(Tensor target, Any value) -> Tensor",
     shape=_written_rule,
     derivative=Derivative.FORMULA,
+    read_for_type=("target",),
 )(written)
 register_op(
     "aten::select_scatter(Tensor self, Tensor src, int axis, int index) -> Tensor",

@@ -229,21 +229,25 @@ register_op(
     "aten::_stats_mvn_covariance(Any cov, Any mean) -> Tensor",
     shape=_covariance_rule,
     derivative=Derivative.FORMULA,
+    read_for_type=("mean",),  # its length, the dimension of a scalar cov
 )(stats_mvn_covariance)
 register_op(
     "aten::_stats_mvn_covariance_backward(Any grad, Any cov, Any mean) -> Tensor",
     shape=_covariance_backward_rule,
     derivative=Derivative.FORMULA,
+    read_for_type=("cov", "mean"),
 )(stats_mvn_covariance_backward)
 register_op(
     "aten::_stats_dirichlet_complete(Any self, Any alpha, float total) -> Tensor",
     shape=_complete_rule,
     derivative=Derivative.FORMULA,
+    read_for_type=("alpha", "total"),  # alpha's length; total is a constant
 )(stats_dirichlet_complete)
 register_op(
     "aten::_stats_dirichlet_complete_backward(Any grad, Any self, Any alpha) -> Tensor",
     shape=_complete_backward_rule,
     derivative=Derivative.FORMULA,
+    read_for_type=("self", "alpha"),
 )(stats_dirichlet_complete_backward)
 
 MULTIVARIATE_OPS = frozenset(

@@ -370,6 +370,29 @@ def readonly_writes(g: _Generator) -> None:
     _view_write(g, name, shape)
 
 
+# ---- float operands that are not differentiable -----------------------------------------------
+
+
+def float_operands(g: _Generator) -> None:
+    """A float parameter ``h`` used where the result varies with it but the operator's formula
+    gives it no gradient: ``np.gradient``'s spacing, a vector norm's ``ord``. A zero gradient
+    for ``h`` was returned once, silently; now differentiating w.r.t. ``h`` is refused, located
+    (Note [No gradient is not a zero gradient]), and `checks.check_gradients` checks that and
+    then the other parameters' gradients."""
+    h = g.argument(g.fresh("h"), "float")
+    name = g.fresh("t")
+    if g.flag():
+        x = g.expr((3, 4), 1)
+        axis = g.choose(["0", "1", "-1"])
+        g.emit(f"{name} = np.gradient({x.text}, 1.5 + np.tanh({h}), axis={axis})")
+        g.define(name, Expr(name, (3, 4), 2 * x.bound * 2))
+    else:
+        x = g.expr((4,), 1)
+        g.emit(f"{name} = np.linalg.norm({x.text}, 1.5 + {h} * {h})")
+        g.define(name, Expr(name, (), 4 * x.bound))
+    g.must_use.append(name)
+
+
 # ---- operands a derivative saves, written afterwards -------------------------------------------
 
 
@@ -796,6 +819,7 @@ IDIOMS: dict[str, Idiom] = {
         Idiom("complex", "complex arguments through complex operators", complex_inputs),
         Idiom("complex_views", "np.real/np.imag views of complex arrays", complex_views),
         Idiom("seeded_draws", "rng = np.random.default_rng(7) in the program; draws", seeded_draws),
+        Idiom("float_operands", "np.gradient(x, h), norm(x, ord=h): h refused", float_operands),
         *(Idiom(name, what, write) for name, what, write in PYTHON_IDIOMS),
         *(Idiom(name, what, write) for name, what, write in CALL_IDIOMS),
     ]

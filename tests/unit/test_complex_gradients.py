@@ -24,6 +24,7 @@ import pytest
 
 import autodiff as ad
 from autodiff.derivatives import all_formulas
+from ir.ops.scipy_linalg import LINALG_OPS
 from ir.ops.scipy_special import SCIPY_OPS
 from ir.ops.scipy_stats import STATS_OPS
 from ir.ops.scipy_stats_multivariate import HELPER_OPS as STATS_HELPER_OPS
@@ -137,6 +138,8 @@ REAL_ONLY: dict[str, str] = {
     **dict.fromkeys(SCIPY_OPS, "scipy.special: real arguments only"),
     **dict.fromkeys(STATS_OPS & set(all_formulas()), "scipy.stats: real arguments only"),
     **dict.fromkeys(STATS_HELPER_OPS, "scipy.stats: real arguments only (formula helpers)"),
+    # Note [Real scipy.linalg]: refused for complex matrices when shapes are propagated.
+    **dict.fromkeys(LINALG_OPS & set(all_formulas()), "scipy.linalg: real matrices only"),
 }
 
 COMPLEX_CAPABLE = sorted(set(all_formulas()) - set(REAL_ONLY))

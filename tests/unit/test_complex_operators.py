@@ -31,9 +31,16 @@ from autodiff.higher_order import gradient_graph
 from autodiff.pipeline import differentiate_typed
 from autodiff.runtime import CompiledGradient
 from ir.ops import OPS
+from ir.ops.scipy_signal import SIGNAL_OPS
+from ir.ops.scipy_special import scipy_installed
 from ir.types import BOOL, NONE, ListType, TensorType
-from tests.formula_samples import SAMPLES, Operands, Sample
-from tests.unit.test_complex_gradients import COMPLEX_CAPABLE, REAL_ONLY, _complex_operands
+from tests.formula_samples import Operands, Sample
+from tests.unit.test_complex_gradients import (
+    COMPLEX_CAPABLE,
+    REAL_ONLY,
+    SAMPLES,
+    _complex_operands,
+)
 from tests.unit.test_formulas import (
     _cotangent,
     _wide,
@@ -64,9 +71,12 @@ def _samples(ops: list[str], *, ordered: bool = False) -> list[Any]:
                 continue
             if not _differentiates_complex(_complex_operands(sample, False), sample.wrt):
                 continue
-            params.append(
-                pytest.param(op, sample, id=f"{op.removeprefix('aten::')}-{sample.label}")
+            # scipy.signal's operators take complex values; their kernels need SciPy.
+            needs_scipy = pytest.mark.skipif(
+                op in SIGNAL_OPS and not scipy_installed(), reason="needs SciPy"
             )
+            label = f"{op.removeprefix('aten::')}-{sample.label}"
+            params.append(pytest.param(op, sample, id=label, marks=[needs_scipy]))
     return params
 
 

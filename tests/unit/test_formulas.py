@@ -20,6 +20,8 @@ from autodiff.pipeline import differentiate_typed
 from autodiff.runtime import CompiledGradient
 from ir.graph import Graph, Value
 from ir.ops import OPS, Derivative, gradients, products, sorting
+from ir.ops.scipy_linalg import LINALG_OPS
+from ir.ops.scipy_signal import SIGNAL_OPS
 from ir.ops.scipy_special import SCIPY_OPS
 from ir.ops.scipy_stats import STATS_OPS
 from ir.types import (
@@ -169,8 +171,10 @@ def one_node_graph(op: str, operands: Operands, wrt: tuple[int, ...]) -> Call:
                 lst = graph.insert("prim::ListAppend", [lst, item]).output
             node_inputs.append(lst)
         elif isinstance(operand, tuple) and any(isinstance(v, np.ndarray) for v in operand):
+            # Only floating items are differentiated: scipy's (c, lower) and (lu, piv) pairs.
             items = [
-                add_input(item, (position, i), differentiate) for i, item in enumerate(operand)
+                add_input(item, (position, i), differentiate and _floating(item))
+                for i, item in enumerate(operand)
             ]
             ty: Type = TupleType(tuple(v.ty for v in items))
             node_inputs.append(graph.insert("prim::TupleConstruct", items, (ty,)).output)
@@ -182,6 +186,10 @@ def one_node_graph(op: str, operands: Operands, wrt: tuple[int, ...]) -> Call:
     propagate_shapes(graph)
     register_parts(graph, result)
     return call
+
+
+def _floating(value: Any) -> bool:
+    return isinstance(value, np.ndarray) and value.dtype.kind in "fc"
 
 
 def register_parts(graph: Graph, result: Value) -> None:
@@ -305,7 +313,7 @@ def _cotangent(rng: np.random.Generator, part: Any) -> Any:
 def check_gradients(op: str, operands: Operands, wrt: tuple[int, ...], rtol: float) -> None:
     """The vjp of a one-node graph of ``op``, for a random cotangent, against finite
     differences, element by element; each gradient has its operand's shape and dtype."""
-    if op in SCIPY_OPS or op in STATS_OPS:
+    if op in SCIPY_OPS | STATS_OPS | SIGNAL_OPS | LINALG_OPS:
         pytest.importorskip("scipy")
     kernel = OPS[op].kernel
     assert kernel is not None

@@ -156,13 +156,38 @@ def test_gradient(fn: Callable[..., Any], args: Any) -> None:
     check(fn, *args)
 
 
+# Unevenly spaced samples: the coordinates of each axis as a 1-D array.
+TIMES = np.array([0.0, 0.4, 1.1, 1.5])
+HEIGHTS = np.array([0.0, 1.0, 2.5])
+
+
+def gradient_at_coordinates(x):
+    return np.sum(np.gradient(x**2, TIMES) ** 2 * np.arange(1.0, 5.0))
+
+
+def gradient_at_coordinates_per_axis(m):
+    down, across = np.gradient(np.sin(m), HEIGHTS, TIMES, edge_order=2)
+    _, backwards = np.gradient(m, 0.5, TIMES[::-1], axis=(0, 1))
+    return np.sum(down * across) + np.sum(backwards**2)
+
+
+@pytest.mark.parametrize(
+    ("fn", "args"),
+    [(gradient_at_coordinates, (np.append(X, 0.4),)), (gradient_at_coordinates_per_axis, (M,))],
+)
+def test_gradient_with_coordinate_arrays(fn: Callable[..., Any], args: Any) -> None:
+    check(fn, *args)
+
+
 def gradient_with_coordinates(x, at):
     return np.gradient(x, at)
 
 
-def test_gradient_refuses_coordinate_arrays() -> None:
-    with pytest.raises(ad.AutodiffError, match="coordinate arrays is not supported"):
-        ad.script(gradient_with_coordinates)(X, np.cumsum(Y**2))
+def test_gradient_refuses_mismatched_or_complex_coordinates() -> None:
+    with pytest.raises(ad.AutodiffError, match="distances must match the length"):
+        ad.script(gradient_with_coordinates)(X, np.cumsum(Y**2)[:2])
+    with pytest.raises(ad.AutodiffError, match="real coordinates"):
+        ad.script(gradient_with_coordinates)(X, np.arange(3.0) + 1j)
 
 
 # ---- real transforms over several axes, with s= -------------------------------------------------
@@ -239,6 +264,18 @@ def singular_vectors(m):
     return np.sum(s**2) + np.sum((u[:, 0] * u[:, 1]) ** 2) + np.sum(vt[0] ** 4)
 
 
+def full_singular_vectors(m):
+    # The default full_matrices=True: u is 3x3 and vh 4x4, of which the loss reads the
+    # first min(m, n) = 3 rows of vh only.
+    u, s, vh = np.linalg.svd(m)
+    return np.sum(s**2) + np.sum((u[:, 0] * u[:, 1]) ** 2) + np.sum(vh[:3] ** 4)
+
+
+def square_singular_vectors(m):
+    u, s, vh = np.linalg.svd(m[:, :3] + 3.0 * np.eye(3))
+    return np.sum(np.abs(u) ** 3) + np.sum(vh[1] ** 4) + np.sum(np.log(s))
+
+
 def split_parts(x):
     a, b, c = np.split(x, 3)
     return np.sum(a**2 * b) + np.sum(np.sin(c) * a)
@@ -259,12 +296,28 @@ def split_list_items(m):
         (frobenius_and_batched_norms, (M,)),
         (singular_values, (M,)),
         (singular_vectors, (M,)),
+        (full_singular_vectors, (M,)),
+        (square_singular_vectors, (M,)),
         (split_parts, (np.append(X, Y * 2.0)[:6],)),
         (split_list_items, (RNG.standard_normal((3, 4)),)),
     ],
 )
 def test_second_order_of_norms_svd_and_splits(fn: Callable[..., Any], args: Any) -> None:
     check(fn, *args)
+
+
+def reads_the_arbitrary_columns(m):
+    _, _, vh = np.linalg.svd(m)
+    return np.sum(vh[3] ** 2 * np.arange(4.0))
+
+
+def test_svd_refuses_a_gradient_of_the_columns_past_min_m_n() -> None:
+    """Row 3 of a 4x4 vh spans the null space of a 3x4 matrix: any unit vector there will do, so
+    a loss reading it has no gradient, at first order as at second."""
+    with pytest.raises(ad.AutodiffError, match="full_matrices=False"):
+        ad.grad(reads_the_arbitrary_columns)(M)
+    with pytest.raises(ad.AutodiffError, match="full_matrices=False"):
+        ad.hessian(reads_the_arbitrary_columns)(M)
 
 
 # ---- np.linalg.eig -----------------------------------------------------------------------------

@@ -21,7 +21,9 @@ from ir.ops import (
     parse_schema,
     register_op,
 )
+from ir.ops.opaque import OPAQUE_CALLS
 from ir.types import ANY, BOOL, INT, STR, TENSOR, ListType, OptionalType, TupleType
+from tests.scipy_samples import correlate2d_conjugates, found_padding
 
 RNG = np.random.default_rng(0)
 A = RNG.standard_normal((3, 4))
@@ -35,7 +37,6 @@ IDX = np.array([2, 0])
 SQUARE = RNG.standard_normal((3, 3))
 COMPLEX = RNG.standard_normal((3, 4)) + 1j * RNG.standard_normal((3, 4))
 MASK3 = np.array([1.0, 0.0, 1.0])
-SPD = SQUARE @ SQUARE.T + 3.0 * np.eye(3)
 SIMPLEX = POS[:, :3] / np.sum(POS[:, :3], axis=0)  # three columns on the simplex (axis 0)
 
 
@@ -55,6 +56,38 @@ def _scipy_stats(reference: Callable[..., Any]) -> Callable[..., Any]:
         return reference(pytest.importorskip("scipy.stats"), *operands)
 
     return run
+
+
+def _scipy_signal(reference: Callable[..., Any]) -> Callable[..., Any]:
+    """``reference(scipy.signal, *operands)``, SciPy imported only when a case runs."""
+
+    def run(*operands: Any) -> Any:
+        return reference(pytest.importorskip("scipy.signal"), *operands)
+
+    return run
+
+
+def _scipy_linalg(reference: Callable[..., Any]) -> Callable[..., Any]:
+    """``reference(scipy.linalg, *operands)``, SciPy imported only when a case runs."""
+
+    def run(*operands: Any) -> Any:
+        return reference(pytest.importorskip("scipy.linalg"), *operands)
+
+    return run
+
+
+def _row_swaps(piv: np.ndarray, like: np.ndarray) -> np.ndarray:
+    """P with ``a = P L U`` for LAPACK's pivots: the identity's rows swapped in order, P^T."""
+    swapped = np.eye(len(piv))
+    for i, j in enumerate(piv):
+        swapped[[i, j]] = swapped[[j, i]]
+    return swapped.T
+
+
+SPD = SQUARE @ SQUARE.T + np.eye(3)
+_TRI = np.subtract.outer(np.arange(3), np.arange(3))  # i - j
+WELL = SQUARE + 3 * np.eye(3)
+LU_PAIR = (WELL, np.array([2, 1, 2], dtype=np.int32))
 
 
 # (operator, operands in schema order, the same computation as user code writes it)
@@ -100,6 +133,25 @@ def _irfftn_vjp(g: Any) -> Any:
 
 RFFTN_COTANGENT = RNG.standard_normal((2, 3, 3)) + 1j * RNG.standard_normal((2, 3, 3))
 IRFFTN_COTANGENT = RNG.standard_normal((2, 3, 6))
+
+
+class _Doubling:
+    """An opaque function for the kernels of `ir.ops.opaque`: ``2 x``, with its vjp."""
+
+    def result_types(self, arg_types: Any) -> list[Any]:
+        return [arg_types[0]]
+
+    def call(self, x: Any) -> Any:
+        return 2 * x
+
+    def forward(self, x: Any) -> tuple[Any, Any]:
+        return 2 * x, x
+
+    def backward(self, residuals: Any, grad: Any) -> tuple[Any, ...]:
+        return (2 * grad,)
+
+
+OPAQUE_CALLS["test_ops.doubling"] = _Doubling()
 
 
 CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
@@ -591,9 +643,9 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     ("aten::linalg_norm", (CUBE, "fro", (0, 2), True), lambda x, *r: np.linalg.norm(x, *r)),
     ("aten::linalg_norm", (INTS, 1, 0, False), lambda x, *_: np.linalg.norm(x, 1, axis=0)),
     (
-        "aten::_svd_backward",
-        (np.ones(2), np.diag([3.0, 2.0]), np.array([3.0, 2.0]), True, False),
-        lambda *_: np.eye(2),
+        "aten::_svd_leading",
+        (np.arange(12.0).reshape(3, 4) * [1.0, 1.0, 0.0, 0.0], 2, -1),
+        lambda g, *_: g[:, :2],
     ),
     (
         "aten::_join_backward",
@@ -894,6 +946,11 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
     # Taps (Note [Taps] in `autodiff.taps`): the identity; with no hooks active, _run_hooks too.
     ("aten::_tap", (A, "h"), lambda a, _: a),
     ("aten::_tap_hooked", (A, "h"), lambda a, _: a),
+    ("aten::stop_gradient", (A,), lambda a: a),
+    ("prim::CustomVjp", ("test_ops.doubling", A), lambda _, a: 2 * a),
+    ("prim::CustomVjpFwd", ("test_ops.doubling", A), lambda _, a: (2 * a, a)),
+    ("prim::CustomVjpBwd", ("test_ops.doubling", None, A), lambda _, r, g: (2 * g,)),
+    ("prim::PureCallback", ("test_ops.doubling", A), lambda _, a: 2 * a),
     ("aten::_run_hooks", (A, "h"), lambda a, _: a),
     # scipy.special (skipped without SciPy): the reference calls SciPy as user code spells it
     *[
@@ -1037,6 +1094,146 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
         "aten::_stats_dirichlet_complete_backward",
         (SIMPLEX, SIMPLEX[:2], V[:3]),
         lambda g, x, alpha: g[:2] - g[2],
+    ),
+    ("aten::convolve", (V, MASK3, "same"), lambda a, v, mode: np.convolve(a, v, mode)),
+    ("aten::convolve", (MASK3, V, "valid"), lambda a, v, mode: np.convolve(a, v, mode)),
+    ("aten::correlate", (MASK3, V, "same"), lambda a, v, mode: np.correlate(a, v, mode)),
+    ("aten::correlate", (V, COMPLEX[0], "full"), lambda a, v, mode: np.correlate(a, v, mode)),
+    (
+        "aten::signal_convolve",
+        (CUBE, A[:2, :2, None], "same", "direct"),
+        _scipy_signal(lambda sg, a, b, mode, method: sg.convolve(a, b, mode, method)),
+    ),
+    (
+        "aten::signal_convolve",
+        (F32[:2], F32, "valid", "fft"),
+        _scipy_signal(lambda sg, a, b, mode, method: sg.convolve(a, b, mode, method=method)),
+    ),
+    (
+        "aten::signal_correlate",
+        (COMPLEX, A[:2, :3], "full", "auto"),
+        _scipy_signal(lambda sg, a, b, mode, method: sg.correlate(a, b)),
+    ),
+    (
+        "aten::signal_convolve2d",
+        (A, SQUARE[:2], "same", "wrap", 0.0),
+        _scipy_signal(lambda sg, a, b, mode, bd, fv: sg.convolve2d(a, b, mode, boundary=bd)),
+    ),
+    (
+        "aten::signal_correlate2d",
+        (A, SQUARE[:2], "full", "fill", 1.5),
+        _scipy_signal(lambda sg, a, b, mode, bd, fv: sg.correlate2d(a, b, fillvalue=fv)),
+    ),
+    (
+        "aten::_boundary_pad_mode",
+        ("symm",),
+        lambda boundary: "symmetric",
+    ),
+    *[
+        (
+            "aten::_cotangent_padding",
+            (shape1, shape2, mode, style),
+            _scipy_signal(lambda sg, s1, s2, mode, style: found_padding(s1, s2, mode, style)),
+        )
+        for shape1, shape2 in (((5, 2), (2, 3)), ((2, 3), (4, 3)))
+        for mode in ("full", "valid", "same")
+        for style in ("scipy", "scipy2d", "scipy_correlate2d")
+        if mode != "valid" or shape1 == (2, 3)
+    ],
+    *[
+        (
+            "aten::_cotangent_padding",
+            ((n,), (m,), mode, style),
+            _scipy_signal(lambda sg, s1, s2, mode, style: found_padding(s1, s2, mode, style)),
+        )
+        for n, m in ((5, 2), (2, 5), (4, 4))
+        for mode in ("full", "valid", "same")
+        for style in ("numpy_convolve", "numpy_correlate")
+    ],
+    *[
+        (
+            "aten::_swaps_operands",
+            (shape1, shape2, mode),
+            _scipy_signal(lambda sg, s1, s2, mode: correlate2d_conjugates(s1, s2, mode)),
+        )
+        for shape1, shape2, mode in (
+            ((2, 3), (3, 4), "valid"),
+            ((2, 4), (2, 3), "valid"),
+            ((3, 3), (3, 3), "valid"),
+            ((2, 3), (3, 4), "same"),
+        )
+    ],
+    ("aten::_boundary_widths", ((2, 3), "same"), lambda shape, mode: ((1, 1), (2, 2))),
+    ("aten::_boundary_widths", ((2, 3), "valid"), lambda shape, mode: ((0, 0), (0, 0))),
+    # scipy.linalg (skipped without SciPy)
+    (
+        "aten::scipy_solve_triangular",
+        (WELL, A[:, :2], "T", True, False, True),
+        _scipy_linalg(lambda sl, a, b, *opts: sl.solve_triangular(a, b, trans="T", lower=True)),
+    ),
+    (
+        "aten::scipy_solve_triangular",
+        (WELL.astype(np.float32), F32[:, 0], 0, False, True, False),
+        _scipy_linalg(
+            lambda sl, a, b, *opts: sl.solve_triangular(
+                a, b, unit_diagonal=True, check_finite=False
+            )
+        ),
+    ),
+    ("aten::scipy_cholesky", (SPD, False, True), _scipy_linalg(lambda sl, a, *o: sl.cholesky(a))),
+    (
+        "aten::scipy_cholesky",
+        (SPD.astype(np.float32), True, True),
+        _scipy_linalg(lambda sl, a, *o: sl.cholesky(a, lower=True)),
+    ),
+    (
+        "aten::scipy_cho_factor",
+        (SPD, False, True),
+        _scipy_linalg(lambda sl, a, *o: sl.cho_factor(a)),
+    ),
+    (
+        "aten::scipy_cho_factor",
+        (np.stack([SPD, 2 * SPD]), True, True),
+        # SciPy returns a stack's pair as a list, a matrix's as a tuple: the kernel, a tuple
+        _scipy_linalg(lambda sl, a, *o: tuple(sl.cho_factor(a, lower=True))),
+    ),
+    (
+        "aten::scipy_cho_solve",
+        ((np.linalg.cholesky(SPD), True), A[:, :2], True),
+        _scipy_linalg(lambda sl, c, b, *o: sl.cho_solve(c, b)),
+    ),
+    ("aten::scipy_lu_factor", (SQUARE, True), _scipy_linalg(lambda sl, a, *o: sl.lu_factor(a))),
+    (
+        "aten::scipy_lu_solve",
+        (LU_PAIR, CUBE[..., :3, :2], 1, True),
+        _scipy_linalg(lambda sl, lu, b, trans, *o: sl.lu_solve(lu, b, trans=1)),
+    ),
+    ("aten::scipy_expm", (SQUARE,), _scipy_linalg(lambda sl, a: sl.expm(a))),
+    ("aten::scipy_expm", (F32[:, :3],), _scipy_linalg(lambda sl, a: sl.expm(a))),
+    ("aten::scipy_sqrtm", (SPD,), _scipy_linalg(lambda sl, a: sl.sqrtm(a))),
+    (
+        "aten::scipy_solve_sylvester",
+        (WELL, WELL[:2, :2], A[:, :2]),
+        _scipy_linalg(lambda sl, a, b, q: sl.solve_sylvester(a, b, q)),
+    ),
+    ("aten::scipy_det", (SQUARE, True), _scipy_linalg(lambda sl, a, *o: sl.det(a))),
+    ("aten::scipy_det", (F32[:, :3], True), _scipy_linalg(lambda sl, a, *o: sl.det(a))),
+    (
+        "aten::scipy_solve",
+        (WELL, V[:3], False, True, None, True),
+        _scipy_linalg(lambda sl, a, b, *o: sl.solve(a, b, transposed=True)),
+    ),
+    ("aten::_lu_permutation", (np.array([2, 2, 2], dtype=np.int32), SQUARE), _row_swaps),
+    ("aten::_transposes", ("C",), lambda trans: trans in (1, 2, "T", "C")),
+    ("aten::_transposes", (0,), lambda trans: trans in (1, 2, "T", "C")),
+    ("aten::_reads_one_triangle", ("pos",), lambda assume_a: assume_a in ("sym", "her", "pos")),
+    ("aten::_reads_one_triangle", (None,), lambda assume_a: assume_a in ("sym", "her", "pos")),
+    ("aten::_solve_read_mask", ("tridiagonal", SQUARE), lambda a, like: (np.abs(_TRI) < 2) * 1.0),
+    ("aten::_solve_read_mask", ("pos", F32[:, :3]), lambda a, like: np.ones((3, 3), np.float32)),
+    (
+        "aten::scipy_solve",
+        (SPD, CUBE[..., :3, :2], True, True, "pos", False),
+        _scipy_linalg(lambda sl, a, b, *o: sl.solve(a, b, lower=True, assume_a="pos")),
     ),
 ]
 

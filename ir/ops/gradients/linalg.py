@@ -135,6 +135,7 @@ register_op(
     derivative=Derivative.FORMULA,
     only_reads=True,
     typed_call=spell_matmul_backward_self,
+    read_for_type=("self",),
 )(matmul_backward_self)
 
 
@@ -144,6 +145,7 @@ register_op(
     derivative=Derivative.FORMULA,
     only_reads=True,
     typed_call=spell_matmul_backward_other,
+    read_for_type=("other",),
 )(matmul_backward_other)
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ir.ops.registry import Derivative, register_op
+from ir.ops.registry import NOT_CONSTANT, Derivative, register_op
 from ir.ops.shape_rules import (
     as_tensor,
     fixed,
@@ -30,51 +30,23 @@ def _adjoint(x: Any) -> Any:
     return np.conj(np.swapaxes(x, -1, -2))
 
 
-def svd_backward(grad: Any, a: Any, out: Any, full_matrices: bool, compute_uv: bool) -> Any:
-    """The gradient of ``np.linalg.svd`` for distinct non-zero singular values. With
-    ``full_matrices`` the columns past ``min(m, n)`` are not unique: they must get no gradient.
+def svd_leading(grad: Any, count: int, axis: int) -> Any:
+    """The first ``count`` entries along ``axis`` of the cotangent of ``u`` (axis -1) or ``vh``
+    (axis -2) of ``np.linalg.svd(a, full_matrices=True)``. The columns of ``u`` and rows of
+    ``vh`` past ``min(m, n)`` are any orthonormal basis of a complement: a loss that reads them
+    has no gradient, so their cotangent must be zero.
 
-    A complex ``a`` (Wan and Zhang 2019; PyTorch's ``svd_backward``): the formula below is the
-    one in the conjugate convention (dL/dRe + i dL/dIm), so the cotangents are conjugated on
-    the way in and the result on the way out (Note [Complex gradients] in
-    `autodiff.formulas`). A loss that depends on the phases of the singular vectors (which
-    are arbitrary) has no gradient; the formula assumes one that does not, as ``abs(u)``."""
-    a = np.asarray(a)
-    m, n = a.shape[-2:]
-    k = min(m, n)
-    if compute_uv:
-        u, s, vh = out
-        grad_u, grad_s, grad_vh = (np.conj(np.asarray(g)) for g in grad)
-        if full_matrices and (np.any(grad_u[..., k:]) or np.any(grad_vh[..., k:, :])):
-            raise ValueError(
-                "the gradient of svd with full_matrices=True is not defined for the columns of "
-                "u or rows of vh past min(m, n): pass full_matrices=False"
-            )
-        u, grad_u = u[..., :k], grad_u[..., :k]
-        vh, grad_vh = vh[..., :k, :], grad_vh[..., :k, :]
-    else:
-        u, s, vh = np.linalg.svd(a, full_matrices=False)
-        grad_s = np.asarray(grad)
-        grad_u, grad_vh = np.zeros_like(u), np.zeros_like(vh)
-    v, grad_v = _adjoint(vh), _adjoint(grad_vh)
-    eye = np.eye(k, dtype=s.dtype)
-    squares = s[..., None, :] ** 2 - s[..., :, None] ** 2  # s_j^2 - s_i^2
-    f = (1 - eye) / (squares + eye)
-    uhgu = _adjoint(u) @ grad_u
-    vhgv = _adjoint(v) @ grad_v
-    sigma = s[..., None, :] * eye
-    core = (f * (uhgu - _adjoint(uhgu))) @ sigma + sigma @ (f * (vhgv - _adjoint(vhgv)))
-    core = core + grad_s[..., None, :] * eye
-    inverse = (1 / s)[..., None, :]
-    if np.iscomplexobj(u):
-        # The phase of each singular pair: i Im(diag(U^H gU)) / s.
-        core = core + 1j * np.imag(uhgu) * eye * inverse
-    result = u @ core @ vh
-    if m > k:
-        result = result + ((grad_u - u @ uhgu) * inverse) @ vh
-    if n > k:
-        result = result + u @ _adjoint((grad_v - v @ vhgv) * inverse)
-    return np.conj(result).astype(a.dtype, copy=False)
+    >>> svd_leading(np.ones((3, 3)) * [1.0, 1.0, 0.0], 2, -1).shape
+    (3, 2)
+    """
+    grad = np.asarray(grad)
+    past = np.take(grad, range(count, grad.shape[axis]), axis=axis)
+    if np.any(past):
+        raise ValueError(
+            "the gradient of svd with full_matrices=True is not defined for the columns of "
+            "u or rows of vh past min(m, n): pass full_matrices=False"
+        )
+    return np.take(grad, range(count), axis=axis)
 
 
 # The formulas of np.linalg.norm's gradient (`norm_kind`).
@@ -132,22 +104,21 @@ def matrix_norm_axis(axis: Any, ndim: int, which: int) -> int:
     return normalize_axis(int(axis[which]), ndim)
 
 
-def _like_operand(position: int) -> Any:
-    """A rule: a tensor like operand ``position`` (its dtype and shape)."""
-
-    def rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
-        operand = as_tensor(types[position], position)
-        return tensor(operand.dtype, operand.shape)
-
-    return rule
+def _leading_rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+    grad, count, axis = as_tensor(types[0], 0), consts[1], consts[2]
+    if grad.shape is None or axis is NOT_CONSTANT:
+        return tensor(grad.dtype, None)
+    shape = list(grad.shape)
+    shape[normalize_axis(axis, len(shape))] = None if count is NOT_CONSTANT else count
+    return tensor(grad.dtype, tuple(shape))
 
 
 register_op(
-    "aten::_svd_backward(Any grad, Tensor self, Any out, bool full_matrices, bool compute_uv)"
-    " -> Tensor",
-    shape=_like_operand(1),
-    derivative=Derivative.REFUSED,
-)(svd_backward)
+    "aten::_svd_leading(Tensor grad, int count, int axis) -> Tensor",
+    shape=_leading_rule,
+    derivative=Derivative.FORMULA,
+    may_raise=True,
+)(svd_leading)
 
 
 register_op(

@@ -151,6 +151,7 @@ register_op(
     "aten::_list_index_backward(Any grad, Any lst, int index) -> Any",
     shape=_list_index_backward_rule,
     derivative=Derivative.FORMULA,
+    read_for_type=("lst",),
 )(list_index_backward)
 
 
