@@ -61,7 +61,9 @@ shape parameter of ``scipy.stats.gamma.cdf`` (the regularized incomplete gamma f
 derivative in its parameter has no closed form), or a count that is data (``poisson.pmf``'s
 ``k``). Its record lists them, ``refused_operands={"a": why}``; the formula returns None for
 them, and differentiation refuses, with ``why`` and the call's location, a node where one of
-them needs a gradient, rather than give it a zero. ``docs/operators.md`` names them.
+them needs a gradient, rather than give it a zero. Any None for an operand that needs a
+gradient is refused anyway (Note [No gradient is not a zero gradient] in
+`autodiff.differentiate`); the record says why, and ``docs/operators.md`` names them.
 """
 
 from __future__ import annotations
