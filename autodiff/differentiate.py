@@ -253,6 +253,7 @@ class ReverseBuilder:
             why = op.refused_because if op is not None and op.refused_because else None
             message = why or f"{node.kind} is not differentiable"
             raise DifferentiationError(message, node.source_range)
+        self.refuse_operands(node)
         context = self.inline_forward(node, formula)
         output_grads = [self.get_grad(out) for out in context.outputs]
         grad_of = self.graph.create(
@@ -281,6 +282,17 @@ class ReverseBuilder:
         for inner in body.nodes(reverse=True):  # the None gradients' constants
             if inner.kind == "prim::Constant" and not inner.has_uses():
                 inner.destroy()
+
+    def refuse_operands(self, node: Node) -> None:
+        """Raise when an operand whose gradient the operator refuses needs one (Note [Refused
+        operands] in `ir.ops.registry`): a zero would be a silent wrong gradient."""
+        op = OPS.get(node.kind)
+        if op is None or not op.refused_operands:
+            return
+        position = {argument.name: i for i, argument in enumerate(op.schema.arguments)}
+        for name, why in op.refused_operands:
+            if node.inputs[position[name]] in self.needs:
+                raise DifferentiationError(why, node.source_range)
 
     def real_part_for(self, operand: Value, grad: Value, block: Block) -> Value:
         """``grad`` as the gradient of ``operand`` of a node that mixes real and complex values:

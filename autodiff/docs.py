@@ -44,8 +44,8 @@ formulas (`autodiff/formulas/`); do not edit it by hand. CI checks that it is cu
 
 - **Record**: where the operator is registered (its schema, kernel, shape rule and spellings).
 - **Spellings**: the NumPy and SciPy functions (`numpy.x`, `scipy.special.x`, `scipy.linalg.x`,
-  the methods of `scipy.stats.norm`, found under any alias), array methods and attributes
-  (`ndarray.x`) the record declares, in its order; of two names of one function
+  the methods of the `scipy.stats` distributions, found under any alias), array methods and
+  attributes (`ndarray.x`) the record declares, in its order; of two names of one function
   (`numpy.absolute`, `numpy.abs`), messages use the first. The SciPy operators
   (`aten::special_…`, `aten::stats_…`, `aten::scipy_…`) need SciPy installed
   (`pip install 'numpy-autodiff[scipy]'`); their kernels call it, and an order argument (`n`,
@@ -55,7 +55,9 @@ formulas (`autodiff/formulas/`); do not edit it by hand. CI checks that it is cu
   operator.
 - **Derivative**: what differentiation does with it (the record's `derivative`):
   *formula* when it has a derivative formula, linked to it (in the `autodiff/formulas/` module
-  named like the record's file); *none* when its result carries no gradient (a comparison, an
+  named like the record's file), followed by *refused in* the operands whose gradient it
+  refuses all the same (a shape parameter of a distribution function, a count that is data);
+  *none* when its result carries no gradient (a comparison, an
   integer, a shape: a gradient stops there, correctly); **refused** when a gradient would flow
   through it but no formula is written yet: differentiating through it is an error naming it;
   *structural* when differentiation handles it itself or the passes around it create or remove
@@ -144,7 +146,9 @@ def _derivative(name: str, formulas: dict[str, Formula]) -> str:
     if derivative is not Derivative.FORMULA:
         return _DERIVATIVE_CELLS[derivative]
     formula = formulas[ALIASES.get(name, name)]
-    return f"[formula]({_target(formula.defined_at.source.filename, formula.defined_at.line)})"
+    link = f"[formula]({_target(formula.defined_at.source.filename, formula.defined_at.line)})"
+    refused = [operand for operand, _ in OPS[name].refused_operands]
+    return f"{link}; *refused in* {_code_list(refused)}" if refused else link
 
 
 def _cell(text: str) -> str:

@@ -111,6 +111,105 @@ def _norm() -> list[Sample]:
     ]
 
 
+def _location_scale(shapes: int, support: Draw, parameter: Draw, wrt_shapes: bool) -> list[Sample]:
+    """x = loc + scale * z with z drawn inside the support, ``shapes`` shape parameters drawn
+    by ``parameter``; every operand differentiated but the shape parameters of a distribution
+    function (refused: Note [Refused operands] in `ir.ops.registry`)."""
+    wrt = (
+        (0, *range(1, 1 + shapes), 1 + shapes, 2 + shapes)
+        if wrt_shapes
+        else (0, 1 + shapes, 2 + shapes)
+    )
+
+    def same(r: Rng) -> tuple[object, ...]:
+        loc, scale = normal(r, 3, 4), positive(r, 3, 4)
+        params = [parameter(r, 3, 4) for _ in range(shapes)]
+        return (loc + scale * support(r, 3, 4), *params, loc, scale)
+
+    def broadcast(r: Rng) -> tuple[object, ...]:
+        loc, scale = normal(r, 4), positive(r, 3, 1)
+        params = [parameter(r, 4) for _ in range(shapes)]
+        return (loc + scale * support(r, 3, 4), *params, loc, scale)
+
+    def floats(r: Rng) -> tuple[object, ...]:
+        params = [float(parameter(r)[()]) for _ in range(shapes)]
+        return (0.3 + 1.5 * support(r, 2, 3), *params, 0.3, 1.5)
+
+    def defaults(r: Rng) -> tuple[object, ...]:
+        return (support(r, 3, 4), *[parameter(r, 4) for _ in range(shapes)], 0.0, 1.0)
+
+    return [
+        Sample("same", same, wrt),
+        Sample("broadcast", broadcast, wrt),
+        Sample("floats", floats, wrt),
+        Sample("defaults", defaults, wrt[: 1 + shapes] if wrt_shapes else (0,)),
+    ]
+
+
+def _shape(low: float, high: float) -> Draw:
+    return lambda rng, *shape: rng.uniform(low, high, shape)
+
+
+def _poisson() -> list[Sample]:
+    """Counts (data: only mu is differentiated), mu broadcast, loc shifting the counts."""
+
+    def counts(r: Rng, *shape: int) -> np.ndarray:
+        return r.integers(0, 7, shape).astype(float)
+
+    return [
+        Sample("same", lambda r: (counts(r, 3, 4), positive(r, 3, 4) * 2.0, 0.0), (1,)),
+        Sample("row-mu", lambda r: (counts(r, 3, 4), positive(r, 4) * 2.0, 0.0), (1,)),
+        Sample("float-mu", lambda r: (counts(r, 5), 2.5, 1.0), (1,)),
+    ]
+
+
+def _spd(rng: Rng, n: int) -> np.ndarray:
+    """A well-conditioned covariance, its upper triangle perturbed: SciPy reads the lower one,
+    so the upper triangle's gradient is 0 (finite differences agree)."""
+    m = normal(rng, n, n)
+    return m @ m.T + n * np.eye(n) + np.triu(normal(rng, n, n), 1)
+
+
+def _multivariate_normal() -> list[Sample]:
+    return [
+        Sample("rows", lambda r: (normal(r, 5, 3), normal(r, 3), _spd(r, 3), False), (0, 1, 2)),
+        Sample("batch", lambda r: (normal(r, 2, 4, 2), normal(r, 2), _spd(r, 2), False), (0, 1, 2)),
+        Sample("one-point", lambda r: (normal(r, 3), normal(r, 3), _spd(r, 3), False), (0, 1, 2)),
+        Sample("no-mean", lambda r: (normal(r, 4, 3), 0.0, _spd(r, 3), False), (0, 2)),
+        Sample(
+            "diagonal", lambda r: (normal(r, 4, 3), normal(r, 3), positive(r, 3), False), (0, 1, 2)
+        ),
+        Sample("scalar-cov", lambda r: (normal(r, 4, 3), normal(r, 3), 1.5, True), (0, 1, 2)),
+        Sample("dim-1", lambda r: (normal(r, 5), normal(r, 1), positive(r), False), (0, 1, 2)),
+    ]
+
+
+def _dirichlet() -> list[Sample]:
+    """Points on the simplex: alone, x moved off it by finite differences would be refused by
+    SciPy, so x is differentiated where it has one row fewer than alpha (the last completes
+    it); a softmax in front keeps it on the simplex in `tests/unit/test_scipy_stats_more.py`."""
+
+    def simplex(r: Rng, *shape: int) -> np.ndarray:
+        p = positive(r, *shape)
+        return p / np.sum(p, axis=0)
+
+    return [
+        Sample("columns", lambda r: (simplex(r, 4, 5), positive(r, 4) + 1.0), (1,)),
+        Sample("one-point", lambda r: (simplex(r, 3), positive(r, 3)), (1,)),
+        Sample("one-fewer", lambda r: (simplex(r, 4, 5)[:3], positive(r, 4) + 1.0), (0, 1)),
+        Sample("one-fewer-point", lambda r: (simplex(r, 3)[:2], positive(r, 3)), (0, 1)),
+    ]
+
+
+# distribution -> (shape parameters, the standardised support, the shape parameters' range)
+_CONTINUOUS = {
+    "t": (1, normal, _shape(1.5, 6.0)),
+    "gamma": (1, positive, _shape(1.5, 4.0)),
+    "beta": (2, _unit, _shape(1.5, 4.0)),
+    "chi2": (1, positive, _shape(2.5, 6.0)),
+}
+
+
 def _signal_nd() -> list[Sample]:
     """Every mode in 1, 2 and 3 dimensions, the second operand larger in every dimension
     ('valid' swaps them), and each ``method``."""
@@ -207,6 +306,39 @@ SCIPY_SAMPLES: dict[str, list[Sample]] = {
         f"aten::stats_norm_{method}": _norm()
         for method in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")
     },
+    **{
+        f"aten::stats_{name}_{method}": _location_scale(
+            shapes, support, parameter, method in ("logpdf", "pdf")
+        )
+        for name, (shapes, support, parameter) in _CONTINUOUS.items()
+        for method in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")
+    },
+    **{
+        f"aten::stats_poisson_{method}": _poisson()
+        for method in ("logpmf", "pmf", "cdf", "logcdf", "sf", "logsf")
+    },
+    "aten::stats_multivariate_normal_logpdf": _multivariate_normal(),
+    "aten::stats_multivariate_normal_pdf": _multivariate_normal(),
+    "aten::stats_dirichlet_logpdf": _dirichlet(),
+    "aten::stats_dirichlet_pdf": _dirichlet(),
+    "aten::_stats_mvn_covariance": [
+        Sample("matrix", lambda r: (normal(r, 3, 3), 0.0)),
+        Sample("diagonal", lambda r: (normal(r, 3), 0.0)),
+        Sample("scalar", lambda r: (normal(r), normal(r, 3))),
+    ],
+    "aten::_stats_mvn_covariance_backward": [
+        Sample("matrix", lambda r: (normal(r, 3, 3), normal(r, 3, 3), 0.0)),
+        Sample("diagonal", lambda r: (normal(r, 3, 3), normal(r, 3), 0.0)),
+        Sample("scalar", lambda r: (normal(r, 3, 3), 1.0, normal(r, 3))),
+    ],
+    "aten::_stats_dirichlet_complete": [
+        Sample("one-fewer", lambda r: (normal(r, 2, 4), positive(r, 3), 1.0)),
+        Sample("complete", lambda r: (normal(r, 3), positive(r, 3), 1.0)),
+    ],
+    "aten::_stats_dirichlet_complete_backward": [
+        Sample("one-fewer", lambda r: (normal(r, 3, 4), normal(r, 2, 4), positive(r, 3))),
+        Sample("complete", lambda r: (normal(r, 3), normal(r, 3), positive(r, 3))),
+    ],
     "aten::signal_convolve": _signal_nd(),
     "aten::signal_correlate": _signal_nd(),
     "aten::signal_convolve2d": _signal_2d(),
@@ -264,8 +396,17 @@ def found_padding(shape1: Any, shape2: Any, mode: str, style: str) -> Any:
 SCIPY_FLOAT32_OPS = tuple(
     op
     for op in SCIPY_SAMPLES
-    if op not in {"aten::special_polygamma", "aten::special_yn", "aten::special_multigammaln"}
+    if op
+    not in {
+        "aten::special_polygamma",
+        "aten::special_yn",
+        "aten::special_multigammaln",
+        "aten::stats_dirichlet_logpdf",
+        "aten::stats_dirichlet_pdf",
+    }
 )
 """Those whose float32 argument gives a float32 gradient (SciPy's ``polygamma``, ``yn`` and
 ``multigammaln`` compute in float64; ``scipy.stats`` results are float64, its gradients are cast
-to their operands' dtypes; so are ``scipy.linalg.det``'s)."""
+to their operands' dtypes; so are ``scipy.linalg.det``'s). SciPy's ``dirichlet`` refuses most
+float32 points: they miss the simplex by more than its tolerance, 1e-9
+(`tests/unit/test_scipy_stats_more.py` checks float32 concentrations)."""

@@ -54,6 +54,16 @@ refuses it.
   passes around differentiation create or remove it (autograd bookkeeping, tapes, calls that
   inlining removes, in-place operators that functionalisation rewrites). A gradient flows
   through it; one that still reaches differentiation unhandled is refused, as a REFUSED one.
+
+Note [Refused operands]
+An operator with a formula may still have an operand whose gradient has no formula: the
+shape parameter of ``scipy.stats.gamma.cdf`` (the regularized incomplete gamma function's
+derivative in its parameter has no closed form), or a count that is data (``poisson.pmf``'s
+``k``). Its record lists them, ``refused_operands={"a": why}``; the formula returns None for
+them, and differentiation refuses, with ``why`` and the call's location, a node where one of
+them needs a gradient, rather than give it a zero. Any None for an operand that needs a
+gradient is refused anyway (Note [No gradient is not a zero gradient] in
+`autodiff.differentiate`); the record says why, and ``docs/operators.md`` names them.
 """
 
 from __future__ import annotations
@@ -181,6 +191,9 @@ class OpDef:
     # needs a gradient and gets None is refused (Note [No gradient is not a zero gradient] in
     # `autodiff.differentiate`).
     read_for_type: tuple[str, ...] = ()
+    # Operands of a FORMULA operator whose gradient is refused, each with why: Note
+    # [Refused operands].
+    refused_operands: tuple[tuple[str, str], ...] = ()
 
     @property
     def name(self) -> str:
@@ -274,6 +287,7 @@ def register_op(
     c_order_result: bool = False,
     refused_because: str | None = None,
     read_for_type: Sequence[str] = (),
+    refused_operands: Mapping[str, str] | None = None,
 ) -> Callable[[K], K]:
     """Decorate a kernel to register it under ``schema``; returns the kernel unchanged.
     ``spellings`` maps each NumPy function, array method or attribute that spells the operator
@@ -313,12 +327,27 @@ def register_op(
                 c_order_result,
                 refused_because,
                 tuple(read_for_type),
+                _refused_operands(parsed, derivative, refused_operands or {}),
                 derivative=derivative,
             )
         )
         return kernel
 
     return decorate
+
+
+def _refused_operands(
+    schema: Schema, derivative: Derivative, refused: Mapping[str, str]
+) -> tuple[tuple[str, str], ...]:
+    """``refused`` checked against the schema: each names an argument of an operator that has
+    a formula (Note [Refused operands])."""
+    names = {argument.name for argument in schema.arguments}
+    for name in refused:
+        if name not in names:
+            raise IRError(f"{schema.name} refuses the gradient of {name!r}, not an argument")
+    if refused and derivative is not Derivative.FORMULA:
+        raise IRError(f"{schema.name} refuses operands' gradients but has no formula")
+    return tuple(refused.items())
 
 
 def register_structural(

@@ -17,6 +17,8 @@ import importlib
 from typing import Any
 
 from ir.ops.registry import Derivative, register_op
+from ir.ops.scipy_stats_multivariate import MULTIVARIATE_OPS
+from ir.ops.scipy_stats_univariate import UNIVARIATE_OPS
 from ir.ops.shape_rules import elementwise
 
 
@@ -66,5 +68,8 @@ for _kernel in NORM:
         spellings={f"scipy.stats.norm.{_method}": "x:self loc scale"},
     )(_kernel)
 
-STATS_OPS = frozenset(f"aten::{kernel.__name__}" for kernel in NORM)
-"""The operators whose kernels call ``scipy.stats``."""
+STATS_OPS = (
+    frozenset(f"aten::{kernel.__name__}" for kernel in NORM) | UNIVARIATE_OPS | MULTIVARIATE_OPS
+)
+"""The operators whose kernels call ``scipy.stats``: ``norm``'s and those of
+`ir.ops.scipy_stats_univariate` and `ir.ops.scipy_stats_multivariate`."""

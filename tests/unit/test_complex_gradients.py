@@ -27,6 +27,7 @@ from autodiff.derivatives import all_formulas
 from ir.ops.scipy_linalg import LINALG_OPS
 from ir.ops.scipy_special import SCIPY_OPS
 from ir.ops.scipy_stats import STATS_OPS
+from ir.ops.scipy_stats_multivariate import HELPER_OPS as STATS_HELPER_OPS
 from tests.formula_samples import SAMPLES, Operands, Sample
 from tests.scipy_samples import SCIPY_SAMPLES
 from tests.unit.test_formulas import RTOL, check_gradients
@@ -135,7 +136,8 @@ REAL_ONLY: dict[str, str] = {
     # SciPy's special functions are differentiated for real arguments (many have no complex
     # loop: gammaln, erfinv, the order-n Bessel functions of integer order).
     **dict.fromkeys(SCIPY_OPS, "scipy.special: real arguments only"),
-    **dict.fromkeys(STATS_OPS, "scipy.stats: real arguments only"),
+    **dict.fromkeys(STATS_OPS & set(all_formulas()), "scipy.stats: real arguments only"),
+    **dict.fromkeys(STATS_HELPER_OPS, "scipy.stats: real arguments only (formula helpers)"),
     # Note [Real scipy.linalg]: refused for complex matrices when shapes are propagated.
     **dict.fromkeys(LINALG_OPS & set(all_formulas()), "scipy.linalg: real matrices only"),
 }

@@ -254,3 +254,34 @@ def test_the_records_say_what_tuples_and_lists_hold() -> None:
     packed = OPS["prim::TupleConstruct"].kernel(*pair)  # type: ignore[misc]
     assert all(a is b for a, b in zip(packed, pair, strict=True))
     assert OPS["prim::TupleIndex"].kernel(packed, 1) is pair[1]  # type: ignore[misc]
+
+
+# -- refused operands (Note [Refused operands]) -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("derivative", "refused", "message"),
+    [
+        (Derivative.FORMULA, {"shape": "no formula"}, "refuses the gradient of 'shape'"),
+        (Derivative.REFUSED, {"other": "no formula"}, "has no formula"),
+    ],
+)
+def test_refused_operands_name_arguments_of_an_operator_with_a_formula(
+    derivative: Derivative, refused: dict[str, str], message: str
+) -> None:
+    with pytest.raises(IRError, match=message):
+        register_op(
+            "test::refusing(Tensor self, Tensor other) -> Tensor",
+            shape=None,
+            derivative=derivative,
+            refused_operands=refused,
+        )(np.add)
+    assert "test::refusing" not in OPS
+
+
+def test_every_refused_operand_has_a_reason_naming_it() -> None:
+    for op in OPS.values():
+        for name, why in op.refused_operands:
+            assert why, op.name
+            spelled = "k" if name == "self" else name  # poisson's k is the schema's self
+            assert spelled in why, (op.name, name)

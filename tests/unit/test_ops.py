@@ -37,6 +37,7 @@ IDX = np.array([2, 0])
 SQUARE = RNG.standard_normal((3, 3))
 COMPLEX = RNG.standard_normal((3, 4)) + 1j * RNG.standard_normal((3, 4))
 MASK3 = np.array([1.0, 0.0, 1.0])
+SIMPLEX = POS[:, :3] / np.sum(POS[:, :3], axis=0)  # three columns on the simplex (axis 0)
 
 
 def _scipy(reference: Callable[..., Any]) -> Callable[..., Any]:
@@ -1021,6 +1022,80 @@ CASES: list[tuple[str, tuple[Any, ...], Callable[..., Any]]] = [
         "aten::stats_norm_logpdf",
         (2.0, 0.0, 1.0),
         _scipy_stats(lambda st, x, loc, scale: st.norm.logpdf(x)),
+    ),
+    *[
+        (
+            f"aten::stats_{name}_{method}",
+            operands,
+            _scipy_stats(lambda st, *ops, n=name, m=method: getattr(getattr(st, n), m)(*ops)),
+        )
+        for name, operands in (
+            ("t", (F32, 3.0, V, POS)),
+            ("gamma", (POS, 2.5, 0.1, 1.5)),
+            ("beta", (POS / 2.0, POS, 3.0, 0.0, 1.0)),
+            ("chi2", (POS, 3.0, 0.0, 1.0)),
+        )
+        for method in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf")
+    ],
+    *[
+        (
+            f"aten::stats_poisson_{method}",
+            (INTS.astype(float), POS, 1.0),
+            _scipy_stats(lambda st, k, mu, loc, m=method: getattr(st.poisson, m)(k, mu, loc)),
+        )
+        for method in ("logpmf", "pmf", "cdf", "logcdf", "sf", "logsf")
+    ],
+    *[
+        (
+            f"aten::stats_multivariate_normal_{method}",
+            operands,
+            _scipy_stats(
+                lambda st, x, mean, cov, singular, m=method: getattr(st.multivariate_normal, m)(
+                    x, mean, cov, singular
+                )
+            ),
+        )
+        for method in ("logpdf", "pdf", "cdf", "logcdf")  # SciPy's cdf is exact in 2-d
+        for operands in (
+            (A[:, :2], V[:2], SPD[:2, :2], False),
+            (V[:2], np.zeros(2), SPD[:2, :2] + np.triu(SQUARE[:2, :2], 1), False),
+            (V, np.zeros(1), 2.0, False),
+        )
+    ],
+    (
+        "aten::stats_multivariate_normal_logpdf",
+        (CUBE, V[:4], POS[0], True),
+        _scipy_stats(lambda st, x, mean, cov, s: st.multivariate_normal.logpdf(x, mean, cov, s)),
+    ),
+    *[
+        (
+            f"aten::stats_dirichlet_{method}",
+            operands,
+            _scipy_stats(lambda st, x, alpha, m=method: getattr(st.dirichlet, m)(x, alpha)),
+        )
+        for method in ("logpdf", "pdf")
+        for operands in ((SIMPLEX, POS[:, 0]), (SIMPLEX[:, 0], POS[:, 1]), (SIMPLEX[:2], POS[:, 2]))
+    ],
+    ("aten::_stats_mvn_covariance", (SQUARE, 0.0), lambda c, m: np.tril(c) + np.tril(c, -1).T),
+    ("aten::_stats_mvn_covariance", (V, 0.0), lambda c, m: np.diag(c)),
+    ("aten::_stats_mvn_covariance", (2.0, V[:3]), lambda c, m: 2.0 * np.eye(3)),
+    (
+        "aten::_stats_mvn_covariance_backward",
+        (SQUARE, SQUARE, 0.0),
+        lambda g, c, m: np.tril(g) + np.tril(g.T, -1),
+    ),
+    ("aten::_stats_mvn_covariance_backward", (SQUARE, V[:3], 0.0), lambda g, c, m: np.diag(g)),
+    ("aten::_stats_mvn_covariance_backward", (SQUARE, 2.0, 0.0), lambda g, c, m: np.trace(g)),
+    (
+        "aten::_stats_dirichlet_complete",
+        (SIMPLEX[:2], V[:3], 1.0),
+        lambda x, alpha, total: SIMPLEX[:3],
+    ),
+    ("aten::_stats_dirichlet_complete", (SIMPLEX, V[:3], 1.0), lambda x, alpha, total: x),
+    (
+        "aten::_stats_dirichlet_complete_backward",
+        (SIMPLEX, SIMPLEX[:2], V[:3]),
+        lambda g, x, alpha: g[:2] - g[2],
     ),
     ("aten::convolve", (V, MASK3, "same"), lambda a, v, mode: np.convolve(a, v, mode)),
     ("aten::convolve", (MASK3, V, "valid"), lambda a, v, mode: np.convolve(a, v, mode)),
