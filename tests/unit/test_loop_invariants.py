@@ -165,7 +165,7 @@ def test_the_records_say_which_operators_may_raise() -> None:
         *(f"aten::scipy_{f}" for f in ("cho_factor", "cho_solve", "cholesky", "lu_factor")),
         *(f"aten::scipy_{f}" for f in ("lu_solve", "solve", "solve_sylvester")),
         *("aten::scipy_solve_triangular", "aten::scipy_sqrtm"),
-        *("aten::_reads_one_triangle", "aten::_solve_read_mask"),
+        *("aten::_reads_one_triangle", "aten::_solve_read_mask", "aten::_transposes"),
     }
 
 
