@@ -32,10 +32,12 @@ from autodiff.cache import (
 from autodiff.cotangents import vjp
 from autodiff.errors import AnomalyError, DifferentiationError
 from autodiff.finite_differences import GradcheckResult, gradcheck
+from autodiff.forward_mode import JacfwdFunction, hvp, jacfwd, jvp, linearize
 from autodiff.grad import GradFunction, differentiate, grad, value_and_grad
 from autodiff.gradient import Gradient
 from autodiff.instrument import detect_anomaly, saved_value_hooks
 from autodiff.jacobians import JacobianFunction, hessian, jacobian
+from autodiff.jacobians import jacobian as jacrev
 from autodiff.profiler import Profile, ProfileEntry, profile, profiler
 from autodiff.pytrees import ravel as flatten
 from autodiff.script import ScriptFunction
@@ -52,6 +54,7 @@ __all__ = [
     "GradFunction",
     "GradcheckResult",
     "Gradient",
+    "JacfwdFunction",
     "JacobianFunction",
     "Profile",
     "ProfileEntry",
@@ -65,7 +68,12 @@ __all__ = [
     "grad",
     "gradcheck",
     "hessian",
+    "hvp",
+    "jacfwd",
     "jacobian",
+    "jacrev",
+    "jvp",
+    "linearize",
     "profile",
     "profiler",
     "recompile_limit",

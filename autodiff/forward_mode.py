@@ -1,0 +1,338 @@
+"""Forward mode, JAX's names: ``jvp``, ``linearize``, ``jacfwd`` and ``hvp`` (forward over
+reverse), each running the compiled graph of `autodiff.jvp_graphs` (Note [Forward mode by
+transposition] there), compiled once per call signature."""
+
+from __future__ import annotations
+
+import copy
+import functools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from autodiff.errors import DifferentiationError
+from autodiff.grad import Argnums, _positions, grad
+from autodiff.jvp_graphs import jvp_graph
+from autodiff.pipeline import OutputTree
+from autodiff.pytrees import argument_parts, is_pytree
+from autodiff.script import ScriptFunction, scripted_for
+from autodiff.specialize import ArgumentError
+from autodiff.tracebacks import api_boundary
+from autodiff.unit import describe
+from frontend.trees import rebuild
+from ir.codegen import Runnable, executable
+from ir.graph import Graph
+from ir.types import Type
+from passes.functionalize import WRITE_BACK
+from passes.requires_grad import can_hold_gradient
+
+_RANDOM_NODES = ("prim::Draw", "prim::MakeGenerator")
+
+
+@dataclass(frozen=True, slots=True)
+class CompiledJvp:
+    """A function's forward-mode graph for one call signature and set of tangents, compiled."""
+
+    graph: Graph
+    runnable: Runnable
+    tree: OutputTree
+    has_tangent: tuple[bool, ...]
+    rebuild: Type | None
+    writes: bool
+    """Whether it writes to an argument (a run changes what the next one reads)."""
+
+    def run(self, values: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
+        outputs = self.runnable.run([*values, *tangents])
+        results = outputs[: len(self.has_tangent)]
+        found = iter(outputs[len(self.has_tangent) :])
+        tangent_outs = [
+            next(found) if differentiable else np.zeros(np.shape(y))
+            for y, differentiable in zip(results, self.has_tangent, strict=True)
+        ]
+        return self.shaped(results), self.shaped(tangent_outs)
+
+    def shaped(self, leaves: list[Any]) -> Any:
+        """The results as the function returns them (`autodiff.unit.CompiledFunction.result`)."""
+        found = iter(leaves)
+
+        def build(tree: OutputTree) -> Any:
+            if tree is None:
+                return next(found)
+            return type(tree)(build(part) for part in tree)
+
+        result = build(self.tree)
+        return result if self.rebuild is None else rebuild(result, self.rebuild)
+
+
+def _check_tangent(qualname: str, name: str, primal: Any, tangent: Any) -> Any:
+    """``tangent`` checked against its ``primal`` (shape and dtype, as JAX checks them) and
+    made an array."""
+    if isinstance(tangent, list | tuple | dict):
+        tangent = np.asarray(tangent)
+    if not isinstance(tangent, np.ndarray | np.generic | float | int) or isinstance(tangent, bool):
+        raise ArgumentError(
+            f"the tangent of argument '{name}' of {qualname}() must be an array or a float, "
+            f"not {describe(tangent)}"
+        )
+    if np.shape(tangent) != np.shape(primal):
+        raise ArgumentError(
+            f"the tangent of argument '{name}' of {qualname}() has shape {np.shape(tangent)}, "
+            f"but the argument has shape {np.shape(primal)}"
+        )
+    primal_dtype, tangent_dtype = np.result_type(primal), np.result_type(tangent)
+    if isinstance(primal, float) and tangent_dtype == np.float64:
+        return np.asarray(tangent, np.float64)
+    if tangent_dtype != primal_dtype:
+        raise ArgumentError(
+            f"the tangent of argument '{name}' of {qualname}() is {tangent_dtype}, but the "
+            f"argument is {primal_dtype}: give it the argument's dtype"
+        )
+    return np.asarray(tangent)
+
+
+def _bind(
+    scripted: ScriptFunction, primals: Sequence[Any], tangents: Sequence[Any]
+) -> tuple[list[Any], list[Any], CompiledJvp]:
+    """The runtime values of ``primals``, the tangents of the leaves differentiated, and the
+    compiled forward-mode graph for them (cached in the function's compilation unit)."""
+    qualname = scripted.qualname
+    if not isinstance(primals, tuple | list) or not isinstance(tangents, tuple | list):
+        raise ArgumentError(
+            f"jvp takes the primals and the tangents of {qualname}() as two tuples, got "
+            f"{describe(primals)} and {describe(tangents)}"
+        )
+    if len(primals) != len(tangents):
+        raise ArgumentError(
+            f"jvp of {qualname}() got {len(primals)} primals and {len(tangents)} tangents: "
+            "give one tangent per primal (None for none)"
+        )
+    if scripted.guarded and scripted.stale():  # Note [Values read once] in frontend.compile
+        scripted.refresh()
+    values, spec = scripted.runtime_call(tuple(primals), {})
+    key, unit = scripted.unit_for(values, spec)
+    names = unit.names or scripted.input_names
+    # Per primal, the positions of its leaves among the values, and its tangent's leaves.
+    leaf_tangents: dict[int, Any] = {}
+    if spec is None:
+        for i, tangent in enumerate(tangents):
+            leaf_tangents[i] = tangent
+    else:
+        for (child, part), tangent in zip(
+            argument_parts(spec, list(range(len(primals)))), tangents, strict=True
+        ):
+            if tangent is None:
+                continue
+            try:
+                leaves = child.flatten_up_to(tangent)
+            except ValueError as error:
+                raise ArgumentError(
+                    f"the tangent of argument '{names[part.start]}' of {qualname}() does not "
+                    f"have the structure of the argument: {error}"
+                ) from None
+            leaf_tangents.update(zip(part, leaves, strict=True))
+    wrt: list[int] = []
+    given: list[Any] = []
+    for i, tangent in sorted(leaf_tangents.items()):
+        if tangent is None:
+            continue
+        if not can_hold_gradient(unit.types[i]):
+            raise ArgumentError(
+                f"argument '{names[i]}' of {qualname}() is {describe(values[i])}, which has no "
+                "tangent: pass None as its tangent"
+            )
+        if np.iscomplexobj(values[i]) or np.iscomplexobj(tangent):
+            raise ArgumentError(
+                f"forward mode of {qualname}() with respect to the complex argument "
+                f"'{names[i]}' is not supported: pass its real and imaginary parts as two "
+                "real arguments"
+            )
+        given.append(_check_tangent(qualname, names[i], values[i], tangent))
+        wrt.append(i)
+    call_key = ("jvp", tuple(wrt))
+    compiled = unit.calls.get(call_key)
+    if not isinstance(compiled, _JvpCall):
+        parsed = scripted.parsed_for(unit.types, unit.strided_inputs, unit.parameters)
+        built = jvp_graph(
+            parsed,
+            unit.types,
+            wrt,
+            number_inputs=unit.number_inputs,
+            strided_inputs=unit.strided_inputs,
+        )
+        compiled = _JvpCall(
+            CompiledJvp(
+                built.graph,
+                executable(built.graph),
+                built.tree,
+                built.has_tangent,
+                unit.rebuild,
+                any(n.kind == WRITE_BACK for n in built.graph.nodes()),
+            )
+        )
+        unit.calls[call_key] = compiled
+        scripted.keep(key, unit, "jvp")
+    return values, given, compiled.compiled
+
+
+class _JvpCall:
+    """A compiled JVP kept among a unit's calls (Note [Compilation units] in `autodiff.unit`)."""
+
+    def __init__(self, compiled: CompiledJvp) -> None:
+        self.compiled = compiled
+
+    def __call__(self, args: Sequence[Any]) -> Any:
+        raise AssertionError("a JVP is run through `jvp`")
+
+
+@api_boundary
+def jvp(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
+    """``(fn(*primals), J v)``: the result and its directional derivative along ``tangents``
+    (one per primal, of its structure, shape and dtype; None for an argument held fixed), in
+    one run of a compiled forward-mode graph (Note [Forward mode by transposition] in
+    `autodiff.jvp_graphs`). Results that are not floating get zero tangents.
+
+    >>> y, dy = ad.jvp(f, (x, w), (v, np.zeros_like(w)))
+    >>> y, dy = ad.jvp(loss, (params, x), (dparams, None))   # pytrees as JAX takes them
+    """
+    scripted = scripted_for(fn)
+    values, given, compiled = _bind(scripted, primals, tangents)
+    return compiled.run(values, given)
+
+
+@api_boundary
+def linearize(fn: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[..., Any]]:
+    """``(fn(*primals), f_jvp)`` with ``f_jvp(*tangents) == jvp(fn, primals, tangents)[1]``.
+    Each call of ``f_jvp`` runs the compiled JVP again on copies of the primals taken now (it
+    does not keep the linear map apart from the function, as JAX's does).
+
+    >>> y, f_jvp = ad.linearize(f, x)
+    >>> dy = f_jvp(v)
+    """
+    kept = copy.deepcopy(primals)
+    out = scripted_for(fn)(*primals)
+
+    @api_boundary
+    def f_jvp(*tangents: Any) -> Any:
+        return jvp(fn, copy.deepcopy(kept), tangents)[1]
+
+    return out, f_jvp
+
+
+class JacfwdFunction:
+    """What ``ad.jacfwd`` returns: callable like the function, returning its Jacobian, one
+    compiled JVP per element of the argument."""
+
+    @api_boundary
+    def __init__(self, fn: Callable[..., Any], argnums: Argnums) -> None:
+        self.fn = fn
+        self.scripted = scripted_for(fn)
+        self.argnums = argnums
+        functools.update_wrapper(self, self.scripted.fn, updated=())
+
+    @api_boundary
+    def __call__(self, *args: Any) -> Any:
+        qualname = self.scripted.qualname
+        names = list(self.scripted.signature.parameters)
+        positions = _positions(qualname, self.argnums, len(args))
+        for position in positions:
+            if is_pytree(args[position]):
+                raise DifferentiationError(
+                    f"the jacfwd of {qualname}() with respect to '{names[position]}', a list, "
+                    "tuple or dict of arrays, is not supported yet: pass one array (ad.flatten "
+                    "makes one vector of them)"
+                )
+        jacobians = []
+        for number, position in enumerate(positions):
+            last = number == len(positions) - 1
+            jacobians.append(self.jacobian(args, position, last))
+        return jacobians[0] if isinstance(self.argnums, int) else tuple(jacobians)
+
+    def jacobian(self, args: Sequence[Any], position: int, last: bool) -> Any:
+        """The Jacobian w.r.t. the argument at ``position``: one JVP per element, along the
+        unit vectors; the runs before the last one get copies of the arguments, so that what
+        the function writes to is written once, as a call would."""
+        argument = np.asarray(args[position])
+        dtype = argument.dtype if argument.dtype.kind == "f" else np.dtype(np.float64)
+        size = argument.size
+        count = max(size, 1)  # an empty argument: one run, for the result's shape
+
+        def basis(index: int) -> np.ndarray[Any, Any]:
+            found = np.zeros(argument.shape, dtype)
+            if size:
+                found.flat[index] = 1
+            return found
+
+        tangents: list[Any] = [None for _ in args]
+        tangents[position] = basis(0)
+        values, _, compiled = _bind(self.scripted, args, tangents)
+        self.refuse_draws(compiled.graph)
+        columns = []
+        for index in range(count):
+            run_values = values
+            if compiled.writes and not (last and index == count - 1):
+                run_values = copy.deepcopy(values)
+            out, tangent = compiled.run(run_values, [basis(index)])
+            if isinstance(out, tuple | list | dict):
+                raise DifferentiationError(
+                    f"jacfwd needs {self.scripted.qualname}() to return one array, it returned "
+                    f"{describe(out)}"
+                )
+            columns.append(np.asarray(tangent))
+        out_shape = np.shape(out)
+        if not size:
+            return np.zeros(out_shape + argument.shape)
+        return np.stack(columns, axis=-1).reshape(out_shape + argument.shape)
+
+    def refuse_draws(self, graph: Graph) -> None:
+        for node in graph.all_nodes():
+            if node.kind in _RANDOM_NODES:
+                raise DifferentiationError(
+                    f"jacfwd runs {self.scripted.qualname}() once per column of the Jacobian, "
+                    "and the random draws here would differ between columns: use ad.jacobian "
+                    "(jacrev), which runs it once",
+                    node.source_range,
+                )
+
+
+@api_boundary
+def jacfwd(fn: Callable[..., Any], argnums: Argnums = 0) -> JacfwdFunction:
+    """The Jacobian by forward mode, shape ``result.shape + argument.shape`` as JAX's
+    ``jacfwd``: one compiled JVP per element of the argument, so it beats `jacobian` (one VJP
+    per element of the result) for tall Jacobians. Real arguments and results only.
+
+    >>> ad.jacfwd(f)(x)                         # f: (3,) -> (1000,): 3 JVPs
+    >>> ad.jacfwd(ad.grad(loss))(w, x, y)       # the Hessian, forward over reverse
+    """
+    return JacfwdFunction(fn, argnums)
+
+
+class HvpFunction:
+    """What ``ad.hvp`` returns: ``hvp(f)(*args, v)`` is the Hessian of scalar ``f`` w.r.t. the
+    argument at ``argnums`` times ``v``, without forming the Hessian."""
+
+    @api_boundary
+    def __init__(self, fn: Callable[..., Any], argnums: int) -> None:
+        self.gradient = grad(fn, argnums)
+        self.argnums = argnums
+        functools.update_wrapper(self, self.gradient.scripted.fn, updated=())
+
+    @api_boundary
+    def __call__(self, *args_and_vector: Any) -> Any:
+        *args, vector = args_and_vector
+        position = _positions(self.gradient.qualname, self.argnums, len(args))[0]
+        tangents: list[Any] = [None for _ in args]
+        tangents[position] = vector
+        return jvp(self.gradient, tuple(args), tuple(tangents))[1]
+
+
+@api_boundary
+def hvp(fn: Callable[..., Any], argnums: int = 0) -> HvpFunction:
+    """Hessian-vector products, forward over reverse: ``hvp(f)(*args, v)`` is the JVP of
+    ``grad(f, argnums)`` along ``v`` (a vector shaped like that argument), at the cost of a few
+    gradients.
+
+    >>> ad.hvp(loss)(w, x, y, v)                 # == ad.hessian(loss)(w, x, y) @ v
+    """
+    return HvpFunction(fn, argnums)
