@@ -20,7 +20,7 @@ from autodiff.pytrees import argument_parts, is_pytree
 from autodiff.script import ScriptFunction, scripted_for
 from autodiff.specialize import ArgumentError
 from autodiff.tracebacks import api_boundary
-from autodiff.unit import describe
+from autodiff.unit import cast_like, describe
 from frontend.trees import rebuild
 from ir.codegen import Runnable, executable
 from ir.graph import Graph
@@ -47,8 +47,10 @@ class CompiledJvp:
         outputs = self.runnable.run([*values, *tangents])
         results = outputs[: len(self.has_tangent)]
         found = iter(outputs[len(self.has_tangent) :])
+        # A tangent has its result's dtype, as a gradient has its argument's (`cast_like`):
+        # float32 work with a Python float may compute it in float64.
         tangent_outs = [
-            next(found) if differentiable else np.zeros(np.shape(y))
+            cast_like(next(found), y) if differentiable else np.zeros(np.shape(y))
             for y, differentiable in zip(results, self.has_tangent, strict=True)
         ]
         return self.shaped(results), self.shaped(tangent_outs)
@@ -83,7 +85,7 @@ def _check_tangent(qualname: str, name: str, primal: Any, tangent: Any) -> Any:
         )
     primal_dtype, tangent_dtype = np.result_type(primal), np.result_type(tangent)
     if isinstance(primal, float) and tangent_dtype == np.float64:
-        return np.asarray(tangent, np.float64)
+        return float(tangent)
     if tangent_dtype != primal_dtype:
         raise ArgumentError(
             f"the tangent of argument '{name}' of {qualname}() is {tangent_dtype}, but the "
@@ -139,8 +141,8 @@ def _bind(
             continue
         if not can_hold_gradient(unit.types[i]):
             raise ArgumentError(
-                f"argument '{names[i]}' of {qualname}() is {describe(values[i])}, which has no "
-                "tangent: pass None as its tangent"
+                f"argument '{names[i]}' of {qualname}() is of type {unit.types[i]}, which has "
+                "no tangent: pass None as its tangent"
             )
         if np.iscomplexobj(values[i]) or np.iscomplexobj(tangent):
             raise ArgumentError(
@@ -273,7 +275,10 @@ class JacfwdFunction:
             run_values = values
             if compiled.writes and not (last and index == count - 1):
                 run_values = copy.deepcopy(values)
-            out, tangent = compiled.run(run_values, [basis(index)])
+            direction = basis(index)
+            out, tangent = compiled.run(
+                run_values, [float(direction) if isinstance(args[position], float) else direction]
+            )
             if isinstance(out, tuple | list | dict):
                 raise DifferentiationError(
                     f"jacfwd needs {self.scripted.qualname}() to return one array, it returned "

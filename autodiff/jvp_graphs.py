@@ -38,7 +38,7 @@ from autodiff.pipeline import OutputTree, output_tree
 from autodiff.specialize import FORWARD_CLEANUP, typed_graph
 from ir.analysis import constant_value, is_constant
 from ir.graph import Graph, Value
-from ir.types import BOOL, NONE, TENSOR, TensorType, Type
+from ir.types import BOOL, FLOAT, NONE, TENSOR, TensorType, Type
 from passes.functionalize import WRITE_BACK
 from passes.registry import run_passes
 from passes.requires_grad import can_hold_gradient
@@ -70,8 +70,7 @@ def _returning(graph: Graph, value: Value) -> None:
 
 
 def _tensor_type(ty: Type) -> Type:
-    """The type of a seed or a tangent for a value of type ``ty``: a Python float's is a 0-d
-    array."""
+    """The type of a seed for a result of type ``ty``: a Python float's is a 0-d array."""
     return ty if isinstance(ty, TensorType) else TensorType("float64", ())
 
 
@@ -152,7 +151,8 @@ def jvp_graph(
     # 2. h = sum_i <vjp_i, v_i>, differentiated w.r.t. the seeds
     (packed,) = vjp.outputs
     grads = list(packed.node.inputs)
-    tangent_types = [_tensor_type(types[i]) for i in wrt]
+    # A Python float's tangent is a Python float: NumPy's promotion treats both alike.
+    tangent_types = [types[i] if types[i] == FLOAT else _tensor_type(types[i]) for i in wrt]
     tangents = [vjp.add_input(ty, f"t{i}") for i, ty in zip(wrt, tangent_types, strict=True)]
     _returning(vjp, _sum_of_products(vjp, list(zip(grads, tangents, strict=True))))
     seed_positions = list(range(len(types), len(types) + len(seeds)))
