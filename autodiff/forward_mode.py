@@ -20,11 +20,11 @@ from autodiff.pytrees import argument_parts, is_pytree
 from autodiff.script import ScriptFunction, scripted_for
 from autodiff.specialize import ArgumentError
 from autodiff.tracebacks import api_boundary
-from autodiff.unit import cast_like, describe
+from autodiff.unit import describe
 from frontend.trees import rebuild
 from ir.codegen import Runnable, executable
 from ir.graph import Graph
-from ir.types import Type
+from ir.types import FLOAT, Type
 from passes.functionalize import WRITE_BACK
 from passes.requires_grad import can_hold_gradient
 
@@ -38,22 +38,20 @@ class CompiledJvp:
     graph: Graph
     runnable: Runnable
     tree: OutputTree
-    has_tangent: tuple[bool, ...]
+    result_types: tuple[Type, ...]
     rebuild: Type | None
     writes: bool
     """Whether it writes to an argument (a run changes what the next one reads)."""
 
     def run(self, values: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
         outputs = self.runnable.run([*values, *tangents])
-        results = outputs[: len(self.has_tangent)]
-        found = iter(outputs[len(self.has_tangent) :])
-        # A tangent has its result's dtype, as a gradient has its argument's (`cast_like`):
-        # float32 work with a Python float may compute it in float64.
-        tangent_outs = [
-            cast_like(next(found), y) if differentiable else np.zeros(np.shape(y))
-            for y, differentiable in zip(results, self.has_tangent, strict=True)
+        width = len(self.result_types)
+        # A Python float result and its tangent are floats (0-d arrays in the graph).
+        as_returned = [
+            float(value) if ty == FLOAT else value
+            for value, ty in zip(outputs, self.result_types * 2, strict=True)
         ]
-        return self.shaped(results), self.shaped(tangent_outs)
+        return self.shaped(as_returned[:width]), self.shaped(as_returned[width:])
 
     def shaped(self, leaves: list[Any]) -> Any:
         """The results as the function returns them (`autodiff.unit.CompiledFunction.result`)."""
@@ -168,7 +166,7 @@ def _bind(
                 built.graph,
                 executable(built.graph),
                 built.tree,
-                built.has_tangent,
+                built.result_types,
                 unit.rebuild,
                 any(n.kind == WRITE_BACK for n in built.graph.nodes()),
             )
@@ -193,7 +191,7 @@ def jvp(fn: Callable[..., Any], primals: Sequence[Any], tangents: Sequence[Any])
     """``(fn(*primals), J v)``: the result and its directional derivative along ``tangents``
     (one per primal, of its structure, shape and dtype; None for an argument held fixed), in
     one run of a compiled forward-mode graph (Note [Forward mode by transposition] in
-    `autodiff.jvp_graphs`). Results that are not floating get zero tangents.
+    `autodiff.jvp_graphs`). Every result must be a real floating-point array or float.
 
     >>> y, dy = ad.jvp(f, (x, w), (v, np.zeros_like(w)))
     >>> y, dy = ad.jvp(loss, (params, x), (dparams, None))   # pytrees as JAX takes them

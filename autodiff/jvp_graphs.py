@@ -6,29 +6,34 @@
 # respect to ``u`` is the JVP ``J(x) v``, whatever ``u`` is. `jvp_graph` builds exactly that,
 # from what the project already has, rather than a second table of derivative rules:
 #
-# 1. the typed graph of ``f`` with one seed input ``u_k`` per floating result ``y_k``, returning
-#    ``sum_k sum(y_k * u_k)``; its gradient graph (Note [Gradient graphs] in
-#    `autodiff.higher_order`) is the VJP, with its reverse loops, branches and the scatters of
-#    in-place writes;
-# 2. ``h = sum_i sum(vjp_i * v_i)`` over the arguments differentiated, with tangent inputs
-#    ``v_i``, differentiated again with respect to the seeds: reverse over reverse, which
-#    every operator with a second-order formula and every loop and branch already supports;
-# 3. one graph of ``(x..., v...)`` running ``f`` and that gradient with the seeds bound to
-#    ``zeros_like(y_k)`` (any value would do), returning ``(y..., Jv...)``.
+# 1. the typed graph of ``f`` returning ``sum_k <y_k, u_k + c_k>`` over its results ``y_k``,
+#    with seed inputs ``u_k`` and probes ``c_k``; its gradient graph (Note [Gradient graphs]
+#    in `autodiff.higher_order`) w.r.t. the arguments and the probes gives the VJP
+#    ``J^T (u + c)``, with its reverse loops, branches and the scatters of in-place writes,
+#    and the results themselves: the gradient of ``<y, c>`` w.r.t. ``c`` is ``y``;
+# 2. ``h = sum_i <vjp_i, v_i> + sum_k <y_k, p_k>`` with tangent inputs ``v_i`` and probes
+#    ``p_k``, differentiated w.r.t. the seeds (``J v``, reverse over reverse, which every
+#    operator with a second-order formula and every loop and branch already supports) and
+#    the probes (``y`` again);
+# 3. one graph of ``(x..., v...)`` inlining that, the seeds and probes bound to zeros (any
+#    value would do), returning ``(y..., Jv...)``.
 #
-# Since the result does not depend on the seeds, nothing of the first reverse program that
-# carries them (the VJP's own arithmetic on the cotangent) is read by the result, and the
-# cleanup passes (constant propagation, CSE, DCE, loop DCE) drop it: what remains is the
-# forward program, once (CSE merges the copies of step 1 and step 3), and the transposed
-# transpose, which runs in forward order. What the reverse program keeps in tapes for its loops
-# (the primal values of each iteration) stays where the transposed loop reads them, so a JVP
-# through a loop costs a tape as reverse mode does; it never forms the Jacobian.
+# The results come out of the graph that computes the tangents, not out of a copy of ``f``
+# beside it: the function runs once, so its random draws, prints and writes to arguments
+# happen once, as in a call, and a loop is not run twice. Since nothing depends on the seeds'
+# values, the first reverse program's arithmetic on them is dead once the unit seeds are
+# constants (Note [Unit seeds]), and the cleanup passes (constant propagation, CSE, DCE, loop
+# DCE) drop it: what remains is the forward program and the transposed transpose, which runs
+# in forward order. A loop's JVP keeps what reverse mode keeps: the forward loop fills tapes
+# that a loop over them, backwards, fills again in the order the tangent loop reads (a copy
+# of references, the values are not copied); it never forms the Jacobian.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -38,8 +43,7 @@ from autodiff.pipeline import OutputTree, output_tree
 from autodiff.specialize import FORWARD_CLEANUP, typed_graph
 from ir.analysis import constant_value, is_constant
 from ir.graph import Graph, Value
-from ir.types import BOOL, FLOAT, NONE, TENSOR, TensorType, Type
-from passes.functionalize import WRITE_BACK
+from ir.types import BOOL, FLOAT, NONE, STR, TENSOR, TensorType, Type
 from passes.registry import run_passes
 from passes.requires_grad import can_hold_gradient
 from passes.rewriting import known_shape, static_value
@@ -81,8 +85,8 @@ class JvpGraph:
     graph: Graph
     tree: OutputTree
     """How the results ``y`` nest in tuples and lists (`autodiff.pipeline.output_tree`)."""
-    has_tangent: tuple[bool, ...]
-    """Per result, whether it has a tangent among the outputs (a floating one)."""
+    result_types: tuple[Type, ...]
+    """The type of each result as the function returns it (a Python float is one)."""
 
 
 def _result_leaves(values: Sequence[Value]) -> list[Value]:
@@ -100,6 +104,41 @@ def _is_complex(ty: Type) -> bool:
     return isinstance(ty, TensorType) and (ty.dtype or "").startswith("complex")
 
 
+def _check_results(graph: Graph, results: Sequence[Value]) -> None:
+    """Forward mode gives a tangent per result: each must be a real floating array or float
+    whose shape the arguments' shapes give (seeds of that shape stand in for cotangents)."""
+    name = graph.name
+    for y in results:
+        if _is_complex(y.ty):
+            raise DifferentiationError(
+                f"forward mode of {name}() with a complex result is not supported: return "
+                "np.real and np.imag of it as two results",
+                y.node.source_range,
+            )
+        if not can_hold_gradient(y.ty) or (isinstance(y.ty, TensorType) and y.ty.dtype is None):
+            raise DifferentiationError(
+                f"forward mode of {name}() needs floating-point results, but this one is "
+                f"{y.ty}: return it from another function, or as a float",
+                y.node.source_range,
+            )
+        if known_shape(y.ty) is None:
+            raise DifferentiationError(
+                f"forward mode of {name}() needs the shape of each result from the shapes of "
+                f"the arguments, and the shape of this one is not known until it runs ({y.ty})",
+                y.node.source_range,
+            )
+
+
+def _inputs(graph: Graph, types: Sequence[Type], hint: str) -> list[Value]:
+    return [graph.add_input(ty, f"{hint}{k}") for k, ty in enumerate(types)]
+
+
+def _packed(graph: Graph) -> list[Value]:
+    """The values of the tuple a gradient graph built with ``several`` returns."""
+    (packed,) = graph.outputs
+    return list(packed.node.inputs)
+
+
 def jvp_graph(
     graph: Graph,
     input_types: Sequence[Type],
@@ -110,8 +149,8 @@ def jvp_graph(
 ) -> JvpGraph:
     """The forward-mode graph of ``graph`` for ``input_types``: inputs ``(x..., v...)`` with
     one tangent ``v`` per input at ``wrt``, outputs ``(y..., t...)``: the results ``y`` of the
-    function (tuples opened) and, per floating result, its tangent ``t = J v``. See Note
-    [Forward mode by transposition].
+    function (tuples opened) and their tangents ``t = J v``. See Note [Forward mode by
+    transposition].
 
     Given:   graph(%x : Double(3)): %y = aten::sin(%x); return (%y)
     Execute: jvp_graph(graph, [Double(3)], [0])
@@ -128,38 +167,36 @@ def jvp_graph(
                 "imaginary parts as two real arguments"
             )
     results = _result_leaves(typed.outputs)
-    has_tangent = [can_hold_gradient(y.ty) for y in results]
-    for y, differentiable in zip(results, has_tangent, strict=True):
-        if differentiable and _is_complex(y.ty):
-            raise DifferentiationError(
-                f"forward mode of {graph.name}() with a complex result is not supported: "
-                "return np.real and np.imag of it as two results",
-                y.node.source_range,
-            )
-    if not any(has_tangent):
-        raise DifferentiationError(
-            f"{graph.name}() returns no floating-point result to differentiate",
-            results[0].node.source_range if results else None,
-        )
-    # 1. sum_k <y_k, u_k>, whose gradient is the VJP
-    seeded = typed.copy()
-    outputs = [y for y, d in zip(_result_leaves(seeded.outputs), has_tangent, strict=True) if d]
-    seeds = [seeded.add_input(_tensor_type(y.ty), f"seed{k}") for k, y in enumerate(outputs)]
-    _returning(seeded, _sum_of_products(seeded, list(zip(outputs, seeds, strict=True))))
-    seed_types = [s.ty for s in seeds]
-    vjp = gradient_graph(seeded, [*types, *seed_types], wrt, several=True)
-    # 2. h = sum_i <vjp_i, v_i>, differentiated w.r.t. the seeds
-    (packed,) = vjp.outputs
-    grads = list(packed.node.inputs)
+    _check_results(graph, results)
+    result_types = [y.ty for y in results]
+    seed_types = [_tensor_type(ty) for ty in result_types]
     # A Python float's tangent is a Python float: NumPy's promotion treats both alike.
     tangent_types = [types[i] if types[i] == FLOAT else _tensor_type(types[i]) for i in wrt]
-    tangents = [vjp.add_input(ty, f"t{i}") for i, ty in zip(wrt, tangent_types, strict=True)]
-    _returning(vjp, _sum_of_products(vjp, list(zip(grads, tangents, strict=True))))
-    seed_positions = list(range(len(types), len(types) + len(seeds)))
-    transposed = gradient_graph(
-        vjp, [*types, *seed_types, *tangent_types], seed_positions, several=True
+    count, width = len(types), len(results)
+
+    # 1. sum_k <y_k, u_k + c_k>: its gradient is J^T (u + c) and y
+    loss = typed.copy()
+    outputs = _result_leaves(loss.outputs)
+    seeds, probes = _inputs(loss, seed_types, "seed"), _inputs(loss, seed_types, "probe")
+    pairs = [*zip(outputs, seeds, strict=True), *zip(outputs, probes, strict=True)]
+    _returning(loss, _sum_of_products(loss, pairs))
+    probe_positions = list(range(count + width, count + 2 * width))
+    vjp = gradient_graph(
+        loss, [*types, *seed_types, *seed_types], [*wrt, *probe_positions], several=True
     )
-    # 3. (x..., v...) -> (y..., Jv...)
+    grads, values = _packed(vjp)[: len(wrt)], _packed(vjp)[len(wrt) :]
+
+    # 2. h = sum_i <vjp_i, v_i> + sum_k <y_k, p_k>: its gradient is J v and y
+    tangents = _inputs(vjp, tangent_types, "tangent")
+    second_probes = _inputs(vjp, seed_types, "probe")
+    pairs = [*zip(grads, tangents, strict=True), *zip(values, second_probes, strict=True)]
+    _returning(vjp, _sum_of_products(vjp, pairs))
+    all_types = [*types, *seed_types, *seed_types, *tangent_types, *seed_types]
+    seed_positions = list(range(count, count + width))
+    second_positions = list(range(len(all_types) - width, len(all_types)))
+    transposed = gradient_graph(vjp, all_types, [*seed_positions, *second_positions], several=True)
+
+    # 3. (x..., v...) -> (y..., Jv...), with zeros for the seeds and the probes
     result = Graph(graph.name)
     arguments = [
         result.add_input(ty, v.name_hint) for ty, v in zip(types, typed.inputs, strict=True)
@@ -168,44 +205,45 @@ def jvp_graph(
         result.add_input(ty, f"d{typed.inputs[i].name_hint or i}")
         for i, ty in zip(wrt, tangent_types, strict=True)
     ]
-    write_backs = [n for n in typed.nodes() if n.kind == WRITE_BACK]
     with result.inserting_at_end(result.block):
-        copies = dict(zip(typed.inputs, arguments, strict=True))
-        for node in typed.nodes():
-            if node.kind == WRITE_BACK:
-                continue
+        zeros = [result.insert_constant(_zeros(ty), ty) for ty in seed_types]
+        given = [*arguments, *zeros, *zeros, *tangent_inputs, *zeros]
+        copies = dict(zip(transposed.inputs, given, strict=True))
+        for node in transposed.nodes():
             copy = result.insert_node(result.create_clone(node, copies.__getitem__))
             copies.update(zip(node.outputs, copy.outputs, strict=True))
-        values = [copies[y] for y in results]
-        inner = dict(zip(transposed.inputs, arguments, strict=False))
-        no_dtype = result.insert_constant(None, NONE)
-        differentiated = [y for y, d in zip(results, has_tangent, strict=True) if d]
-        for seed, y in zip(
-            transposed.inputs[len(types) : len(types) + len(seeds)], differentiated, strict=True
-        ):
-            inner[seed] = result.insert(
-                "aten::zeros_like", [copies[y], no_dtype], (seed.ty,)
-            ).output
-        for param, tangent in zip(
-            transposed.inputs[len(types) + len(seeds) :], tangent_inputs, strict=True
-        ):
-            inner[param] = tangent
-        for node in transposed.nodes():
-            if node.kind == WRITE_BACK:
-                continue
-            copy = result.insert_node(result.create_clone(node, inner.__getitem__))
-            inner.update(zip(node.outputs, copy.outputs, strict=True))
-        (packed_tangents,) = transposed.outputs
-        jvps = [inner[t] for t in packed_tangents.node.inputs]
-        for node in write_backs:
-            result.insert_node(result.create_clone(node, copies.__getitem__))
-    for value in [*values, *jvps]:
+        found = [copies[v] for v in _packed(transposed)]
+        outputs = [
+            _cast(result, value, ty)
+            for value, ty in zip(found[width:] + found[:width], result_types * 2, strict=True)
+        ]
+    for value in outputs:
         result.register_output(value)
     _fold_unit_seeds(result)
     run_passes(result, [(name, {}) for name in FORWARD_CLEANUP])
     _drop_products_with_ones(result)
     run_passes(result, [("dce", {})])
-    return JvpGraph(result, tree, tuple(has_tangent))
+    return JvpGraph(result, tree, tuple(result_types))
+
+
+def _zeros(ty: Type) -> np.ndarray[Any, Any]:
+    assert isinstance(ty, TensorType)
+    assert ty.dtype is not None
+    shape = known_shape(ty)
+    assert shape is not None
+    return np.zeros(shape, ty.dtype)
+
+
+def _cast(graph: Graph, value: Value, ty: Type) -> Value:
+    """``value`` as an array of the dtype of a result of type ``ty``: the sums of step 1 and 2
+    of Note [Forward mode by transposition] promote float32 results met with float64 ones
+    (exactly: a float32 widened and narrowed back is itself)."""
+    dtype = _tensor_type(ty)
+    assert isinstance(dtype, TensorType)
+    if not isinstance(value.ty, TensorType) or value.ty.dtype == dtype.dtype:
+        return value
+    name = graph.insert_constant(dtype.dtype, STR)
+    return graph.insert("aten::astype", [value, name], (dtype,)).output
 
 
 # Note [Unit seeds]

@@ -327,3 +327,41 @@ def test_against_jax() -> None:
     close(out, np.asarray(jax_out), 1e-12)
     close(tangent, np.asarray(jax_tangent), 1e-12)
     close(ad.jacfwd(ours, argnums=1)(x, y), np.asarray(jax.jacfwd(theirs, 1)(x, y)), 1e-12)
+
+
+def test_the_function_runs_once_its_draws_and_prints_as_a_call() -> None:
+    """Note [Forward mode by transposition]: the results come out of the graph of the tangents,
+    so one draw serves both and a print prints once."""
+
+    def noisy(x):
+        print("step")
+        return x * np.random.standard_normal(3)
+
+    np.random.seed(7)
+    out, tangent = ad.jvp(noisy, (np.full(3, 2.0),), (np.ones(3),))
+    after = np.random.standard_normal()
+    np.random.seed(7)
+    expected = noisy(np.full(3, 2.0))
+    close(out, expected, 0.0)
+    close(tangent, expected / 2.0, 0.0)
+    assert np.random.standard_normal() == after
+
+
+def test_print_runs_once(capsys: pytest.CaptureFixture[str]) -> None:
+    def loud(x, n: int):
+        for i in range(n):
+            print("iteration", i)
+            x = np.sin(x)
+        return x
+
+    ad.jvp(loud, (np.ones(2), 2), (np.ones(2), None))
+    assert capsys.readouterr().out == "iteration 0\niteration 1\n"
+
+
+def test_an_integer_result_is_refused_where_it_is_computed() -> None:
+    def counts(x):
+        return np.sin(x), np.argmax(x)
+
+    with pytest.raises(ad.DifferentiationError, match="floating-point results") as info:
+        ad.jvp(counts, (np.ones(3),), (np.ones(3),))
+    assert "test_forward_mode.py" in str(info.value)
