@@ -365,3 +365,14 @@ def test_an_integer_result_is_refused_where_it_is_computed() -> None:
     with pytest.raises(ad.DifferentiationError, match="floating-point results") as info:
         ad.jvp(counts, (np.ones(3),), (np.ones(3),))
     assert "test_forward_mode.py" in str(info.value)
+
+
+def test_the_benchmark_jacobians_agree() -> None:
+    """`python -m benchmarks --only forward` times jacfwd, jacrev and the Jacobian by hand,
+    after checking that they agree (here without JAX, at the quick size)."""
+    from benchmarks import forward_mode
+
+    calls = forward_mode.calls(quick=True, with_jax=False)
+    assert set(calls) == {"ours jacfwd", "ours jacrev", "numpy by hand"}
+    table = forward_mode.format_table(True, dict.fromkeys(calls, 1.0))
+    assert "| ours jacfwd | 1 | 1.00 |" in table
