@@ -16,7 +16,7 @@ from autodiff.errors import DifferentiationError
 from autodiff.grad import Argnums, _positions, grad
 from autodiff.jvp_graphs import jvp_graph
 from autodiff.pipeline import OutputTree
-from autodiff.pytrees import argument_parts, is_pytree
+from autodiff.pytrees import PyTreeSpec, argument_parts, is_pytree
 from autodiff.script import ScriptFunction, scripted_for
 from autodiff.specialize import ArgumentError
 from autodiff.tracebacks import api_boundary
@@ -44,7 +44,13 @@ class CompiledJvp:
     """Whether it writes to an argument (a run changes what the next one reads)."""
 
     def run(self, values: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
-        outputs = self.runnable.run([*values, *tangents])
+        """The results and their tangents for these runtime values and tangent leaves."""
+        return self([*values, *tangents])
+
+    def __call__(self, inputs: Sequence[Any]) -> tuple[Any, Any]:
+        """As `run`, given the graph's inputs in one list: the way a unit's calls are called
+        (Note [Compilation units] in `autodiff.unit`), which keep it."""
+        outputs = self.runnable.run(list(inputs))
         width = len(self.result_types)
         # A Python float result and its tangent are floats (0-d arrays in the graph).
         as_returned = [
@@ -96,7 +102,7 @@ def _bind(
     scripted: ScriptFunction, primals: Sequence[Any], tangents: Sequence[Any]
 ) -> tuple[list[Any], list[Any], CompiledJvp]:
     """The runtime values of ``primals``, the tangents of the leaves differentiated, and the
-    compiled forward-mode graph for them (cached in the function's compilation unit)."""
+    compiled forward-mode graph for them, kept in the function's compilation unit."""
     qualname = scripted.qualname
     if not isinstance(primals, tuple | list) or not isinstance(tangents, tuple | list):
         raise ArgumentError(
@@ -113,30 +119,9 @@ def _bind(
     values, spec = scripted.runtime_call(tuple(primals), {})
     key, unit = scripted.unit_for(values, spec)
     names = unit.names or scripted.input_names
-    # Per primal, the positions of its leaves among the values, and its tangent's leaves.
-    leaf_tangents: dict[int, Any] = {}
-    if spec is None:
-        for i, tangent in enumerate(tangents):
-            leaf_tangents[i] = tangent
-    else:
-        for (child, part), tangent in zip(
-            argument_parts(spec, list(range(len(primals)))), tangents, strict=True
-        ):
-            if tangent is None:
-                continue
-            try:
-                leaves = child.flatten_up_to(tangent)
-            except ValueError as error:
-                raise ArgumentError(
-                    f"the tangent of argument '{names[part.start]}' of {qualname}() does not "
-                    f"have the structure of the argument: {error}"
-                ) from None
-            leaf_tangents.update(zip(part, leaves, strict=True))
     wrt: list[int] = []
     given: list[Any] = []
-    for i, tangent in sorted(leaf_tangents.items()):
-        if tangent is None:
-            continue
+    for i, tangent in _tangent_leaves(scripted, spec, tangents):
         if not can_hold_gradient(unit.types[i]):
             raise ArgumentError(
                 f"argument '{names[i]}' of {qualname}() is of type {unit.types[i]}, which has "
@@ -152,7 +137,7 @@ def _bind(
         wrt.append(i)
     call_key = ("jvp", tuple(wrt))
     compiled = unit.calls.get(call_key)
-    if not isinstance(compiled, _JvpCall):
+    if not isinstance(compiled, CompiledJvp):
         parsed = scripted.parsed_for(unit.types, unit.strided_inputs, unit.parameters)
         built = jvp_graph(
             parsed,
@@ -161,29 +146,50 @@ def _bind(
             number_inputs=unit.number_inputs,
             strided_inputs=unit.strided_inputs,
         )
-        compiled = _JvpCall(
-            CompiledJvp(
-                built.graph,
-                executable(built.graph),
-                built.tree,
-                built.result_types,
-                unit.rebuild,
-                any(n.kind == WRITE_BACK for n in built.graph.nodes()),
-            )
+        compiled = CompiledJvp(
+            built.graph,
+            executable(built.graph),
+            built.tree,
+            built.result_types,
+            unit.rebuild,
+            any(n.kind == WRITE_BACK for n in built.graph.nodes()),
         )
         unit.calls[call_key] = compiled
         scripted.keep(key, unit, "jvp")
-    return values, given, compiled.compiled
+    return values, given, compiled
 
 
-class _JvpCall:
-    """A compiled JVP kept among a unit's calls (Note [Compilation units] in `autodiff.unit`)."""
-
-    def __init__(self, compiled: CompiledJvp) -> None:
-        self.compiled = compiled
-
-    def __call__(self, args: Sequence[Any]) -> Any:
-        raise AssertionError("a JVP is run through `jvp`")
+def _tangent_leaves(
+    scripted: ScriptFunction, spec: PyTreeSpec | None, tangents: Sequence[Any]
+) -> list[tuple[int, Any]]:
+    """(position among the runtime values, tangent) per leaf given a tangent, in order: a
+    tangent of a container argument is flattened up to the argument's structure (None for a
+    whole argument or for one leaf holds it fixed)."""
+    if spec is None:
+        return [(i, t) for i, t in enumerate(tangents) if t is not None]
+    # past *args, an argument is an item of it (Note [Variadic parameters])
+    star = scripted.star if scripted.star is not None else len(tangents)
+    positions = [i if i < star else (star, i - star) for i in range(len(tangents))]
+    parameters = list(scripted.signature.parameters)
+    found: list[tuple[int, Any]] = []
+    parts = argument_parts(spec, positions)
+    for position, (child, part), tangent in zip(positions, parts, tangents, strict=True):
+        if tangent is None:
+            continue
+        try:
+            leaves = child.flatten_up_to(tangent)
+        except ValueError as error:
+            name = (
+                parameters[position]
+                if isinstance(position, int)
+                else f"{parameters[position[0]]}[{position[1]}]"
+            )
+            raise ArgumentError(
+                f"the tangent of argument '{name}' of {scripted.qualname}() does not have the "
+                f"structure of the argument: {error}"
+            ) from None
+        found.extend((i, t) for i, t in zip(part, leaves, strict=True) if t is not None)
+    return found
 
 
 @api_boundary

@@ -376,3 +376,14 @@ def test_the_benchmark_jacobians_agree() -> None:
     assert set(calls) == {"ours jacfwd", "ours jacrev", "numpy by hand"}
     table = forward_mode.format_table(True, dict.fromkeys(calls, 1.0))
     assert "| ours jacfwd | 1 | 1.00 |" in table
+
+
+def test_variadic_arguments_take_tangents_as_jax_does() -> None:
+    def scaled(a, *xs):
+        return a * np.sin(xs[0][0]) * xs[1]
+
+    x, y = RNG.standard_normal(2), RNG.standard_normal(2)
+    dx = RNG.standard_normal(2)
+    out, tangent = ad.jvp(scaled, (2.0, [x], y), (1.0, [dx], None))
+    close(out, 2.0 * np.sin(x) * y, 1e-15)
+    close(tangent, np.sin(x) * y + 2.0 * np.cos(x) * dx * y, 1e-14)
