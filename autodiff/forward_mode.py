@@ -13,12 +13,12 @@ from typing import Any
 import numpy as np
 
 from autodiff.errors import DifferentiationError
-from autodiff.grad import Argnums, _positions, grad
-from autodiff.jvp_graphs import jvp_graph
+from autodiff.grad import Argnums, _check_declared_types, _positions, grad
+from autodiff.jvp_graphs import jacfwd_graph, jvp_graph, refuse_draws
 from autodiff.pipeline import OutputTree
 from autodiff.pytrees import PyTreeSpec, argument_parts, is_pytree
 from autodiff.script import ScriptFunction, scripted_for
-from autodiff.specialize import ArgumentError
+from autodiff.specialize import ArgumentError, unknown_layouts
 from autodiff.tracebacks import api_boundary
 from autodiff.unit import describe
 from frontend.trees import rebuild
@@ -27,8 +27,6 @@ from ir.graph import Graph
 from ir.types import FLOAT, Type
 from passes.functionalize import WRITE_BACK
 from passes.requires_grad import can_hold_gradient
-
-_RANDOM_NODES = ("prim::Draw", "prim::MakeGenerator")
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,7 +271,7 @@ class JacfwdFunction:
         tangents: list[Any] = [None for _ in args]
         tangents[position] = basis(0)
         values, _, compiled = _bind(self.scripted, args, tangents)
-        self.refuse_draws(compiled.graph)
+        refuse_draws(self.qualname, compiled.graph)
         columns = []
         for index in range(count):
             run_values = values
@@ -294,15 +292,29 @@ class JacfwdFunction:
             return np.zeros(out_shape + argument.shape)
         return np.stack(columns, axis=-1).reshape(out_shape + argument.shape)
 
-    def refuse_draws(self, graph: Graph) -> None:
-        for node in graph.all_nodes():
-            if node.kind in _RANDOM_NODES:
-                raise DifferentiationError(
-                    f"jacfwd runs {self.scripted.qualname}() once per column of the Jacobian, "
-                    "and the random draws here would differ between columns: use ad.jacobian "
-                    "(jacrev), which runs it once",
-                    node.source_range,
-                )
+    def __autodiff_graph__(
+        self, argument_types: Sequence[Type] | None, strided_inputs: str | None = None
+    ) -> Graph:
+        """The graph of this Jacobian for arguments of these types and layouts, which `jvp`,
+        `jacfwd`, `jacobian` and `grad` differentiate again and scripted code inlines. See
+        Note [Forward Jacobian graphs] in `autodiff.jvp_graphs`."""
+        scripted = self.scripted
+        types = scripted.declared_types() if argument_types is None else argument_types
+        types = scripted.with_free_types(types)  # Note [Free variables] in frontend.compile
+        _check_declared_types(scripted, types)
+        if strided_inputs is None:  # a scripted caller's values: any layout
+            strided_inputs = unknown_layouts(types)
+        return jacfwd_graph(
+            scripted.parsed_for(types, strided_inputs),
+            types,
+            _positions(self.qualname, self.argnums, scripted.arity),
+            several=not isinstance(self.argnums, int),
+            strided_inputs=strided_inputs,
+        )
+
+    @property
+    def qualname(self) -> str:
+        return self.scripted.qualname
 
 
 @api_boundary

@@ -38,15 +38,17 @@ from typing import Any
 import numpy as np
 
 from autodiff.errors import DifferentiationError
-from autodiff.higher_order import gradient_graph
+from autodiff.higher_order import _shape_of_type, gradient_graph
 from autodiff.pipeline import OutputTree, output_tree
 from autodiff.specialize import FORWARD_CLEANUP, typed_graph
 from ir.analysis import constant_value, is_constant
-from ir.graph import Graph, Value
-from ir.types import BOOL, FLOAT, NONE, STR, TENSOR, TensorType, Type
+from ir.graph import Graph, Node, Value
+from ir.types import BOOL, FLOAT, INT, NONE, STR, TENSOR, TensorType, TupleType, Type
+from passes.functionalize import WRITE_BACK
 from passes.registry import run_passes
 from passes.requires_grad import can_hold_gradient
 from passes.rewriting import known_shape, static_value
+from passes.shape_propagation import propagate_shapes
 
 
 def _sum_of_products(graph: Graph, pairs: Sequence[tuple[Value, Value]]) -> Value:
@@ -284,3 +286,109 @@ def _drop_products_with_ones(graph: Graph) -> None:
             if _is_ones(factor) and other.ty == result.ty and known_shape(result.ty) is not None:
                 result.replace_all_uses_with(other)
                 break
+
+
+# Note [Forward Jacobian graphs]
+# `jacfwd_graph` is to ``ad.jacfwd`` what `jacobian_graph` (Note [Jacobian graphs] in
+# `autodiff.higher_order`) is to ``ad.jacobian``: the graph of the Jacobian, so that it can be
+# differentiated again (``jacfwd(jacfwd(f))``, ``grad`` of a function calling it). The JVP
+# graph of each argument differentiated is inlined once per element of that argument, its
+# tangent the one-hot constant ``e_j``, and the columns are stacked on the last axis and
+# reshaped to ``result.shape + argument.shape``. CSE leaves one copy of the forward nodes the
+# columns share (loops, which it does not merge, are repeated). The function's writes to its
+# arguments are made once, after every column, and random draws are refused: each column
+# would draw its own.
+
+
+def jacfwd_graph(
+    graph: Graph,
+    input_types: Sequence[Type],
+    wrt: Sequence[int],
+    *,
+    several: bool,
+    strided_inputs: str = "",
+) -> Graph:
+    """The graph of the forward-mode Jacobian of ``graph`` w.r.t. the inputs at ``wrt`` for
+    ``input_types`` (which must have shapes): per input, an array of shape ``result.shape +
+    input.shape`` (a tuple of them when ``several``). See Note [Forward Jacobian graphs].
+
+    Given:   graph(%x : Double(2)): %y = aten::sin(%x); return (%y)
+    Execute: jacfwd_graph(graph, [Double(2)], [0], several=False)
+    Result:  graph(%x : Double(2)): ... %j = aten::reshape(aten::stack(...), (2, 2)); return (%j)
+    """
+    argument_shapes = [_shape_of_type(graph, input_types[i]) for i in wrt]
+    result = Graph(graph.name)
+    arguments = [
+        result.add_input(ty, v.name_hint) for ty, v in zip(input_types, graph.inputs, strict=True)
+    ]
+    first: tuple[list[Node], dict[Value, Value]] | None = None  # the writes, made once
+    jacobians: list[Value] = []
+    with result.inserting_at_end(result.block):
+        for position, shape in zip(wrt, argument_shapes, strict=True):
+            built = jvp_graph(graph, input_types, [position], strided_inputs=strided_inputs)
+            forward = built.graph
+            refuse_draws(str(graph.name), forward)
+            if len(built.result_types) != 1 or built.tree is not None:
+                raise DifferentiationError(f"jacfwd needs {graph.name}() to return one array")
+            result_shape = known_shape(built.result_types[0])
+            assert result_shape is not None  # `_check_results`
+            (tangent,) = forward.inputs[len(input_types) :]
+            dtype = _tensor_type(tangent.ty)
+            assert isinstance(dtype, TensorType)
+            columns = []
+            for index in np.ndindex(shape):
+                one_hot = np.zeros(shape, dtype.dtype)
+                one_hot[index] = 1
+                copies = dict(zip(forward.inputs, arguments, strict=False))
+                copies[tangent] = result.insert_constant(
+                    float(one_hot) if tangent.ty == FLOAT else one_hot, tangent.ty
+                )
+                for node in forward.nodes():
+                    if node.kind != WRITE_BACK:
+                        copy = result.insert_node(result.create_clone(node, copies.__getitem__))
+                        copies.update(zip(node.outputs, copy.outputs, strict=True))
+                first = first or ([n for n in forward.nodes() if n.kind == WRITE_BACK], copies)
+                columns.append(copies[forward.outputs[1]])
+            jacobians.append(_columns_stacked(result, columns, result_shape + shape))
+        if first is not None:
+            write_backs, copies = first
+            for node in write_backs:
+                result.insert_node(result.create_clone(node, copies.__getitem__))
+        packed = (
+            result.insert(
+                "prim::TupleConstruct", jacobians, (TupleType(tuple(j.ty for j in jacobians)),)
+            ).output
+            if several
+            else jacobians[0]
+        )
+    result.register_output(packed)
+    propagate_shapes(result)
+    run_passes(result, [(name, {}) for name in FORWARD_CLEANUP if name != "lower-tuples"])
+    return result
+
+
+def _columns_stacked(graph: Graph, columns: list[Value], shape: tuple[int, ...]) -> Value:
+    """``np.stack(columns, axis=-1).reshape(shape)``: the Jacobian from its columns."""
+    items = graph.insert(
+        "prim::TupleConstruct", columns, (TupleType(tuple(c.ty for c in columns)),)
+    )
+    axis = graph.insert_constant(-1, INT)
+    stacked = graph.insert("aten::stack", [items.output, axis], (TENSOR,)).output
+    sizes = [graph.insert_constant(size, INT) for size in shape]
+    spec = graph.insert("prim::TupleConstruct", sizes, (TupleType(tuple(INT for _ in shape)),))
+    return graph.insert("aten::reshape", [stacked, spec.output], (TENSOR,)).output
+
+
+RANDOM_NODES = ("prim::Draw", "prim::MakeGenerator")
+
+
+def refuse_draws(function: str, graph: Graph) -> None:
+    """jacfwd runs the function once per column: a random draw would differ between them."""
+    for node in graph.all_nodes():
+        if node.kind in RANDOM_NODES:
+            raise DifferentiationError(
+                f"jacfwd runs {function}() once per column of the Jacobian, and the "
+                "random draws here would differ between columns: use ad.jacobian (jacrev), "
+                "which runs it once",
+                node.source_range,
+            )

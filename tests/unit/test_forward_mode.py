@@ -387,3 +387,36 @@ def test_variadic_arguments_take_tangents_as_jax_does() -> None:
     out, tangent = ad.jvp(scaled, (2.0, [x], y), (1.0, [dx], None))
     close(out, 2.0 * np.sin(x) * y, 1e-15)
     close(tangent, np.sin(x) * y + 2.0 * np.cos(x) * dx * y, 1e-14)
+
+
+def sin_scaled(x):
+    return np.sin(x) * np.sum(x**2)
+
+
+@pytest.mark.parametrize(
+    ("outer", "inner"),
+    [(ad.jacfwd, ad.jacfwd), (ad.jacrev, ad.jacfwd), (ad.jacfwd, ad.jacrev)],
+    ids=["fwd-fwd", "rev-fwd", "fwd-rev"],
+)
+def test_jacobians_nest_in_either_mode(outer: Any, inner: Any) -> None:
+    """Note [Forward Jacobian graphs]: a jacfwd is a graph that either mode differentiates."""
+    x = RNG.standard_normal(3)
+    expected = ad.jacobian(ad.jacobian(sin_scaled))(x)
+    close(outer(inner(sin_scaled))(x), expected, 1e-12)
+    looped = outer(inner(power_loop))(x, 3)
+    close(looped, ad.jacobian(ad.jacobian(power_loop))(x, 3), 1e-12)
+
+
+def test_a_nested_jacfwd_writes_the_argument_once() -> None:
+    def doubles(x):
+        x *= 2.0
+        return np.sin(x)
+
+    x = RNG.standard_normal(3)
+    given = x.copy()
+    second = ad.jacfwd(ad.jacfwd(doubles))(given)
+    np.testing.assert_array_equal(given, 2.0 * x)
+    expected = np.zeros((3, 3, 3))
+    for i in range(3):
+        expected[i, i, i] = -4.0 * np.sin(2.0 * x[i])
+    close(second, expected, 1e-12)
