@@ -18,7 +18,7 @@ from autodiff.jvp_graphs import jacfwd_graph, jvp_graph, refuse_draws
 from autodiff.pipeline import OutputTree
 from autodiff.pytrees import PyTreeSpec, argument_parts, is_pytree
 from autodiff.script import ScriptFunction, scripted_for
-from autodiff.specialize import ArgumentError, unknown_layouts
+from autodiff.specialize import ArgumentError, typed_graph, unknown_layouts
 from autodiff.tracebacks import api_boundary
 from autodiff.unit import describe
 from frontend.trees import rebuild
@@ -40,6 +40,8 @@ class CompiledJvp:
     rebuild: Type | None
     writes: bool
     """Whether it writes to an argument (a run changes what the next one reads)."""
+    loops: bool
+    """Whether it has a loop (Note [Batched columns])."""
 
     def run(self, values: Sequence[Any], tangents: Sequence[Any]) -> tuple[Any, Any]:
         """The results and their tangents for these runtime values and tangent leaves."""
@@ -151,6 +153,7 @@ def _bind(
             built.result_types,
             unit.rebuild,
             any(n.kind == WRITE_BACK for n in built.graph.nodes()),
+            any(n.kind == "prim::Loop" for n in built.graph.all_nodes()),
         )
         unit.calls[call_key] = compiled
         scripted.keep(key, unit, "jvp")
@@ -224,6 +227,18 @@ def linearize(fn: Callable[..., Any], *primals: Any) -> tuple[Any, Callable[...,
     return out, f_jvp
 
 
+# Note [Batched columns]
+# ``jacfwd`` of a function of n inputs needs n JVPs. Two ways run them: a loop over one
+# compiled JVP graph, n runs of the function and its tangent; or one graph with the n tangent
+# passes inlined (`jacfwd_graph`), where CSE leaves one forward pass for all of them. The
+# second is about 3 times faster on a straight-line function of 8 inputs (`python -m
+# benchmarks --only forward`) but its graph, and its compile time (about 10 ms a column),
+# grows with n, and a loop in the function is repeated per column, not shared. So a call with
+# at most BATCHED_COLUMNS columns and no loop in its JVP graph runs the one graph, and others
+# the loop of JVPs.
+BATCHED_COLUMNS = 16
+
+
 class JacfwdFunction:
     """What ``ad.jacfwd`` returns: callable like the function, returning its Jacobian, one
     compiled JVP per element of the argument."""
@@ -247,11 +262,60 @@ class JacfwdFunction:
                     "tuple or dict of arrays, is not supported yet: pass one array (ad.flatten "
                     "makes one vector of them)"
                 )
+        if self.batched(args, positions):
+            return self.run_batched(args, positions)
         jacobians = []
         for number, position in enumerate(positions):
             last = number == len(positions) - 1
             jacobians.append(self.jacobian(args, position, last))
         return jacobians[0] if isinstance(self.argnums, int) else tuple(jacobians)
+
+    def batched(self, args: Sequence[Any], positions: Sequence[int]) -> bool:
+        """Whether to run the Jacobian as one graph (Note [Forward Jacobian graphs]), whose
+        columns share one forward pass, rather than one compiled JVP per column: for few
+        columns (the graph grows with them) and no loop (which CSE does not share, so the
+        graph would repeat it per column). See Note [Batched columns]."""
+        if sum(max(np.size(args[p]), 1) for p in positions) > BATCHED_COLUMNS:
+            return False
+        tangents: list[Any] = [None for _ in args]
+        tangents[positions[0]] = np.zeros(np.shape(args[positions[0]]))
+        if isinstance(args[positions[0]], float):
+            tangents[positions[0]] = 0.0
+        elif isinstance(args[positions[0]], np.ndarray | np.generic):
+            tangents[positions[0]] = np.zeros_like(args[positions[0]])
+        return not _bind(self.scripted, args, tangents)[2].loops
+
+    def run_batched(self, args: Sequence[Any], positions: Sequence[int]) -> Any:
+        """The Jacobian by one compiled `jacfwd_graph`, kept among the calls of the function's
+        compilation unit, so that ``ad.jacfwd(f)(x)`` made anew each time compiles once."""
+        scripted = self.scripted
+        values, spec = scripted.runtime_call(tuple(args), {})
+        key, unit = scripted.unit_for(values, spec)
+        several = not isinstance(self.argnums, int)
+        call_key = ("jacfwd", tuple(positions), several)
+        compiled = unit.calls.get(call_key)
+        if compiled is None:
+            graph = typed_graph(
+                jacfwd_graph(
+                    scripted.parsed_for(unit.types, unit.strided_inputs),
+                    unit.types,
+                    positions,
+                    several=several,
+                    strided_inputs=unit.strided_inputs,
+                ),
+                unit.types,
+                unit.number_inputs,
+                unit.strided_inputs,
+            )
+            runnable = executable(graph)
+
+            def compiled(inputs: Sequence[Any]) -> Any:
+                outputs = runnable.run(list(inputs))
+                return outputs[0] if len(outputs) == 1 else tuple(outputs)
+
+            unit.calls[call_key] = compiled
+            scripted.keep(key, unit, "jacfwd")
+        return compiled(values)
 
     def jacobian(self, args: Sequence[Any], position: int, last: bool) -> Any:
         """The Jacobian w.r.t. the argument at ``position``: one JVP per element, along the

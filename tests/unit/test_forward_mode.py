@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import autodiff as ad
+from autodiff.forward_mode import BATCHED_COLUMNS
 from autodiff.script import scripted_for
 
 EPS = 1e-6
@@ -420,3 +421,23 @@ def test_a_nested_jacfwd_writes_the_argument_once() -> None:
     for i in range(3):
         expected[i, i, i] = -4.0 * np.sin(2.0 * x[i])
     close(second, expected, 1e-12)
+
+
+def test_few_columns_run_as_one_graph_kept_by_the_function() -> None:
+    """Note [Batched columns]: a jacfwd of few columns and no loop is one compiled graph, kept
+    in the function's compilation unit, so a jacfwd made anew each call compiles once."""
+
+    def few(x, y):
+        return np.tanh(np.outer(x, y)).ravel() * np.sum(x**2)
+
+    x, y = RNG.standard_normal(3), RNG.standard_normal(4)
+    first = ad.jacfwd(few, argnums=(0,))(x, y)
+    (unit,) = scripted_for(few).cache.values()
+    (kept,) = [call for key, call in unit.calls.items() if key[0] == "jacfwd"]
+    again = ad.jacfwd(few, argnums=(0,))(x, y)
+    assert [call for key, call in unit.calls.items() if key[0] == "jacfwd"] == [kept]
+    assert isinstance(first, tuple)
+    close(first[0], ad.jacobian(few)(x, y), 1e-12)
+    close(again[0], first[0], 0.0)
+    many = RNG.standard_normal(BATCHED_COLUMNS + 1)
+    close(ad.jacfwd(few)(many, y), ad.jacobian(few)(many, y), 1e-12)
