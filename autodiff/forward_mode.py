@@ -406,7 +406,16 @@ class HvpFunction:
     @api_boundary
     def __call__(self, *args_and_vector: Any) -> Any:
         *args, vector = args_and_vector
-        position = _positions(self.gradient.qualname, self.argnums, len(args))[0]
+        qualname = self.gradient.qualname
+        position = _positions(qualname, self.argnums, len(args))[0]
+        containers = [i for i, arg in enumerate(args) if is_pytree(arg)]
+        if containers:
+            name = list(self.gradient.scripted.signature.parameters)[containers[0]]
+            raise DifferentiationError(
+                f"hvp of {qualname}() with argument '{name}' a list, tuple or dict is not "
+                "supported yet (its gradient is not a graph for containers): pass arrays "
+                "(ad.flatten makes one vector of them)"
+            )
         tangents: list[Any] = [None for _ in args]
         tangents[position] = vector
         return jvp(self.gradient, tuple(args), tuple(tangents))[1]

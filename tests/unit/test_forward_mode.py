@@ -441,3 +441,11 @@ def test_few_columns_run_as_one_graph_kept_by_the_function() -> None:
     close(again[0], first[0], 0.0)
     many = RNG.standard_normal(BATCHED_COLUMNS + 1)
     close(ad.jacfwd(few)(many, y), ad.jacobian(few)(many, y), 1e-12)
+
+
+def test_hvp_refuses_containers_naming_the_argument() -> None:
+    def loss(p, x):
+        return np.sum(np.tanh(x @ p["W"]) ** 2)
+
+    with pytest.raises(ad.DifferentiationError, match=r"loss\(\) with argument 'p' a list"):
+        ad.hvp(loss)({"W": np.ones((3, 2))}, np.ones((4, 3)), {"W": np.ones((3, 2))})
