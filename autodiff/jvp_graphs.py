@@ -225,7 +225,23 @@ def jvp_graph(
     run_passes(result, [(name, {}) for name in FORWARD_CLEANUP])
     _drop_products_with_ones(result)
     run_passes(result, [("dce", {})])
+    _name_tangents(result)
     return JvpGraph(result, tree, tuple(result_types))
+
+
+def _name_tangents(graph: Graph) -> None:
+    """Name each tangent ``d<primal>``: differentiation named it ``dd<primal>``, the gradient
+    of the cotangent ``d<primal>`` of step 1 of Note [Forward mode by transposition], which
+    is dead by now."""
+    values = [*graph.inputs]
+    for node in graph.all_nodes():
+        values.extend(node.outputs)
+        for block in node.blocks:
+            values.extend(block.inputs)
+    for value in values:
+        hint = value.name_hint
+        if hint is not None and hint.startswith("dd") and len(hint) > 2:
+            value.set_name(hint[1:])
 
 
 def _zeros(ty: Type) -> np.ndarray[Any, Any]:
