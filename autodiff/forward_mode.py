@@ -240,8 +240,9 @@ BATCHED_COLUMNS = 16
 
 
 class JacfwdFunction:
-    """What ``ad.jacfwd`` returns: callable like the function, returning its Jacobian, one
-    compiled JVP per element of the argument."""
+    """What ``ad.jacfwd`` returns: callable like the function, returning its Jacobian, a JVP
+    per element of the argument (Note [Batched columns]); and, as a Jacobian is, a graph that
+    can be differentiated again (Note [Forward Jacobian graphs] in `autodiff.jvp_graphs`)."""
 
     @api_boundary
     def __init__(self, fn: Callable[..., Any], argnums: Argnums) -> None:
