@@ -449,3 +449,25 @@ def test_hvp_refuses_containers_naming_the_argument() -> None:
 
     with pytest.raises(ad.DifferentiationError, match=r"loss\(\) with argument 'p' a list"):
         ad.hvp(loss)({"W": np.ones((3, 2))}, np.ones((4, 3)), {"W": np.ones((3, 2))})
+
+
+def test_dump_jvp_prints_the_forward_graph_and_refuses_an_int_wrt(
+    tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from autodiff.cli import main
+
+    source = tmp_path / "model.py"
+    source.write_text("import numpy as np\n\ndef f(x, n: int):\n    return np.sin(x) * n\n")
+    target = f"{source}:f"
+    assert main(["dump", target, "--stage", "jvp", "--arg", "x=f64[3]", "--arg", "n=2"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("graph @f(%x : Double(3), %n : int, %dx : Double(3)):")
+    assert "aten::cos(%x)" in out
+    last = out.rstrip().splitlines()[-1]
+    assert last.startswith("  return (%")
+    assert last.count("%") == 2  # the result and its tangent
+    status = main(
+        ["dump", target, "--stage", "jvp", "--arg", "x=f64[3]", "--arg", "n=2", "--wrt", "n"]
+    )
+    assert status == 1
+    assert "cannot differentiate f() with respect to argument 'n'" in capsys.readouterr().err
