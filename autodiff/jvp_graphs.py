@@ -41,8 +41,9 @@ from autodiff.errors import DifferentiationError
 from autodiff.higher_order import _shape_of_type, gradient_graph
 from autodiff.pipeline import OutputTree, output_tree
 from autodiff.specialize import FORWARD_CLEANUP, typed_graph
-from ir.analysis import constant_value, is_constant
+from ir.analysis import constant_value, is_constant, runs_its_count
 from ir.graph import Graph, Node, Value
+from ir.ops import OPS
 from ir.types import BOOL, FLOAT, INT, NONE, STR, TENSOR, TensorType, TupleType, Type
 from passes.functionalize import WRITE_BACK
 from passes.registry import run_passes
@@ -225,8 +226,118 @@ def jvp_graph(
     run_passes(result, [(name, {}) for name in FORWARD_CLEANUP])
     _drop_products_with_ones(result)
     run_passes(result, [("dce", {})])
+    if _fuse_tape_maps(result):
+        run_passes(result, [("dce", {})])
     _name_tangents(result)
     return JvpGraph(result, tree, tuple(result_types))
+
+
+# Note [Tape maps]
+# Transposing a loop's VJP leaves, between the forward loop and the tangent loop, a loop that
+# only maps tapes: it reads the forward loop's tapes backwards, computes the derivative factors
+# the tangent loop needs (``cos(s)`` for ``sin(s)``) and pushes them on tapes of its own, which
+# the tangent loop reads backwards again, in forward order. `_fuse_tape_maps` moves that work
+# into the tangent loop: where the tangent loop reads row ``k`` of such a tape, it computes the
+# row there from the forward tapes, as the map loop would in its iteration ``k``. It applies
+# when the map loop runs its whole count, carries nothing but tapes it pushes to once per
+# iteration, computes every row from its iteration index and values defined before it (pure
+# operators only), and every read of its tapes is in the body of one loop of the same count,
+# at one index; then the map loop is dead: one loop and one set of tapes less.
+
+
+def _fuse_tape_maps(graph: Graph) -> bool:
+    changed = False
+    for node in list(graph.nodes()):
+        if node.kind == "prim::Loop" and node.owning_block is graph.block:
+            changed |= _fuse_tape_map(node)
+    return changed
+
+
+def _tape_map_rows(loop: Node) -> list[Value] | None:
+    """The value the map loop ``loop`` pushes per carried tape, or None when it is not one
+    (Note [Tape maps])."""
+    body = loop.blocks[0]
+    if not runs_its_count(loop) or not loop.outputs:
+        return None
+    rows = []
+    for start, param, out in zip(loop.inputs[2:], body.inputs[1:], body.outputs[1:], strict=True):
+        push = out.node
+        if not (
+            start.node.kind == "prim::TapeList"
+            and push.kind == "prim::TapePush"
+            and push.owning_block is body
+            and push.inputs[0] is param
+            and len(param.uses) == 1
+            and len(out.uses) == 1
+        ):
+            return None
+        rows.append(push.inputs[1])
+    for inner in body.nodes():
+        if inner.kind == "prim::TapePush":
+            continue
+        op = OPS.get(inner.kind)
+        if inner.blocks or op is None or not op.pure or op.fresh:
+            return None
+    return rows
+
+
+def _fuse_tape_map(loop: Node) -> bool:
+    rows = _tape_map_rows(loop)
+    if rows is None:
+        return False
+    reads = [use.user for out in loop.outputs for use in out.uses]
+    if not reads or any(r.kind != "prim::ListIndex" or r.inputs[0].node is not loop for r in reads):
+        return False
+    consumer_block = reads[0].owning_block
+    index = reads[0].inputs[1]
+    consumer = consumer_block.owning_node if consumer_block is not None else None
+    if (
+        consumer is None
+        or consumer.kind != "prim::Loop"
+        or consumer.owning_block is not loop.owning_block
+        or consumer.inputs[0] is not loop.inputs[0]
+        or any(r.owning_block is not consumer_block or r.inputs[1] is not index for r in reads)
+        or not _counts_down(index, consumer, loop.inputs[0])
+    ):
+        return False
+    assert consumer_block is not None
+    graph = loop.graph
+    body = loop.blocks[0]
+    first = next(n for n in consumer_block.nodes() if n in reads)
+    copies: dict[Value, Value] = {body.inputs[0]: index}
+    with graph.inserting_before(first):
+        for inner in body.nodes():
+            if inner.kind == "prim::TapePush":
+                continue
+            if (  # the map loop's ``(trips - 1) - j`` at ``j = (trips - 1) - k`` is ``k``
+                inner.kind == "prim::sub"
+                and inner.inputs[0] is index.node.inputs[0]
+                and inner.inputs[1] is body.inputs[0]
+            ):
+                copies[inner.output] = consumer_block.inputs[0]
+                continue
+            copy = graph.insert_node(graph.create_clone(inner, lambda v: copies.get(v, v)))
+            copies.update(zip(inner.outputs, copy.outputs, strict=True))
+    for read in reads:
+        row = rows[read.inputs[0].index]
+        read.output.replace_all_uses_with(copies.get(row, row))
+        read.destroy()
+    return True
+
+
+def _counts_down(index: Value, loop: Node, trips: Value) -> bool:
+    """Whether ``index`` is ``(trips - 1) - j`` for the iteration ``j`` of ``loop``: the
+    tangent loop reads its tapes backwards, the iterations of the map loop in its order."""
+    node = index.node
+    if node.kind != "prim::sub" or node.inputs[1] is not loop.blocks[0].inputs[0]:
+        return False
+    last = node.inputs[0].node
+    return (
+        last.kind == "prim::sub"
+        and last.inputs[0] is trips
+        and is_constant(last.inputs[1])
+        and constant_value(last.inputs[1]) == 1
+    )
 
 
 def _name_tangents(graph: Graph) -> None:

@@ -471,3 +471,21 @@ def test_dump_jvp_prints_the_forward_graph_and_refuses_an_int_wrt(
     )
     assert status == 1
     assert "cannot differentiate f() with respect to argument 'n'" in capsys.readouterr().err
+
+
+def test_a_loop_jvp_is_the_forward_loop_then_the_tangent_loop() -> None:
+    """Note [Tape maps]: the loop that only maps tapes between them is fused into the tangent
+    loop, which reads the forward tapes at its own iteration."""
+    from autodiff.jvp_graphs import jvp_graph
+    from ir.types import INT, TensorType
+
+    scripted = ad.script(power_loop)
+    types = [TensorType("float64", (3,)), INT]
+    graph = jvp_graph(scripted.graph, types, [0]).graph
+    loops = [node for node in graph.nodes() if node.kind == "prim::Loop"]
+    assert len(loops) == 2
+    tangent_loop = loops[1]
+    (iteration, *_) = tangent_loop.blocks[0].inputs
+    reads = [n for n in tangent_loop.blocks[0].nodes() if n.kind == "prim::ListIndex"]
+    assert reads
+    assert all(read.inputs[1] is iteration for read in reads)
