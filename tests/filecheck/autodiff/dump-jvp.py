@@ -3,8 +3,8 @@
 """The forward-mode graph `autodiff dump --stage jvp` prints (issue #20): a tangent input per
 parameter differentiated, the results then their tangents; the reverse program it is derived
 from (Note [Forward mode by transposition]) leaves no seed arithmetic behind, and a loop's
-tangent is carried by a loop that starts from the tangent input and reads, in forward order,
-the tapes the one forward loop fills (Note [Tape maps])."""
+tangent is carried beside the primal by the one loop, with no tape (Note [Tape maps], Note
+[Tangent loops])."""
 
 import numpy as np
 
@@ -30,11 +30,10 @@ def accumulate(x, n: int):
 
 # LOOP-LABEL: graph @accumulate(%x : Double(3), %n : int, %dx : Double(3)):
 # LOOP-NOT:     aten::{{zeros_like|ones_like}}
-# LOOP:         %[[Y:[^ ]+]] : Double(3), %[[TAPE:[^ ]+]] : (int)[], {{.*}} = prim::Loop(%n,
-# LOOP:           prim::TapePush(
-# LOOP:         %[[T:[^ ]+]] : Double(3), %{{[^ ]+}} : Double(3) = prim::Loop(%n, %{{.+}}, %{{.+}}, %dx)
-# LOOP-NEXT:      block0(%[[J:[^ ]+]] : int,
-# LOOP:           prim::ListIndex(%[[TAPE]], %[[J]])
+# LOOP:         %[[Y:[^ ]+]] : Double(3), %[[T:[^ ]+]] : Double(3), %{{[^ ]+}} : Double(3) = prim::Loop(%n, %{{[^,]+}}, %{{[^,]+}}, %{{[^,]+}}, %dx)
+# LOOP-NOT:       prim::Tape
+# LOOP:           aten::sin(
+# LOOP:           aten::index_put(
 # LOOP:           aten::cos(
 # LOOP:           aten::_scatter_last_written(
 # LOOP-NOT:     prim::Loop
