@@ -24,9 +24,12 @@
 # values, the first reverse program's arithmetic on them is dead once the unit seeds are
 # constants (Note [Unit seeds]), and the cleanup passes (constant propagation, CSE, DCE, loop
 # DCE) drop it: what remains is the forward program and the transposed transpose, which runs
-# in forward order. A loop's JVP keeps what reverse mode keeps: the forward loop fills tapes
-# that a loop over them, backwards, fills again in the order the tangent loop reads (a copy
-# of references, the values are not copied); it never forms the Jacobian.
+# in forward order. Through a loop that leaves three loops: the forward loop filling tapes, a
+# loop mapping them backwards, and the tangent loop reading them in forward order; Note [Tape
+# maps] and Note [Tangent loops] fuse them into one loop that carries the tangent beside the
+# primal with no tape. Where they do not apply (a loop that may stop early: ``while``,
+# ``break``) the tapes stay, and a JVP keeps per iteration what reverse mode keeps. It never
+# forms the Jacobian.
 """
 
 from __future__ import annotations
