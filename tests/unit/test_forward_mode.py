@@ -5,6 +5,7 @@ central differences of the plain function and against reverse mode (``ad.jacobia
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -461,7 +462,8 @@ def test_dump_jvp_prints_the_forward_graph_and_refuses_an_int_wrt(
     target = f"{source}:f"
     assert main(["dump", target, "--stage", "jvp", "--arg", "x=f64[3]", "--arg", "n=2"]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("graph @f(%x : Double(3), %n : int, %dx : Double(3)):")
+    # a function named f compiled before in this process makes this graph f~N
+    assert re.match(r"graph @f(~\d+)?\(%x : Double\(3\), %n : int, %dx : Double\(3\)\):", out)
     assert "aten::cos(%x)" in out
     last = out.rstrip().splitlines()[-1]
     assert last.startswith("  return (%")
