@@ -36,10 +36,12 @@ from autodiff.custom_vjp import CustomVjpFunction, custom_vjp
 from autodiff.elementwise import elementwise_grad
 from autodiff.errors import AnomalyError, DifferentiationError
 from autodiff.finite_differences import GradcheckResult, gradcheck
+from autodiff.forward_mode import JacfwdFunction, hvp, jacfwd, jvp, linearize
 from autodiff.grad import GradFunction, differentiate, grad, value_and_grad
 from autodiff.gradient import Gradient
 from autodiff.instrument import detect_anomaly, saved_value_hooks
 from autodiff.jacobians import JacobianFunction, hessian, jacobian
+from autodiff.jacobians import jacobian as jacrev
 from autodiff.opaque import ShapeDtype
 from autodiff.profiler import Profile, ProfileEntry, profile, profiler
 from autodiff.pytrees import ravel as flatten
@@ -60,6 +62,7 @@ __all__ = [
     "GradFunction",
     "GradcheckResult",
     "Gradient",
+    "JacfwdFunction",
     "JacobianFunction",
     "Profile",
     "ProfileEntry",
@@ -78,7 +81,12 @@ __all__ = [
     "grad",
     "gradcheck",
     "hessian",
+    "hvp",
+    "jacfwd",
     "jacobian",
+    "jacrev",
+    "jvp",
+    "linearize",
     "primitive",
     "profile",
     "profiler",

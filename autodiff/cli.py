@@ -142,7 +142,8 @@ def build_parser() -> argparse.ArgumentParser:
         default="parsed",
         help="parsed: as compiled, helpers inlined; typed: specialised to the --arg types; "
         "grad: with its reverse program (GradOf blocks); optimized: after the reverse "
-        "optimisations; f, df: the forward and backward graphs; all: every stage in turn",
+        "optimisations; f, df: the forward and backward graphs; jvp: the forward-mode "
+        "graph, a tangent input per parameter differentiated; all: every stage in turn",
     )
     dump.add_argument(
         "--wrt",
@@ -313,33 +314,48 @@ def dump_typed(function: ScriptFunction, types: dict[str, Type], wrt: str | None
     return [("typed", function.graph_for_types(parameter_types(function, types)))]
 
 
-def gradient_stages(function: ScriptFunction, types: dict[str, Type], wrt: str | None) -> Any:
-    """Every stage of differentiating ``function`` w.r.t. ``wrt`` (default: every parameter
-    that can hold a gradient)."""
-    from autodiff.pipeline import compile_gradient  # loads the derivative formulas
+def differentiated_positions(
+    function: ScriptFunction, types: dict[str, Type], wrt: str | None
+) -> tuple[list[Type], list[int]]:
+    """The parameters' types in order, and the positions of those to differentiate w.r.t.:
+    the ones ``wrt`` names (default: every parameter that can hold a gradient)."""
     from passes.requires_grad import can_hold_gradient
 
     ordered = parameter_types(function, types)
     names = list(function.signature.parameters)
     if wrt is None:
-        positions = [i for i, ty in enumerate(ordered) if can_hold_gradient(ty)]
-    else:
-        wanted = [name.strip() for name in wrt.split(",") if name.strip()]
-        unknown = [name for name in wanted if name not in names]
-        if unknown:
+        return ordered, [i for i, ty in enumerate(ordered) if can_hold_gradient(ty)]
+    wanted = [name.strip() for name in wrt.split(",") if name.strip()]
+    unknown = [name for name in wanted if name not in names]
+    if unknown:
+        raise CommandError(f"--wrt names no parameter {_quoted(unknown)} of {function.qualname}()")
+    positions = [names.index(name) for name in wanted]
+    for position in positions:
+        ty = ordered[position]
+        if not can_hold_gradient(ty) or (isinstance(ty, TensorType) and ty.dtype is None):
             raise CommandError(
-                f"--wrt names no parameter {_quoted(unknown)} of {function.qualname}()"
+                f"cannot differentiate {function.qualname}() with respect to argument "
+                f"'{names[position]}' of type {ty}: only floating-point arrays and Python "
+                "floats have gradients"
             )
-        positions = [names.index(name) for name in wanted]
-        for position in positions:
-            ty = ordered[position]
-            if not can_hold_gradient(ty) or (isinstance(ty, TensorType) and ty.dtype is None):
-                raise CommandError(
-                    f"cannot differentiate {function.qualname}() with respect to argument "
-                    f"'{names[position]}' of type {ty}: only floating-point arrays and Python "
-                    "floats have gradients"
-                )
+    return ordered, positions
+
+
+def gradient_stages(function: ScriptFunction, types: dict[str, Type], wrt: str | None) -> Any:
+    """Every stage of differentiating ``function`` w.r.t. ``wrt`` (default: every parameter
+    that can hold a gradient)."""
+    from autodiff.pipeline import compile_gradient  # loads the derivative formulas
+
+    ordered, positions = differentiated_positions(function, types, wrt)
     return compile_gradient(function.graph, ordered, positions)
+
+
+def dump_jvp(function: ScriptFunction, types: dict[str, Type], wrt: str | None) -> StageParts:
+    """The forward-mode graph: the parameters, then a tangent per parameter differentiated."""
+    from autodiff.jvp_graphs import jvp_graph  # loads the derivative formulas
+
+    ordered, positions = differentiated_positions(function, types, wrt)
+    return [("jvp", jvp_graph(function.parsed_for(ordered), ordered, positions).graph)]
 
 
 def _stage(name: str) -> Callable[[ScriptFunction, dict[str, Type], str | None], StageParts]:
@@ -371,6 +387,7 @@ STAGES: dict[str, Callable[[ScriptFunction, dict[str, Type], str | None], StageP
     "optimized": _stage("optimized"),
     "f": _stage("f"),
     "df": _stage("df"),
+    "jvp": dump_jvp,
     "all": dump_all,
 }
 FORMATS = ("ir", "dot", "svg")

@@ -20,7 +20,7 @@ import numpy as np
 import optree
 
 import autodiff as ad
-from benchmarks import others
+from benchmarks import forward_mode, others
 from benchmarks.checkpoint_memory import format_memory_table
 from benchmarks.checkpoint_memory import measure as checkpoint_memory
 from benchmarks.compile_time import time_to_first_gradient
@@ -281,9 +281,10 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--only",
         action="append",
-        choices=[*BY_NAME, "compile", "checkpoint"],
+        choices=[*BY_NAME, "compile", "checkpoint", "forward"],
         metavar="NAME",
-        help=f"run only this workload (repeatable): {', '.join(BY_NAME)}, compile or checkpoint",
+        help=f"run only this workload (repeatable): {', '.join(BY_NAME)}, compile, checkpoint, "
+        "or forward (a tall Jacobian by forward and by reverse mode)",
     )
     parser.add_argument("--rounds", type=int, help="interleaved rounds (default 15, quick 3)")
     parser.add_argument(
@@ -310,7 +311,7 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = parse_arguments(argv)
-    selected = args.only or [*BY_NAME, "compile", "checkpoint"]
+    selected = args.only or [*BY_NAME, "compile", "checkpoint", "forward"]
     rounds = args.rounds or (3 if args.quick else 15)
     systems = [] if args.no_others else others.available()
     clock = time.process_time if args.clock == "cpu" else time.perf_counter
@@ -352,6 +353,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print()
         print(f"ad.checkpoint, 20 residual layers of width {size}, batch {size}:")
         print(format_memory_table(checkpoint_memory(peak_bytes, size, size, settings.clock)))
+    if "forward" in selected:
+        jacobians = forward_mode.calls(args.quick, with_jax="jax" in systems)
+        times = interleaved_medians(list(jacobians.values()), settings)
+        print()
+        print(forward_mode.format_table(args.quick, dict(zip(jacobians, times, strict=True))))
     for note in notes:
         print(f"note: {note}")
     return 0
