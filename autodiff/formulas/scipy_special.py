@@ -9,7 +9,7 @@ sqrt(pi) / 2 = 0.88622692545275801, sqrt(2 pi) = 2.5066282746310002. Operators o
 import numpy as np
 
 from ir.ops import scipy_special as sp
-from ir.ops.fourier import grad_like
+from ir.ops.fourier import grad_like, is_complex
 from ir.ops.gradients.common import dtype_of
 from ir.ops.gradients.reductions import unreduce
 from ir.ops.shape_ops import size_if_not_equal, sum_to_size
@@ -390,10 +390,20 @@ def special_logsumexp_signed(self, axis, b, keepdims):
     self_size = size_if_not_equal(self, broadcast)
     b_size = size_if_not_equal(b, broadcast)
 
+    complex_sum = is_complex(sign)
+
     def backward(dout):
-        # log |sum| has the derivative of log sum times the sign; the sign's is 0
+        # The sum S = |S| sign moves by dS; with u = dS / S, log |S| moves by Re(u) and the
+        # sign by sign * 1j * Im(u): the loss by Re(k u) for k = Re(dout[0]) + 1j Im(dout[1]
+        # sign), so S's gradient is k / S = k conj(sign) / |S|. A real sign (+1 or -1) does not
+        # move: k / S is dout[0] sign / |S|.
+        if complex_sum:
+            moved = np.real(dout[0]) + 1j * np.imag(dout[1] * sign)
+            scale = moved * np.conj(sign)
+        else:
+            scale = dout[0] * sign
         spread = unreduce(magnitude, shape, axis, keepdims)
-        spread_dout = unreduce(dout[0] * sign, shape, axis, keepdims)
+        spread_dout = unreduce(scale, shape, axis, keepdims)
         weights = spread_dout * np.exp(self - spread)
         grad_self = sum_to_size(weights * b, self_size)
         return grad_self, None, sum_to_size(weights, b_size), None

@@ -211,13 +211,13 @@ def _axis(axis: Any) -> Any:
 
 # Note [Complex SciPy operands]
 # SciPy computes erf, erfc, ndtr, log_ndtr, gamma, digamma, xlogy, xlog1py, jv, yv, iv, ive,
-# logsumexp, softmax and log_softmax of complex values too. Where the function is holomorphic
-# the real formula is the complex one (Note [Complex gradients] in `autodiff.formulas`); ive,
-# iv(v, z) exp(-|Re z|), is not, and its formula says so. The operators below are refused for
+# logsumexp (with its sign too), softmax and log_softmax of complex values. Where the function
+# is holomorphic the real formula is the complex one (Note [Complex gradients] in
+# `autodiff.formulas`); ive, iv(v, z) exp(-|Re z|), is not, and neither are the magnitude and
+# the sign logsumexp returns: their formulas say so. The operators below are refused for
 # complex operands by their shape rule, with a located error: those SciPy computes for real
 # arguments only, polygamma (so digamma's gradient and gamma's second derivative of a complex
-# value are refused too: SciPy has no complex polygamma), and logsumexp's sign, the phase of a
-# complex sum, which its formula does not differentiate.
+# value are refused too: SciPy has no complex polygamma).
 _REAL_ONLY = "SciPy computes it for real arguments only"
 COMPLEX_REFUSED: dict[str, str] = {
     **{
@@ -231,10 +231,6 @@ COMPLEX_REFUSED: dict[str, str] = {
     "aten::special_polygamma": (
         f"{_REAL_ONLY} (and it is digamma's derivative: the gradient of digamma and the second "
         "derivative of gamma are refused for complex values too)"
-    ),
-    "aten::special_logsumexp_signed": (
-        "the sign of a complex sum is its phase, which the derivative formula does not "
-        "differentiate; write logsumexp(a, b=b) for the complex logarithm of the sum"
     ),
 }
 """operator -> why complex operands are refused (Note [Complex SciPy operands])."""
@@ -391,8 +387,13 @@ def _reduced(x: TensorType, axis: Any, keepdims: Any) -> list[Type]:
 
 
 def _logsumexp_signed_rule(types: Sequence[Type], consts: Sequence[Any]) -> Sequence[Type]:
+    """The log of the sum's magnitude, real, and its sign (complex for a complex sum)."""
     (like,) = _logsumexp_rule(types, consts)
-    return [TupleType((like, like))]
+    assert isinstance(like, TensorType)
+    magnitude = like
+    if like.dtype is not None:
+        magnitude = TensorType(np.real(np.zeros((), like.dtype)).dtype.name, like.shape)
+    return [TupleType((magnitude, like))]
 
 
 # Note [Constant variants]: ``return_sign=True`` makes logsumexp return a pair, another
@@ -408,11 +409,7 @@ register_op(
 register_op(
     "aten::special_logsumexp_signed(Any self, Any axis=None, Any b=1.0, bool keepdims=False)"
     " -> Tensor[]",
-    shape=refusing_complex(
-        "aten::special_logsumexp_signed",
-        "scipy.special.logsumexp(..., return_sign=True)",
-        _logsumexp_signed_rule,
-    ),
+    shape=_logsumexp_signed_rule,
     derivative=Derivative.FORMULA,
 )(special_logsumexp_signed)
 

@@ -1,9 +1,10 @@
 """SciPy's functions of complex values (Note [Complex SciPy operands] in `ir.ops.scipy_special`).
 
 Those SciPy computes for complex values and whose formula carries over (erf, gamma, xlogy,
-the Bessel functions of real order, logsumexp, softmax...) are complex-capable operators: the
-tables of `tests/unit/test_complex_gradients.py` and `tests/unit/test_complex_operators.py`
-check every sample of `tests/scipy_samples.py` made complex, at first and second order. Here:
+the Bessel functions of real order, logsumexp and its sign, softmax...) are complex-capable
+operators: the tables of `tests/unit/test_complex_gradients.py` and
+`tests/unit/test_complex_operators.py` check every sample of `tests/scipy_samples.py` made
+complex, at first and second order. Here:
 every other SciPy operator refuses complex operands with a located error, and user functions
 of complex values are differentiated twice.
 """
@@ -44,13 +45,6 @@ def _function(op: str) -> Callable[..., Any]:
 
 def _loss_of(op: str) -> Callable[..., Any]:
     """A loss of one complex argument that calls ``op`` on it, as user code would."""
-    if op == "aten::special_logsumexp_signed":
-
-        def signed(z):
-            magnitude, sign = logsumexp(z, return_sign=True)
-            return magnitude + np.abs(sign)
-
-        return signed
     function = _function(op)
     arguments = [argument.name for argument in OPS[op].schema.arguments]
     if arguments in (["self"], ["self", "loc", "scale"]):
@@ -135,8 +129,21 @@ def log_probabilities(z):
     return np.sum(np.abs(sp.log_softmax(z * z)) ** 2)
 
 
-FIRST_ORDER = [log_partition, error_functions, gamma_and_entropy, bessel, log_probabilities]
-SECOND_ORDER = [error_functions, bessel, log_probabilities]
+def magnitude_and_phase(z):
+    # the log of |sum(w exp(z))| and the phase of the sum: both move with z
+    log_magnitude, phase = logsumexp(z, b=np.array([1.0, -0.5, 2.0]), return_sign=True)
+    return log_magnitude**2 + np.real(phase) + 3.0 * np.imag(phase) ** 3
+
+
+FIRST_ORDER = [
+    log_partition,
+    error_functions,
+    gamma_and_entropy,
+    bessel,
+    log_probabilities,
+    magnitude_and_phase,
+]
+SECOND_ORDER = [error_functions, bessel, log_probabilities, magnitude_and_phase]
 
 
 def _arguments(fn: Callable[..., Any]) -> tuple[Any, ...]:

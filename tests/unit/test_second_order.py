@@ -1,7 +1,7 @@
-"""Every operator's derivative formula differentiated once more, on the operands of its samples
-as `tests/formula_samples.py` and `tests/scipy_samples.py` write them (real, or complex where a
-sample is): the vjp of the operator's gradient graph against central differences of that
-gradient, one node at a time.
+"""Every operator's derivative formula differentiated once more, on the operands of the samples
+`tests/unit/test_formulas.py` gathers (real, or complex where a sample is written so): the vjp
+of the operator's gradient graph against central differences of that gradient, one node at a
+time.
 
 `tests/unit/test_complex_operators.py` makes the same check with the operands made complex; this
 one is the second order of the real operators, and the column "Orders tested" of
@@ -18,14 +18,13 @@ import pytest
 from ir.ops.scipy_special import SCIPY_OPS
 from ir.ops.scipy_stats import STATS_OPS
 from tests.formula_samples import Operands, Sample
-from tests.unit.test_complex_gradients import SAMPLES
 from tests.unit.test_complex_operators import (
     RTOL,
     SECOND_ORDER_LEFT_OUT,
     FirstOrder,
     _numeric_second,
 )
-from tests.unit.test_formulas import _cotangent, _wide, operand_at
+from tests.unit.test_formulas import SAMPLES, _cotangent, _wide, operand_at
 
 _LIST_RESULT = "its result is a list, which the loss of this check does not multiply"
 LEFT_OUT: dict[str, str] = {
