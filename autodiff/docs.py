@@ -2,6 +2,15 @@
 
 ``python -m autodiff.docs`` (or ``autodiff docs``) rewrites it; ``--check`` only reports whether
 the checked-in page is current, as `tests/unit/test_docs.py` does in CI.
+
+The column "Orders tested" says at which orders the tests check each derivative. That is a fact
+about the test suite, which the installed package must not import: `tests/order_coverage.py`
+derives it from the parametrisations the tests run and writes it as plain text,
+``tests/orders_tested.txt`` (one line per operator: its name, then the kinds of `ORDER_KINDS`
+checked), and this generator only reads that text (``--orders`` names another file).
+`tests/unit/test_docs.py` recomputes the table and fails when the checked-in one is stale, so
+new operators and samples are picked up by ``python -m tests.order_coverage``, which rewrites
+the table and then this page (Note [Orders tested] in `tests.order_coverage`).
 """
 
 from __future__ import annotations
@@ -19,7 +28,14 @@ from ir.ops import OPS, Derivative
 
 ROOT = Path(__file__).resolve().parents[1]
 PAGE = ROOT / "docs" / "operators.md"
+ORDERS = ROOT / "tests" / "orders_tested.txt"
 COMMAND = "python -m autodiff.docs"
+ORDERS_COMMAND = "python -m tests.order_coverage"
+
+ORDER_KINDS = ("1", "2", "c1", "c2", "c-refused")
+"""What a line of the orders table may list: first and second derivatives checked for real
+operands, for complex ones (along their real and imaginary parts), and complex operands checked
+to be refused."""
 
 # Syntax the emitter lowers itself rather than through the records' spellings.
 _SUBSCRIPTS = {
@@ -64,9 +80,15 @@ formulas (`autodiff/formulas/`); do not edit it by hand. CI checks that it is cu
   it (tuples, lists, control flow, autograd bookkeeping, in-place writes). Operators named
   `aten::_…` are helpers that derivative formulas call; `prim::` operators are Python scalars
   and program structure.
+- **Orders tested**: the orders at which the tests check the derivative against central
+  differences, derived from the tables the tests run (`tests/orders_tested.txt`, written by
+  `{ORDERS_COMMAND}`): `1` and `2` for real operands, `complex 1, 2` along the real and
+  imaginary parts of complex ones, `complex refused` where a test checks that complex operands
+  are refused with an error. **untested: …** names the orders of an operator with a formula
+  that no test checks: gaps. — for an operator without a formula.
 
-| Operator | Record | Spellings | Syntax | Schema | Derivative |
-|---|---|---|---|---|---|
+| Operator | Record | Spellings | Syntax | Schema | Derivative | Orders tested |
+|---|---|---|---|---|---|---|
 """
 
 
@@ -159,17 +181,72 @@ def _code_list(texts: list[str]) -> str:
     return ", ".join(f"`{_cell(text)}`" for text in texts) or "—"
 
 
-def render() -> str:
+def read_orders(path: Path = ORDERS) -> dict[str, set[str]]:
+    """operator -> the kinds of `ORDER_KINDS` the tests check, from the orders table."""
+    if not path.exists():
+        raise SystemExit(f"{path} is missing: run `{ORDERS_COMMAND}` in a checkout")
+    orders: dict[str, set[str]] = {}
+    for line in path.read_text().splitlines():
+        if line.strip() and not line.startswith("#"):
+            op, *kinds = line.split()
+            unknown = set(kinds) - set(ORDER_KINDS)
+            if unknown:
+                raise SystemExit(f"{path}: {op}: unknown kinds {sorted(unknown)}")
+            orders[op] = set(kinds)
+    return orders
+
+
+_ORDER_LABELS = {"1": "1", "2": "2", "c1": "complex 1", "c2": "complex 2"}
+
+
+def missing_orders(name: str, checked: set[str]) -> list[str]:
+    """The orders of an operator with a formula that no test checks (complex ones unless a
+    test checks that complex operands are refused)."""
+    if OPS[name].derivative is not Derivative.FORMULA:
+        return []
+    expected = ["1", "2"] if "c-refused" in checked else ["1", "2", "c1", "c2"]
+    return [kind for kind in expected if kind not in checked]
+
+
+def orders_cell(name: str, checked: set[str]) -> str:
+    """What the tests check of an operator's derivative, and the gaps of one with a formula:
+    ``1, 2; complex 1, 2``, ``1, 2; complex refused``, ``1; **untested: 2, complex 2**``."""
+    if OPS[name].derivative is not Derivative.FORMULA:
+        return "—"
+    parts = []
+    real = [kind for kind in ("1", "2") if kind in checked]
+    if real:
+        parts.append(", ".join(real))
+    complex_orders = [kind[1] for kind in ("c1", "c2") if kind in checked]
+    if complex_orders:
+        parts.append("complex " + ", ".join(complex_orders))
+    if "c-refused" in checked:
+        parts.append("complex refused")
+    missing = missing_orders(name, checked)
+    if missing:
+        parts.append(f"**untested: {', '.join(_ORDER_LABELS[kind] for kind in missing)}**")
+    return "; ".join(parts)
+
+
+def untested(orders: dict[str, set[str]]) -> dict[str, list[str]]:
+    """operator with a formula -> the orders of `ORDER_KINDS` no test checks: the gaps."""
+    gaps = {name: missing_orders(name, orders.get(name, set())) for name in sorted(OPS)}
+    return {name: missing for name, missing in gaps.items() if missing}
+
+
+def render(orders_path: Path = ORDERS) -> str:
     """The whole page: one row per operator, sorted by name."""
     formulas = all_formulas()
     lowered = syntax()
+    orders = read_orders(orders_path)
     rows = []
     for name in sorted(OPS):
         spelled = _code_list([spelling.name for spelling in OPS[name].spellings])
         written = _code_list(lowered.get(name, []))
         schema = f"`{_cell(str(OPS[name].schema))}`"
         derivative = _derivative(name, formulas)
-        cells = [f"`{name}`", _record(name), spelled, written, schema, derivative]
+        tested = orders_cell(name, orders.get(name, set()))
+        cells = [f"`{name}`", _record(name), spelled, written, schema, derivative, tested]
         rows.append(f"| {' | '.join(cells)} |\n")
     return _HEADER + "".join(rows)
 
@@ -185,6 +262,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "-o", "--output", type=Path, default=PAGE, help=f"where to write (default {PAGE})"
     )
     parser.add_argument(
+        "--orders",
+        type=Path,
+        default=ORDERS,
+        help=f"the orders table to read (default {ORDERS}, written by `{ORDERS_COMMAND}`)",
+    )
+    parser.add_argument(
         "--check",
         action="store_true",
         help="write nothing; exit 1 when the page is not what would be generated",
@@ -192,7 +275,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    page = render()
+    page = render(args.orders)
     path: Path = args.output
     if args.check:
         current = path.read_text() if path.exists() else ""

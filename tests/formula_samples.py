@@ -30,6 +30,7 @@ class Sample:
     make: Callable[[Rng], Operands]  # the operands, in schema order
     wrt: tuple[int, ...] = (0,)  # positions of the operands to differentiate
     xfail: str = ""  # why the differentiation machinery fails this sample (strict xfail)
+    real: tuple[int, ...] = ()  # operands the complex checks keep real (an order of a function)
 
 
 def normal(rng: Rng, *shape: int) -> np.ndarray:

@@ -17,6 +17,8 @@ from typing import Any
 
 import numpy as np
 
+from ir.ops.scipy_special import COMPLEX_REFUSED
+from ir.ops.scipy_stats import STATS_OPS
 from tests.formula_samples import Draw, Rng, Sample, normal, positive
 from tests.formula_samples import _binary as binary
 from tests.formula_samples import _unary as unary
@@ -43,12 +45,18 @@ def _of_order(order: Callable[[Rng], object], draw: Draw) -> list[Sample]:
     """A scalar order, orders broadcast against the argument, and an argument broadcast
     against the orders (its gradient summed back)."""
     return [
-        Sample("scalar-order", lambda r: (order(r), draw(r, 3, 4)), (1,)),
-        Sample("orders", lambda r: (np.array([order(r), order(r), order(r)]), draw(r, 2, 3)), (1,)),
+        Sample("scalar-order", lambda r: (order(r), draw(r, 3, 4)), (1,), real=(0,)),
+        Sample(
+            "orders",
+            lambda r: (np.array([order(r), order(r), order(r)]), draw(r, 2, 3)),
+            (1,),
+            real=(0,),
+        ),
         Sample(
             "broadcast-argument",
             lambda r: (np.array([[order(r)], [order(r)]]), draw(r, 3)),
             (1,),
+            real=(0,),
         ),
     ]
 
@@ -410,3 +418,12 @@ SCIPY_FLOAT32_OPS = tuple(
 to their operands' dtypes; so are ``scipy.linalg.det``'s). SciPy's ``dirichlet`` refuses most
 float32 points: they miss the simplex by more than its tolerance, 1e-9
 (`tests/unit/test_scipy_stats_more.py` checks float32 concentrations)."""
+
+SCIPY_REAL_ONLY: dict[str, str] = {
+    **COMPLEX_REFUSED,
+    "aten::special_digamma": "its gradient: SciPy's digamma takes complex values, but its"
+    " derivative, polygamma, does not",
+    **dict.fromkeys(STATS_OPS, "a distribution of a real variable takes real values"),
+}
+"""The SciPy operators whose complex operands are refused (Note [Complex SciPy operands] in
+`ir.ops.scipy_special`); the others are checked complex with the NumPy operators."""

@@ -302,10 +302,13 @@ def sinc(self):
     out = np.sinc(self)
 
     def backward(dout):
-        # (cos(pi x) - sinc(x)) / x, whose limit at x = 0 is 0.
+        # (cos(pi x) - sinc(x)) / x, whose limit at x = 0 is 0; written there as its Taylor
+        # term -(pi**2 / 3) x (pi**2 / 3 = 3.289868133696453), which is 0 too and gives the
+        # second derivative its value at 0.
         at_zero = self == 0.0
         safe = np.where(at_zero, 1.0, self)
-        return np.where(at_zero, 0.0, dout * (np.cos(np.pi * self) - out) / safe)
+        near_zero = dout * (-3.289868133696453 * self)
+        return np.where(at_zero, near_zero, dout * (np.cos(np.pi * self) - out) / safe)
 
     return out, backward
 

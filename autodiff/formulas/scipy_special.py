@@ -9,6 +9,7 @@ sqrt(pi) / 2 = 0.88622692545275801, sqrt(2 pi) = 2.5066282746310002. Operators o
 import numpy as np
 
 from ir.ops import scipy_special as sp
+from ir.ops.fourier import grad_like, is_complex
 from ir.ops.gradients.common import dtype_of
 from ir.ops.gradients.reductions import unreduce
 from ir.ops.shape_ops import size_if_not_equal, sum_to_size
@@ -194,7 +195,8 @@ def special_y1(self):
 
 
 # SciPy's betaln, beta, xlogy and xlog1py compute a float32 array and a Python float in
-# float64 (NumPy's ufuncs keep float32): each gradient is cast to its operand's dtype.
+# float64 (NumPy's ufuncs keep float32): each gradient is cast to its operand's dtype (by
+# grad_like for xlogy and xlog1py, which take complex values: a real operand's is real).
 
 
 def special_betaln(self, other):
@@ -232,12 +234,12 @@ def special_xlogy(self, other):
     out = sp.special_xlogy(self, other)
     self_size = size_if_not_equal(self, out)
     other_size = size_if_not_equal(other, out)
-    self_dtype, other_dtype = dtype_of(self), dtype_of(other)
 
     def backward(dout):
         grad_self = sum_to_size(dout * np.log(other), self_size)
         grad_other = sum_to_size(dout * self / other, other_size)
-        return grad_self.astype(self_dtype), grad_other.astype(other_dtype)
+        # in each operand's dtype, real for a real one (SciPy computes float32 in float64)
+        return grad_like(grad_self, self), grad_like(grad_other, other)
 
     return out, backward
 
@@ -246,12 +248,12 @@ def special_xlog1py(self, other):
     out = sp.special_xlog1py(self, other)
     self_size = size_if_not_equal(self, out)
     other_size = size_if_not_equal(other, out)
-    self_dtype, other_dtype = dtype_of(self), dtype_of(other)
 
     def backward(dout):
         grad_self = sum_to_size(dout * np.log1p(other), self_size)
         grad_other = sum_to_size(dout * self / (other + 1.0), other_size)
-        return grad_self.astype(self_dtype), grad_other.astype(other_dtype)
+        # in each operand's dtype, real for a real one (SciPy computes float32 in float64)
+        return grad_like(grad_self, self), grad_like(grad_other, other)
 
     return out, backward
 
@@ -336,9 +338,12 @@ def special_ive(order, self):
     self_size = size_if_not_equal(self, out)
 
     def backward(dout):
-        # ive(v, x) = iv(v, x) exp(-|x|)
+        # ive(v, z) = iv(v, z) exp(-|Re z|): iv's holomorphic derivative, scaled, and the
+        # derivative of exp(-|x|) in the real part x alone, which takes the real part of
+        # dout * out (Note [Complex gradients]); the same for a real x.
         below, above = sp.special_ive(order - 1, self), sp.special_ive(order + 1, self)
-        grad = dout * (0.5 * (below + above) - np.sign(self) * out).astype(dtype)
+        scaled = dout * (0.5 * (below + above)).astype(dtype)
+        grad = scaled - np.sign(np.real(self)) * np.real(dout * out)
         return None, sum_to_size(grad, self_size)
 
     return out, backward
@@ -385,10 +390,20 @@ def special_logsumexp_signed(self, axis, b, keepdims):
     self_size = size_if_not_equal(self, broadcast)
     b_size = size_if_not_equal(b, broadcast)
 
+    complex_sum = is_complex(sign)
+
     def backward(dout):
-        # log |sum| has the derivative of log sum times the sign; the sign's is 0
+        # The sum S = |S| sign moves by dS; with u = dS / S, log |S| moves by Re(u) and the
+        # sign by sign * 1j * Im(u): the loss by Re(k u) for k = Re(dout[0]) + 1j Im(dout[1]
+        # sign), so S's gradient is k / S = k conj(sign) / |S|. A real sign (+1 or -1) does not
+        # move: k / S is dout[0] sign / |S|.
+        if complex_sum:
+            moved = np.real(dout[0]) + 1j * np.imag(dout[1] * sign)
+            scale = moved * np.conj(sign)
+        else:
+            scale = dout[0] * sign
         spread = unreduce(magnitude, shape, axis, keepdims)
-        spread_dout = unreduce(dout[0] * sign, shape, axis, keepdims)
+        spread_dout = unreduce(scale, shape, axis, keepdims)
         weights = spread_dout * np.exp(self - spread)
         grad_self = sum_to_size(weights * b, self_size)
         return grad_self, None, sum_to_size(weights, b_size), None

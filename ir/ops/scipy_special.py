@@ -22,8 +22,9 @@ from typing import Any
 
 import numpy as np
 
+from ir.errors import ShapeError
 from ir.ops.promotion import probe_dtype
-from ir.ops.registry import NOT_CONSTANT, Derivative, register_op
+from ir.ops.registry import NOT_CONSTANT, Derivative, ShapeRule, register_op
 from ir.ops.shape_rules import (
     as_array_like,
     broadcast_shapes,
@@ -206,6 +207,54 @@ def _axis(axis: Any) -> Any:
     return tuple(axis) if isinstance(axis, list) else axis
 
 
+# ---- complex operands ---------------------------------------------------------------------------
+
+# Note [Complex SciPy operands]
+# SciPy computes erf, erfc, ndtr, log_ndtr, gamma, digamma, xlogy, xlog1py, jv, yv, iv, ive,
+# logsumexp (with its sign too), softmax and log_softmax of complex values. Where the function
+# is holomorphic the real formula is the complex one (Note [Complex gradients] in
+# `autodiff.formulas`); ive, iv(v, z) exp(-|Re z|), is not, and neither are the magnitude and
+# the sign logsumexp returns: their formulas say so. The operators below are refused for
+# complex operands by their shape rule, with a located error: those SciPy computes for real
+# arguments only, polygamma (so digamma's gradient and gamma's second derivative of a complex
+# value are refused too: SciPy has no complex polygamma).
+_REAL_ONLY = "SciPy computes it for real arguments only"
+COMPLEX_REFUSED: dict[str, str] = {
+    **{
+        f"aten::special_{name}": _REAL_ONLY
+        for name in (
+            *("expit", "logit", "gammaln", "erfinv", "erfcinv", "ndtri", "entr", "rel_entr"),
+            *("i0", "i1", "i0e", "i1e", "j0", "j1", "y0", "y1", "yn"),
+            *("betaln", "beta", "multigammaln"),
+        )
+    },
+    "aten::special_polygamma": (
+        f"{_REAL_ONLY} (and it is digamma's derivative: the gradient of digamma and the second "
+        "derivative of gamma are refused for complex values too)"
+    ),
+}
+"""operator -> why complex operands are refused (Note [Complex SciPy operands])."""
+
+
+REAL_VARIABLE = "a distribution of a real variable takes real values"
+
+
+def refusing_complex(op: str, name: str, rule: ShapeRule, why: str | None = None) -> ShapeRule:
+    """``rule``, refusing complex operands with the reason ``COMPLEX_REFUSED`` (or ``why``)
+    gives for ``op``, spelled ``name`` in the message; ``rule`` itself where there is none."""
+    reason = why or COMPLEX_REFUSED.get(op)
+    if reason is None:
+        return rule
+
+    def refuse(types: Sequence[Type], consts: Sequence[Any]) -> Sequence[Type]:
+        for ty in types:
+            if isinstance(ty, TensorType) and ty.dtype and np.dtype(ty.dtype).kind == "c":
+                raise ShapeError(f"{name} of a complex value is not supported: {reason}")
+        return rule(types, consts)
+
+    return refuse
+
+
 # ---- records ------------------------------------------------------------------------------------
 
 _UNARY = f"x:self / {UFUNC_KEYWORDS}"
@@ -267,10 +316,14 @@ def _probe_kernel(kernel: Callable[..., Any]) -> Callable[..., Any]:
     return kernel
 
 
+def _rule(kernel: Callable[..., Any], names: tuple[str, ...], rule: ShapeRule) -> ShapeRule:
+    return refusing_complex(f"aten::{kernel.__name__}", f"scipy.special.{names[0]}", rule)
+
+
 for _kernel, _names in UNARY.items():
     register_op(
         f"aten::{_kernel.__name__}(Any self) -> Tensor",
-        shape=elementwise(_kernel),
+        shape=_rule(_kernel, _names, elementwise(_kernel)),
         derivative=Derivative.FORMULA,
         spellings=_spellings(_names, _UNARY),
     )(_kernel)
@@ -278,7 +331,7 @@ for _kernel, _names in UNARY.items():
 for _kernel, _names in BINARY.items():
     register_op(
         f"aten::{_kernel.__name__}(Any self, Any other) -> Tensor",
-        shape=elementwise(_kernel),
+        shape=_rule(_kernel, _names, elementwise(_kernel)),
         derivative=Derivative.FORMULA,
         spellings=_spellings(_names, _BINARY),
     )(_kernel)
@@ -286,7 +339,7 @@ for _kernel, _names in BINARY.items():
 for _kernel, (_names, _params) in OF_ORDER.items():
     register_op(
         f"aten::{_kernel.__name__}(Any order, Any self) -> Tensor",
-        shape=elementwise(_probe_kernel(_kernel)),
+        shape=_rule(_kernel, _names, elementwise(_probe_kernel(_kernel))),
         derivative=Derivative.FORMULA,
         spellings=_spellings(_names, _params),
     )(_kernel)
@@ -302,7 +355,7 @@ def _multigammaln_rule(types: Sequence[Type], consts: Sequence[Any]) -> Sequence
 
 register_op(
     "aten::special_multigammaln(Any self, int d) -> Tensor",
-    shape=_multigammaln_rule,
+    shape=_rule(special_multigammaln, ("multigammaln",), _multigammaln_rule),
     derivative=Derivative.FORMULA,
     spellings={"scipy.special.multigammaln": "a:self d"},
 )(special_multigammaln)
@@ -337,8 +390,13 @@ def _reduced(x: TensorType, axis: Any, keepdims: Any) -> list[Type]:
 
 
 def _logsumexp_signed_rule(types: Sequence[Type], consts: Sequence[Any]) -> Sequence[Type]:
+    """The log of the sum's magnitude, real, and its sign (complex for a complex sum)."""
     (like,) = _logsumexp_rule(types, consts)
-    return [TupleType((like, like))]
+    assert isinstance(like, TensorType)
+    magnitude = like
+    if like.dtype is not None:
+        magnitude = TensorType(np.real(np.zeros((), like.dtype)).dtype.name, like.shape)
+    return [TupleType((magnitude, like))]
 
 
 # Note [Constant variants]: ``return_sign=True`` makes logsumexp return a pair, another
@@ -364,10 +422,17 @@ CONSTANT_VARIANTS: dict[str, tuple[str, str]] = {
 """operator -> (its last argument, the operator a call with that argument constant True is):
 Note [Constant variants]."""
 
+
+def _along_axis_rule(kernel: Callable[..., Any]) -> ShapeRule:
+    """softmax's and log_softmax's: the shape of ``x``, the dtype the kernel computes."""
+    probe = elementwise(lambda x: kernel(x, None))
+    return lambda types, consts: probe(types[:1], consts[:1])
+
+
 for _kernel, _name in ((special_softmax, "softmax"), (special_log_softmax, "log_softmax")):
     register_op(
         f"aten::{_kernel.__name__}(Any self, Any axis=None) -> Tensor",
-        shape=lambda types, consts: elementwise(special_expit)(types[:1], consts[:1]),
+        shape=_along_axis_rule(_kernel),
         derivative=Derivative.FORMULA,
         spellings={f"scipy.special.{_name}": "x:self axis"},
     )(_kernel)

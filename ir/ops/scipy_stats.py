@@ -17,6 +17,7 @@ import importlib
 from typing import Any
 
 from ir.ops.registry import Derivative, register_op
+from ir.ops.scipy_special import refusing_complex
 from ir.ops.scipy_stats_multivariate import MULTIVARIATE_OPS
 from ir.ops.scipy_stats_univariate import UNIVARIATE_OPS
 from ir.ops.shape_rules import elementwise
@@ -63,7 +64,12 @@ for _kernel in NORM:
     _method = _kernel.__name__.removeprefix("stats_norm_")
     register_op(
         f"aten::{_kernel.__name__}(Any self, Any loc=0.0, Any scale=1.0) -> Tensor",
-        shape=elementwise(_kernel),
+        shape=refusing_complex(
+            f"aten::{_kernel.__name__}",
+            f"scipy.stats.norm.{_method}",
+            elementwise(_kernel),
+            "a distribution of a real variable takes real values",
+        ),
         derivative=Derivative.FORMULA,
         spellings={f"scipy.stats.norm.{_method}": "x:self loc scale"},
     )(_kernel)

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from ir.ops.registry import Derivative, register_op
+from ir.ops.scipy_special import REAL_VARIABLE, refusing_complex
 from ir.ops.shape_rules import as_array_like, tensor
 from ir.types import TensorType, Type
 
@@ -195,7 +196,12 @@ for _method in ("logpdf", "pdf"):
     register_op(
         f"aten::stats_multivariate_normal_{_method}(Any self, Any mean=0.0, Any cov=1.0,"
         " bool allow_singular=False) -> Tensor",
-        shape=_mvn_rule,
+        shape=refusing_complex(
+            f"aten::stats_multivariate_normal_{_method}",
+            f"scipy.stats.multivariate_normal.{_method}",
+            _mvn_rule,
+            REAL_VARIABLE,
+        ),
         derivative=Derivative.FORMULA,
         may_raise=True,  # a covariance that is not positive definite
         spellings={f"scipy.stats.multivariate_normal.{_method}": _MVN_PARAMETERS},
@@ -205,7 +211,12 @@ for _method in ("cdf", "logcdf"):
     register_op(
         f"aten::stats_multivariate_normal_{_method}(Any self, Any mean=0.0, Any cov=1.0,"
         " bool allow_singular=False) -> Tensor",
-        shape=_mvn_rule,
+        shape=refusing_complex(
+            f"aten::stats_multivariate_normal_{_method}",
+            f"scipy.stats.multivariate_normal.{_method}",
+            _mvn_rule,
+            REAL_VARIABLE,
+        ),
         derivative=Derivative.REFUSED,
         pure=False,
         may_raise=True,
@@ -219,7 +230,12 @@ for _method in ("cdf", "logcdf"):
 for _method in ("logpdf", "pdf"):
     register_op(
         f"aten::stats_dirichlet_{_method}(Any self, Any alpha) -> Tensor",
-        shape=_dirichlet_rule,
+        shape=refusing_complex(
+            f"aten::stats_dirichlet_{_method}",
+            f"scipy.stats.dirichlet.{_method}",
+            _dirichlet_rule,
+            REAL_VARIABLE,
+        ),
         derivative=Derivative.FORMULA,
         may_raise=True,  # x off the simplex, alpha not positive
         spellings={f"scipy.stats.dirichlet.{_method}": "x:self alpha"},

@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ir.ops.registry import Derivative, register_op
+from ir.ops.scipy_special import REAL_VARIABLE, refusing_complex
 from ir.ops.shape_rules import elementwise
 
 
@@ -195,7 +196,12 @@ for _distribution, (_shapes, _special) in CONTINUOUS.items():
         register_op(
             f"aten::stats_{_distribution}_{_method}(Any self, {_schema_shapes},"
             " Any loc=0.0, Any scale=1.0) -> Tensor",
-            shape=elementwise(_kernel(_distribution, _method)),
+            shape=refusing_complex(
+                f"aten::stats_{_distribution}_{_method}",
+                f"scipy.stats.{_distribution}.{_method}",
+                elementwise(_kernel(_distribution, _method)),
+                REAL_VARIABLE,
+            ),
             derivative=Derivative.FORMULA,
             spellings={f"scipy.stats.{_distribution}.{_method}": f"x:self {_parameters} loc scale"},
             refused_operands=_refused,
@@ -210,7 +216,12 @@ _COUNT_REFUSAL = (
 for _method in POISSON_METHODS:
     register_op(
         f"aten::stats_poisson_{_method}(Any self, Any mu, Any loc=0.0) -> Tensor",
-        shape=elementwise(_kernel("poisson", _method)),
+        shape=refusing_complex(
+            f"aten::stats_poisson_{_method}",
+            f"scipy.stats.poisson.{_method}",
+            elementwise(_kernel("poisson", _method)),
+            REAL_VARIABLE,
+        ),
         derivative=Derivative.FORMULA,
         spellings={f"scipy.stats.poisson.{_method}": "k:self mu loc"},
         refused_operands={

@@ -25,11 +25,9 @@ import pytest
 import autodiff as ad
 from autodiff.derivatives import all_formulas
 from ir.ops.scipy_linalg import LINALG_OPS
-from ir.ops.scipy_special import SCIPY_OPS
-from ir.ops.scipy_stats import STATS_OPS
 from ir.ops.scipy_stats_multivariate import HELPER_OPS as STATS_HELPER_OPS
 from tests.formula_samples import SAMPLES, Operands, Sample
-from tests.scipy_samples import SCIPY_SAMPLES
+from tests.scipy_samples import SCIPY_REAL_ONLY, SCIPY_SAMPLES
 from tests.unit.test_formulas import RTOL, check_gradients
 
 SAMPLES = {**SAMPLES, **SCIPY_SAMPLES}
@@ -133,10 +131,9 @@ REAL_ONLY: dict[str, str] = {
     "aten::fft_rfft2": "NumPy's rfft2 discards an imaginary part (rfft2 of a complex array warns)",
     "aten::fft_irfftn": "sampled with complex operands in tests/formula_samples.py",
     "aten::fft_irfft2": "sampled with complex operands in tests/formula_samples.py",
-    # SciPy's special functions are differentiated for real arguments (many have no complex
-    # loop: gammaln, erfinv, the order-n Bessel functions of integer order).
-    **dict.fromkeys(SCIPY_OPS, "scipy.special: real arguments only"),
-    **dict.fromkeys(STATS_OPS & set(all_formulas()), "scipy.stats: real arguments only"),
+    # The SciPy operators whose complex operands are refused, and why: checked to be refused
+    # with a located error in tests/unit/test_scipy_complex.py.
+    **SCIPY_REAL_ONLY,
     **dict.fromkeys(STATS_HELPER_OPS, "scipy.stats: real arguments only (formula helpers)"),
     # Note [Real scipy.linalg]: refused for complex matrices when shapes are propagated.
     **dict.fromkeys(LINALG_OPS & set(all_formulas()), "scipy.linalg: real matrices only"),
@@ -165,7 +162,7 @@ def _complex_operands(sample: Sample, first_only: bool) -> Operands:
     # Every floating operand, or (first_only) the first one differentiated and the ones that
     # are not differentiated (a write's target: NumPy writes no complex value into a real
     # array).
-    kept_real = sample.wrt[1:] if first_only else ()
+    kept_real = (*sample.real, *sample.wrt[1:]) if first_only else sample.real
     return tuple(
         operand if position in kept_real else _complexified(operand, rng)
         for position, operand in enumerate(operands)
@@ -216,11 +213,15 @@ def _hermitian_positive_definite(rng: np.random.Generator, *shape: int) -> np.nd
     return b @ np.conj(np.swapaxes(b, -1, -2)) + np.eye(shape[-1])
 
 
-@pytest.mark.parametrize("shape", [(3, 3), (2, 3, 3)])
-def test_cholesky_of_a_hermitian_matrix(shape: tuple[int, ...]) -> None:
+# Operators whose complex operands must be Hermitian positive definite: (operator, shape).
+HERMITIAN_CHECKS = [("aten::linalg_cholesky", (3, 3)), ("aten::linalg_cholesky", (2, 3, 3))]
+
+
+@pytest.mark.parametrize(("op", "shape"), HERMITIAN_CHECKS)
+def test_cholesky_of_a_hermitian_matrix(op: str, shape: tuple[int, ...]) -> None:
     # NumPy reads the lower triangle (the real part of the diagonal): the other entries get 0.
     operands = (_hermitian_positive_definite(np.random.default_rng(0), *shape),)
-    check_gradients("aten::linalg_cholesky", operands, (0,), RTOL)
+    check_gradients(op, operands, (0,), RTOL)
 
 
 # ---- functions as users write them -----------------------------------------------------------

@@ -32,7 +32,8 @@ from autodiff.pipeline import differentiate_typed
 from autodiff.runtime import CompiledGradient
 from ir.ops import OPS
 from ir.ops.scipy_signal import SIGNAL_OPS
-from ir.ops.scipy_special import scipy_installed
+from ir.ops.scipy_special import SCIPY_OPS, scipy_installed
+from ir.ops.scipy_stats import STATS_OPS
 from ir.types import BOOL, NONE, ListType, TensorType
 from tests.formula_samples import Operands, Sample
 from tests.unit.test_complex_gradients import (
@@ -151,6 +152,8 @@ class FirstOrder:
     as a graph (`gradient_graph`) and differentiated once more."""
 
     def __init__(self, op: str, operands: Operands, wrt: tuple[int, ...]) -> None:
+        if op in SCIPY_OPS or op in STATS_OPS:
+            pytest.importorskip("scipy")
         kernel = OPS[op].kernel
         assert kernel is not None
         rng = np.random.default_rng(1)
@@ -184,10 +187,16 @@ SECOND_ORDER_LEFT_OUT: dict[str, str] = {
     "prim::ListAppend": _LIST_RESULT,
     "prim::TapePush": _LIST_RESULT,
 }
+# Refused at second order for complex operands, with a located error: SciPy has no complex
+# polygamma, the derivative of digamma (tests/unit/test_scipy_complex.py checks the error).
+COMPLEX_SECOND_ORDER_REFUSED: dict[str, str] = {
+    "aten::special_gamma": "its derivative calls digamma, whose own SciPy refuses for complex",
+}
 
 
 def _second_order_params() -> list[Any]:
-    ops = [op for op in COMPLEX_CAPABLE if op not in SECOND_ORDER_LEFT_OUT]
+    left_out = {**SECOND_ORDER_LEFT_OUT, **COMPLEX_SECOND_ORDER_REFUSED}
+    ops = [op for op in COMPLEX_CAPABLE if op not in left_out]
     return _samples(ops) + _samples(ORDERED, ordered=True)
 
 
