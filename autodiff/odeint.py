@@ -1,0 +1,233 @@
+"""``scipy.integrate.odeint`` called from compiled code, differentiable with respect to the
+initial state, the time points and ``args`` by the adjoint method: `ad.custom_vjp` put to use.
+
+Note [Odeint adjoint]
+A scripted ``odeint(func, y0, t, args=(theta,))`` (SciPy's function under any name, Note
+[Opaque calls] in `frontend.opaque_calls`) is one ``prim::CustomVjp`` node whose function is
+a custom_vjp made once per dynamics ``func`` (a Python function: module level, or a closure a
+factory made). Its forward is SciPy's ``odeint`` itself, calling ``func`` as Python, so results
+are SciPy's to the bit. Its ``bwd`` is the adjoint method (Pontryagin; Chen et al. 2018, as
+HIPS autograd's ``odeint`` does it). With ``y' = f(y, s, theta)``, outputs ``y_i = y(t_i)``
+and their cotangents ``g_i``, the adjoint ``a(s)`` (the gradient of the loss w.r.t. ``y(s)``)
+obeys ``a' = -a df/dy`` between time points and jumps by ``g_i`` at ``t_i``; the gradient
+w.r.t. ``theta`` is the integral of ``a df/dtheta``. So from ``t_N`` back to ``t_0``, between
+consecutive time points, one SciPy ``odeint`` integrates the augmented state ``(y, a,
+theta_bar)`` backwards: ``y' = f``, ``a' = -a df/dy``, ``theta_bar' = -a df/dtheta``, starting
+from ``y_i`` as the forward found it (``y`` is integrated back rather than stored, as autograd
+does: fine for the non-stiff dynamics the method is meant for). The products ``a df/dy`` and
+``a df/dtheta`` are one vector-Jacobian product of ``func`` compiled by the project (`ad.vjp`
+of ``func``, cached by signature), never finite differences. The time points' gradients need
+no integral: moving ``t_i`` (i > 0) moves the output along the trajectory, ``dL/dt_i = g_i .
+f(y_i, t_i)``; moving ``t_0`` shifts the whole solution, ``dL/dt_0 = -(a(t_0) - g_0) . f(y_0,
+t_0)`` (the ``(a f)' = a df/dt`` identity turns autograd's integral into this). The backward
+solve uses the forward's ``rtol``, ``atol`` (its smallest entry when an array), ``mxstep``,
+``hmax`` and ``hmin``, so the gradient's error is of the order of the solver's tolerance:
+pass tight ones when the gradient matters.
+
+The ``bwd`` is opaque, so a second derivative is refused where ``odeint`` is called (it would
+need the adjoint of the adjoint). ``y0`` is 1-D (SciPy's rule; a number is one state), ``t``
+1-D, ``args`` a tuple of arrays and floats (pytrees of them too).
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from collections.abc import Callable, Sequence
+from types import FunctionType
+from typing import Any
+
+import numpy as np
+
+from autodiff.cotangents import vjp
+from autodiff.custom_vjp import CustomVjpFunction, _CustomVjpEntry
+from autodiff.opaque import function_label, register, structure_key
+from autodiff.pytrees import ravel
+from frontend.errors import ScriptError
+from frontend.opaque_calls import STAND_INS
+from ir.errors import ShapeError
+from ir.source import SourceRange
+from ir.types import TENSOR, TensorType, Type
+
+SECOND_ORDER = (
+    "odeint's gradient is the adjoint method, an opaque computation with no derivative of "
+    "its own: a second derivative through scipy.integrate.odeint is not supported"
+)
+
+
+def _signature(
+    func: Callable[..., Any],
+    y0: Any,
+    t: Any,
+    args: tuple[Any, ...] = (),
+    *,
+    rtol: Any = None,
+    atol: Any = None,
+    h0: float = 0.0,
+    hmax: float = 0.0,
+    hmin: float = 0.0,
+    mxstep: int = 0,
+    tfirst: bool = False,
+) -> None:
+    """The parameters of SciPy's ``odeint`` a compiled call may pass (the others, such as
+    ``Dfun`` and ``full_output``, are refused where they are written)."""
+
+
+_OPTIONS = ("rtol", "atol", "h0", "hmax", "hmin", "mxstep", "tfirst")
+
+
+class _Odeint:
+    """What compiled code calls for ``scipy.integrate.odeint`` (Note [Odeint adjoint])."""
+
+    __name__ = "odeint"
+    __autodiff_static__ = 1
+    __autodiff_signature__ = inspect.signature(_signature)
+
+    def __init__(self) -> None:
+        self._solvers: dict[Callable[..., Any], _OdeintSolver] = {}
+
+    def __autodiff_opaque__(
+        self, static: Sequence[Any], types: Sequence[Type], where: SourceRange
+    ) -> tuple[str, str, Type]:
+        (func,) = static
+        if not isinstance(func, FunctionType):
+            raise ScriptError(
+                "odeint's func must be a Python function defined outside the compiled one (at "
+                "module level, or a closure a factory made), not "
+                f"{type(func).__name__}: the adjoint compiles it on its own",
+                where,
+                doc="opaque-calls",
+            )
+        solver = self._solvers.get(func)
+        if solver is None:
+            solver = self._solvers[func] = _OdeintSolver(func)
+        return solver.__autodiff_opaque__((), types, where)
+
+
+class _OdeintSolver(CustomVjpFunction):
+    """``odeint`` with one dynamics ``func``: a custom_vjp of ``(y0, t, args, *options)``."""
+
+    second_order_refusal = SECOND_ORDER
+
+    def __init__(self, func: Callable[..., Any]) -> None:
+        self.func = func
+
+        def odeint(y0: Any, t: Any, args: Any, *options: Any) -> Any:
+            return _solve(func, y0, t, args, options)
+
+        odeint.__qualname__ = f"odeint[{function_label(func)}]"
+        super().__init__(odeint)
+        self.defvjp(self._fwd, self._bwd)
+
+    def __autodiff_opaque__(
+        self, static: Sequence[Any], types: Sequence[Type], where: SourceRange
+    ) -> tuple[str, str, Type]:
+        structure = structure_key(types)
+        key = self._keys.get(structure)
+        if key is None:
+            entry = _OdeintEntry(self, types)
+            key = self._keys[structure] = register(f"odeint[{function_label(self.func)}]", entry)
+        return "prim::CustomVjp", key, TENSOR
+
+    def _fwd(self, y0: Any, t: Any, args: Any, *options: Any) -> tuple[Any, Any]:
+        ys = _solve(self.func, y0, t, args, options)
+        return ys, (ys, np.shape(y0), np.asarray(t, dtype=np.float64), args, options)
+
+    def _bwd(self, residuals: Any, g: Any) -> tuple[Any, ...]:
+        ys, y0_shape, t, args, options = residuals
+        dy0, dt, dargs = adjoint(
+            self.func, ys, t, args, dict(zip(_OPTIONS, options, strict=True)), g
+        )
+        return (dy0.reshape(y0_shape), dt, dargs, *(None for _ in options))
+
+
+class _OdeintEntry(_CustomVjpEntry):
+    def result_types(self, arg_types: Sequence[Type]) -> list[Type]:
+        """``(len(t), len(y0))`` float64, as SciPy's result; y0 and t 1-D."""
+        y0, t = arg_types[0], arg_types[1]
+        if not all(isinstance(ty, TensorType) and ty.shape is not None for ty in (y0, t)):
+            return [TENSOR]
+        assert isinstance(y0, TensorType)
+        assert isinstance(t, TensorType)
+        assert y0.shape is not None
+        assert t.shape is not None
+        if len(y0.shape) > 1 or len(t.shape) != 1:
+            raise ShapeError(
+                f"odeint takes a 1-D y0 and a 1-D t, given shapes {y0.shape} and {t.shape}"
+            )
+        states = y0.shape[0] if y0.shape else 1
+        return [TensorType("float64", (t.shape[0], states))]
+
+
+def _scipy_odeint() -> Callable[..., Any]:
+    odeint: Callable[..., Any] = importlib.import_module("scipy.integrate").odeint
+    return odeint
+
+
+def _solve(func: Callable[..., Any], y0: Any, t: Any, args: Any, options: Sequence[Any]) -> Any:
+    return _scipy_odeint()(
+        func, y0, t, args=tuple(args), **dict(zip(_OPTIONS, options, strict=True))
+    )
+
+
+def adjoint(
+    func: Callable[..., Any],
+    ys: np.ndarray,
+    t: np.ndarray,
+    args: Sequence[Any],
+    options: dict[str, Any],
+    g: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, tuple[Any, ...]]:
+    """The gradients of ``odeint(func, y0, t, args)`` (whose result is ``ys``) for the result's
+    cotangent ``g``, w.r.t. y0, t and args (Note [Odeint adjoint])."""
+    odeint = _scipy_odeint()
+    args = tuple(args)
+    tfirst = bool(options["tfirst"])
+    count, states = ys.shape
+    theta, unflatten = ravel(args)
+    theta = np.asarray(theta, dtype=np.float64)
+
+    def dynamics(y: np.ndarray, s: float) -> np.ndarray:
+        return np.asarray(func(s, y, *args) if tfirst else func(y, s, *args), dtype=np.float64)
+
+    def products(y: np.ndarray, s: float, a: np.ndarray) -> tuple[Any, np.ndarray, np.ndarray]:
+        """f(y, s), a df/dy and a df/dtheta, by one compiled vector-Jacobian product."""
+        if tfirst:
+            dy, pullback = vjp(func, s, y, *args)
+            _, a_fy, *a_fargs = pullback(a)
+        else:
+            dy, pullback = vjp(func, y, s, *args)
+            a_fy, _, *a_fargs = pullback(a)
+        zeroed = [
+            np.zeros_like(arg) if ct is None else ct for ct, arg in zip(a_fargs, args, strict=True)
+        ]
+        return dy, a_fy, np.asarray(ravel(tuple(zeroed))[0], dtype=np.float64)
+
+    def augmented(state: np.ndarray, s: float) -> np.ndarray:
+        y, a = state[:states], state[states : 2 * states]
+        dy, a_fy, a_ftheta = products(y, s, a)
+        return np.concatenate([np.ravel(dy), -np.ravel(a_fy), -a_ftheta])
+
+    backward = {
+        "rtol": options["rtol"],
+        "atol": None if options["atol"] is None else float(np.min(options["atol"])),
+        "mxstep": options["mxstep"],
+        "hmax": options["hmax"],
+        "hmin": options["hmin"],
+    }
+    g = np.asarray(g, dtype=np.float64).reshape(count, states)
+    a = g[-1].copy()
+    theta_bar = np.zeros_like(theta)
+    dt = np.zeros(count)
+    for i in range(count - 1, 0, -1):
+        dt[i] = g[i] @ dynamics(ys[i], t[i])
+        start = np.concatenate([ys[i], a, theta_bar])
+        end = odeint(augmented, start, np.array([t[i], t[i - 1]]), **backward)[1]
+        a = end[states : 2 * states] + g[i - 1]
+        theta_bar = end[2 * states :]
+    dt[0] = -(a - g[0]) @ dynamics(ys[0], t[0]) if count > 1 else 0.0
+    return a, dt, tuple(unflatten(theta_bar))
+
+
+ODEINT = _Odeint()
+STAND_INS["scipy.integrate.odeint"] = ODEINT
