@@ -229,5 +229,19 @@ def adjoint(
     return a, dt, tuple(unflatten(theta_bar))
 
 
+class _Refused:
+    """A SciPy integrator compiled code refuses, saying why."""
+
+    def __init__(self, refusal: str) -> None:
+        self.__autodiff_refusal__ = refusal
+        self.__autodiff_opaque__ = None
+
+
 ODEINT = _Odeint()
 STAND_INS["scipy.integrate.odeint"] = ODEINT
+STAND_INS["scipy.integrate.solve_ivp"] = _Refused(
+    "scipy.integrate.solve_ivp is not differentiable in compiled code: its adaptive methods "
+    "choose their steps and its result's shape at run time, and no adjoint is written for "
+    "them here; call scipy.integrate.odeint(func, y0, t, args=...), differentiable w.r.t. y0, "
+    "t and args by the adjoint method"
+)
