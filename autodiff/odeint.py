@@ -42,7 +42,7 @@ import numpy as np
 from autodiff.cotangents import vjp
 from autodiff.custom_vjp import CustomVjpFunction, _CustomVjpEntry
 from autodiff.opaque import function_label, register, structure_key
-from autodiff.pytrees import ravel
+from autodiff.pytrees import flatten, ravel
 from frontend.errors import ScriptError
 from frontend.opaque_calls import STAND_INS
 from ir.errors import ShapeError
@@ -190,6 +190,20 @@ def adjoint(
     def dynamics(y: np.ndarray, s: float) -> np.ndarray:
         return np.asarray(func(s, y, *args) if tfirst else func(y, s, *args), dtype=np.float64)
 
+    structure = flatten(args)[1]
+    sizes = [int(np.size(leaf)) for leaf in flatten(args)[0]]
+
+    def as_vector(cotangents: Sequence[Any]) -> np.ndarray:
+        """The args' cotangents as one vector, laid out as ``theta`` (zeros for None)."""
+        parts: list[Any] = structure.flatten_up_to(tuple(cotangents))  # type: ignore[arg-type]
+        return np.concatenate(
+            [
+                np.zeros(size) if part is None else np.ravel(part).astype(np.float64)
+                for part, size in zip(parts, sizes, strict=True)
+            ]
+            or [np.zeros(0)]
+        )
+
     def products(y: np.ndarray, s: float, a: np.ndarray) -> tuple[Any, np.ndarray, np.ndarray]:
         """f(y, s), a df/dy and a df/dtheta, by one compiled vector-Jacobian product."""
         if tfirst:
@@ -198,10 +212,7 @@ def adjoint(
         else:
             dy, pullback = vjp(func, y, s, *args)
             a_fy, _, *a_fargs = pullback(a)
-        zeroed = [
-            np.zeros_like(arg) if ct is None else ct for ct, arg in zip(a_fargs, args, strict=True)
-        ]
-        return dy, a_fy, np.asarray(ravel(tuple(zeroed))[0], dtype=np.float64)
+        return dy, a_fy, as_vector(a_fargs)
 
     def augmented(state: np.ndarray, s: float) -> np.ndarray:
         y, a = state[:states], state[states : 2 * states]
