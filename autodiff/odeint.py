@@ -26,7 +26,10 @@ pass tight ones when the gradient matters.
 
 The ``bwd`` is opaque, so a second derivative is refused where ``odeint`` is called (it would
 need the adjoint of the adjoint). ``y0`` is 1-D (SciPy's rule; a number is one state), ``t``
-1-D, ``args`` a tuple of arrays and floats (pytrees of them too).
+1-D, ``args`` a tuple of arrays and floats (pytrees of them too). ``Dfun``, ``full_output``
+and SciPy's other options are refused where they are written, and so is
+``scipy.integrate.solve_ivp``: its adaptive methods choose their steps, and its result's
+shape, at run time, and no adjoint is written for them here.
 """
 
 from __future__ import annotations
