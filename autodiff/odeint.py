@@ -209,13 +209,11 @@ def adjoint(
 
     def products(y: np.ndarray, s: float, a: np.ndarray) -> tuple[Any, np.ndarray, np.ndarray]:
         """f(y, s), a df/dy and a df/dtheta, by one compiled vector-Jacobian product."""
-        if tfirst:
-            dy, pullback = vjp(func, s, y, *args)
-            _, a_fy, *a_fargs = pullback(a)
-        else:
-            dy, pullback = vjp(func, y, s, *args)
-            a_fy, _, *a_fargs = pullback(a)
-        return dy, a_fy, as_vector(a_fargs)
+        dy, pullback = vjp(func, s, y, *args) if tfirst else vjp(func, y, s, *args)
+        seed = type(dy)(a) if isinstance(dy, list | tuple) else a.reshape(np.shape(dy))
+        first, second, *a_fargs = pullback(seed)  # a list result (as SciPy allows) takes a list
+        a_fy = second if tfirst else first
+        return np.ravel(dy), np.asarray(a_fy, dtype=np.float64), as_vector(a_fargs)
 
     def augmented(state: np.ndarray, s: float) -> np.ndarray:
         y, a = state[:states], state[states : 2 * states]

@@ -262,3 +262,35 @@ def test_refused_where_written(fn, message: str) -> None:
 def test_a_two_dimensional_y0_is_refused() -> None:
     with pytest.raises(AutodiffError, match="1-D y0"):
         ad.grad(oscillator_loss)(np.ones((2, 1)), T, K, C)
+
+
+def as_a_list(y, t, k):
+    return [y[1], -k * y[0]]  # SciPy takes a list from func
+
+
+def list_loss(y0, k):
+    return np.sum(odeint(as_a_list, y0, T, args=(k,), rtol=1e-11, atol=1e-11) ** 2)
+
+
+def test_dynamics_that_return_a_list() -> None:
+    ad.gradcheck(list_loss, Y0, 2.0, rtol=1e-5, atol=1e-7)
+
+
+def not_in_the_language(y, t):
+    try:
+        return -y
+    except ValueError:
+        return y
+
+
+def unscriptable_loss(y0):
+    return np.sum(odeint(not_in_the_language, y0, T))
+
+
+def test_dynamics_outside_the_language_are_refused_when_differentiated_naming_both_lines() -> None:
+    assert ad.script(unscriptable_loss)(Y0) == unscriptable_loss(Y0)  # the forward is SciPy's
+    with pytest.raises(AutodiffError, match="'try' statements are not supported") as caught:
+        ad.grad(unscriptable_loss)(Y0)
+    shown = str(caught.value)
+    assert f"test_odeint.py:{not_in_the_language.__code__.co_firstlineno + 1}:" in shown
+    assert f"test_odeint.py:{unscriptable_loss.__code__.co_firstlineno + 1}:" in shown
