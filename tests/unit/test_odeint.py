@@ -294,3 +294,50 @@ def test_dynamics_outside_the_language_are_refused_when_differentiated_naming_bo
     shown = str(caught.value)
     assert f"test_odeint.py:{not_in_the_language.__code__.co_firstlineno + 1}:" in shown
     assert f"test_odeint.py:{unscriptable_loss.__code__.co_firstlineno + 1}:" in shown
+
+
+HALF = np.array([0.0, 0.5])
+
+
+def exponential_in_a_loop(y0, k, n: int):
+    total = 0.0
+    for _ in range(n):  # a run-time count: a loop in the IR, each call's residuals taped
+        y0 = odeint(exponential, y0, HALF, args=(k,), rtol=1e-11, atol=1e-11)[-1]
+        if np.sum(y0) > 0.5:
+            total = total + np.sum(y0**2)
+    return total
+
+
+def test_in_a_loop_and_a_branch() -> None:
+    y0, k = np.array([1.0, 0.5]), np.array([0.4, 0.9])
+    assert ad.script(exponential_in_a_loop)(y0, k, 3) == exponential_in_a_loop(y0, k, 3)
+    ad.gradcheck(exponential_in_a_loop, y0, k, 3, rtol=1e-5, atol=1e-7)
+    gradient = ad.grad(exponential_in_a_loop, argnums=(0, 1)).gradient_for(y0, k, 3)
+    assert "prim::Loop" in str(gradient.df)
+    assert "prim::CustomVjpBwd" in str(gradient.df)
+
+
+def time_points_as_a_list(y0, k):
+    return np.sum(odeint(exponential, y0, [0.0, 0.5, 1.0], args=(k,), rtol=1e-11, atol=1e-11))
+
+
+def test_time_points_written_as_a_list() -> None:
+    y0, k = np.array([1.0, 0.5]), np.array([0.4, 0.9])
+    assert ad.script(time_points_as_a_list)(y0, k) == time_points_as_a_list(y0, k)
+    ad.gradcheck(time_points_as_a_list, y0, k, rtol=1e-5, atol=1e-7)
+
+
+def list_in_a_loop(y0, k, n: int):
+    for _ in range(n):
+        y0 = odeint(exponential, y0, [0.0, 0.5], args=(k,), rtol=1e-11, atol=1e-11)[-1]
+    return np.sum(y0)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="any custom_vjp given a list literal inside a prim::Loop: the differentiated graph "
+    "uses a loop value before its definition (reproduced without odeint on main 60fc9f8)",
+)
+def test_a_list_of_time_points_inside_a_loop() -> None:
+    y0, k = np.array([1.0, 0.5]), np.array([0.4, 0.9])
+    ad.gradcheck(list_in_a_loop, y0, k, 3, rtol=1e-5, atol=1e-7)
