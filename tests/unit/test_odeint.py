@@ -5,6 +5,9 @@ solves), a small neural ODE, and HIPS autograd's odeint where it is installed.""
 
 from __future__ import annotations
 
+import contextlib
+import io
+
 import numpy as np
 import pytest
 
@@ -16,6 +19,7 @@ from scipy.integrate import odeint
 from scipy.integrate import odeint as solve
 
 import autodiff as ad
+from autodiff.cli import main
 from ir.errors import AutodiffError
 
 TIGHT = {"rtol": 1e-11, "atol": 1e-11}
@@ -343,3 +347,13 @@ def test_a_list_of_time_points_inside_a_loop(monkeypatch: pytest.MonkeyPatch) ->
     monkeypatch.setenv("AUTODIFF_VERIFY", "each")
     y0, k = np.array([1.0, 0.5]), np.array([0.4, 0.9])
     ad.gradcheck(list_in_a_loop, y0, k, 3, rtol=1e-5, atol=1e-7)
+
+
+def test_autodiff_dump_shows_the_adjoint_in_df() -> None:
+    out = io.StringIO()
+    arguments = ["--arg", "y0=f64[2]", "--arg", "t=f64[4]", "--arg", "k=f64[1]", "--arg", "c=0.3"]
+    with contextlib.redirect_stdout(out):
+        status = main(["dump", f"{__file__}:oscillator_loss", "--stage", "df", *arguments])
+    assert status == 0
+    assert "prim::CustomVjpBwd(%fn" in out.getvalue()
+    assert "odeint[damped@test_odeint.py:" in out.getvalue()
