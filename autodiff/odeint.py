@@ -138,9 +138,21 @@ class _OdeintSolver(CustomVjpFunction):
 
     def _bwd(self, residuals: Any, g: Any) -> tuple[Any, ...]:
         ys, y0_shape, t, args, options = residuals
-        dy0, dt, dargs = adjoint(
-            self.func, ys, t, args, dict(zip(_OPTIONS, options, strict=True)), g
-        )
+        settings = dict(zip(_OPTIONS, options, strict=True))
+        backward = {
+            "rtol": settings["rtol"],
+            "atol": None if settings["atol"] is None else float(np.min(settings["atol"])),
+            "mxstep": settings["mxstep"],
+            "hmax": settings["hmax"],
+            "hmin": settings["hmin"],
+        }
+
+        def integrate(fn: Callable[..., Any], state: np.ndarray, s: float, end: float) -> Any:
+            return _scipy_odeint()(fn, state, np.array([s, end]), **backward)[1]
+
+        tfirst = bool(settings["tfirst"])
+        dy0, dt, dt0, dargs = adjoint(self.func, tfirst, ys, t, (ys[0], t[0]), args, integrate, g)
+        dt[0] += dt0  # t[0] is both the start and the first output's time
         return (dy0.reshape(y0_shape), dt, dargs, *(None for _ in options))
 
 
@@ -175,23 +187,27 @@ def _solve(func: Callable[..., Any], y0: Any, t: Any, args: Any, options: Sequen
 
 def adjoint(
     func: Callable[..., Any],
+    tfirst: bool,
     ys: np.ndarray,
-    t: np.ndarray,
+    times: np.ndarray,
+    start: tuple[np.ndarray, float],
     args: Sequence[Any],
-    options: dict[str, Any],
+    integrate: Callable[[Callable[..., Any], np.ndarray, float, float], np.ndarray],
     g: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray, tuple[Any, ...]]:
-    """The gradients of ``odeint(func, y0, t, args)`` (whose result is ``ys``) for the result's
-    cotangent ``g``, w.r.t. y0, t and args (Note [Odeint adjoint])."""
-    odeint = _scipy_odeint()
+) -> tuple[np.ndarray, np.ndarray, float, tuple[Any, ...]]:
+    """The gradients of the outputs ``ys[i] = y(times[i])`` of ``y' = func`` from ``y(t0) =
+    y0`` (``start``) for their cotangent ``g``: w.r.t. y0, the times, t0 and args (Note [Odeint
+    adjoint]). ``integrate(fn, state, s, s_end)`` is the state at ``s_end`` of ``state' =
+    fn(state, s)`` from ``state`` at ``s``."""
     args = tuple(args)
-    tfirst = bool(options["tfirst"])
+    y0, t0 = start
     count, states = ys.shape
     theta, unflatten = ravel(args)
     theta = np.asarray(theta, dtype=np.float64)
 
     def dynamics(y: np.ndarray, s: float) -> np.ndarray:
-        return np.asarray(func(s, y, *args) if tfirst else func(y, s, *args), dtype=np.float64)
+        dy = func(s, y, *args) if tfirst else func(y, s, *args)
+        return np.ravel(np.asarray(dy, dtype=np.float64))
 
     structure = flatten(args)[1]
     sizes = [int(np.size(leaf)) for leaf in flatten(args)[0]]
@@ -220,25 +236,19 @@ def adjoint(
         dy, a_fy, a_ftheta = products(y, s, a)
         return np.concatenate([np.ravel(dy), -np.ravel(a_fy), -a_ftheta])
 
-    backward = {
-        "rtol": options["rtol"],
-        "atol": None if options["atol"] is None else float(np.min(options["atol"])),
-        "mxstep": options["mxstep"],
-        "hmax": options["hmax"],
-        "hmin": options["hmin"],
-    }
     g = np.asarray(g, dtype=np.float64).reshape(count, states)
-    a = g[-1].copy()
+    a = np.zeros(states)
     theta_bar = np.zeros_like(theta)
-    dt = np.zeros(count)
-    for i in range(count - 1, 0, -1):
-        dt[i] = g[i] @ dynamics(ys[i], t[i])
-        start = np.concatenate([ys[i], a, theta_bar])
-        end = odeint(augmented, start, np.array([t[i], t[i - 1]]), **backward)[1]
-        a = end[states : 2 * states] + g[i - 1]
-        theta_bar = end[2 * states :]
-    dt[0] = -(a - g[0]) @ dynamics(ys[0], t[0]) if count > 1 else 0.0
-    return a, dt, tuple(unflatten(theta_bar))
+    dtimes = np.zeros(count)
+    for i in range(count - 1, -1, -1):
+        a = a + g[i]
+        dtimes[i] = g[i] @ dynamics(ys[i], times[i])
+        earlier = times[i - 1] if i > 0 else t0
+        if earlier != times[i]:
+            end = integrate(augmented, np.concatenate([ys[i], a, theta_bar]), times[i], earlier)
+            a, theta_bar = end[states : 2 * states], end[2 * states :]
+    dt0 = -float(a @ dynamics(np.ravel(y0), t0))
+    return a, dtimes, dt0, tuple(unflatten(theta_bar))
 
 
 class _Refused:
