@@ -23,6 +23,7 @@ from autodiff import odeint as _odeint  # noqa: F401  (scipy.integrate.odeint in
 
 # Imported for its registration of the `differentiate` and `lambda-lift` passes (`autodiff opt`).
 from autodiff import reverse_passes as _reverse_passes  # noqa: F401
+from autodiff import solve_ivp as _solve_ivp  # noqa: F401  (and solve_ivp)
 from autodiff.api import script
 from autodiff.cache import (
     RecompileWarning,

@@ -27,9 +27,8 @@ pass tight ones when the gradient matters.
 The ``bwd`` is opaque, so a second derivative is refused where ``odeint`` is called (it would
 need the adjoint of the adjoint). ``y0`` is 1-D (SciPy's rule; a number is one state), ``t``
 1-D, ``args`` a tuple of arrays and floats (pytrees of them too). ``Dfun``, ``full_output``
-and SciPy's other options are refused where they are written, and so is
-``scipy.integrate.solve_ivp``: its adaptive methods choose their steps, and its result's
-shape, at run time, and no adjoint is written for them here.
+and SciPy's other options are refused where they are written. `autodiff.solve_ivp` uses the
+same `adjoint` for ``scipy.integrate.solve_ivp`` (Note [solve_ivp adjoint] there).
 """
 
 from __future__ import annotations
@@ -251,19 +250,5 @@ def adjoint(
     return a, dtimes, dt0, tuple(unflatten(theta_bar))
 
 
-class _Refused:
-    """A SciPy integrator compiled code refuses, saying why."""
-
-    def __init__(self, refusal: str) -> None:
-        self.__autodiff_refusal__ = refusal
-        self.__autodiff_opaque__ = None
-
-
 ODEINT = _Odeint()
 STAND_INS["scipy.integrate.odeint"] = ODEINT
-STAND_INS["scipy.integrate.solve_ivp"] = _Refused(
-    "scipy.integrate.solve_ivp is not differentiable in compiled code: its adaptive methods "
-    "choose their steps and its result's shape at run time, and no adjoint is written for "
-    "them here; call scipy.integrate.odeint(func, y0, t, args=...), differentiable w.r.t. y0, "
-    "t and args by the adjoint method"
-)
