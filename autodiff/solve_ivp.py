@@ -25,7 +25,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from autodiff.custom_vjp import CustomVjpError, CustomVjpFunction, _CustomVjpEntry
-from autodiff.odeint import SECOND_ORDER, adjoint
+from autodiff.odeint import SECOND_ORDER, Labelled, adjoint, like
 from autodiff.opaque import function_label, register, structure_key
 from frontend.errors import ScriptError
 from frontend.opaque_calls import STAND_INS
@@ -106,8 +106,7 @@ class _IvpSolver(CustomVjpFunction):
         def solve_ivp(t_span: Any, y0: Any, *options: Any) -> Any:
             return IvpResult(*_solve(fun, t_span, y0, options))
 
-        solve_ivp.__qualname__ = f"solve_ivp[{function_label(fun)}]"
-        super().__init__(solve_ivp)
+        super().__init__(Labelled(f"solve_ivp[{function_label(fun)}]", solve_ivp))
         self.defvjp(self._fwd, self._bwd)
 
     def opaque(self, types: Sequence[Type]) -> tuple[str, str, Type]:
@@ -126,7 +125,8 @@ class _IvpSolver(CustomVjpFunction):
         ys, y0, t_span, times, options = residuals
         method, _, args, rtol, atol, max_step, _ = options
         g_t, g_y = (None, None) if g is None else g
-        settings = {"method": method, "rtol": rtol, "atol": atol, "max_step": max_step}
+        smallest = atol if np.ndim(atol) == 0 else float(np.min(atol))  # for every component
+        settings = {"method": method, "rtol": rtol, "atol": smallest, "max_step": max_step}
         scipy_solve_ivp = _scipy_solve_ivp()
 
         def integrate(fn: Callable[..., Any], state: np.ndarray, s: float, end: float) -> Any:
@@ -148,7 +148,8 @@ class _IvpSolver(CustomVjpFunction):
         else:
             dspan = np.array([dt0, 0.0])
         cotangents: list[Any] = [None] * len(options)
-        cotangents[1], cotangents[2] = dtimes, (None if args is None else dargs)
+        cotangents[1] = like(dtimes, options[1])
+        cotangents[2] = None if args is None else dargs
         return (dspan, dy0.reshape(np.shape(y0)), *cotangents)
 
 

@@ -357,3 +357,13 @@ def test_autodiff_dump_shows_the_adjoint_in_df() -> None:
     assert status == 0
     assert "prim::CustomVjpBwd(%fn" in out.getvalue()
     assert "odeint[damped@test_odeint.py:" in out.getvalue()
+
+
+def tuple_times_array_atol(y0, k):
+    ys = odeint(exponential, y0, (0.0, 0.5, 1.0), args=(k,), rtol=1e-11, atol=np.full(2, 1e-11))
+    return np.sum(ys)
+
+
+def test_time_points_as_a_tuple_and_a_per_component_atol() -> None:
+    y0, k = np.array([1.0, 0.5]), np.array([0.4, 0.9])
+    ad.gradcheck(tuple_times_array_atol, y0, k, rtol=1e-5, atol=1e-7)

@@ -98,3 +98,14 @@ def second_order(y0, t_eval, k, c):
 def test_a_second_derivative_is_refused_saying_why() -> None:
     with pytest.raises(AutodiffError, match="adjoint method"):
         ad.grad(second_order)(Y0, T_EVAL, K, C)
+
+
+def tuple_t_eval_array_atol(y0, k, c):
+    sol = solve_ivp(
+        damped, (0.0, 1.0), y0, t_eval=(0.5, 1.0), args=(k, c), rtol=1e-11, atol=np.full(2, 1e-11)
+    )
+    return np.sum(sol.y)
+
+
+def test_t_eval_as_a_tuple_and_a_per_component_atol() -> None:
+    ad.gradcheck(tuple_t_eval_array_atol, Y0, K, C, rtol=1e-5, atol=1e-7)
