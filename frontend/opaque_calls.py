@@ -14,11 +14,10 @@ as NumPy's and SciPy's functions are. An object with ``__autodiff_signature__`` 
 `inspect.Signature`) is called as Python binds that signature: keywords and defaults fill its
 parameters in order, the first ``__autodiff_static__`` of them static, and the node's operands
 are the others, every one present (a default as a constant). A library function may have such
-an object stand in for it (`STAND_INS`: ``scipy.integrate.odeint`` is differentiable so,
-Note [Odeint adjoint] in `autodiff.odeint`), found by identity under any alias once user code
-has imported its module, as Note [SciPy spellings] in `frontend.resolve` finds SciPy's; a
-stand-in with ``__autodiff_refusal__`` refuses the call, located, saying why. The frontend
-knows nothing else of it.
+an object stand in for it (`STAND_INS`: ``scipy.integrate.odeint`` and ``solve_ivp`` are
+differentiable so, Note [Odeint adjoint] in `autodiff.odeint`), found by identity under any
+alias once user code has imported its module, as Note [SciPy spellings] in `frontend.resolve`
+finds SciPy's. The frontend knows nothing else of it.
 """
 
 from __future__ import annotations
@@ -55,9 +54,6 @@ class OpaqueCallEmitter(ExpressionEmitter):
     def emit_opaque_call(self, obj: object, call: syntax.Call) -> Value:
         """One node calling ``obj`` (Note [Opaque calls])."""
         name = getattr(obj, "__name__", type(obj).__name__)
-        refusal = getattr(obj, "__autodiff_refusal__", None)
-        if isinstance(refusal, str):  # a stand-in that says why the function is refused
-            raise ScriptError(refusal, call.range, doc="opaque-calls")
         signature = getattr(obj, "__autodiff_signature__", None)
         if isinstance(signature, inspect.Signature):
             static, args = self._bind_opaque(obj, name, signature, call)
