@@ -19,8 +19,11 @@ Seeing inside a gradient run:
 
 from __future__ import annotations
 
+from autodiff import odeint as _odeint  # noqa: F401  (scipy.integrate.odeint in compiled code)
+
 # Imported for its registration of the `differentiate` and `lambda-lift` passes (`autodiff opt`).
 from autodiff import reverse_passes as _reverse_passes  # noqa: F401
+from autodiff import solve_ivp as _solve_ivp  # noqa: F401  (and solve_ivp)
 from autodiff.api import script
 from autodiff.cache import (
     RecompileWarning,

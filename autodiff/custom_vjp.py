@@ -88,6 +88,9 @@ class CustomVjpFunction:
     the gradient ``defvjp`` gives it."""
 
     __autodiff_static__ = 0
+    # Why a second derivative through it is refused, when its rule says more than the
+    # operators' generic refusal (`refusal_of_second_order`).
+    second_order_refusal: str | None = None
 
     def __init__(
         self, fun: Callable[..., Any], *, result_shape: Any = None, scripted: bool = False
@@ -274,6 +277,13 @@ def _cotangent(label: str, index: int, given: Any, spec: Any) -> Any:
 
 def _is_container_spec(spec: Any) -> bool:
     return isinstance(spec, tuple) and not (len(spec) == 3 and isinstance(spec[2], type))
+
+
+def refusal_of_second_order(node: Node) -> str | None:
+    """What the custom function a ``prim::CustomVjpFwd``/``CustomVjpBwd`` node runs says of
+    its second derivative, if it says anything."""
+    found = lookup(constant_value(node.inputs[0])) if node.inputs else None
+    return found.owner.second_order_refusal if isinstance(found, _CustomVjpEntry) else None
 
 
 def differentiate_custom_vjp(builder: Any, node: Node) -> None:

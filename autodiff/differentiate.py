@@ -20,7 +20,7 @@ import numpy as np
 
 from autodiff.checkpoints import checkpointed_nodes, recompute_checkpointed
 from autodiff.control_flow import differentiate_if, differentiate_loop
-from autodiff.custom_vjp import differentiate_custom_vjp
+from autodiff.custom_vjp import differentiate_custom_vjp, refusal_of_second_order
 from autodiff.derivatives import Formula, formula_for
 from autodiff.errors import DifferentiationError
 from autodiff.gradient import gradient_name
@@ -251,6 +251,8 @@ class ReverseBuilder:
         if formula is None:
             op = OPS.get(node.kind)
             why = op.refused_because if op is not None and op.refused_because else None
+            if node.kind in ("prim::CustomVjpFwd", "prim::CustomVjpBwd"):
+                why = refusal_of_second_order(node) or why
             message = why or f"{node.kind} is not differentiable"
             raise DifferentiationError(message, node.source_range)
         self.refuse_operands(node)

@@ -38,6 +38,7 @@ from frontend.objects import (
     is_bound_callable,
     refuse_foreign_method,
 )
+from frontend.opaque_calls import stand_in
 from frontend.python_builtins import MATH_FUNCTIONS, PythonBuiltinEmitter
 from frontend.random_calls import RANDOM_METHODS, makes_generator
 from frontend.resolve import (
@@ -174,6 +175,8 @@ class CallEmitter(PythonBuiltinEmitter):
             if obj is np.einsum:
                 expr = subscripts_call(expr)
             return self.emit_op(spelling, expr, None)
+        if is_scipy(obj) and (standing := stand_in(obj)) is not None:
+            return self.emit_opaque_call(standing, expr)  # Note [Opaque calls]
         if is_numpy(obj) or is_scipy(obj):
             raise ScriptError(
                 f"{target.spelled} is not supported", expr.range, doc="numpy-functions"
