@@ -312,6 +312,9 @@ def differentiate_custom_vjp(builder: Any, node: Node) -> None:
     residuals.name_hint = "residuals"
     grad = builder.get_grad(node.output)
     node.output.replace_all_uses_with(out)
+    # The destroyed result's gradient: a loop's reverse looked it up again later and made
+    # zeros reading the destroyed value, which the verifier refused.
+    builder.grad_map.pop(node.output)
     node.destroy()
     grad_of = graph.create("prim::GradOf", [grad], (), {"name": "prim::CustomVjp"}, num_blocks=1)
     grad_of.source_range = where

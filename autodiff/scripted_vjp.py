@@ -145,6 +145,7 @@ def differentiate_scripted(builder: Any, node: Node, owner: Any, arg_types: Sequ
     out.name_hint = node.output.name_hint
     grad = builder.get_grad(node.output)
     node.output.replace_all_uses_with(out)
+    builder.grad_map.pop(node.output)  # the destroyed result's: nothing may look it up again
     node.destroy()
 
     grad_of = graph.create("prim::GradOf", [grad], (), {"name": "prim::CustomVjp"}, num_blocks=1)

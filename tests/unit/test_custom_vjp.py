@@ -461,3 +461,62 @@ def test_scripted_with_a_dict_argument_in_a_branch_twice(sign: float) -> None:
     x = sign * X
     ad.gradcheck(scripted_in_a_branch, A, B, x)
     ad.gradcheck(ad.grad(scripted_in_a_branch, argnums=(0, 2)), A, B, x)
+
+
+@ad.custom_vjp
+def _summed_scale(y, t):
+    return y * np.sum(np.asarray(t))
+
+
+def _summed_scale_fwd(y, t):
+    return _summed_scale(y, t), (y, t)
+
+
+def _summed_scale_bwd(residuals, g):
+    _, t = residuals
+    return g * np.sum(np.asarray(t)), None
+
+
+_summed_scale.defvjp(_summed_scale_fwd, _summed_scale_bwd)
+
+
+def _list_literal_in_a_loop(y0, n):
+    total = 0.0
+    for _ in range(n):
+        total = total + np.sum(_summed_scale(y0, [0.0, 1.0, 2.0]))
+    return total
+
+
+def test_a_list_literal_argument_inside_a_loop_verifies(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The zero gradient made for the call's result read the replaced node, which the loop's
+    reverse taped: the graph failed the verifier (found by the odeint helper)."""
+    monkeypatch.setenv("AUTODIFF_VERIFY", "each")
+    np.testing.assert_allclose(
+        ad.grad(_list_literal_in_a_loop)(np.array([1.0, 2.0]), 3), [9.0, 9.0]
+    )
+
+
+@ad.custom_vjp(scripted=True)
+def _scripted_summed_scale(y, t):
+    return y * (t[0] + t[1] + t[2])
+
+
+_scripted_summed_scale.defvjp(
+    lambda y, t: (y * (t[0] + t[1] + t[2]), t[0] + t[1] + t[2]),
+    lambda total, g: (g * total, None),
+)
+
+
+def _scripted_list_literal_in_a_loop(y0, n):
+    total = 0.0
+    for _ in range(n):
+        total = total + np.sum(_scripted_summed_scale(y0, [0.0, 1.0, 2.0]))
+    return total
+
+
+def test_a_scripted_rule_given_a_list_literal_inside_a_loop_verifies(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("AUTODIFF_VERIFY", "each")
+    grad = ad.grad(_scripted_list_literal_in_a_loop)(np.array([1.0, 2.0]), 3)
+    np.testing.assert_allclose(grad, [9.0, 9.0])
