@@ -39,7 +39,7 @@ from ir.errors import ShapeError
 from ir.ops.promotion import probe_dtype
 from ir.ops.registry import NOT_CONSTANT, Derivative, ShapeRule, register_op
 from ir.ops.shape_rules import as_array_like, fixed, tensor
-from ir.types import ANY, BOOL, Type
+from ir.types import ANY, BOOL, Type, type_of_value
 
 MODES = ("full", "valid", "same")
 Shape = tuple[int, ...]
@@ -180,9 +180,22 @@ register_op(
 
 # ---- compile-time helpers of the derivative formulas ---------------------------------------------
 
+
+def _known_once_constant(kernel: Any) -> ShapeRule:
+    """A helper of shapes and flags: its result's type is its value's once every operand is
+    known while compiling (as shapes are, once specialised), Any before."""
+
+    def rule(types: Sequence[Type], consts: Sequence[Any]) -> list[Type]:
+        if any(const is NOT_CONSTANT for const in consts):
+            return [ANY]
+        return [type_of_value(kernel(*consts))]
+
+    return rule
+
+
 register_op(
     "aten::_cotangent_padding(Any shape1, Any shape2, str mode, str style) -> Any",
-    shape=fixed(ANY),
+    shape=_known_once_constant(cotangent_padding),
     derivative=Derivative.NONE,
 )(cotangent_padding)
 register_op(
@@ -192,6 +205,6 @@ register_op(
 )(swaps_operands)
 register_op(
     "aten::_boundary_widths(Any shape2, str mode) -> Any",
-    shape=fixed(ANY),
+    shape=_known_once_constant(boundary_widths),
     derivative=Derivative.NONE,
 )(boundary_widths)

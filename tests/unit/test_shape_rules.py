@@ -106,6 +106,9 @@ def loses_counts(kind: str, operands: tuple[Any, ...]) -> bool:
     return has_array_list or has_mask
 
 
+# The residuals a custom_vjp's fwd returns are any Python value: typed Any (Note [Custom vjp]).
+OPAQUE_RESULTS = {"prim::CustomVjpFwd"}
+
 IDS = [f"{c[0]}-{i}" for i, c in enumerate(RULE_CASES)]
 
 
@@ -119,7 +122,7 @@ def test_rule_predicts_the_kernel_result(
     predicted = list(
         shape([value_type(v) for v in operands], [compile_time_value(v) for v in operands])
     )
-    if loses_counts(kind, operands):
+    if loses_counts(kind, operands) or kind in OPAQUE_RESULTS:
         assert all(compatible(a, p) for a, p in zip(actual, predicted, strict=True))
     else:
         assert predicted == actual
