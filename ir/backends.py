@@ -1,0 +1,459 @@
+"""Array backends: the kernels a graph runs with when its arguments are Dask, CuPy or other
+Array API arrays rather than NumPy arrays.
+
+Note [Array backends]
+A compiled graph is the same whatever library its arguments come from; what changes is the
+function each operator calls. The NumPy backend is the operator table itself (`ir.ops.OPS`:
+every kernel a NumPy function, with the generated-code tricks of Note [Typed calls] in
+`ir.typed_calls`). Any other backend is a `Backend`: a name, how to recognise its arrays, and
+its namespace (``array_api_compat.array_namespace`` of its arrays: Dask's and CuPy's wrapped
+NumPy-compatible modules, or a strict Array API namespace such as ``array_api_strict``).
+`backend_ops` binds, for each operator `NAMESPACE_KERNELS` lists, the kernel that operator
+calls through that namespace, and clears ``typed_call`` and ``ufunc_reduce``: ``out=``
+buffers, ``ufunc.reduce`` spellings and writes into owned temporaries are NumPy's alone, so
+no other backend's code spells a node any other way than ``kernel(args)``.
+
+- Which backend runs is decided by the arguments' types (`backend_of`), and is part of the
+  signature key a compilation is cached by (the argument's type is in it), so a NumPy call
+  and a Dask call of one function compile apart.
+- A kernel never converts a backend array to NumPy (``np.asarray`` of a Dask array would
+  compute it, 40 GB and all): the table's kernels call the namespace only. An operator with
+  no entry is refused before anything runs, by `check_supported`, with a located
+  `BackendError` naming the operator and the backend.
+- Writes were made pure by functionalisation (Note [Functionalisation] in
+  `passes.functionalize`); its scatters (``slice_scatter``, ``select_scatter``) are, here, a
+  copy and an item assignment, which Dask builds as a new graph (its ``__setitem__`` is a
+  lazy out-of-place ``where``) and the Array API allows on a new array. A write back into a
+  caller's argument (``prim::WriteBack``) has no entry: it is refused.
+- Dask mixes with NumPy as ``X @ w`` does in plain Dask, so a NumPy weight vector and a Dask
+  data matrix compile for the Dask backend and run with Dask's kernels (`mixes_numpy`). A
+  strict namespace and CuPy refuse NumPy operands; there, the graph's NumPy constants
+  (a 0-d float64, a NumPy scalar) are handed to kernels as the namespace's arrays or as
+  Python numbers (`_to_namespace`), and NumPy arrays among the arguments are refused.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from ir.errors import AutodiffError
+from ir.graph import Graph
+from ir.ops import OPS, OpDef
+from ir.ops.shape_rules import normalize_axes
+
+
+class BackendError(AutodiffError):
+    """An operator, or an argument, that a backend cannot run: named, with the backend, and
+    located at the user's line where a node is to blame."""
+
+
+@dataclass(frozen=True)
+class Backend:
+    """An array library other than NumPy that compiled graphs run on (Note [Array backends]).
+
+    >>> backend_of([dask_array, numpy_weights]).name
+    'dask'
+    """
+
+    name: str
+    modules: tuple[str, ...]  # top-level modules whose array types are this backend's
+    namespace_module: str  # its Array API namespace, imported only when a call needs it
+    mixes_numpy: bool  # NumPy arrays may be operands of its kernels (Dask's rule)
+
+    def owns(self, value: Any) -> bool:
+        module = type(value).__module__.split(".")[0]
+        return module in self.modules and hasattr(value, "shape") and hasattr(value, "dtype")
+
+    def namespace(self) -> Any:
+        try:
+            return importlib.import_module(self.namespace_module)
+        except ImportError as error:
+            raise BackendError(
+                f"running on {self.name} arrays needs {self.namespace_module}: "
+                "pip install array-api-compat"
+            ) from error
+
+
+DASK = Backend("dask", ("dask",), "array_api_compat.dask.array", mixes_numpy=True)
+CUPY = Backend("cupy", ("cupy",), "array_api_compat.cupy", mixes_numpy=False)
+ARRAY_API_STRICT = Backend(
+    "array_api_strict", ("array_api_strict",), "array_api_strict", mixes_numpy=False
+)
+BACKENDS = (DASK, CUPY, ARRAY_API_STRICT)
+
+
+def backend_of(values: Sequence[Any]) -> Backend | None:
+    """The backend the arrays among ``values`` call for, or None for NumPy. Arrays of two
+    libraries, or NumPy arrays next to a library that does not mix with them, are refused."""
+    found: Backend | None = None
+    for value in values:
+        for backend in BACKENDS:
+            if backend.owns(value):
+                if found is not None and found is not backend:
+                    raise BackendError(
+                        f"arguments mix {found.name} and {backend.name} arrays; "
+                        "convert them to one library"
+                    )
+                found = backend
+    if (
+        found is not None
+        and not found.mixes_numpy
+        and any(isinstance(v, np.ndarray) for v in values)
+    ):
+        raise BackendError(
+            f"arguments mix NumPy and {found.name} arrays, which {found.name} does not "
+            f"combine; convert the NumPy ones with the {found.name} namespace's asarray"
+        )
+    return found
+
+
+def is_backend_array(value: Any) -> bool:
+    """Whether ``value`` is an array of a non-NumPy backend."""
+    return any(backend.owns(value) for backend in BACKENDS)
+
+
+def dtype_name(dtype: Any) -> str:
+    """A backend dtype's NumPy name: ``float64`` for ``array_api_strict.float64`` too."""
+    name = getattr(dtype, "name", None)
+    if isinstance(name, str):
+        return name
+    return str(dtype).rsplit(".", 1)[-1]
+
+
+# -- kernels through a namespace ----------------------------------------------------------
+
+Kernel = Callable[..., Any]
+KernelFactory = Callable[[Any], Kernel]  # the namespace -> the kernel
+
+
+def _along(axis: int, item: Any) -> tuple[Any, ...]:
+    """`ir.ops.indexing._along` as the Array API indexes: every axis, or an ellipsis."""
+    if axis >= 0:
+        return (*(slice(None),) * axis, item, Ellipsis)
+    return (Ellipsis, item, *(slice(None),) * (-axis - 1))
+
+
+def _axis(axis: Any) -> Any:
+    return tuple(axis) if isinstance(axis, list) else axis
+
+
+def _reduction(name: str) -> KernelFactory:
+    def factory(xp: Any) -> Kernel:
+        function = getattr(xp, name)
+
+        def reduce(x: Any, axis: Any, keepdims: bool) -> Any:
+            if name in ("sum", "prod") and x.dtype == xp.bool:  # NumPy counts: an int64 sum
+                x = xp.astype(x, xp.int64)
+            return function(x, axis=_axis(axis), keepdims=keepdims)
+
+        return reduce
+
+    return factory
+
+
+def _sum_to_size(xp: Any) -> Kernel:
+    def sum_to_size(x: Any, shape: Any) -> Any:
+        if shape is None:
+            return x
+        target = tuple(shape) if isinstance(shape, tuple | list) else (shape,)
+        if tuple(x.shape) == target:
+            return x
+        lead = x.ndim - len(target)
+        stretched = [lead + i for i, d in enumerate(target) if d == 1 and x.shape[lead + i] != 1]
+        summed = xp.sum(x, axis=tuple(range(lead)) + tuple(stretched), keepdims=True)
+        return xp.reshape(summed, target)
+
+    return sum_to_size
+
+
+def _unreduce(xp: Any) -> Kernel:
+    def unreduce(grad: Any, shape: Any, axis: Any, keepdims: bool) -> Any:
+        grad = xp.asarray(grad)
+        if not keepdims and axis is not None:
+            for position in sorted(normalize_axes(axis, len(shape))):
+                grad = xp.expand_dims(grad, axis=position)
+        return xp.broadcast_to(grad, tuple(shape))
+
+    return unreduce
+
+
+def _matmul_backward(which: str) -> KernelFactory:
+    def factory(xp: Any) -> Kernel:
+        sum_to = _sum_to_size(xp)
+
+        def backward(grad: Any, a: Any, b: Any) -> Any:
+            a2 = xp.expand_dims(a, axis=0) if a.ndim == 1 else a
+            b2 = xp.expand_dims(b, axis=-1) if b.ndim == 1 else b
+            g2 = grad
+            if a.ndim == 1:
+                g2 = xp.expand_dims(g2, axis=-2)
+            if b.ndim == 1:
+                g2 = xp.expand_dims(g2, axis=-1)
+            if which == "self":
+                result = xp.matmul(g2, xp.matrix_transpose(b2))
+                result = xp.squeeze(result, axis=-2) if a.ndim == 1 else result
+                return sum_to(result, tuple(a.shape))
+            result = xp.matmul(xp.matrix_transpose(a2), g2)
+            result = xp.squeeze(result, axis=-1) if b.ndim == 1 else result
+            return sum_to(result, tuple(b.shape))
+
+        return backward
+
+    return factory
+
+
+def _scatter(item: Callable[..., Any]) -> KernelFactory:
+    """``x`` with ``src`` written at the index ``item(*spec)`` makes, as a new array."""
+
+    def factory(xp: Any) -> Kernel:
+        def scatter(x: Any, src: Any, *spec: Any) -> Any:
+            result = xp.asarray(x, copy=True)
+            result[item(*spec)] = src
+            return result
+
+        return scatter
+
+    return factory
+
+
+def _index_put(xp: Any) -> Kernel:
+    def index_put(x: Any, values: Any, *indices: Any) -> Any:
+        result = xp.asarray(x, copy=True)
+        result[(*indices, Ellipsis)] = values
+        return result
+
+    return index_put
+
+
+def _zero_written(xp: Any) -> Kernel:
+    def zero_written(grad: Any, indices: Any) -> Any:
+        result = xp.asarray(grad, copy=True)
+        key = tuple(indices) if isinstance(indices, tuple | list) else (indices,)
+        result[(*key, Ellipsis)] = 0
+        return result
+
+    return zero_written
+
+
+def _tape_write(tape: Any, index: int, value: Any) -> Any:
+    if value is not None:
+        tape[index, ...] = value  # the Array API indexes every axis or ends with an ellipsis
+    return tape
+
+
+def _slice_backward(xp: Any) -> Kernel:
+    def slice_backward(grad: Any, shape: Any, axis: int, *spec: Any) -> Any:
+        result = xp.zeros(tuple(shape), dtype=grad.dtype)
+        result[_along(axis, slice(*spec))] = grad
+        return result
+
+    return slice_backward
+
+
+def _written(xp: Any) -> Kernel:
+    def written(target: Any, value: Any) -> Any:
+        if not hasattr(target, "shape") or isinstance(target, np.generic):
+            return value
+        value = xp.asarray(value, dtype=target.dtype) if not hasattr(value, "shape") else value
+        return xp.broadcast_to(xp.astype(value, target.dtype), tuple(target.shape))
+
+    return written
+
+
+def _dtype(xp: Any, name: str | None) -> Any:
+    return None if name is None else getattr(xp, name)
+
+
+def _numeric(xp: Any, value: Any, other: Any) -> Any:
+    """A bool array as NumPy promotes it against a number or a numeric array (the Array
+    API refuses bools in arithmetic): cast to the other operand's dtype."""
+    if getattr(value, "dtype", None) != xp.bool:
+        return value
+    other_dtype = getattr(other, "dtype", None)
+    if other_dtype is not None and other_dtype != xp.bool:
+        return xp.astype(value, other_dtype)
+    if isinstance(other, float):
+        return xp.astype(value, xp.float64)
+    return value
+
+
+def _operator(spell: Callable[[Any, Any], Any], name: str) -> KernelFactory:
+    """A binary operator spelled as Python's, which every Array API array takes with a
+    Python number on either side (the namespace's function may refuse one)."""
+
+    def factory(xp: Any) -> Kernel:
+        function = getattr(xp, name)
+
+        def kernel(a: Any, b: Any) -> Any:
+            a, b = _numeric(xp, a, b), _numeric(xp, b, a)
+            if hasattr(a, "shape") or hasattr(b, "shape"):
+                return spell(a, b)
+            return function(xp.asarray(a), b)
+
+        return kernel
+
+    return factory
+
+
+def _shape(shape: Any) -> tuple[int, ...]:
+    return tuple(shape) if isinstance(shape, tuple | list) else (shape,)
+
+
+def _filled(name: str) -> KernelFactory:
+    """``np.zeros``/``np.ones``: float64 unless a dtype is named."""
+    return lambda xp: (
+        lambda shape, dtype=None: getattr(xp, name)(
+            _shape(shape), dtype=_dtype(xp, dtype or "float64")
+        )
+    )
+
+
+def _transpose(xp: Any) -> Kernel:
+    def transpose(x: Any, axes: Any = None) -> Any:
+        order = tuple(reversed(range(x.ndim))) if axes is None else tuple(axes)
+        return xp.permute_dims(x, order)
+
+    return transpose
+
+
+def _tape_array(xp: Any) -> Kernel:
+    def tape_array(length: int, row_shape: Any, dtype: str) -> Any:
+        return xp.zeros((max(int(length), 0), *row_shape), dtype=_dtype(xp, dtype))
+
+    return tape_array
+
+
+def _named(name: str) -> KernelFactory:
+    return lambda xp: getattr(xp, name)
+
+
+# aten name -> the Array API function of the same meaning
+_ELEMENTWISE = {name: name for name in ("exp", "log", "sqrt", "sin", "cos", "tan", "tanh")}
+_ELEMENTWISE |= {name: name for name in ("abs", "sign", "square", "log1p", "expm1", "sinh")}
+_ELEMENTWISE |= {name: name for name in ("cosh", "floor", "ceil", "maximum", "minimum")}
+_ELEMENTWISE |= {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "neg": "negative"}
+_ELEMENTWISE |= {"where": "where", "matmul": "matmul"}
+
+NAMESPACE_KERNELS: dict[str, KernelFactory] = {
+    **{f"aten::{name}": _named(spelled) for name, spelled in _ELEMENTWISE.items()},
+    "aten::add": _operator(lambda a, b: a + b, "add"),
+    "aten::sub": _operator(lambda a, b: a - b, "subtract"),
+    "aten::mul": _operator(lambda a, b: a * b, "multiply"),
+    "aten::div": _operator(lambda a, b: a / b, "divide"),
+    "aten::pow": _operator(lambda a, b: a**b, "pow"),
+    "aten::eq": _operator(lambda a, b: a == b, "equal"),
+    "aten::ne": _operator(lambda a, b: a != b, "not_equal"),
+    "aten::lt": _operator(lambda a, b: a < b, "less"),
+    "aten::le": _operator(lambda a, b: a <= b, "less_equal"),
+    "aten::gt": _operator(lambda a, b: a > b, "greater"),
+    "aten::ge": _operator(lambda a, b: a >= b, "greater_equal"),
+    "aten::sum": _reduction("sum"),
+    "aten::mean": _reduction("mean"),
+    "aten::max": _reduction("max"),
+    "aten::min": _reduction("min"),
+    "aten::prod": _reduction("prod"),
+    "aten::sum_to_size": _sum_to_size,
+    "aten::_unreduce": _unreduce,
+    "aten::_matmul_backward_self": _matmul_backward("self"),
+    "aten::_matmul_backward_other": _matmul_backward("other"),
+    "aten::slice": lambda xp: lambda x, axis, *spec: x[_along(axis, slice(*spec))],
+    "aten::select": lambda xp: lambda x, axis, index: x[_along(axis, index)],
+    "aten::slice_scatter": _scatter(lambda axis, *spec: _along(axis, slice(*spec))),
+    "aten::select_scatter": _scatter(lambda axis, index: _along(axis, index)),
+    "aten::_slice_backward": _slice_backward,
+    "aten::index_put": _index_put,
+    "aten::_zero_written": _zero_written,
+    "aten::_written": _written,
+    "aten::astype": lambda xp: lambda x, dtype: xp.astype(x, _dtype(xp, dtype)),
+    "aten::copy_method": lambda xp: lambda x: xp.asarray(x, copy=True),
+    "aten::copy": lambda xp: lambda x: xp.asarray(x, copy=True),
+    "aten::zeros": _filled("zeros"),
+    "aten::ones": _filled("ones"),
+    "aten::transpose": _transpose,
+    "aten::reshape": lambda xp: lambda x, shape: xp.reshape(x, _shape(shape)),
+    "prim::TapeArray": _tape_array,
+    "prim::TapeWrite": lambda xp: _tape_write,
+}
+"""Per operator, its kernel made from a backend's namespace (Note [Array backends]). Each
+follows the operator's NumPy kernel, spelled with Array API functions only."""
+
+# Operators whose kernel is Python's own, with nothing of NumPy in it: every backend runs them
+# as they are (tuples, lists, Python numbers, a condition's truth, which computes a Dask value
+# as ``if`` on it does in plain Dask).
+_LIBRARY_FREE = frozenset(
+    {
+        "prim::bool",
+        "prim::TapeList",
+        "prim::TapePush",
+        "prim::Uninitialized",
+    }
+)
+
+
+def _to_namespace(xp: Any, kernel: Kernel) -> Kernel:
+    """``kernel`` with NumPy constants as the namespace takes them: a NumPy scalar as a
+    Python number, a (small, constant) NumPy array as the namespace's array."""
+
+    def convert(value: Any) -> Any:
+        if isinstance(value, np.generic):
+            return value.item()
+        if isinstance(value, np.ndarray):
+            return xp.asarray(value)
+        return value
+
+    def converted(*args: Any) -> Any:
+        return kernel(*(convert(a) for a in args))
+
+    return converted
+
+
+@cache
+def _ops_for(backend: Backend, namespace: Any) -> Mapping[str, OpDef]:
+    table: dict[str, OpDef] = {}
+    for name, op in OPS.items():
+        factory = NAMESPACE_KERNELS.get(name)
+        if factory is not None:
+            kernel = factory(namespace)
+            if not backend.mixes_numpy:
+                kernel = _to_namespace(namespace, kernel)
+            op = dataclasses.replace(op, kernel=kernel, typed_call=None, ufunc_reduce=None)
+        elif op.kernel is not None and not (
+            name.startswith("prim::") and (name in _LIBRARY_FREE or _python_only(op))
+        ):
+            continue  # no entry: `check_supported` refuses it
+        table[name] = op
+    return table
+
+
+def _python_only(op: OpDef) -> bool:
+    """A ``prim::`` operator on Python values (numbers, tuples, lists), not on arrays."""
+    return not any("Tensor" in str(arg.ty) for arg in op.schema.arguments) and (
+        "Tensor" not in str(op.schema.returns)
+    )
+
+
+def backend_ops(backend: Backend) -> Mapping[str, OpDef]:
+    """The operator table for ``backend``, its kernels bound through its namespace. See Note
+    [Array backends]."""
+    return _ops_for(backend, backend.namespace())
+
+
+def check_supported(graph: Graph, backend: Backend, ops: Mapping[str, OpDef]) -> None:
+    """Refuse ``graph`` when it runs an operator ``backend`` has no kernel for: a located
+    BackendError naming the operator and the backend, raised before anything runs."""
+    for node in graph.all_nodes():
+        op = OPS.get(node.kind)
+        if op is None or op.kernel is None or node.kind in ops:
+            continue
+        raise BackendError(
+            f"{node.kind} has no implementation on the {backend.name} backend (Note [Array "
+            f"backends]); it is never run by converting {backend.name} arrays to NumPy",
+            node.source_range,
+        )
