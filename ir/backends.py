@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -44,7 +45,8 @@ from typing import Any
 import numpy as np
 
 from ir.errors import AutodiffError
-from ir.graph import Graph
+from ir.graph import Graph, Node
+from ir.source import SourceRange
 from ir.ops import OPS, OpDef
 from ir.ops.shape_rules import normalize_axes
 
@@ -226,7 +228,7 @@ def _scatter(item: Callable[..., Any]) -> KernelFactory:
 def _index_put(xp: Any) -> Kernel:
     def index_put(x: Any, values: Any, *indices: Any) -> Any:
         result = xp.asarray(x, copy=True)
-        result[(*indices, Ellipsis)] = values
+        result[_index_key(indices)] = values
         return result
 
     return index_put
@@ -235,8 +237,7 @@ def _index_put(xp: Any) -> Kernel:
 def _zero_written(xp: Any) -> Kernel:
     def zero_written(grad: Any, indices: Any) -> Any:
         result = xp.asarray(grad, copy=True)
-        key = tuple(indices) if isinstance(indices, tuple | list) else (indices,)
-        result[(*key, Ellipsis)] = 0
+        result[_index_key(indices)] = 0
         return result
 
     return zero_written
@@ -330,6 +331,147 @@ def _tape_array(xp: Any) -> Kernel:
     return tape_array
 
 
+def _index_key(indices: Sequence[Any]) -> tuple[Any, ...]:
+    """The subscript of ``aten::index`` and the scatters, None standing for ``:``, ending
+    with an ellipsis as the Array API wants when it does not name every axis."""
+    return (*(slice(None) if item is None else item for item in indices), Ellipsis)
+
+
+def _expand_dims(xp: Any) -> Kernel:
+    def expand_dims(x: Any, axis: Any) -> Any:
+        count = len(axis) if isinstance(axis, tuple | list) else 1
+        for position in sorted(normalize_axes(axis, x.ndim + count)):
+            x = xp.expand_dims(x, axis=position)
+        return x
+
+    return expand_dims
+
+
+def _squeeze(xp: Any) -> Kernel:
+    def squeeze(x: Any, axis: Any = None) -> Any:
+        if axis is None:
+            axis = tuple(i for i, d in enumerate(x.shape) if d == 1)
+        return xp.squeeze(x, axis=_axis(axis))
+
+    return squeeze
+
+
+def _dot(xp: Any) -> Kernel:
+    """``np.dot``: a product for a 0-d operand, else a sum over ``a``'s last axis and
+    ``b``'s second-to-last (its only one for a vector), as ``tensordot`` spells it."""
+
+    def dot(a: Any, b: Any) -> Any:
+        if getattr(a, "ndim", 0) == 0 or getattr(b, "ndim", 0) == 0:
+            return a * b
+        if a.ndim <= 2 and b.ndim <= 2:
+            return xp.matmul(a, b)
+        return xp.tensordot(a, b, axes=([a.ndim - 1], [b.ndim - 2 if b.ndim >= 2 else 0]))
+
+    return dot
+
+
+def _concatenate(xp: Any) -> Kernel:
+    def concatenate(tensors: Any, axis: int | None = 0) -> Any:
+        if axis is None:
+            return xp.concat([xp.reshape(t, (-1,)) for t in tensors], axis=0)
+        return xp.concat(list(tensors), axis=axis)
+
+    return concatenate
+
+
+def _concatenate_backward(xp: Any) -> Kernel:
+    def concatenate_backward(grad: Any, sizes: Any, axis: int | None) -> tuple[Any, ...]:
+        pieces = []
+        start = 0
+        for size in sizes:
+            if axis is None:
+                count = math.prod(size)
+                pieces.append(xp.reshape(grad[start : start + count], tuple(size)))
+                start += count
+            else:
+                pieces.append(grad[_along(axis, slice(start, start + size[axis]))])
+                start += size[axis]
+        return tuple(pieces)
+
+    return concatenate_backward
+
+
+def _cumsum(xp: Any) -> Kernel:
+    def cumsum(x: Any, axis: int | None = None) -> Any:
+        if axis is None:
+            x, axis = xp.reshape(x, (-1,)), 0
+        return xp.cumulative_sum(x, axis=axis)
+
+    return cumsum
+
+
+def _like(name: str) -> KernelFactory:
+    return lambda xp: (
+        lambda x, *rest: getattr(xp, name)(
+            x, *rest[:-1], dtype=_dtype(xp, rest[-1]) if rest[-1] is not None else x.dtype
+        )
+    )
+
+
+def _moments(name: str) -> KernelFactory:
+    return lambda xp: (
+        lambda x, axis, keepdims, ddof: getattr(xp, name)(
+            x, axis=_axis(axis), keepdims=keepdims, correction=ddof
+        )
+    )
+
+
+def _select_backward(xp: Any) -> Kernel:
+    def select_backward(grad: Any, shape: Any, axis: int, index: int) -> Any:
+        result = xp.zeros(tuple(shape), dtype=grad.dtype)
+        result[_along(axis, index)] = grad
+        return result
+
+    return select_backward
+
+
+def _transpose_backward(xp: Any) -> Kernel:
+    def transpose_backward(grad: Any, axes: Any) -> Any:
+        if axes is None:
+            return xp.permute_dims(grad, tuple(reversed(range(grad.ndim))))
+        order = [axis % grad.ndim for axis in axes]
+        return xp.permute_dims(grad, tuple(order.index(i) for i in range(grad.ndim)))
+
+    return transpose_backward
+
+
+def _size_if_not_equal(x: Any, other: Any) -> Any:
+    shape = tuple(getattr(x, "shape", ()))
+    return None if shape == tuple(getattr(other, "shape", ())) else shape
+
+
+def _dot_backward(xp: Any) -> Kernel:
+    """`_dot`'s gradients where ``np.dot`` is ``np.matmul`` (operands of at most two axes)
+    or a product (a 0-d operand); other ranks are refused when they run."""
+    grad_self, grad_other = _matmul_backward("self")(xp), _matmul_backward("other")(xp)
+    sum_to = _sum_to_size(xp)
+
+    def dot_backward(grad: Any, a: Any, b: Any) -> tuple[Any, Any]:
+        if getattr(a, "ndim", 0) == 0 or getattr(b, "ndim", 0) == 0:
+            return sum_to(grad * b, tuple(getattr(a, "shape", ()))), sum_to(
+                grad * a, tuple(getattr(b, "shape", ()))
+            )
+        if a.ndim > 2 or b.ndim > 2:
+            raise BackendError(
+                "the gradient of np.dot of arrays of more than two axes has no Array API "
+                "kernel: write np.tensordot or np.matmul"
+            )
+        return grad_self(grad, a, b), grad_other(grad, a, b)
+
+    return dot_backward
+
+
+def _swapped(ndim: int, a: int, b: int) -> tuple[int, ...]:
+    order = list(range(ndim))
+    order[a], order[b] = order[b], order[a]
+    return tuple(order)
+
+
 def _named(name: str) -> KernelFactory:
     return lambda xp: getattr(xp, name)
 
@@ -339,7 +481,9 @@ _ELEMENTWISE = {name: name for name in ("exp", "log", "sqrt", "sin", "cos", "tan
 _ELEMENTWISE |= {name: name for name in ("abs", "sign", "square", "log1p", "expm1", "sinh")}
 _ELEMENTWISE |= {name: name for name in ("cosh", "floor", "ceil", "maximum", "minimum")}
 _ELEMENTWISE |= {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "neg": "negative"}
-_ELEMENTWISE |= {"where": "where", "matmul": "matmul"}
+_ELEMENTWISE |= {"where": "where", "matmul": "matmul", "positive": "positive"}
+_ELEMENTWISE |= {name: name for name in ("logical_and", "logical_or", "logical_not")}
+_ELEMENTWISE |= {"logaddexp": "logaddexp", "stack": "stack", "clip": "clip"}
 
 NAMESPACE_KERNELS: dict[str, KernelFactory] = {
     **{f"aten::{name}": _named(spelled) for name, spelled in _ELEMENTWISE.items()},
@@ -354,11 +498,18 @@ NAMESPACE_KERNELS: dict[str, KernelFactory] = {
     "aten::le": _operator(lambda a, b: a <= b, "less_equal"),
     "aten::gt": _operator(lambda a, b: a > b, "greater"),
     "aten::ge": _operator(lambda a, b: a >= b, "greater_equal"),
+    "aten::floordiv": _operator(lambda a, b: a // b, "floor_divide"),
+    "aten::remainder": _operator(lambda a, b: a % b, "remainder"),
     "aten::sum": _reduction("sum"),
     "aten::mean": _reduction("mean"),
     "aten::max": _reduction("max"),
     "aten::min": _reduction("min"),
     "aten::prod": _reduction("prod"),
+    "aten::var": _moments("var"),
+    "aten::std": _moments("std"),
+    "aten::argmax": lambda xp: lambda x, axis, keepdims: xp.argmax(x, axis=axis, keepdims=keepdims),
+    "aten::argmin": lambda xp: lambda x, axis, keepdims: xp.argmin(x, axis=axis, keepdims=keepdims),
+    "aten::cumsum": _cumsum,
     "aten::sum_to_size": _sum_to_size,
     "aten::_unreduce": _unreduce,
     "aten::_matmul_backward_self": _matmul_backward("self"),
@@ -378,6 +529,43 @@ NAMESPACE_KERNELS: dict[str, KernelFactory] = {
     "aten::ones": _filled("ones"),
     "aten::transpose": _transpose,
     "aten::reshape": lambda xp: lambda x, shape: xp.reshape(x, _shape(shape)),
+    "aten::ravel": lambda xp: lambda x: xp.reshape(x, (-1,)),
+    "aten::broadcast_to": lambda xp: lambda x, shape: xp.broadcast_to(x, _shape(shape)),
+    "aten::expand_dims": _expand_dims,
+    "aten::squeeze": _squeeze,
+    "aten::swapaxes": lambda xp: lambda x, a, b: xp.permute_dims(x, _swapped(x.ndim, a, b)),
+    "aten::moveaxis": lambda xp: lambda x, source, destination: xp.moveaxis(x, source, destination),
+    "aten::flip": lambda xp: lambda x, axis=None: xp.flip(x, axis=_axis(axis)),
+    "aten::index": lambda xp: lambda x, *indices: x[_index_key(indices)],
+    "aten::dot": _dot,
+    "aten::_dot_backward": _dot_backward,
+    "aten::_select_backward": _select_backward,
+    "aten::_transpose_backward": _transpose_backward,
+    "aten::_size_if_not_equal": lambda xp: _size_if_not_equal,
+    "aten::conj": _named("conj"),
+    "aten::tensordot": lambda xp: (
+        lambda a, b, axes=2: xp.tensordot(
+            a, b, axes=axes if isinstance(axes, int) else tuple(tuple(ax) for ax in axes)
+        )
+    ),
+    "aten::concatenate": _concatenate,
+    "aten::_concatenate_backward": _concatenate_backward,
+    "aten::zeros_like": _like("zeros_like"),
+    "aten::ones_like": _like("ones_like"),
+    "aten::full_like": _like("full_like"),
+    "aten::full": lambda xp: (
+        lambda shape, fill, dtype=None: xp.full(_shape(shape), fill, dtype=_dtype(xp, dtype))
+    ),
+    "aten::eye": lambda xp: (
+        lambda n, m=None, k=0, dtype=None: xp.eye(n, m, k=k, dtype=_dtype(xp, dtype or "float64"))
+    ),
+    "aten::arange": lambda xp: (
+        lambda start, stop=None, step=None, dtype=None: xp.arange(
+            start, stop, 1 if step is None else step, dtype=_dtype(xp, dtype)
+        )
+    ),
+    "aten::size": lambda xp: lambda x: math.prod(x.shape),
+    "aten::shape": lambda xp: lambda x: tuple(x.shape),
     "prim::TapeArray": _tape_array,
     "prim::TapeWrite": lambda xp: _tape_write,
 }
@@ -391,6 +579,7 @@ _LIBRARY_FREE = frozenset(
     {
         "prim::bool",
         "prim::TapeList",
+        "aten::_sequence_as",  # a tuple or list of its parts
         "prim::TapePush",
         "prim::Uninitialized",
     }
@@ -425,7 +614,7 @@ def _ops_for(backend: Backend, namespace: Any) -> Mapping[str, OpDef]:
                 kernel = _to_namespace(namespace, kernel)
             op = dataclasses.replace(op, kernel=kernel, typed_call=None, ufunc_reduce=None)
         elif op.kernel is not None and not (
-            name.startswith("prim::") and (name in _LIBRARY_FREE or _python_only(op))
+            name in _LIBRARY_FREE or (name.startswith("prim::") and _python_only(op))
         ):
             continue  # no entry: `check_supported` refuses it
         table[name] = op
@@ -455,5 +644,22 @@ def check_supported(graph: Graph, backend: Backend, ops: Mapping[str, OpDef]) ->
         raise BackendError(
             f"{node.kind} has no implementation on the {backend.name} backend (Note [Array "
             f"backends]); it is never run by converting {backend.name} arrays to NumPy",
-            node.source_range,
+            _site(node),
         )
+
+
+def _site(node: Node) -> SourceRange | None:
+    """Where the user wrote what ``node`` computes: its own source range, or, for a node a
+    pass made without one, the nearest located node that feeds it or reads it."""
+    seen: set[int] = set()
+    frontier = [node]
+    while frontier:
+        nearby: list[Node] = []
+        for current in frontier:
+            if current.source_range is not None:
+                return current.source_range
+            seen.add(id(current))
+            nearby += [value.node for value in current.inputs]
+            nearby += [use.user for value in current.outputs for use in value.uses]
+        frontier = [n for n in nearby if id(n) not in seen]
+    return None
