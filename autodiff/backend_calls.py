@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from autodiff.gradient import Gradient
-from ir.backends import Backend, backend_ops, check_supported, dtype_name
+from ir.backends import DASK, Backend, backend_ops, check_supported, dtype_name
 from ir.interpreter import AUTOGRAD_ZERO
 from ir.ops import OpDef
 
@@ -56,6 +56,7 @@ def backend_gradient_call(
     with_value: bool,
     several: bool,
     shape_gradients: Callable[[list[Any]], Any] | None,
+    compute: bool = False,
 ) -> GradientCall:
     """`autodiff.unit.gradient_call` for a backend: no folded seed, no owned temporaries,
     no cast through NumPy. See Note [Lazy gradients]."""
@@ -99,11 +100,22 @@ def backend_gradient_call(
             grad_result = shape_gradients(grads)
         else:
             grad_result = tuple(grads) if several else grads[0]
-        if with_value:
-            return ((value, aux) if has_aux else value), grad_result
-        return (grad_result, aux) if has_aux else grad_result
+        result = (
+            (((value, aux) if has_aux else value), grad_result)
+            if with_value
+            else ((grad_result, aux) if has_aux else grad_result)
+        )
+        return _computed(result) if compute and backend is DASK else result
 
     return call
+
+
+def _computed(result: Any) -> Any:
+    """``result`` with its Dask arrays computed in one pass: Note [Lazy gradients]."""
+    import dask
+
+    (computed,) = dask.compute(result)  # type: ignore[attr-defined,no-untyped-call]
+    return computed
 
 
 def _dtype_of(xp: Any, loss: Any) -> Any:

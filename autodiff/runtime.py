@@ -70,6 +70,7 @@ import numpy as np
 from autodiff import instrument
 from autodiff.errors import DifferentiationError
 from autodiff.gradient import Gradient
+from ir.backends import BackendError
 from ir.codegen import CompiledGraph, Runnable, executable
 from ir.collector import gc_paused
 from ir.graph import Graph, Value
@@ -204,9 +205,12 @@ class CompiledGradient:
         *,
         seed: np.ndarray[Any, Any] | None = None,
         ops: Mapping[str, OpDef] | None = None,
+        backend_name: str | None = None,
     ) -> None:
         self.gradient = gradient
         self.backend_ops = ops
+        self.backend_name = backend_name
+        """The backend ``ops`` are for, None for NumPy (Note [Array backends])."""
         self.f = executor_for(gradient.f, ops=ops or OPS)
         owned = owned_inputs(gradient, self.f) if ops is None else frozenset()
         df_graph = gradient.df
@@ -245,6 +249,12 @@ class CompiledGradient:
 
     def forward(self, args: Sequence[Any]) -> tuple[list[Any], Saved]:
         """Run ``f``: its real outputs, and what the backward run needs from this one."""
+        if self.backend_name is not None:
+            raise BackendError(
+                f"on {self.backend_name} arrays, ad.grad, ad.value_and_grad and ad.script "
+                "run; ad.vjp, jacobians, taps, hooks, anomaly mode, the profiler and "
+                "saved-value hooks take NumPy arrays (Note [Array backends] in ir.backends)"
+            )
         grad = self.gradient
         outputs = self.executables()[0](*args)
         saved = Saved(

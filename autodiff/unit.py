@@ -198,7 +198,9 @@ def compiled_gradient(
         runtime = (
             CompiledGradient(gradient, values, seed=loss_seed(gradient) if seeded else None)
             if backend is None
-            else CompiledGradient(gradient, ops=backend_kernels(gradient, backend, values))
+            else CompiledGradient(
+                gradient, ops=backend_kernels(gradient, backend, values), backend_name=backend.name
+            )
         )
         compiled = CompiledFunction(
             runtime,
@@ -351,6 +353,7 @@ def gradient_call(
     with_value: bool,
     several: bool,
     shape_gradients: Callable[[list[Any]], Any] | None = None,
+    compute: bool = False,
 ) -> GradientCall:
     """One call of ``grad``/``value_and_grad`` for arguments with the signature of ``values``,
     built once: it runs ``f``, checks and seeds the loss, runs ``df`` and shapes the gradients
@@ -365,7 +368,15 @@ def gradient_call(
     runtime = compiled.runtime
     if compiled.backend is not None:  # Note [Array backends] in ir.backends
         return backend_gradient_call(
-            compiled, compiled.backend, wrt, qualname, has_aux, with_value, several, shape_gradients
+            compiled,
+            compiled.backend,
+            wrt,
+            qualname,
+            has_aux,
+            with_value,
+            several,
+            shape_gradients,
+            compute,
         )
     gradient = runtime.gradient
     run_f, run_df = runtime.f.run, runtime.df.run

@@ -46,9 +46,9 @@ import numpy as np
 
 from ir.errors import AutodiffError
 from ir.graph import Graph, Node
-from ir.source import SourceRange
 from ir.ops import OPS, OpDef
 from ir.ops.shape_rules import normalize_axes
+from ir.source import SourceRange
 
 
 class BackendError(AutodiffError):

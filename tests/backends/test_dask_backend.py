@@ -126,3 +126,38 @@ def test_a_write_to_a_dask_argument_is_refused():
 
     with pytest.raises(BackendError, match=r"prim::WriteBack.*dask"):
         ad.grad(writes_argument)(chunked(np.arange(6.0)))
+
+
+def test_compute_true_gives_computed_value_and_gradients():
+    w, X, y = CASES[logistic_regression]
+    expected_value, expected_grad = ad.value_and_grad(logistic_regression)(w, X, y)
+    value, grad = ad.value_and_grad(logistic_regression, compute=True)(
+        chunked(w), chunked(X), chunked(y)
+    )
+    assert isinstance(grad, np.ndarray)
+    np.testing.assert_allclose(value, expected_value, rtol=1e-12)
+    np.testing.assert_allclose(grad, expected_grad, rtol=1e-10)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda f, w, X: ad.vjp(f, w, X),
+        lambda f, w, X: ad.grad(lambda w, X: np.sum(f(w, X)), retain=("h",))(w, X),
+        lambda f, w, X: ad.hessian(lambda w, X: np.sum(f(w, X)))(w, X),
+    ],
+    ids=["vjp", "taps", "hessian"],
+)
+def test_what_does_not_run_on_dask_is_refused(call):
+    def layer(w, X):
+        return ad.tap(np.tanh(X @ w), "h")
+
+    w, X, _ = CASES[logistic_regression]
+    with pytest.raises(BackendError, match="dask"):
+        call(layer, chunked(w), chunked(X))
+
+
+def test_anomaly_mode_on_dask_is_refused():
+    w, X, y = CASES[logistic_regression]
+    with ad.detect_anomaly(), pytest.raises(BackendError, match="anomaly mode"):
+        ad.grad(logistic_regression)(chunked(w), chunked(X), chunked(y))
