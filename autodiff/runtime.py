@@ -70,9 +70,9 @@ import numpy as np
 from autodiff import instrument
 from autodiff.errors import DifferentiationError
 from autodiff.gradient import Gradient
-from ir.backends import BackendError
 from ir.codegen import CompiledGraph, Runnable, executable
 from ir.collector import gc_paused
+from ir.errors import BackendError
 from ir.graph import Graph, Value
 from ir.interpreter import AUTOGRAD_ZERO, Observer
 from ir.ops import OPS, OpDef

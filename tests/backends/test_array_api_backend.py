@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import autodiff as ad
-from ir.backends import BackendError
+from ir.errors import BackendError
 from tests.backends.backend_corpus import logistic_regression, problem
 
 CASES = problem()
