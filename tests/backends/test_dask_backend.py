@@ -4,6 +4,8 @@ pytrees of Dask arrays, NumPy weights with Dask data, a LocalCluster, and locate
 
 from __future__ import annotations
 
+import collections
+
 import numpy as np
 import pytest
 
@@ -161,3 +163,23 @@ def test_anomaly_mode_on_dask_is_refused():
     w, X, y = CASES[logistic_regression]
     with ad.detect_anomaly(), pytest.raises(BackendError, match="anomaly mode"):
         ad.grad(logistic_regression)(chunked(w), chunked(X), chunked(y))
+
+
+def test_value_and_gradients_computed_together_read_each_block_once():
+    """``f`` and ``df`` build one task graph (Note [Lazy gradients]): the data blocks ``df``
+    reads again (``X`` in ``X.T @ g``) are the tasks ``f`` read, computed once."""
+    w, X, y = CASES[logistic_regression]
+    loads: collections.Counter[tuple[int, ...]] = collections.Counter()
+
+    def load(block, block_info=None):
+        if block_info is not None:
+            loads[tuple(block_info[0]["chunk-location"])] += 1
+        return block
+
+    data = chunked(X).map_blocks(load, dtype=X.dtype, meta=np.empty((0, 0)))
+    value, grad = ad.value_and_grad(logistic_regression)(w, data, chunked(y))
+    value, grad = dask.compute(value, grad, scheduler="synchronous")
+    blocks = data.numblocks[0] * data.numblocks[1]
+    assert len(loads) == blocks
+    assert set(loads.values()) == {1}
+    np.testing.assert_allclose(grad, ad.grad(logistic_regression)(w, X, y), rtol=1e-10)
