@@ -345,8 +345,9 @@ _NUMBER_KINDS = frozenset({int, float, bool, complex})
 
 
 def _other_key(value: Any) -> Hashable:
-    if type(value) in _NUMBER_KINDS:  # the common case, before the array tests
-        return type(value)
+    kind = type(value)
+    if kind in _NUMBER_KINDS:  # the common case, before the array tests
+        return cast(Hashable, kind)
     if isinstance(value, np.ndarray):  # a subclass: keyed apart, so that a call checks it
         return (type(value), value.dtype, value.shape, value.strides)
     if is_backend_array(value):  # its type names its backend: Note [Array backends]
