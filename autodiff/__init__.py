@@ -52,13 +52,14 @@ from autodiff.script import ScriptFunction
 from autodiff.specialize import ArgumentError
 from autodiff.taps import tap
 from frontend.errors import ScriptError
-from ir.errors import AutodiffError
+from ir.errors import AutodiffError, BackendError
 from ir.ops.opaque import stop_gradient
 
 __all__ = [
     "AnomalyError",
     "ArgumentError",
     "AutodiffError",
+    "BackendError",
     "Checkpointed",
     "CustomVjpFunction",
     "DifferentiationError",

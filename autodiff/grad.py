@@ -155,8 +155,12 @@ class GradFunction:
         with_value: bool,
         retain: str | Sequence[str] = (),
         hooks: Mapping[str, Hook | Sequence[Hook]] | None = None,
+        compute: bool = False,
     ) -> None:
         self.scripted = _as_script(fn)
+        self.compute = compute
+        """On Dask arguments, compute the value and gradients together before returning them
+        (Note [Lazy gradients] in `autodiff.backend_calls`)."""
         self.argnums = argnums
         self.has_aux = has_aux
         self.with_value = with_value
@@ -172,7 +176,13 @@ class GradFunction:
             except DifferentiationError:  # raised at each call
                 pass
             else:
-                self.call_key = (argnum_key, isinstance(argnums, int), has_aux, with_value)
+                self.call_key = (
+                    argnum_key,
+                    isinstance(argnums, int),
+                    has_aux,
+                    with_value,
+                    compute,
+                )
         # Not updating __dict__: the function may be another GradFunction (``grad(grad(f))``).
         functools.update_wrapper(self, self.scripted.fn, updated=())
 
@@ -280,6 +290,7 @@ class GradFunction:
                 with_value=self.with_value,
                 several=several,
                 shape_gradients=shape,
+                compute=self.compute,
             )
             result = call(values)
             unit.calls[self.call_key] = call  # once it has succeeded
@@ -381,8 +392,10 @@ def grad(
     *,
     retain: str | Sequence[str] = (),
     hooks: Mapping[str, Hook | Sequence[Hook]] | None = None,
+    compute: bool = False,
 ) -> GradFunction:
     """The gradient of a scalar-valued function w.r.t. the arguments at ``argnums``.
+    On Dask arrays it is lazy unless ``compute=True`` (as `value_and_grad`).
 
     ``retain`` names values the function marks with ``ad.tap(value, name)``: the call then
     returns ``(gradient, retained)``, ``retained`` mapping each name to d output / d value
@@ -396,7 +409,9 @@ def grad(
     >>> dw, retained = ad.grad(loss, retain=("h",))(w, x, y)   # retained["h"]: d loss / d h
     >>> ad.grad(loss, hooks={"h": lambda g: np.clip(g, -1, 1)})(w, x, y)
     """
-    return GradFunction(fn, argnums, has_aux, with_value=False, retain=retain, hooks=hooks)
+    return GradFunction(
+        fn, argnums, has_aux, with_value=False, retain=retain, hooks=hooks, compute=compute
+    )
 
 
 @api_boundary
@@ -407,14 +422,20 @@ def value_and_grad(
     *,
     retain: str | Sequence[str] = (),
     hooks: Mapping[str, Hook | Sequence[Hook]] | None = None,
+    compute: bool = False,
 ) -> GradFunction:
     """Like `grad`, but returns ``(value, gradient)`` from one forward pass; with ``retain``,
-    ``((value, gradient), retained)``.
+    ``((value, gradient), retained)``. On Dask arrays both are lazy; ``compute=True``
+    computes them together, as ``dask.compute(value, gradient)`` does (Note [Lazy
+    gradients] in `autodiff.backend_calls`).
 
     >>> value, dw = ad.value_and_grad(loss)(w, x, y)
     >>> (value, dw), retained = ad.value_and_grad(loss, retain="h")(w, x, y)
+    >>> value, dw = ad.value_and_grad(loss, compute=True)(w, dask_x, dask_y)  # NumPy results
     """
-    return GradFunction(fn, argnums, has_aux, with_value=True, retain=retain, hooks=hooks)
+    return GradFunction(
+        fn, argnums, has_aux, with_value=True, retain=retain, hooks=hooks, compute=compute
+    )
 
 
 @api_boundary

@@ -36,6 +36,7 @@ from autodiff.specialize import ArgumentError, argument_type, runtime_value
 from autodiff.structures import builder
 from autodiff.tracebacks import api_boundary
 from frontend.trees import KnownString, Tree
+from ir.backends import is_backend_array
 from ir.types import NONE, TensorType, Type
 
 PyTreeSpec = optree.PyTreeSpec
@@ -109,7 +110,7 @@ def checked_leaves(qualname: str, name: str, value: Any) -> list[Any]:
     _check_kinds(qualname, name, spec)
     return [
         runtime_value(qualname, name + _spelled(path), leaf)
-        if isinstance(leaf, (np.ndarray, *_NUMBERS))
+        if isinstance(leaf, (np.ndarray, *_NUMBERS)) or is_backend_array(leaf)
         else _refuse_leaf(qualname, name + _spelled(path), leaf)
         for path, leaf in zip(paths, leaves, strict=True)
     ]

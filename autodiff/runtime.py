@@ -61,7 +61,7 @@ stitched field for field by the Gradient's index lists (TorchScript's Differenti
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -72,8 +72,10 @@ from autodiff.errors import DifferentiationError
 from autodiff.gradient import Gradient
 from ir.codegen import CompiledGraph, Runnable, executable
 from ir.collector import gc_paused
+from ir.errors import BackendError
 from ir.graph import Graph, Value
 from ir.interpreter import AUTOGRAD_ZERO, Observer
+from ir.ops import OPS, OpDef
 from ir.types import TensorType
 from passes.constant_propagation import propagate_constants
 from passes.cse import eliminate_common_subexpressions
@@ -170,10 +172,13 @@ class Saved:
         return values
 
 
-def executor_for(graph: Graph, observer: Observer | None = None) -> Runnable:
+def executor_for(
+    graph: Graph, observer: Observer | None = None, ops: Mapping[str, OpDef] = OPS
+) -> Runnable:
     """What runs ``graph``: generated code, with ``observer`` watching every kernel node when
-    given (Note [Observed code] in `ir.codegen`), which `ir.codegen.executable` builds."""
-    return executable(graph, observer=observer)
+    given (Note [Observed code] in `ir.codegen`), which `ir.codegen.executable` builds; with
+    ``ops``, a backend's kernels (Note [Array backends] in `ir.backends`)."""
+    return executable(graph, ops, observer=observer)
 
 
 class CompiledGradient:
@@ -189,6 +194,8 @@ class CompiledGradient:
     ``seed``, when given, is the 0-d vjp of output 0 every run will pass: ``df`` is compiled
     with it folded in where it can be (`seeded_at`), and backward then takes None for it.
     See Note [Seeded df]. ``df`` owns the inputs at `owned` (Note [Owned temporaries]).
+    ``ops``, when given, is a backend's operator table (Note [Array backends] in
+    `ir.backends`): ``f`` and ``df`` call its kernels, and ``df`` owns nothing.
     """
 
     def __init__(
@@ -197,10 +204,15 @@ class CompiledGradient:
         arguments: Sequence[Any] | None = None,
         *,
         seed: np.ndarray[Any, Any] | None = None,
+        ops: Mapping[str, OpDef] | None = None,
+        backend_name: str | None = None,
     ) -> None:
         self.gradient = gradient
-        self.f = executor_for(gradient.f)
-        owned = owned_inputs(gradient, self.f)
+        self.backend_ops = ops
+        self.backend_name = backend_name
+        """The backend ``ops`` are for, None for NumPy (Note [Array backends])."""
+        self.f = executor_for(gradient.f, ops=ops or OPS)
+        owned = owned_inputs(gradient, self.f) if ops is None else frozenset()
         df_graph = gradient.df
         self.seed = seed
         self.seeded_at: int | None = None
@@ -215,7 +227,7 @@ class CompiledGradient:
         self.owned = owned
         """The inputs of ``df`` it may write into: Note [Owned temporaries]."""
         self.df_graph = df_graph
-        self.df = executable(df_graph, owned=owned)
+        self.df = executable(df_graph, ops or OPS, owned=owned)
         self.observed: tuple[Runnable, Runnable] | None = None
         self.grad_zeros: list[ZeroSpec] | None = None
         """One spec per entry of df_output_vjps when ``arguments`` fixed them, else None."""
@@ -237,6 +249,12 @@ class CompiledGradient:
 
     def forward(self, args: Sequence[Any]) -> tuple[list[Any], Saved]:
         """Run ``f``: its real outputs, and what the backward run needs from this one."""
+        if self.backend_name is not None:
+            raise BackendError(
+                f"on {self.backend_name} arrays, ad.grad, ad.value_and_grad and ad.script "
+                "run; ad.vjp, jacobians, taps, hooks, anomaly mode, the profiler and "
+                "saved-value hooks take NumPy arrays (Note [Array backends] in ir.backends)"
+            )
         grad = self.gradient
         outputs = self.executables()[0](*args)
         saved = Saved(

@@ -92,6 +92,7 @@ from frontend.compile import (
 from frontend.errors import ContainerUseError, ScriptError
 from frontend.objects import call_signature
 from frontend.trees import KnownString, Tree, needs_rebuild, rebuild
+from ir.backends import backend_of, backend_ops, check_supported
 from ir.codegen import Runnable, executable
 from ir.errors import AutodiffError, ShapeError
 from ir.graph import Graph
@@ -574,7 +575,12 @@ class ScriptFunction:
             graph = self.graph_for_types(
                 unit.types, unit.number_inputs, unit.strided_inputs, unit.parameters, unit.names
             )
-            unit.executable = executable(graph)
+            if unit.backend is None:
+                unit.executable = executable(graph)
+            else:  # Note [Array backends] in ir.backends
+                ops = backend_ops(unit.backend)
+                check_supported(graph, unit.backend, ops)
+                unit.executable = executable(graph, ops)
             self.keep(key, unit)
         return unit.executable
 
@@ -610,6 +616,7 @@ class ScriptFunction:
             )
             unit.names = names
             unit.rebuild = self.result_for(parameters, types[: self.arity])
+            unit.backend = backend_of(values)
         return key, unit
 
     def parameter_types(self, spec: PyTreeSpec, leaf_types: Sequence[Type]) -> tuple[Type, ...]:

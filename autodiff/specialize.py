@@ -17,6 +17,7 @@ from typing import Any, cast
 
 import numpy as np
 
+from ir.backends import dtype_name, is_backend_array
 from ir.collector import gc_paused
 from ir.errors import AutodiffError
 from ir.graph import Graph
@@ -160,6 +161,8 @@ def runtime_value(qualname: str, name: str, value: Any) -> Any:
         _check_array_subclass(qualname, name, value)
     if isinstance(value, (bool, int, float, np.ndarray, np.generic, *GENERATORS)):
         return value
+    if is_backend_array(value):  # Note [Array backends] in ir.backends
+        return value
     if isinstance(value, complex):
         return PythonComplex(value)
     if isinstance(value, list | tuple):
@@ -218,6 +221,8 @@ def argument_type(qualname: str, name: str, value: Any) -> Type:
                 f"supported dtypes: {', '.join(DTYPE_TO_NAME)}"
             )
         return TensorType(dtype, tuple(value.shape))
+    if is_backend_array(value):
+        return _backend_array_type(qualname, name, value)
     if isinstance(value, bool):
         return BOOL
     if isinstance(value, int):
@@ -227,6 +232,24 @@ def argument_type(qualname: str, name: str, value: Any) -> Type:
     if isinstance(value, complex):
         return COMPLEX_SCALAR  # Note [Python complex numbers] in `ir.types`
     return FLOAT
+
+
+def _backend_array_type(qualname: str, name: str, value: Any) -> Type:
+    """The type of a Dask, CuPy or Array API array: its dtype and shape, which must be known
+    (a Dask array of unknown chunk sizes has NaN in its shape)."""
+    dtype = dtype_name(value.dtype)
+    if dtype not in DTYPE_TO_NAME:
+        raise ArgumentError(
+            f"argument '{name}' of {qualname}() has dtype {dtype}, which is not supported; "
+            f"supported dtypes: {', '.join(DTYPE_TO_NAME)}"
+        )
+    shape = tuple(value.shape)
+    if not all(isinstance(d, int) for d in shape):
+        raise ArgumentError(
+            f"argument '{name}' of {qualname}() has shape {shape}, not known in full; "
+            "for a Dask array, compute its chunk sizes first (x.compute_chunk_sizes())"
+        )
+    return TensorType(dtype, shape)
 
 
 def numpy_scalar_positions(values: Sequence[Any]) -> str:
@@ -318,7 +341,15 @@ def signature_key(values: Sequence[Any]) -> SignatureKey:
 _NDARRAY = np.ndarray
 
 
+_NUMBER_KINDS = frozenset({int, float, bool, complex})
+
+
 def _other_key(value: Any) -> Hashable:
+    kind = type(value)
+    if kind in _NUMBER_KINDS:  # the common case, before the array tests
+        return cast(Hashable, kind)
     if isinstance(value, np.ndarray):  # a subclass: keyed apart, so that a call checks it
         return (type(value), value.dtype, value.shape, value.strides)
+    if is_backend_array(value):  # its type names its backend: Note [Array backends]
+        return (type(value), dtype_name(value.dtype), tuple(value.shape))
     return cast(Hashable, type(value))

@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from autodiff.backend_calls import backend_gradient_call, backend_kernels
 from autodiff.errors import DifferentiationError
 from autodiff.gradient import Gradient
 from autodiff.higher_order import complex_output_message
@@ -62,6 +63,7 @@ from passes.requires_grad import can_hold_gradient
 
 if TYPE_CHECKING:
     from autodiff.script import ScriptFunction
+    from ir.backends import Backend
 
 GradientKey = tuple[tuple[int, ...], frozenset[str], bool]
 """What a compiled gradient of a unit is for: (wrt, taps, seeded)."""
@@ -75,6 +77,7 @@ class CompilationUnit:
     """
 
     __slots__ = (
+        "backend",
         "calls",
         "executable",
         "gradients",
@@ -114,6 +117,9 @@ class CompilationUnit:
         self.executable: Runnable | None = None
         self.gradients: dict[GradientKey, CompiledFunction] = {}
         self.calls: dict[Hashable, GradientCall] = {}
+        self.backend: Backend | None = None
+        """The library the arguments' arrays are from, None for NumPy (Note [Array backends]
+        in `ir.backends`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +133,8 @@ class CompiledFunction:
     """Per retained or hooked tap name, whether it may be computed more than once."""
     rebuild: Type | None = None
     """The result's `Tree` when it holds dicts, lists or namedtuples (`CompilationUnit`)."""
+    backend: Backend | None = None
+    """The arguments' array library, None for NumPy (Note [Array backends] in `ir.backends`)."""
 
     def forward(self, values: Sequence[Any]) -> tuple[list[Any], Saved]:
         return self.runtime.forward(values)
@@ -186,11 +194,20 @@ def compiled_gradient(
         sites = tap_sites(typed) if taps else {}
         check_names(scripted.qualname, sites, sorted(taps))
         gradient = differentiate_typed(typed, wrt, taps).gradient
+        backend = unit.backend
+        runtime = (
+            CompiledGradient(gradient, values, seed=loss_seed(gradient) if seeded else None)
+            if backend is None
+            else CompiledGradient(
+                gradient, ops=backend_kernels(gradient, backend, values), backend_name=backend.name
+            )
+        )
         compiled = CompiledFunction(
-            CompiledGradient(gradient, values, seed=loss_seed(gradient) if seeded else None),
+            runtime,
             output_tree(typed, [output.ty for output in parsed.outputs]),
             repeated_names(sites, taps),
             unit.rebuild,
+            backend,
         )
         unit.gradients[gradient_key] = compiled
         scripted.keep(key, unit, f"the gradient of {scripted.qualname}()")
@@ -336,6 +353,7 @@ def gradient_call(
     with_value: bool,
     several: bool,
     shape_gradients: Callable[[list[Any]], Any] | None = None,
+    compute: bool = False,
 ) -> GradientCall:
     """One call of ``grad``/``value_and_grad`` for arguments with the signature of ``values``,
     built once: it runs ``f``, checks and seeds the loss, runs ``df`` and shapes the gradients
@@ -348,6 +366,18 @@ def gradient_call(
     >>> value, dx = call(values)
     """
     runtime = compiled.runtime
+    if compiled.backend is not None:  # Note [Array backends] in ir.backends
+        return backend_gradient_call(
+            compiled,
+            compiled.backend,
+            wrt,
+            qualname,
+            has_aux,
+            with_value,
+            several,
+            shape_gradients,
+            compute,
+        )
     gradient = runtime.gradient
     run_f, run_df = runtime.f.run, runtime.df.run
     real_outputs = gradient.f_real_outputs

@@ -72,6 +72,12 @@ class ShapeError(AutodiffError):
     """Operand types that do not fit an operator (found at specialisation)."""
 
 
+class BackendError(AutodiffError):
+    """An operator, or an argument, that an array backend cannot run (Note [Array backends]
+    in `ir.backends`): named, with the backend, and located at the user's line where a node
+    is to blame."""
+
+
 class MissingDependencyError(AutodiffError, ImportError):
     """An optional library or program a feature needs is not installed (networkx for
     ``to_networkx``, Graphviz for SVG). The message says how to install it; it is an
