@@ -136,11 +136,13 @@ class Entry:
         result = self.fn(*self.arguments(args))
         return result if self.declared is None else as_tuples(result, self.declared)
 
+    # Only a custom_vjp's entry has a derivative: differentiation creates prim::CustomVjpFwd
+    # and prim::CustomVjpBwd for its calls alone, so these are never reached for a callback.
     def forward(self, *args: Any) -> tuple[Any, Any]:
-        raise NotImplementedError
+        raise TypeError(f"{function_label(self.fn)} has no derivative (it is a pure callback)")
 
     def backward(self, residuals: Any, grad: Any) -> Sequence[Any]:
-        raise NotImplementedError
+        raise TypeError(f"{function_label(self.fn)} has no derivative (it is a pure callback)")
 
 
 class _Unknown:
