@@ -27,6 +27,11 @@ tuple, in the order of ``df_output_vjps``, as TorchScript's does.
 # a bounds check), and ``df`` reads its result. An argument written back is copied the same
 # way; one that is not is read as it is, like any argument (arguments that share memory with
 # each other are taken to be distinct arrays).
+#
+# A custom_vjp's residuals are the user's own object, which may hold its arguments in any
+# structure (a dict, a class instance) that CopyIfShared cannot look into. So its forward
+# (prim::CustomVjpFwd) never receives such memory: each of its operands goes through
+# CopyIfShared just before it when ``f`` writes an argument back (`_protect_opaque_operands`).
 """
 
 from __future__ import annotations
@@ -84,6 +89,8 @@ def lambda_lift(graph: Graph) -> Gradient:
     captured_outputs: list[int] = []
     write_backs = [node for node in graph.nodes() if node.kind == WRITE_BACK]
     written_back = list(dict.fromkeys(node.inputs[0] for node in write_backs))
+    if written_back:
+        _protect_opaque_operands(graph, written_back)
     for value in captures:
         next_write_back = _write_back_after(value, write_backs)
         if next_write_back and (value in written_back or _may_hold_array(value, input_index)):
@@ -139,6 +146,25 @@ def lambda_lift(graph: Graph) -> Gradient:
         df_input_captured_outputs=tuple(captured_outputs),
         df_output_vjps=input_grads,
     )
+
+
+# Nodes whose saved context is an opaque object of the user's (Note [Custom vjp]).
+_OPAQUE_SAVERS = frozenset(["prim::CustomVjpFwd"])
+
+
+def _protect_opaque_operands(graph: Graph, written: list[Value]) -> None:
+    """Give every node that saves an opaque object copies of its operands that may share
+    memory with an argument written back (Note [Arguments written to])."""
+    for node in list(graph.all_nodes()):
+        if node.kind not in _OPAQUE_SAVERS:
+            continue
+        for index, operand in enumerate(node.inputs):
+            if not _holds_arrays(operand.ty) or operand.node.kind == "prim::Constant":
+                continue
+            with graph.inserting_before(node):
+                copied = graph.insert("prim::CopyIfShared", (operand, *written), (operand.ty,))
+            copied.output.name_hint = operand.name_hint
+            node.replace_input(index, copied.output)
 
 
 def _may_hold_array(value: Value, inputs: dict[Value, int]) -> bool:

@@ -23,6 +23,7 @@ from tests.property.call_idioms import CALL_IDIOMS
 from tests.property.programs import SHAPES, WRAP_ABOVE, Expr, Shape, Variable
 from tests.property.python_idioms import PYTHON_IDIOMS
 from tests.property.python_idioms import block as _block
+from tests.property.rule_idioms import RULE_IDIOMS
 
 if TYPE_CHECKING:
     from tests.property.programs import _Generator
@@ -822,5 +823,6 @@ IDIOMS: dict[str, Idiom] = {
         Idiom("float_operands", "np.gradient(x, h), norm(x, ord=h): h refused", float_operands),
         *(Idiom(name, what, write) for name, what, write in PYTHON_IDIOMS),
         *(Idiom(name, what, write) for name, what, write in CALL_IDIOMS),
+        *(Idiom(name, what, write) for name, what, write in RULE_IDIOMS),
     ]
 }

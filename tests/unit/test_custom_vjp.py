@@ -520,3 +520,41 @@ def test_a_scripted_rule_given_a_list_literal_inside_a_loop_verifies(
     monkeypatch.setenv("AUTODIFF_VERIFY", "each")
     grad = ad.grad(_scripted_list_literal_in_a_loop)(np.array([1.0, 2.0]), 3)
     np.testing.assert_allclose(grad, [9.0, 9.0])
+
+
+# ---- residuals that hold an argument the function then writes ---------------------------------
+
+
+@ad.custom_vjp
+def wave(x, w):
+    return x * np.sin(w)
+
+
+def wave_fwd(x, w):
+    return wave(x, w), {"x": x, "w": w}  # the residuals hold the operands themselves
+
+
+def wave_bwd(r, g):
+    return g * np.sin(r["w"]), g * r["x"] * np.cos(r["w"])
+
+
+wave.defvjp(wave_fwd, wave_bwd)
+
+
+def wave_then_write(a):
+    t = wave(a[:, 0], a[:, 0])
+    a += 0.5  # after fwd kept views of ``a`` in its residuals
+    return np.sum(t)
+
+
+def test_residuals_holding_a_view_of_an_argument_written_afterwards() -> None:
+    # Found by the fuzzer's custom_vjps idiom: bwd read the written values (a silent wrong
+    # gradient); fwd now receives copies (Note [Arguments written to] in autodiff.lambda_lift).
+    a = np.random.default_rng(0).uniform(-1, 1, (3, 4))
+    x = a[:, 0].copy()
+    written = a.copy()
+    gradient = ad.grad(wave_then_write)(written)
+    expected = np.zeros_like(a)
+    expected[:, 0] = np.sin(x) + x * np.cos(x)
+    np.testing.assert_allclose(gradient, expected, rtol=1e-12)
+    np.testing.assert_array_equal(written, a + 0.5)  # the write still reaches the caller
