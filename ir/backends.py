@@ -22,6 +22,8 @@ no other backend's code spells a node any other way than ``kernel(args)``.
 - Which backend runs is decided by the arguments' types (`backend_of`), and is part of the
   signature key a compilation is cached by (the argument's type is in it), so a NumPy call
   and a Dask call of one function compile apart.
+- A factory may find nothing to make its kernel of in a namespace (``einsum`` in a strict
+  Array API one): it returns None, and the operator is refused there as if it had no entry.
 - A kernel never converts a backend array to NumPy (``np.asarray`` of a Dask array would
   compute it, 40 GB and all): the table's kernels call the namespace only. An operator with
   no entry is refused before anything runs, by `check_supported`, with a located
@@ -165,8 +167,8 @@ def _ops_for(backend: Backend, namespace: Any) -> Mapping[str, OpDef]:
     table: dict[str, OpDef] = {}
     for name, op in OPS.items():
         factory = NAMESPACE_KERNELS.get(name)
-        if factory is not None:
-            kernel = factory(namespace)
+        kernel = None if factory is None else factory(namespace)
+        if kernel is not None:
             if not backend.mixes_numpy:
                 kernel = _to_namespace(namespace, kernel)
             op = dataclasses.replace(op, kernel=kernel, typed_call=None, ufunc_reduce=None)

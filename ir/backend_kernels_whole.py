@@ -1,0 +1,423 @@
+"""Backend kernels of the operators that need a whole axis or a whole matrix at once: sorts,
+Fourier transforms, matrix factorisations, triangles, cross products, einsum (Note [Array
+backends] in `ir.backends`).
+
+On a strict Array API namespace (and CuPy's) each calls the standard's own function (its
+``linalg`` and ``fft`` extensions, ``sort``). Dask splits arrays into chunks, and none of
+these operations can be computed chunk by chunk along the axes they work on; they are
+computed along every other axis, though. So on Dask each runs the NumPy function per block
+after rechunking the axes it works on to one chunk (`whole_axes`): a block then holds whole
+lines or whole matrices, and the NumPy result on it is exactly that block of the result. The
+arrays stay lazy Dask arrays; only those axes are gathered, and a chunk then holds a whole
+matrix (a factorisation of a matrix larger than memory is refused by running out of it, as
+in plain Dask: Dask's own ``tsqr`` covers tall-and-skinny QR only).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ir.backend_kernel_parts import (
+    Kernel,
+    KernelFactory,
+    along,
+    axis_tuple,
+    dask_array,
+    safe_reshape,
+    whole_axes,
+)
+from ir.errors import BackendError
+from ir.ops import OPS
+from ir.ops.fourier import transform_axes
+
+
+def _numpy_kernel(name: str) -> Kernel:
+    kernel = OPS[name].kernel
+    assert kernel is not None
+    return kernel
+
+
+# -- matrices: NumPy's kernel per stack of whole matrices on Dask, the standard's elsewhere --
+
+# operator -> its generalised-ufunc signature over the last two axes (NumPy's linalg
+# broadcasts over the leading ones, which Dask's apply_gufunc keeps chunked)
+_MATRIX_SIGNATURES = {
+    "aten::linalg_inv": "(i,i)->(i,i)",
+    "aten::linalg_det": "(i,i)->()",
+    "aten::linalg_slogdet": "(i,i)->(),()",
+    "aten::linalg_cholesky": "(i,i)->(i,i)",
+    "aten::linalg_eigh": "(i,i)->(i),(i,i)",
+    "aten::linalg_pinv": "(m,n)->(n,m)",
+}
+
+
+def _per_matrix(name: str, standard: Any) -> KernelFactory:
+    """``name``'s kernel: on Dask, NumPy's per block of whole matrices (`apply_gufunc`
+    rechunks the matrix axes to one chunk, ``allow_rechunk``); elsewhere ``standard(xp)``."""
+    signature = _MATRIX_SIGNATURES[name]
+    numpy_kernel = _numpy_kernel(name)
+
+    def factory(xp: Any) -> Kernel:
+        da = dask_array(xp)
+        if da is None:
+            return standard(xp)
+
+        def per_matrix(x: Any, *options: Any) -> Any:
+            result = da.apply_gufunc(
+                lambda block: numpy_kernel(block, *options),
+                signature,
+                x,
+                allow_rechunk=True,
+                output_dtypes=_output_dtypes(numpy_kernel, x, options),
+            )
+            return result
+
+        return per_matrix
+
+    return factory
+
+
+def _output_dtypes(numpy_kernel: Kernel, x: Any, options: tuple[Any, ...]) -> Any:
+    """The dtypes of NumPy's result, from its kernel on a 1x1 identity of ``x``'s dtype (every
+    factorisation exists for it)."""
+    sample = numpy_kernel(np.eye(1, dtype=x.dtype), *options)
+    if isinstance(sample, tuple):
+        return [np.asarray(part).dtype for part in sample]
+    return np.asarray(sample).dtype
+
+
+def _standard_eigh(xp: Any) -> Kernel:
+    def eigh(a: Any, UPLO: str = "L") -> tuple[Any, Any]:
+        if UPLO.upper() == "U":  # the upper triangle is the lower one of the adjoint
+            a = xp.linalg.matrix_transpose(a)
+            a = xp.conj(a) if xp.isdtype(a.dtype, "complex floating") else a
+        values, vectors = xp.linalg.eigh(a)
+        return values, vectors
+
+    return eigh
+
+
+def _standard_slogdet(xp: Any) -> Kernel:
+    def slogdet(a: Any) -> tuple[Any, Any]:
+        sign, logabsdet = xp.linalg.slogdet(a)
+        return sign, logabsdet
+
+    return slogdet
+
+
+def _svd(xp: Any) -> Kernel:
+    da = dask_array(xp)
+
+    def svd(a: Any, full_matrices: bool = True, compute_uv: bool = True) -> Any:
+        if da is None:
+            if not compute_uv:
+                return xp.linalg.svdvals(a)
+            u, s, vh = xp.linalg.svd(a, full_matrices=full_matrices)
+            return u, s, vh
+        m, n = a.shape[-2:]
+        k = min(m, n)
+        numpy_kernel = _numpy_kernel("aten::linalg_svd")
+        if not compute_uv:
+            signature, sizes = "(m,n)->(k)", {"k": k}
+        elif full_matrices:
+            signature, sizes = "(m,n)->(m,m),(k),(n,n)", {"k": k}
+        else:
+            signature, sizes = "(m,n)->(m,k),(k),(k,n)", {"k": k}
+        result = da.apply_gufunc(
+            lambda block: numpy_kernel(block, full_matrices, compute_uv),
+            signature,
+            a,
+            allow_rechunk=True,
+            output_sizes=sizes,
+            output_dtypes=_output_dtypes(numpy_kernel, a, (full_matrices, compute_uv)),
+        )
+        return tuple(result) if compute_uv else result
+
+    return svd
+
+
+def _solve(xp: Any) -> Kernel:
+    """``np.linalg.solve``: ``b`` a vector (a 1-d ``b``) or a stack of matrices."""
+    da = dask_array(xp)
+
+    def solve(a: Any, b: Any) -> Any:
+        if da is None:
+            if b.ndim == 1:
+                return xp.linalg.solve(a, xp.expand_dims(b, axis=-1))[..., 0]
+            return xp.linalg.solve(a, b)
+        signature = "(i,i),(i)->(i)" if b.ndim == 1 else "(i,i),(i,k)->(i,k)"
+        dtype = np.result_type(a.dtype, b.dtype, np.float64 if a.dtype.kind in "iub" else a.dtype)
+        return da.apply_gufunc(
+            np.linalg.solve, signature, a, b, allow_rechunk=True, output_dtypes=dtype
+        )
+
+    return solve
+
+
+def _norm(xp: Any) -> Kernel:
+    """``np.linalg.norm``: NumPy's per block of whole reduced axes on Dask; the standard's
+    vector and matrix norms elsewhere (``ord`` as NumPy names them)."""
+    da = dask_array(xp)
+    numpy_kernel = _numpy_kernel("aten::linalg_norm")
+
+    def norm(x: Any, order: Any = None, axis: Any = None, keepdims: bool = False) -> Any:
+        if axis is None and (order is None or x.ndim == 1):
+            flat = safe_reshape(xp, x, (-1,))
+            result = xp.linalg.vector_norm(flat, ord=2 if order is None else order)
+            return xp.reshape(result, (1,) * x.ndim) if keepdims else result
+        if da is not None:
+            axes = tuple(range(x.ndim)) if axis is None else axis
+            axes = (axes,) if isinstance(axes, int) else tuple(axes)
+            dropped = () if keepdims else tuple(a % x.ndim for a in axes)
+            dtype = np.result_type(x.dtype, np.float64 if x.dtype.kind in "iub" else x.dtype)
+            dtype = np.empty(0, dtype).real.dtype
+            return da.map_blocks(
+                lambda block: numpy_kernel(block, order, axis, keepdims),
+                whole_axes(x, axes),
+                drop_axis=dropped,
+                chunks=_kept_chunks(whole_axes(x, axes), axes, keepdims),
+                dtype=dtype,
+            )
+        if isinstance(axis, int) or (isinstance(axis, tuple | list) and len(axis) == 1):
+            return xp.linalg.vector_norm(
+                x, axis=axis, keepdims=keepdims, ord=2 if order is None else order
+            )
+        return _standard_matrix_norm(xp, x, order, axis, keepdims)
+
+    return norm
+
+
+def _kept_chunks(x: Any, axes: tuple[int, ...], keepdims: bool) -> tuple[Any, ...]:
+    reduced = {a % x.ndim for a in axes}
+    return tuple(
+        ((1,) if keepdims else None) if i in reduced else chunks
+        for i, chunks in enumerate(x.chunks)
+        if keepdims or i not in reduced
+    )
+
+
+def _standard_matrix_norm(xp: Any, x: Any, order: Any, axis: Any, keepdims: bool) -> Any:
+    rows, columns = (a % x.ndim for a in (axis if axis is not None else (-2, -1)))
+    moved = xp.moveaxis(x, (rows, columns), (-2, -1))
+    result = xp.linalg.matrix_norm(moved, ord="fro" if order is None else order)
+    if keepdims:
+        for position in sorted((rows, columns)):
+            result = xp.expand_dims(result, axis=position)
+    return result
+
+
+# -- Fourier transforms: along whole axes --
+
+
+def _fft_module(xp: Any) -> Any:
+    """The namespace's ``fft``, whose Dask functions want each transformed axis in one
+    chunk (Dask's FFT refuses a chunked axis): the callers rechunk with `whole_axes`."""
+    return xp.fft
+
+
+def _fft_1d(name: str, real_input: bool = False) -> KernelFactory:
+    def factory(xp: Any) -> Kernel:
+        da = dask_array(xp)
+
+        def transform(x: Any, n: int | None = None, axis: int = -1, norm: Any = None) -> Any:
+            if real_input and xp.isdtype(x.dtype, "complex floating"):
+                raise BackendError(f"{name} of a complex array: use fft")
+            if da is not None:
+                x = whole_axes(x, [axis])
+            return getattr(_fft_module(xp), name)(x, n=n, axis=axis, norm=norm or "backward")
+
+        return transform
+
+    return factory
+
+
+def _fft_nd(name: str, default_axes: Any) -> KernelFactory:
+    def factory(xp: Any) -> Kernel:
+        da = dask_array(xp)
+
+        def transform(x: Any, s: Any = None, axes: Any = default_axes, norm: Any = None) -> Any:
+            chosen, lengths = transform_axes(x.ndim, axis_tuple(s), axis_tuple(axes))
+            if da is not None:
+                x = whole_axes(x, chosen)
+            return getattr(_fft_module(xp), name)(
+                x, s=lengths, axes=chosen, norm=norm or "backward"
+            )
+
+        return transform
+
+    return factory
+
+
+def _resized(xp: Any, grad: Any, length: int, axis: int) -> Any:
+    """`ir.ops.fourier._resized`: truncated or zero-padded along ``axis`` to ``length``."""
+    have = grad.shape[axis]
+    if have >= length:
+        return grad[along(axis, slice(0, length))]
+    shape = list(grad.shape)
+    shape[axis] = length - have
+    return xp.concat([grad, xp.zeros(tuple(shape), dtype=grad.dtype)], axis=axis)
+
+
+def _grad_like(xp: Any, grad: Any, like: Any) -> Any:
+    """`ir.ops.fourier.grad_like`: the real part for a real ``like``, in its dtype."""
+    if xp.isdtype(like.dtype, "complex floating"):
+        return xp.astype(grad, like.dtype)
+    real = xp.real(grad) if xp.isdtype(grad.dtype, "complex floating") else grad
+    return xp.astype(real, like.dtype if xp.isdtype(like.dtype, "real floating") else xp.float64)
+
+
+def _fft_backward(xp: Any) -> Kernel:
+    transform = {inverse: _fft_1d("ifft" if inverse else "fft")(xp) for inverse in (False, True)}
+
+    def fft_backward(grad: Any, like: Any, n: Any, axis: int, norm: Any, inverse: bool) -> Any:
+        out = transform[inverse](grad, None, axis, norm)
+        return _grad_like(xp, _resized(xp, out, like.shape[axis], axis), like)
+
+    return fft_backward
+
+
+def _fftn_backward(xp: Any) -> Kernel:
+    transform = {inverse: _fft_nd("ifftn" if inverse else "fftn", None)(xp) for inverse in (0, 1)}
+
+    def fftn_backward(grad: Any, like: Any, s: Any, axes: Any, norm: Any, inverse: bool) -> Any:
+        chosen, _ = transform_axes(like.ndim, axis_tuple(s), axis_tuple(axes))
+        out = transform[int(inverse)](grad, None, chosen, norm)
+        for axis in chosen:
+            out = _resized(xp, out, like.shape[axis], axis)
+        return _grad_like(xp, out, like)
+
+    return fftn_backward
+
+
+def _rfft_backward(xp: Any) -> Kernel:
+    fft = _fft_1d("fft")(xp)
+
+    def rfft_backward(grad: Any, like: Any, n: Any, axis: int, norm: Any) -> Any:
+        full = like.shape[axis] if n is None else n
+        out = fft(grad, full, axis, norm)
+        return _grad_like(xp, _resized(xp, out, like.shape[axis], axis), like)
+
+    return rfft_backward
+
+
+def _irfft_backward(xp: Any) -> Kernel:
+    ifft = _fft_1d("ifft")(xp)
+
+    def irfft_backward(grad: Any, like: Any, n: Any, axis: int, norm: Any) -> Any:
+        full = grad.shape[axis]
+        half = full // 2 + 1
+        out = _resized(xp, ifft(grad, None, axis, norm), half, axis)
+        weights = np.full(half, 2.0)  # a constant: how often irfft counts each coefficient
+        weights[0] = 1.0
+        if full % 2 == 0:
+            weights[-1] = 1.0
+        shape = [1] * out.ndim
+        shape[axis] = half
+        out = out * xp.asarray(weights.reshape(shape))
+        return _grad_like(xp, _resized(xp, out, like.shape[axis], axis), like)
+
+    return irfft_backward
+
+
+def _fft_shift(name: str) -> KernelFactory:
+    def factory(xp: Any) -> Kernel:
+        def shift(x: Any, axes: Any = None) -> Any:
+            chosen = tuple(range(x.ndim)) if axes is None else axis_tuple(axes)
+            chosen = (chosen,) if isinstance(chosen, int) else chosen
+            return getattr(xp.fft, name)(x, axes=chosen)
+
+        return shift
+
+    return factory
+
+
+# -- sorting, triangles, cross products, einsum --
+
+
+def _sorting(name: str) -> KernelFactory:
+    """``np.sort``/``np.argsort``, stable (NumPy's default kind is not, but only ties tell
+    them apart). Dask's namespace sorts by rechunking the axis to one chunk, as above."""
+
+    def factory(xp: Any) -> Kernel:
+        function = getattr(xp, name)
+
+        def sort(x: Any, axis: Any = -1, kind: Any = None, stable: Any = None) -> Any:
+            if axis is None:
+                x, axis = safe_reshape(xp, x, (-1,)), 0
+            return function(x, axis=axis, stable=True)
+
+        return sort
+
+    return factory
+
+
+def _cross(xp: Any) -> Kernel:
+    """``np.cross`` of 3- (or 2-) vectors, from its components: each result component is a
+    difference of two products, as the definition reads."""
+
+    def cross(
+        a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis: Any = None
+    ) -> Any:
+        if axis is not None:
+            axisa = axisb = axisc = axis
+        a, b = xp.moveaxis(a, axisa, -1), xp.moveaxis(b, axisb, -1)
+        if a.shape[-1] not in (2, 3) or b.shape[-1] not in (2, 3):
+            raise BackendError(
+                "incompatible dimensions for cross product (dimension must be 2 or 3)"
+            )
+        a0, a1, b0, b1 = a[..., 0], a[..., 1], b[..., 0], b[..., 1]
+        if a.shape[-1] == 2 and b.shape[-1] == 2:
+            return a0 * b1 - a1 * b0
+        a2 = a[..., 2] if a.shape[-1] == 3 else None
+        b2 = b[..., 2] if b.shape[-1] == 3 else None
+        c0 = (a1 * b2 if b2 is not None else 0 * a1) - (a2 * b1 if a2 is not None else 0 * b1)
+        c1 = (a2 * b0 if a2 is not None else 0 * b0) - (a0 * b2 if b2 is not None else 0 * a0)
+        c2 = a0 * b1 - a1 * b0
+        c0, c1, c2 = xp.broadcast_arrays(c0, c1, c2)
+        return xp.moveaxis(xp.stack([c0, c1, c2], axis=-1), -1, axisc)
+
+    return cross
+
+
+def _einsum(xp: Any) -> Kernel | None:
+    """Dask's (and CuPy's) ``einsum``; the Array API has none, so a strict namespace has no
+    kernel and `ir.backends.check_supported` refuses the operator."""
+    if not hasattr(xp, "einsum"):
+        return None
+    return lambda subscripts, operands: xp.einsum(subscripts, *operands)
+
+
+WHOLE_AXIS_KERNELS: dict[str, KernelFactory] = {
+    "aten::linalg_inv": _per_matrix("aten::linalg_inv", lambda xp: xp.linalg.inv),
+    "aten::linalg_det": _per_matrix("aten::linalg_det", lambda xp: xp.linalg.det),
+    "aten::linalg_slogdet": _per_matrix("aten::linalg_slogdet", _standard_slogdet),
+    "aten::linalg_cholesky": _per_matrix("aten::linalg_cholesky", lambda xp: xp.linalg.cholesky),
+    "aten::linalg_eigh": _per_matrix("aten::linalg_eigh", _standard_eigh),
+    "aten::linalg_pinv": _per_matrix("aten::linalg_pinv", lambda xp: xp.linalg.pinv),
+    "aten::linalg_svd": _svd,
+    "aten::linalg_solve": _solve,
+    "aten::linalg_norm": _norm,
+    "aten::fft_fft": _fft_1d("fft"),
+    "aten::fft_ifft": _fft_1d("ifft"),
+    "aten::fft_rfft": _fft_1d("rfft", real_input=True),
+    "aten::fft_irfft": _fft_1d("irfft"),
+    "aten::fft_fftn": _fft_nd("fftn", None),
+    "aten::fft_ifftn": _fft_nd("ifftn", None),
+    "aten::fft_fft2": _fft_nd("fftn", (-2, -1)),
+    "aten::fft_ifft2": _fft_nd("ifftn", (-2, -1)),
+    "aten::fft_fftshift": _fft_shift("fftshift"),
+    "aten::fft_ifftshift": _fft_shift("ifftshift"),
+    "aten::_fft_backward": _fft_backward,
+    "aten::_fftn_backward": _fftn_backward,
+    "aten::_rfft_backward": _rfft_backward,
+    "aten::_irfft_backward": _irfft_backward,
+    "aten::sort": _sorting("sort"),
+    "aten::argsort": _sorting("argsort"),
+    "aten::tril": lambda xp: lambda x, k=0: xp.tril(x, k=k),
+    "aten::triu": lambda xp: lambda x, k=0: xp.triu(x, k=k),
+    "aten::cross": _cross,
+    "aten::einsum": _einsum,
+}
+"""The kernels of `ir.backend_kernels.NAMESPACE_KERNELS` that need whole axes or matrices."""
