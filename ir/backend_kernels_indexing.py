@@ -35,6 +35,7 @@ from ir.backend_kernel_parts import (
 )
 from ir.errors import BackendError
 from ir.ops import OPS
+from ir.ops.arrangement import atleast_shape
 from ir.ops.shape_rules import normalize_axes
 
 
@@ -42,7 +43,7 @@ def _index_key(indices: Sequence[Any]) -> tuple[Any, ...]:
     return (*(slice(None) if item is None else item for item in indices), Ellipsis)
 
 
-def _positions(xp: Any, shape: Any) -> Any:
+def positions_of(xp: Any, shape: Any) -> Any:
     """Each element's flat position, as an array of ``shape`` (Note [Scatter-adds on
     backends])."""
     shape = shape_tuple(shape)
@@ -71,15 +72,18 @@ def _sum_per_owner(xp: Any, owners: Any, grad: Any, size: int) -> Any:
     return xp.matmul(values, one_hot)
 
 
-def _scattered(xp: Any, owners: Any, grad: Any, shape: Any) -> Any:
+def scattered(xp: Any, owners: Any, grad: Any, shape: Any) -> Any:
+    """Zeros of ``shape`` with each element of ``grad`` added at the flat position its
+    owner names (Note [Scatter-adds on backends])."""
     shape = shape_tuple(shape)
+    grad = xp.broadcast_to(grad, tuple(owners.shape))
     return xp.reshape(_sum_per_owner(xp, owners, grad, math.prod(shape)), shape)
 
 
 def _index_backward(xp: Any) -> Kernel:
     def index_backward(grad: Any, shape: Any, indices: Any) -> Any:
-        owners = _positions(xp, shape)[_index_key(indices)]
-        return _scattered(xp, owners, grad, shape)
+        owners = positions_of(xp, shape)[_index_key(indices)]
+        return scattered(xp, owners, grad, shape)
 
     return index_backward
 
@@ -88,7 +92,7 @@ def _scatter_slices(xp: Any) -> Kernel:
     """`ir.ops.gradients.indexing.scatter_slices`: every gradient summed into its slice."""
 
     def scatter_slices(grads: Any, shape: Any, keys: Any) -> Any:
-        positions = _positions(xp, shape)
+        positions = positions_of(xp, shape)
         owners, values = [], []
         for grad, (axis, *place) in zip(grads, keys, strict=True):
             item = slice(*place) if len(place) == 3 else place[0]
@@ -97,7 +101,7 @@ def _scatter_slices(xp: Any) -> Kernel:
             values.append(safe_reshape(xp, xp.broadcast_to(grad, tuple(read.shape)), (-1,)))
         dtype = xp.result_type(*(v.dtype for v in values))
         values = [xp.astype(v, dtype) for v in values]
-        return _scattered(xp, xp.concat(owners), xp.concat(values), shape)
+        return scattered(xp, xp.concat(owners), xp.concat(values), shape)
 
     return scatter_slices
 
@@ -119,7 +123,7 @@ def _take_backward(xp: Any) -> Kernel:
     take = _take(xp)
 
     def take_backward(grad: Any, shape: Any, indices: Any, axis: int | None) -> Any:
-        return _scattered(xp, take(_positions(xp, shape), indices, axis), grad, shape)
+        return scattered(xp, take(positions_of(xp, shape), indices, axis), grad, shape)
 
     return take_backward
 
@@ -141,24 +145,28 @@ def _repeat_backward(xp: Any) -> Kernel:
     repeat = _repeat(xp)
 
     def repeat_backward(grad: Any, shape: Any, repeats: Any, axis: int | None) -> Any:
-        return _scattered(xp, repeat(_positions(xp, shape), repeats, axis), grad, shape)
+        return scattered(xp, repeat(positions_of(xp, shape), repeats, axis), grad, shape)
 
     return repeat_backward
 
 
 def _pad(xp: Any) -> Kernel:
-    """``np.pad``: Dask's own; elsewhere a take of the positions NumPy's pad gives an array
-    of positions (-1 where the constant goes)."""
+    """``np.pad``: a take of the positions NumPy's pad gives an array of positions (-1 where
+    the constant goes). Dask's own pad serves the constant and edge modes only: its
+    reflections come out in the wrong shape when a pad is wider than the chunk it reflects
+    (``da.pad`` of a (4, 2) array in chunks of 1, ``((1, 0), (0, 2))``, "reflect": (5, 2)
+    where NumPy gives (5, 4))."""
     da = dask_array(xp)
 
     def pad(x: Any, pad_width: Any, mode: str = "constant", constant_values: Any = 0) -> Any:
-        if da is not None:
+        if da is not None and mode in ("constant", "edge"):
             if mode == "constant":
                 return da.pad(x, pad_width, mode, constant_values=constant_values)
             return da.pad(x, pad_width, mode)
         owners = _pad_owners(tuple(x.shape), pad_width, mode)
-        read = xp.take(xp.reshape(x, (-1,)), xp.asarray(np.maximum(owners, 0).reshape(-1)))
-        read = xp.reshape(read, owners.shape)
+        flat = safe_reshape(xp, x, (-1,))
+        read = xp.take(flat, xp.asarray(np.maximum(owners, 0).reshape(-1)))
+        read = safe_reshape(xp, read, owners.shape)
         if mode != "constant":
             return read
         return xp.where(xp.asarray(owners >= 0), read, xp.asarray(constant_values, dtype=x.dtype))
@@ -181,7 +189,7 @@ def _pad_backward(xp: Any) -> Kernel:
         flat = safe_reshape(xp, grad, (-1,))
         kept = xp.take(flat, xp.asarray(np.flatnonzero(copied)))
         filled = xp.take(flat, xp.asarray(np.flatnonzero(~copied)))
-        result = _scattered(xp, xp.asarray(owners[copied]), kept, shape)
+        result = scattered(xp, xp.asarray(owners[copied]), kept, shape)
         return result, xp.sum(filled)
 
     return pad_backward
@@ -279,6 +287,126 @@ def _tile(xp: Any) -> Kernel:
     return tile
 
 
+def _flat_owners(xp: Any, shape: tuple[int, ...], order: Any, axis: int | None) -> Any:
+    """The flat position in an array of ``shape`` that ``take_along_axis(x, order, axis)``
+    reads for each element: its own position, its index along ``axis`` replaced by
+    ``order``'s (flat indices already when ``axis`` is None)."""
+    if axis is None:
+        return order
+    axis %= len(shape)
+    stride = math.prod(shape[axis + 1 :])
+    line = [1] * len(shape)
+    line[axis] = shape[axis]
+    own_index = xp.reshape(xp.arange(shape[axis], dtype=xp.int64), tuple(line))
+    return positions_of(xp, shape) + (xp.astype(order, xp.int64) - own_index) * stride
+
+
+def _permute(xp: Any) -> Kernel:
+    """`ir.ops.sorting.permute`, ``take_along_axis``, as a take of flat positions (which
+    Dask has and its ``take_along_axis`` lacks)."""
+
+    def permute(x: Any, order: Any, axis: int | None) -> Any:
+        owners = _flat_owners(xp, tuple(x.shape), order, axis)
+        flat = xp.take(safe_reshape(xp, x, (-1,)), xp.reshape(owners, (-1,)))
+        return xp.reshape(flat, tuple(owners.shape))
+
+    return permute
+
+
+def _unpermute(xp: Any) -> Kernel:
+    """`ir.ops.sorting.unpermute`: each gradient summed back where `_permute` read it."""
+
+    def unpermute(grad: Any, shape: Any, order: Any, axis: int | None) -> Any:
+        return scattered(xp, _flat_owners(xp, shape_tuple(shape), order, axis), grad, shape)
+
+    return unpermute
+
+
+def _partition(name: str) -> KernelFactory:
+    """``np.partition``/``np.argpartition`` as a stable sort: a sorted array is partitioned
+    around every ``kth``, and NumPy leaves the order on either side of it unspecified (its
+    introselect's order is not one a program may rely on)."""
+
+    def factory(xp: Any) -> Kernel:
+        function = getattr(xp, name)
+
+        def partition(x: Any, kth: Any, axis: int | None = -1) -> Any:
+            if axis is None:
+                x, axis = safe_reshape(xp, x, (-1,)), 0
+            return function(x, axis=axis, stable=True)
+
+        return partition
+
+    return factory
+
+
+def _stacked(kind: str) -> KernelFactory:
+    """``np.vstack`` (rows: vectors as 1-row matrices), ``np.hstack`` (along axis 1, axis 0
+    for vectors), ``np.column_stack`` (vectors as columns) and ``np.stack``."""
+
+    def factory(xp: Any) -> Kernel:
+        def stacked(tensors: Any, axis: int = 0) -> Any:
+            arrays = [xp.asarray(t) for t in tensors]
+            if kind == "stack":
+                return xp.stack(arrays, axis=axis)
+            if kind == "v":
+                arrays = [xp.reshape(a, (1, -1)) if a.ndim < 2 else a for a in arrays]
+                return xp.concat(arrays, axis=0)
+            if kind == "column":
+                arrays = [xp.reshape(a, (-1, 1)) if a.ndim < 2 else a for a in arrays]
+                return xp.concat(arrays, axis=1)
+            arrays = [xp.reshape(a, (1,)) if a.ndim == 0 else a for a in arrays]
+            return xp.concat(arrays, axis=1 if arrays[0].ndim > 1 else 0)
+
+        return stacked
+
+    return factory
+
+
+def _roll(xp: Any) -> Kernel:
+    def roll(x: Any, shift: Any, axis: Any = None) -> Any:
+        shift = tuple(shift) if isinstance(shift, list | tuple) else shift
+        axis = tuple(axis) if isinstance(axis, list | tuple) else axis
+        return xp.roll(x, shift, axis=axis)
+
+    return roll
+
+
+def _join_backward(xp: Any) -> Kernel:
+    """`ir.ops.gradients.shape_ops.join_backward`: the gradient of ``hstack``/``vstack``
+    sliced back into one piece per input, in its own shape."""
+
+    def join_backward(grad: Any, shapes: Any, axis: int) -> tuple[Any, ...]:
+        pieces, start = [], 0
+        for shape in shapes:
+            length = atleast_shape(tuple(shape), grad.ndim)[axis]
+            piece = grad[along(axis, slice(start, start + length))]
+            pieces.append(safe_reshape(xp, piece, tuple(shape)))
+            start += length
+        return tuple(pieces)
+
+    return join_backward
+
+
+def _rot90(xp: Any) -> Kernel:
+    """``np.rot90`` as NumPy builds it: flips and a swap of the two axes."""
+
+    def rot90(x: Any, k: int = 1, axes: Any = (0, 1)) -> Any:
+        first, second = (a % x.ndim for a in axes)
+        order = list(range(x.ndim))
+        order[first], order[second] = order[second], order[first]
+        k %= 4
+        if k == 0:
+            return x
+        if k == 2:
+            return xp.flip(xp.flip(x, axis=first), axis=second)
+        if k == 1:
+            return xp.permute_dims(xp.flip(x, axis=second), tuple(order))
+        return xp.flip(xp.permute_dims(x, tuple(order)), axis=second)
+
+    return rot90
+
+
 def _python(name: str) -> KernelFactory:
     """An operator on Python values only (shapes, axes, subscripts): NumPy's kernel."""
     kernel = OPS[name].kernel
@@ -304,6 +432,25 @@ INDEXING_KERNELS: dict[str, KernelFactory] = {
     "aten::dsplit": lambda xp: lambda x, sections: _split("d")(xp)(x, sections),
     "aten::rollaxis": _rollaxis,
     "aten::_prod_backward": _prod_backward,
+    "aten::_permute": _permute,
+    "aten::_unpermute": _unpermute,
+    "aten::partition": _partition("sort"),
+    "aten::argpartition": _partition("argsort"),
+    "aten::stack": _stacked("stack"),
+    "aten::vstack": _stacked("v"),
+    "aten::hstack": _stacked("h"),
+    "aten::column_stack": _stacked("column"),
+    "aten::roll": _roll,
+    "aten::rot90": _rot90,
+    **{
+        f"aten::atleast_{ndim}d": (
+            lambda xp, ndim=ndim: lambda x: xp.reshape(x, atleast_shape(tuple(x.shape), ndim))
+        )
+        for ndim in (1, 2, 3)
+    },
+    "aten::_join_backward": _join_backward,
+    "aten::fliplr": lambda xp: lambda x: xp.flip(x, axis=1),
+    "aten::flipud": lambda xp: lambda x: xp.flip(x, axis=0),
     "aten::_stack_backward": lambda xp: (
         lambda grad, axis: tuple(grad[along(axis, i)] for i in range(grad.shape[axis]))
     ),
@@ -316,6 +463,7 @@ INDEXING_KERNELS: dict[str, KernelFactory] = {
         name: _python(name)
         for name in (
             "aten::_tensordot_subscripts",
+            "aten::_inner_subscripts",
             "aten::_rollaxis_destination",
             "aten::_cross_axes",
             "aten::_kron_subscripts",

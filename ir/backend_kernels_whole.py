@@ -1,5 +1,5 @@
 """Backend kernels of the operators that need a whole axis or a whole matrix at once: sorts,
-Fourier transforms, matrix factorisations, triangles, cross products, einsum (Note [Array
+Fourier transforms, matrix factorisations, triangles (Note [Array
 backends] in `ir.backends`).
 
 On a strict Array API namespace (and CuPy's) each calls the standard's own function (its
@@ -226,6 +226,8 @@ def _fft_1d(name: str, real_input: bool = False) -> KernelFactory:
                 raise BackendError(f"{name} of a complex array: use fft")
             if da is not None:
                 x = whole_axes(x, [axis])
+            if name in ("fft", "ifft"):
+                x = _complex(xp, x)
             return getattr(_fft_module(xp), name)(x, n=n, axis=axis, norm=norm or "backward")
 
         return transform
@@ -241,6 +243,8 @@ def _fft_nd(name: str, default_axes: Any) -> KernelFactory:
             chosen, lengths = transform_axes(x.ndim, axis_tuple(s), axis_tuple(axes))
             if da is not None:
                 x = whole_axes(x, chosen)
+            if name in ("fftn", "ifftn"):
+                x = _complex(xp, x)
             return getattr(_fft_module(xp), name)(
                 x, s=lengths, axes=chosen, norm=norm or "backward"
             )
@@ -248,6 +252,14 @@ def _fft_nd(name: str, default_axes: Any) -> KernelFactory:
         return transform
 
     return factory
+
+
+def _complex(xp: Any, x: Any) -> Any:
+    """``x`` as the complex array NumPy's complex transforms take a real one as (the Array
+    API's take complex arrays only): float32 becomes complex64, the rest complex128."""
+    if xp.isdtype(x.dtype, "complex floating"):
+        return x
+    return xp.astype(x, xp.complex64 if x.dtype == xp.float32 else xp.complex128)
 
 
 def _resized(xp: Any, grad: Any, length: int, axis: int) -> Any:
@@ -266,6 +278,15 @@ def _grad_like(xp: Any, grad: Any, like: Any) -> Any:
         return xp.astype(grad, like.dtype)
     real = xp.real(grad) if xp.isdtype(grad.dtype, "complex floating") else grad
     return xp.astype(real, like.dtype if xp.isdtype(like.dtype, "real floating") else xp.float64)
+
+
+def _real_part(xp: Any, x: Any, part: str) -> Any:
+    """``np.real``/``np.imag``, which take a real array too (the Array API's do not): it is
+    its own real part, and its imaginary part is zeros."""
+    x = xp.asarray(x)
+    if xp.isdtype(x.dtype, "complex floating"):
+        return getattr(xp, part)(x)
+    return x if part == "real" else xp.zeros_like(x)
 
 
 def _fft_backward(xp: Any) -> Kernel:
@@ -333,7 +354,7 @@ def _fft_shift(name: str) -> KernelFactory:
     return factory
 
 
-# -- sorting, triangles, cross products, einsum --
+# -- sorting and triangles --
 
 
 def _sorting(name: str) -> KernelFactory:
@@ -351,42 +372,6 @@ def _sorting(name: str) -> KernelFactory:
         return sort
 
     return factory
-
-
-def _cross(xp: Any) -> Kernel:
-    """``np.cross`` of 3- (or 2-) vectors, from its components: each result component is a
-    difference of two products, as the definition reads."""
-
-    def cross(
-        a: Any, b: Any, axisa: int = -1, axisb: int = -1, axisc: int = -1, axis: Any = None
-    ) -> Any:
-        if axis is not None:
-            axisa = axisb = axisc = axis
-        a, b = xp.moveaxis(a, axisa, -1), xp.moveaxis(b, axisb, -1)
-        if a.shape[-1] not in (2, 3) or b.shape[-1] not in (2, 3):
-            raise BackendError(
-                "incompatible dimensions for cross product (dimension must be 2 or 3)"
-            )
-        a0, a1, b0, b1 = a[..., 0], a[..., 1], b[..., 0], b[..., 1]
-        if a.shape[-1] == 2 and b.shape[-1] == 2:
-            return a0 * b1 - a1 * b0
-        a2 = a[..., 2] if a.shape[-1] == 3 else None
-        b2 = b[..., 2] if b.shape[-1] == 3 else None
-        c0 = (a1 * b2 if b2 is not None else 0 * a1) - (a2 * b1 if a2 is not None else 0 * b1)
-        c1 = (a2 * b0 if a2 is not None else 0 * b0) - (a0 * b2 if b2 is not None else 0 * a0)
-        c2 = a0 * b1 - a1 * b0
-        c0, c1, c2 = xp.broadcast_arrays(c0, c1, c2)
-        return xp.moveaxis(xp.stack([c0, c1, c2], axis=-1), -1, axisc)
-
-    return cross
-
-
-def _einsum(xp: Any) -> Kernel | None:
-    """Dask's (and CuPy's) ``einsum``; the Array API has none, so a strict namespace has no
-    kernel and `ir.backends.check_supported` refuses the operator."""
-    if not hasattr(xp, "einsum"):
-        return None
-    return lambda subscripts, operands: xp.einsum(subscripts, *operands)
 
 
 WHOLE_AXIS_KERNELS: dict[str, KernelFactory] = {
@@ -408,6 +393,10 @@ WHOLE_AXIS_KERNELS: dict[str, KernelFactory] = {
     "aten::fft_fft2": _fft_nd("fftn", (-2, -1)),
     "aten::fft_ifft2": _fft_nd("ifftn", (-2, -1)),
     "aten::fft_fftshift": _fft_shift("fftshift"),
+    "aten::real": lambda xp: lambda x: _real_part(xp, x, "real"),
+    "aten::imag": lambda xp: lambda x: _real_part(xp, x, "imag"),
+    "aten::_grad_like": lambda xp: lambda grad, like: _grad_like(xp, grad, like),
+    "aten::_imag_backward": lambda xp: lambda grad, like: _grad_like(xp, -1j * grad, like),
     "aten::fft_ifftshift": _fft_shift("ifftshift"),
     "aten::_fft_backward": _fft_backward,
     "aten::_fftn_backward": _fftn_backward,
@@ -417,7 +406,5 @@ WHOLE_AXIS_KERNELS: dict[str, KernelFactory] = {
     "aten::argsort": _sorting("argsort"),
     "aten::tril": lambda xp: lambda x, k=0: xp.tril(x, k=k),
     "aten::triu": lambda xp: lambda x, k=0: xp.triu(x, k=k),
-    "aten::cross": _cross,
-    "aten::einsum": _einsum,
 }
 """The kernels of `ir.backend_kernels.NAMESPACE_KERNELS` that need whole axes or matrices."""
