@@ -9,8 +9,10 @@ from collections.abc import Callable
 from typing import Any
 
 Kernel = Callable[..., Any]
-# the namespace -> the kernel, or None when that namespace has no function to make it of
-KernelFactory = Callable[[Any], Kernel | None]
+KernelFactory = Callable[[Any], Kernel]  # the namespace -> the kernel
+# an entry of the table: the namespace -> the kernel, or None when the namespace has nothing
+# to make it of (the operator is then refused there)
+TableEntry = Callable[[Any], Kernel | None]
 
 
 def along(axis: int, item: Any) -> tuple[Any, ...]:

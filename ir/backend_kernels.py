@@ -16,12 +16,14 @@ import numpy as np
 from ir.backend_kernel_parts import (
     Kernel,
     KernelFactory,
+    TableEntry,
     along,
     axis_tuple,
     dtype_in,
     safe_reshape,
     shape_tuple,
 )
+from ir.backend_kernels_elementwise import ELEMENTWISE_KERNELS
 from ir.backend_kernels_indexing import INDEXING_KERNELS
 from ir.backend_kernels_products import PRODUCT_KERNELS
 from ir.backend_kernels_whole import WHOLE_AXIS_KERNELS
@@ -392,7 +394,7 @@ _ELEMENTWISE |= {"where": "where", "matmul": "matmul", "positive": "positive"}
 _ELEMENTWISE |= {name: name for name in ("logical_and", "logical_or", "logical_not")}
 _ELEMENTWISE |= {"logaddexp": "logaddexp", "clip": "clip"}
 
-NAMESPACE_KERNELS: dict[str, KernelFactory] = {
+NAMESPACE_KERNELS: dict[str, TableEntry] = {
     **{f"aten::{name}": _named(spelled) for name, spelled in _ELEMENTWISE.items()},
     "aten::add": _operator(lambda a, b: a + b, "add"),
     "aten::sub": _operator(lambda a, b: a - b, "subtract"),
@@ -478,6 +480,7 @@ NAMESPACE_KERNELS: dict[str, KernelFactory] = {
     **INDEXING_KERNELS,
     **WHOLE_AXIS_KERNELS,
     **PRODUCT_KERNELS,
+    **ELEMENTWISE_KERNELS,
 }
 """Per operator, its kernel made from a backend's namespace (Note [Array backends]). Each
 follows the operator's NumPy kernel, spelled with Array API functions only."""

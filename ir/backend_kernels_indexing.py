@@ -21,13 +21,14 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from ir.backend_kernel_parts import (
     Kernel,
     KernelFactory,
+    TableEntry,
     along,
     dask_array,
     safe_reshape,
@@ -178,8 +179,10 @@ def _pad_owners(shape: tuple[int, ...], pad_width: Any, mode: str) -> np.ndarray
     """Which element each element of the padded array copies (-1: the constant)."""
     origin = np.arange(math.prod(shape)).reshape(shape)
     if mode == "constant":
-        return np.pad(origin, pad_width, mode, constant_values=-1)
-    return np.pad(origin, pad_width, mode)  # type: ignore[call-overload]
+        constant: np.ndarray = np.pad(origin, pad_width, "constant", constant_values=-1)
+        return constant
+    padded: np.ndarray = np.pad(origin, pad_width, cast(Any, mode))
+    return padded
 
 
 def _pad_backward(xp: Any) -> Kernel:
@@ -407,6 +410,11 @@ def _rot90(xp: Any) -> Kernel:
     return rot90
 
 
+def _atleast(ndim: int) -> KernelFactory:
+    """``np.atleast_1d``/``2d``/``3d``: a reshape to the shape NumPy gives."""
+    return lambda xp: lambda x: xp.reshape(x, atleast_shape(tuple(x.shape), ndim))
+
+
 def _python(name: str) -> KernelFactory:
     """An operator on Python values only (shapes, axes, subscripts): NumPy's kernel."""
     kernel = OPS[name].kernel
@@ -414,7 +422,7 @@ def _python(name: str) -> KernelFactory:
     return lambda xp: kernel
 
 
-INDEXING_KERNELS: dict[str, KernelFactory] = {
+INDEXING_KERNELS: dict[str, TableEntry] = {
     "aten::_index_backward": _index_backward,
     "aten::_scatter_slices": _scatter_slices,
     "aten::take": _take,
@@ -442,12 +450,7 @@ INDEXING_KERNELS: dict[str, KernelFactory] = {
     "aten::column_stack": _stacked("column"),
     "aten::roll": _roll,
     "aten::rot90": _rot90,
-    **{
-        f"aten::atleast_{ndim}d": (
-            lambda xp, ndim=ndim: lambda x: xp.reshape(x, atleast_shape(tuple(x.shape), ndim))
-        )
-        for ndim in (1, 2, 3)
-    },
+    **{f"aten::atleast_{ndim}d": _atleast(ndim) for ndim in (1, 2, 3)},
     "aten::_join_backward": _join_backward,
     "aten::fliplr": lambda xp: lambda x: xp.flip(x, axis=1),
     "aten::flipud": lambda xp: lambda x: xp.flip(x, axis=0),

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ir.backend_kernel_parts import Kernel, KernelFactory, safe_reshape
+from ir.backend_kernel_parts import Kernel, TableEntry, safe_reshape
 from ir.backend_kernels_indexing import positions_of, scattered
 from ir.errors import BackendError
 from ir.ops.products import _operand_spec, parse_subscripts
@@ -184,7 +184,7 @@ def _diag_backward(xp: Any) -> Kernel:
     return diag_backward
 
 
-PRODUCT_KERNELS: dict[str, KernelFactory] = {
+PRODUCT_KERNELS: dict[str, TableEntry] = {
     "aten::einsum": _einsum,
     "aten::_einsum_view": lambda xp: (
         (lambda x, subscripts: xp.einsum(subscripts, x)) if hasattr(xp, "einsum") else None

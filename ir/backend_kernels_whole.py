@@ -22,6 +22,7 @@ import numpy as np
 from ir.backend_kernel_parts import (
     Kernel,
     KernelFactory,
+    TableEntry,
     along,
     axis_tuple,
     dask_array,
@@ -62,7 +63,8 @@ def _per_matrix(name: str, standard: Any) -> KernelFactory:
     def factory(xp: Any) -> Kernel:
         da = dask_array(xp)
         if da is None:
-            return standard(xp)
+            kernel: Kernel = standard(xp)
+            return kernel
 
         def per_matrix(x: Any, *options: Any) -> Any:
             result = da.apply_gufunc(
@@ -374,7 +376,7 @@ def _sorting(name: str) -> KernelFactory:
     return factory
 
 
-WHOLE_AXIS_KERNELS: dict[str, KernelFactory] = {
+WHOLE_AXIS_KERNELS: dict[str, TableEntry] = {
     "aten::linalg_inv": _per_matrix("aten::linalg_inv", lambda xp: xp.linalg.inv),
     "aten::linalg_det": _per_matrix("aten::linalg_det", lambda xp: xp.linalg.det),
     "aten::linalg_slogdet": _per_matrix("aten::linalg_slogdet", _standard_slogdet),

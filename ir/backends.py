@@ -51,7 +51,8 @@ from typing import Any
 
 import numpy as np
 
-from ir.backend_kernels import NAMESPACE_KERNELS, Kernel
+from ir.backend_kernel_parts import Kernel
+from ir.backend_kernels import NAMESPACE_KERNELS
 from ir.errors import BackendError
 from ir.graph import Graph, Node
 from ir.ops import OPS, OpDef
