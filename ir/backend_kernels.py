@@ -24,7 +24,7 @@ from ir.backend_kernel_parts import (
     shape_tuple,
 )
 from ir.backend_kernels_elementwise import ELEMENTWISE_KERNELS
-from ir.backend_kernels_indexing import INDEXING_KERNELS
+from ir.backend_kernels_indexing import INDEXING_KERNELS, index_kernel
 from ir.backend_kernels_products import PRODUCT_KERNELS
 from ir.backend_kernels_whole import WHOLE_AXIS_KERNELS
 from ir.errors import BackendError
@@ -228,24 +228,6 @@ def _index_key(indices: Sequence[Any]) -> tuple[Any, ...]:
     return (*(slice(None) if item is None else item for item in indices), Ellipsis)
 
 
-def _index(xp: Any) -> Kernel:
-    """``x[indices]``: one integer vector among full slices is a ``take`` along its axis
-    (the Array API indexes with an array only when every axis has an integer or an array);
-    a list is the integer array NumPy reads it as."""
-
-    def index(x: Any, *indices: Any) -> Any:
-        items = [xp.asarray(item) if isinstance(item, list) else item for item in indices]
-        arrays = [i for i, item in enumerate(items) if hasattr(item, "ndim")]
-        if len(arrays) == 1 and items[arrays[0]].ndim == 1:
-            (axis,) = arrays
-            alone = all(item is None for i, item in enumerate(items) if i != axis)
-            if alone and xp.isdtype(items[axis].dtype, "integral"):
-                return xp.take(x, items[axis], axis=axis)
-        return x[_index_key(items)]
-
-    return index
-
-
 def _expand_dims(xp: Any) -> Kernel:
     def expand_dims(x: Any, axis: Any) -> Any:
         count = len(axis) if isinstance(axis, tuple | list) else 1
@@ -445,7 +427,7 @@ NAMESPACE_KERNELS: dict[str, TableEntry] = {
     "aten::swapaxes": lambda xp: lambda x, a, b: xp.permute_dims(x, _swapped(x.ndim, a, b)),
     "aten::moveaxis": lambda xp: lambda x, source, destination: xp.moveaxis(x, source, destination),
     "aten::flip": lambda xp: lambda x, axis=None: xp.flip(x, axis=axis_tuple(axis)),
-    "aten::index": _index,
+    "aten::index": index_kernel,
     "aten::dot": _dot,
     "aten::_dot_backward": _dot_backward,
     "aten::_select_backward": _select_backward,

@@ -44,6 +44,24 @@ def _index_key(indices: Sequence[Any]) -> tuple[Any, ...]:
     return (*(slice(None) if item is None else item for item in indices), Ellipsis)
 
 
+def index_kernel(xp: Any) -> Kernel:
+    """``x[indices]``: one integer vector among full slices is a ``take`` along its axis
+    (the Array API indexes with an array only when every axis has an integer or an array);
+    a list is the integer array NumPy reads it as."""
+
+    def index(x: Any, *indices: Any) -> Any:
+        items = [xp.asarray(item) if isinstance(item, list) else item for item in indices]
+        arrays = [i for i, item in enumerate(items) if hasattr(item, "ndim")]
+        if len(arrays) == 1 and items[arrays[0]].ndim == 1:
+            (axis,) = arrays
+            alone = all(item is None for i, item in enumerate(items) if i != axis)
+            if alone and xp.isdtype(items[axis].dtype, "integral"):
+                return xp.take(x, items[axis], axis=axis)
+        return x[_index_key(items)]
+
+    return index
+
+
 def positions_of(xp: Any, shape: Any) -> Any:
     """Each element's flat position, as an array of ``shape`` (Note [Scatter-adds on
     backends])."""
@@ -82,8 +100,10 @@ def scattered(xp: Any, owners: Any, grad: Any, shape: Any) -> Any:
 
 
 def _index_backward(xp: Any) -> Kernel:
+    index = index_kernel(xp)
+
     def index_backward(grad: Any, shape: Any, indices: Any) -> Any:
-        owners = positions_of(xp, shape)[_index_key(indices)]
+        owners = index(positions_of(xp, shape), *indices)
         return scattered(xp, owners, grad, shape)
 
     return index_backward

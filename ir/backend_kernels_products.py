@@ -1,7 +1,7 @@
 """Backend kernels of products and diagonals: ``einsum`` and its gradient, ``kron``,
 ``inner``, ``outer``, ``cross``, ``trace``, ``diagonal``, ``diag`` (Note [Array backends] in
-`ir.backends`). The Array API has no ``einsum``: on a strict namespace the einsum operators
-have no kernel and are refused; the others are spelled with broadcasting and ``matmul``."""
+`ir.backends`). The Array API has no ``einsum``: on a namespace without one it is spelled by
+its definition, with broadcasting and sums (`_broadcast_einsum`)."""
 
 from __future__ import annotations
 
@@ -41,21 +41,59 @@ def _cross(xp: Any) -> Kernel:
     return cross
 
 
-def _einsum(xp: Any) -> Kernel | None:
-    """Dask's (and CuPy's) ``einsum``; the Array API has none, so a strict namespace has no
-    kernel and `ir.backends.check_supported` refuses the operator."""
-    if not hasattr(xp, "einsum"):
-        return None
-    return lambda subscripts, operands: xp.einsum(subscripts, *operands)
+def einsum_of(xp: Any) -> Kernel:
+    """The namespace's ``einsum(subscripts, *operands)``, or, for one without (the Array
+    API has none), `_broadcast_einsum` spelled with its functions."""
+    if hasattr(xp, "einsum"):
+        function: Kernel = xp.einsum
+        return function
+    return lambda subscripts, *operands: _broadcast_einsum(xp, subscripts, operands)
 
 
-def _einsum_backward(xp: Any) -> Kernel | None:
+def _broadcast_einsum(xp: Any, subscripts: str, operands: Any) -> Any:
+    """``np.einsum`` by its definition: each operand's repeated labels read as a diagonal,
+    every operand laid out along all the labels (length 1 where it lacks one), their
+    broadcast product summed over the labels the result lacks. Its memory is the product
+    of every label's length: meant for the small arrays of a strict namespace, not for
+    large contractions."""
+    arrays = [xp.asarray(x) for x in operands]
+    inputs, output = parse_subscripts(subscripts, len(arrays), [a.ndim for a in arrays])
+    every = "".join(dict.fromkeys("".join(inputs)))
+    laid_out = []
+    for x, labels in zip(arrays, inputs, strict=True):
+        x, labels = _diagonals(xp, x, labels)
+        present = [c for c in every if c in labels]
+        x = xp.permute_dims(x, tuple(labels.index(c) for c in present))
+        sizes = dict(zip(present, x.shape, strict=True))
+        laid_out.append(xp.reshape(x, tuple(sizes.get(c, 1) for c in every)))
+    product = laid_out[0]
+    for x in laid_out[1:]:
+        product = product * x
+    summed = tuple(i for i, c in enumerate(every) if c not in output)
+    if summed:
+        product = xp.sum(product, axis=summed)
+    kept = [c for c in every if c in output]
+    return xp.permute_dims(product, tuple(kept.index(c) for c in output))
+
+
+def _diagonals(xp: Any, x: Any, labels: str) -> tuple[Any, str]:
+    """``x`` with each repeated label read as the diagonal of its two axes, that label
+    then last."""
+    while len(set(labels)) < len(labels):
+        label = next(c for c in labels if labels.count(c) > 1)
+        first = labels.index(label)
+        second = labels.index(label, first + 1)
+        x = xp.linalg.diagonal(xp.moveaxis(x, (first, second), (-2, -1)))
+        labels = "".join(c for i, c in enumerate(labels) if i not in (first, second)) + label
+    return x, labels
+
+
+def _einsum_backward(xp: Any) -> Kernel:
     """`ir.ops.products.einsum_vjp` through the namespace's ``einsum``: per operand, the
     einsum of the result's gradient with the other operands, summed along the labels the
     operand broadcast, spread along the labels it summed away, and put back on the diagonal
     of a label it repeats (a scatter, Note [Scatter-adds on backends])."""
-    if not hasattr(xp, "einsum"):
-        return None
+    einsum = einsum_of(xp)
 
     def einsum_backward(grad: Any, subscripts: str, operands: Any) -> tuple[Any, ...]:
         arrays = list(operands)
@@ -64,7 +102,7 @@ def _einsum_backward(xp: Any) -> Kernel | None:
         for index, operand in enumerate(arrays):
             spec, kept = _operand_spec(inputs, output, index)
             others = [a for j, a in enumerate(arrays) if j != index]
-            partial = xp.einsum(spec, grad, *others)
+            partial = einsum(spec, grad, *others)
             labels = inputs[index]
             sizes = dict(zip(labels, operand.shape, strict=True))
             broadcast = tuple(
@@ -72,7 +110,7 @@ def _einsum_backward(xp: Any) -> Kernel | None:
             )
             if broadcast:
                 partial = xp.sum(partial, axis=broadcast, keepdims=True)
-            expanded = _expand(xp, partial, labels, kept, tuple(operand.shape))
+            expanded = _expand(xp, einsum, partial, labels, kept, tuple(operand.shape))
             if not xp.isdtype(operand.dtype, "complex floating"):
                 if xp.isdtype(expanded.dtype, "complex floating"):
                     expanded = xp.real(expanded)
@@ -83,7 +121,9 @@ def _einsum_backward(xp: Any) -> Kernel | None:
     return einsum_backward
 
 
-def _expand(xp: Any, partial: Any, labels: str, kept: str, shape: tuple[int, ...]) -> Any:
+def _expand(
+    xp: Any, einsum: Kernel, partial: Any, labels: str, kept: str, shape: tuple[int, ...]
+) -> Any:
     """`ir.ops.products._expand`: ``partial`` (over ``kept``) broadcast along the labels of
     ``labels`` it lacks and, for a repeated label, scattered onto that diagonal."""
     sizes = dict(zip(labels, shape, strict=True))
@@ -94,7 +134,7 @@ def _expand(xp: Any, partial: Any, labels: str, kept: str, shape: tuple[int, ...
     full = xp.broadcast_to(partial, tuple(sizes[c] for c in unique))
     if len(unique) == len(labels):
         return xp.permute_dims(full, tuple(unique.index(c) for c in labels))
-    owners = xp.einsum(f"{labels}->{unique}", positions_of(xp, shape))  # the diagonal's
+    owners = einsum(f"{labels}->{unique}", positions_of(xp, shape))  # the diagonal's
     return scattered(xp, owners, full, shape)
 
 
@@ -185,10 +225,8 @@ def _diag_backward(xp: Any) -> Kernel:
 
 
 PRODUCT_KERNELS: dict[str, TableEntry] = {
-    "aten::einsum": _einsum,
-    "aten::_einsum_view": lambda xp: (
-        (lambda x, subscripts: xp.einsum(subscripts, x)) if hasattr(xp, "einsum") else None
-    ),
+    "aten::einsum": lambda xp: lambda subscripts, operands: einsum_of(xp)(subscripts, *operands),
+    "aten::_einsum_view": lambda xp: lambda x, subscripts: einsum_of(xp)(subscripts, x),
     "aten::_einsum_backward": _einsum_backward,
     "aten::kron": _kron,
     "aten::inner": _inner,

@@ -22,8 +22,9 @@ no other backend's code spells a node any other way than ``kernel(args)``.
 - Which backend runs is decided by the arguments' types (`backend_of`), and is part of the
   signature key a compilation is cached by (the argument's type is in it), so a NumPy call
   and a Dask call of one function compile apart.
-- A factory may find nothing to make its kernel of in a namespace (``einsum`` in a strict
-  Array API one): it returns None, and the operator is refused there as if it had no entry.
+- A factory may find nothing to make its kernel of in a namespace (``scipy.special.erf`` in a
+  strict Array API one): it returns None, and the operator is refused there as if it had no
+  entry.
 - A kernel never converts a backend array to NumPy (``np.asarray`` of a Dask array would
   compute it, 40 GB and all): the table's kernels call the namespace only. An operator with
   no entry is refused before anything runs, by `check_supported`, with a located

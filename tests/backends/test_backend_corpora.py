@@ -8,7 +8,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tests.backends.corpus_runs import OK, convert_floats, gradient_call, outcome, plain_call
+from tests.backends.corpus_runs import (
+    OK,
+    convert_arrays,
+    convert_floats,
+    gradient_call,
+    outcome,
+    plain_call,
+)
 from tests.equivalence.corpus import CASES as EQUIVALENCE_CASES
 from tests.gradients.corpus import CASES as GRADIENT_CASES
 
@@ -57,10 +64,12 @@ MUST_WORK = {
     "rnn_over_an_int_count",
     "rnn_of_no_steps",
     "growing_value_in_a_loop",
-}
-# On Dask only: einsum (the Array API has none), and integer index arrays given as NumPy
-# arguments (which a strict namespace refuses to mix with its own arrays).
-MUST_WORK_ON_DASK = {
+    "loop_grows_and_sizes_a_fresh_array",
+    # integer index arrays and their scatter-adds
+    "take_with_repeated_indices",
+    "integer_array_index_with_repeats",
+    "broadcast_three_ways",
+    # einsum and its gradient (ir/backend_kernels_products.py)
     "einsum_chain_and_transpose",
     "einsum_broadcast_batch",
     "einsum_broadcast_batch_of_the_second",
@@ -68,14 +77,11 @@ MUST_WORK_ON_DASK = {
     "einsum_broadcast_summed_labels",
     "tensordot_inner_outer",
     "cross_and_kron",
-    "take_with_repeated_indices",
-    "integer_array_index_with_repeats",
-    "broadcast_three_ways",
-    "loop_grows_and_sizes_a_fresh_array",
 }
 # Plain calls of the equivalence corpus that must match NumPy on every backend.
 PLAIN_MUST_WORK = {
     "arange_times",
+    "integer_array_index",
     "array_of_a_list_of_numbers_and_arrays",
     "list_index",
     "reshape_and_ravel",
@@ -109,6 +115,9 @@ def strict_backend(monkeypatch: pytest.MonkeyPatch):
 
 
 BACKENDS = {"dask": dask_backend, "array_api_strict": strict_backend}
+# Dask mixes with NumPy: only the float arrays become Dask arrays, the rest stay NumPy. A
+# strict namespace does not: its users convert every NumPy array, index arrays included.
+CONVERT = {"dask": convert_floats, "array_api_strict": convert_arrays}
 
 
 def cases(corpus, make_args):
@@ -123,8 +132,8 @@ def cases(corpus, make_args):
 def test_plain_calls_match_numpy_or_are_refused(backend, case, make_args, monkeypatch):
     asarray, to_numpy = BACKENDS[backend](monkeypatch)
     args = make_args(case)
-    converted = convert_floats(args, asarray)
-    if all(c is a for c, a in zip(converted, args, strict=True)):
+    converted = CONVERT[backend](args, asarray)
+    if all(c is a for c, a in zip(convert_floats(args, asarray), args, strict=True)):
         pytest.skip("no floating-point array argument")
     expected, run = plain_call(case, args)
     result = outcome(run, expected, converted, to_numpy)
@@ -139,10 +148,10 @@ def test_plain_calls_match_numpy_or_are_refused(backend, case, make_args, monkey
 def test_gradients_match_numpy_or_are_refused(backend, case, make_args, monkeypatch):
     asarray, to_numpy = BACKENDS[backend](monkeypatch)
     args = make_args(case)
-    converted = convert_floats(args, asarray)
-    if all(c is a for c, a in zip(converted, args, strict=True)):
+    converted = CONVERT[backend](args, asarray)
+    if all(c is a for c, a in zip(convert_floats(args, asarray), args, strict=True)):
         pytest.skip("no floating-point array argument")
     expected, run = gradient_call(case, args)
     result = outcome(run, expected, converted, to_numpy)
-    if case.name in MUST_WORK or (backend == "dask" and case.name in MUST_WORK_ON_DASK):
+    if case.name in MUST_WORK:
         assert result == OK, result
