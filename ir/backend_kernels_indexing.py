@@ -57,6 +57,8 @@ def index_kernel(xp: Any) -> Kernel:
             alone = all(item is None for i, item in enumerate(items) if i != axis)
             if alone and xp.isdtype(items[axis].dtype, "integral"):
                 return xp.take(x, items[axis], axis=axis)
+        if arrays and len(items) == x.ndim and all(item is not None for item in items):
+            return x[tuple(items)]  # every axis indexed: no ellipsis (the standard wants none)
         return x[_index_key(items)]
 
     return index

@@ -169,6 +169,8 @@ def _norm(xp: Any) -> Kernel:
             flat = safe_reshape(xp, x, (-1,))
             result = xp.linalg.vector_norm(flat, ord=2 if order is None else order)
             return xp.reshape(result, (1,) * x.ndim) if keepdims else result
+        if da is not None and _line_sums(order, axis, x.ndim):
+            return _extreme_line_sum(xp, x, order, axis, keepdims)
         if da is not None:
             axes = tuple(range(x.ndim)) if axis is None else axis
             axes = (axes,) if isinstance(axes, int) else tuple(axes)
@@ -189,6 +191,25 @@ def _norm(xp: Any) -> Kernel:
         return _standard_matrix_norm(xp, x, order, axis, keepdims)
 
     return norm
+
+
+def _line_sums(order: Any, axis: Any, ndim: int) -> bool:
+    """Whether ``np.linalg.norm(x, order, axis)`` is a matrix norm by column or row sums."""
+    matrix = (axis is None and ndim == 2) or (isinstance(axis, tuple | list) and len(axis) == 2)
+    return matrix and order in (1, -1, np.inf, -np.inf)
+
+
+def _extreme_line_sum(xp: Any, x: Any, order: Any, axis: Any, keepdims: bool) -> Any:
+    """The 1 and inf matrix norms on Dask, summed as its gradient formula sums them again
+    (``np.sum(np.abs(x), axis, keepdims=True)``) and compares with the norm for ties: the
+    same Dask reduction gives the same rounding, which NumPy's kernel per block need not."""
+    which = _numpy_kernel("aten::_matrix_norm_axis")
+    summed = which(axis, x.ndim, 0 if order in (1, -1) else 1)
+    other = which(axis, x.ndim, 1 if order in (1, -1) else 0)
+    sums = xp.sum(xp.abs(x), axis=summed, keepdims=True)
+    extreme = xp.max if order > 0 else xp.min
+    result = extreme(sums, axis=other, keepdims=True)
+    return result if keepdims else xp.squeeze(result, axis=(summed, other))
 
 
 def _kept_chunks(x: Any, axes: tuple[int, ...], keepdims: bool) -> tuple[Any, ...]:

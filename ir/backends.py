@@ -156,6 +156,8 @@ def _to_namespace(xp: Any, kernel: Kernel) -> Kernel:
             return value.item()
         if isinstance(value, np.ndarray):
             return xp.asarray(value)
+        if isinstance(value, tuple | list):  # a sequence operand (np.concatenate's)
+            return type(value)(convert(item) for item in value)
         return value
 
     def converted(*args: Any) -> Any:
