@@ -26,6 +26,7 @@ from ir.backend_kernel_parts import (
 from ir.backend_kernels_elementwise import ELEMENTWISE_KERNELS
 from ir.backend_kernels_indexing import INDEXING_KERNELS, index_kernel
 from ir.backend_kernels_products import PRODUCT_KERNELS
+from ir.backend_kernels_scans import SCAN_KERNELS
 from ir.backend_kernels_whole import WHOLE_AXIS_KERNELS
 from ir.errors import BackendError
 from ir.ops.shape_rules import normalize_axes
@@ -228,6 +229,20 @@ def _index_key(indices: Sequence[Any]) -> tuple[Any, ...]:
     return (*(slice(None) if item is None else item for item in indices), Ellipsis)
 
 
+def _where(xp: Any) -> Kernel:
+    """``np.where(condition, x, y)``: two Python numbers as NumPy types them (the standard
+    takes at most one number)."""
+
+    def where(condition: Any, x: Any, y: Any) -> Any:
+        if not hasattr(x, "shape") and not hasattr(y, "shape"):
+            x = xp.asarray(
+                x, dtype=xp.float64 if isinstance(x, float) or isinstance(y, float) else None
+            )
+        return xp.where(condition, x, y)
+
+    return where
+
+
 def _expand_dims(xp: Any) -> Kernel:
     def expand_dims(x: Any, axis: Any) -> Any:
         count = len(axis) if isinstance(axis, tuple | list) else 1
@@ -372,7 +387,7 @@ _ELEMENTWISE = {name: name for name in ("exp", "log", "sqrt", "sin", "cos", "tan
 _ELEMENTWISE |= {name: name for name in ("abs", "sign", "square", "log1p", "expm1", "sinh")}
 _ELEMENTWISE |= {name: name for name in ("cosh", "floor", "ceil", "maximum", "minimum")}
 _ELEMENTWISE |= {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "neg": "negative"}
-_ELEMENTWISE |= {"where": "where", "matmul": "matmul", "positive": "positive"}
+_ELEMENTWISE |= {"matmul": "matmul", "positive": "positive"}
 _ELEMENTWISE |= {name: name for name in ("logical_and", "logical_or", "logical_not")}
 _ELEMENTWISE |= {"logaddexp": "logaddexp", "clip": "clip"}
 
@@ -391,6 +406,7 @@ NAMESPACE_KERNELS: dict[str, TableEntry] = {
     "aten::ge": _operator(lambda a, b: a >= b, "greater_equal"),
     "aten::floordiv": _operator(lambda a, b: a // b, "floor_divide"),
     "aten::remainder": _operator(lambda a, b: a % b, "remainder"),
+    "aten::where": _where,
     "aten::sum": _reduction("sum"),
     "aten::mean": _reduction("mean"),
     "aten::max": _reduction("max"),
@@ -463,6 +479,7 @@ NAMESPACE_KERNELS: dict[str, TableEntry] = {
     **WHOLE_AXIS_KERNELS,
     **PRODUCT_KERNELS,
     **ELEMENTWISE_KERNELS,
+    **SCAN_KERNELS,
 }
 """Per operator, its kernel made from a backend's namespace (Note [Array backends]). Each
 follows the operator's NumPy kernel, spelled with Array API functions only."""

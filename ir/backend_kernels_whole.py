@@ -51,19 +51,22 @@ _MATRIX_SIGNATURES = {
     "aten::linalg_cholesky": "(i,i)->(i,i)",
     "aten::linalg_eigh": "(i,i)->(i),(i,i)",
     "aten::linalg_pinv": "(m,n)->(n,m)",
+    "aten::linalg_eig": "(i,i)->(i),(i,i)",
+    "aten::scipy_det": "(i,i)->()",
+    "aten::scipy_cholesky": "(i,i)->(i,i)",
 }
 
 
-def _per_matrix(name: str, standard: Any) -> KernelFactory:
+def _per_matrix(name: str, standard: Any) -> TableEntry:
     """``name``'s kernel: on Dask, NumPy's per block of whole matrices (`apply_gufunc`
     rechunks the matrix axes to one chunk, ``allow_rechunk``); elsewhere ``standard(xp)``."""
     signature = _MATRIX_SIGNATURES[name]
     numpy_kernel = _numpy_kernel(name)
 
-    def factory(xp: Any) -> Kernel:
+    def factory(xp: Any) -> Kernel | None:
         da = dask_array(xp)
         if da is None:
-            kernel: Kernel = standard(xp)
+            kernel: Kernel | None = standard(xp)
             return kernel
 
         def per_matrix(x: Any, *options: Any) -> Any:
@@ -99,6 +102,19 @@ def _standard_eigh(xp: Any) -> Kernel:
         return values, vectors
 
     return eigh
+
+
+def _standard_eig(xp: Any) -> Kernel | None:
+    """The standard's ``eig`` (an extension newer than some namespaces), complex as NumPy's
+    kernel makes it."""
+    if not hasattr(xp.linalg, "eig"):
+        return None
+
+    def eig(a: Any) -> tuple[Any, Any]:
+        values, vectors = xp.linalg.eig(a)
+        return values, vectors
+
+    return eig
 
 
 def _standard_slogdet(xp: Any) -> Kernel:
@@ -404,6 +420,9 @@ WHOLE_AXIS_KERNELS: dict[str, TableEntry] = {
     "aten::linalg_cholesky": _per_matrix("aten::linalg_cholesky", lambda xp: xp.linalg.cholesky),
     "aten::linalg_eigh": _per_matrix("aten::linalg_eigh", _standard_eigh),
     "aten::linalg_pinv": _per_matrix("aten::linalg_pinv", lambda xp: xp.linalg.pinv),
+    "aten::linalg_eig": _per_matrix("aten::linalg_eig", _standard_eig),
+    "aten::scipy_det": _per_matrix("aten::scipy_det", lambda xp: None),
+    "aten::scipy_cholesky": _per_matrix("aten::scipy_cholesky", lambda xp: None),
     "aten::linalg_svd": _svd,
     "aten::linalg_solve": _solve,
     "aten::linalg_norm": _norm,

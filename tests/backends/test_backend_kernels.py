@@ -103,6 +103,23 @@ def special_functions(x, y):
     )
 
 
+def scans_and_joins(x, M):
+    cleaned = np.nan_to_num(np.log(np.abs(x) - 0.5))
+    joined = np.column_stack([x[:5], M[:, 0]])
+    rows = np.hstack([x, M[0]])
+    return (
+        np.sum(np.diff(x, n=2) ** 2)
+        + np.sum(np.cumsum(M, axis=1) * M)
+        + np.sum(np.round(M, 2) * M)
+        + np.sum(cleaned * x)
+        + np.sum(joined**2)
+        + np.sum(rows * np.arange(12.0))
+        + np.sum(M.flatten() ** 3)
+        + np.sum(np.where(np.all(M > -5.0, axis=1), 1.0, 0.0))
+        + np.sum(np.angle(x + 0j) * x)
+    )
+
+
 def _spd(rng):
     B = rng.standard_normal((3, 4, 4))
     return B @ np.swapaxes(B, 1, 2) + 4 * np.eye(4)
@@ -117,6 +134,7 @@ CASES = {
     sorts: lambda rng: (rng.standard_normal((5, 4)),),
     rearrangements: lambda rng: (rng.standard_normal((6, 6)), rng.standard_normal(6)),
     special_functions: lambda rng: (rng.random(6) + 0.5, rng.standard_normal(6)),
+    scans_and_joins: lambda rng: (rng.standard_normal(6), rng.standard_normal((5, 6))),
 }
 
 
