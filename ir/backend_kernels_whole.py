@@ -228,6 +228,37 @@ def _extreme_line_sum(xp: Any, x: Any, order: Any, axis: Any, keepdims: bool) ->
     return result if keepdims else xp.squeeze(result, axis=(summed, other))
 
 
+def _logsumexp(xp: Any) -> Kernel:
+    """SciPy's ``logsumexp``: on Dask, SciPy's per block of whole reduced axes (``b`` a
+    number: an array ``b`` would need its own chunks aligned, and is refused); elsewhere
+    spelled as its definition, shifted by the largest finite element."""
+    da = dask_array(xp)
+    numpy_kernel = _numpy_kernel("aten::special_logsumexp")
+
+    def logsumexp(a: Any, axis: Any = None, b: Any = 1.0, keepdims: bool = False, *_: Any) -> Any:
+        axes = tuple(range(a.ndim)) if axis is None else axis_tuple(axis)
+        axes = (axes,) if isinstance(axes, int) else axes
+        if da is not None:
+            if hasattr(b, "shape") and getattr(b, "ndim", 0) > 0:
+                raise BackendError("scipy.special.logsumexp with an array b has no Dask kernel")
+            whole = whole_axes(a, axes)
+            dtype = np.result_type(a.dtype, np.float64 if a.dtype.kind in "iub" else a.dtype)
+            return da.map_blocks(
+                lambda block: numpy_kernel(block, axis, b, keepdims, False),
+                whole,
+                drop_axis=() if keepdims else tuple(i % a.ndim for i in axes),
+                chunks=_kept_chunks(whole, axes, keepdims),
+                dtype=dtype,
+            )
+        largest = xp.max(a, axis=axes, keepdims=True)
+        largest = xp.where(xp.isfinite(largest), largest, xp.zeros_like(largest))
+        total = xp.sum(b * xp.exp(a - largest), axis=axes, keepdims=True)
+        result = xp.log(total) + largest
+        return result if keepdims else xp.squeeze(result, axis=axes)
+
+    return logsumexp
+
+
 def _kept_chunks(x: Any, axes: tuple[int, ...], keepdims: bool) -> tuple[Any, ...]:
     reduced = {a % x.ndim for a in axes}
     return tuple(
@@ -426,6 +457,7 @@ WHOLE_AXIS_KERNELS: dict[str, TableEntry] = {
     "aten::linalg_svd": _svd,
     "aten::linalg_solve": _solve,
     "aten::linalg_norm": _norm,
+    "aten::special_logsumexp": _logsumexp,
     "aten::fft_fft": _fft_1d("fft"),
     "aten::fft_ifft": _fft_1d("ifft"),
     "aten::fft_rfft": _fft_1d("rfft", real_input=True),
@@ -434,6 +466,10 @@ WHOLE_AXIS_KERNELS: dict[str, TableEntry] = {
     "aten::fft_ifftn": _fft_nd("ifftn", None),
     "aten::fft_fft2": _fft_nd("fftn", (-2, -1)),
     "aten::fft_ifft2": _fft_nd("ifftn", (-2, -1)),
+    "aten::fft_rfftn": _fft_nd("rfftn", None),
+    "aten::fft_irfftn": _fft_nd("irfftn", None),
+    "aten::fft_rfft2": _fft_nd("rfftn", (-2, -1)),
+    "aten::fft_irfft2": _fft_nd("irfftn", (-2, -1)),
     "aten::fft_fftshift": _fft_shift("fftshift"),
     "aten::real": lambda xp: lambda x: _real_part(xp, x, "real"),
     "aten::imag": lambda xp: lambda x: _real_part(xp, x, "imag"),
