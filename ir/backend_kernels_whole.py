@@ -174,6 +174,31 @@ def _solve(xp: Any) -> Kernel:
     return solve
 
 
+def _solve_triangular(xp: Any) -> Kernel | None:
+    """``scipy.linalg.solve_triangular`` on Dask: SciPy's per block holding the whole matrix
+    and whole right-hand sides (the standard has no triangular solve: none elsewhere)."""
+    da = dask_array(xp)
+    if da is None:
+        return None
+    numpy_kernel = _numpy_kernel("aten::scipy_solve_triangular")
+
+    def solve_triangular(a: Any, b: Any, *options: Any) -> Any:
+        if a.ndim != 2 or b.ndim not in (1, 2):
+            raise BackendError("solve_triangular on Dask takes one matrix and 1-d or 2-d b")
+        signature = "(i,i),(i)->(i)" if b.ndim == 1 else "(i,i),(i,k)->(i,k)"
+        sample = numpy_kernel(np.eye(1, dtype=a.dtype), np.ones((1,) * b.ndim, b.dtype), *options)
+        return da.apply_gufunc(
+            lambda matrix, rhs: numpy_kernel(matrix, rhs, *options),
+            signature,
+            a,
+            b,
+            allow_rechunk=True,
+            output_dtypes=sample.dtype,
+        )
+
+    return solve_triangular
+
+
 def _norm(xp: Any) -> Kernel:
     """``np.linalg.norm``: NumPy's per block of whole reduced axes on Dask; the standard's
     vector and matrix norms elsewhere (``ord`` as NumPy names them)."""
@@ -456,6 +481,7 @@ WHOLE_AXIS_KERNELS: dict[str, TableEntry] = {
     "aten::scipy_cholesky": _per_matrix("aten::scipy_cholesky", lambda xp: None),
     "aten::linalg_svd": _svd,
     "aten::linalg_solve": _solve,
+    "aten::scipy_solve_triangular": _solve_triangular,
     "aten::linalg_norm": _norm,
     "aten::special_logsumexp": _logsumexp,
     "aten::fft_fft": _fft_1d("fft"),
