@@ -235,6 +235,7 @@ SCAN_KERNELS: dict[str, TableEntry] = {
             "aten::_is_list",
             "aten::_transposes",
             "aten::_swaps_operands",
+            "aten::_reads_one_triangle",
         )
     },
 }

@@ -174,17 +174,22 @@ def _solve(xp: Any) -> Kernel:
     return solve
 
 
-def _solve_triangular(xp: Any) -> Kernel | None:
-    """``scipy.linalg.solve_triangular`` on Dask: SciPy's per block holding the whole matrix
-    and whole right-hand sides (the standard has no triangular solve: none elsewhere)."""
-    da = dask_array(xp)
-    if da is None:
-        return None
-    numpy_kernel = _numpy_kernel("aten::scipy_solve_triangular")
+def _scipy_solver(name: str) -> TableEntry:
+    """``scipy.linalg.solve_triangular``/``solve`` on Dask: SciPy's per block holding the
+    whole matrix and whole right-hand sides (the standard has neither: none elsewhere)."""
+    numpy_kernel = _numpy_kernel(name)
 
-    def solve_triangular(a: Any, b: Any, *options: Any) -> Any:
+    def factory(xp: Any) -> Kernel | None:
+        da = dask_array(xp)
+        return None if da is None else _solver_per_block(da, numpy_kernel)
+
+    return factory
+
+
+def _solver_per_block(da: Any, numpy_kernel: Kernel) -> Kernel:
+    def solve(a: Any, b: Any, *options: Any) -> Any:
         if a.ndim != 2 or b.ndim not in (1, 2):
-            raise BackendError("solve_triangular on Dask takes one matrix and 1-d or 2-d b")
+            raise BackendError("a SciPy solve on Dask takes one matrix and a 1-d or 2-d b")
         signature = "(i,i),(i)->(i)" if b.ndim == 1 else "(i,i),(i,k)->(i,k)"
         sample = numpy_kernel(np.eye(1, dtype=a.dtype), np.ones((1,) * b.ndim, b.dtype), *options)
         return da.apply_gufunc(
@@ -196,7 +201,16 @@ def _solve_triangular(xp: Any) -> Kernel | None:
             output_dtypes=sample.dtype,
         )
 
-    return solve_triangular
+    return solve
+
+
+def _solve_read_mask(xp: Any) -> Kernel | None:
+    """`ir.ops.scipy_linalg.solve_read_mask` on Dask: a NumPy constant (Dask mixes with
+    NumPy), of the matrix's size and dtype, read from a stand-in of that shape."""
+    if dask_array(xp) is None:
+        return None
+    numpy_kernel = _numpy_kernel("aten::_solve_read_mask")
+    return lambda assume_a, like: numpy_kernel(assume_a, np.empty(like.shape[-1:], like.dtype))
 
 
 def _norm(xp: Any) -> Kernel:
@@ -481,7 +495,9 @@ WHOLE_AXIS_KERNELS: dict[str, TableEntry] = {
     "aten::scipy_cholesky": _per_matrix("aten::scipy_cholesky", lambda xp: None),
     "aten::linalg_svd": _svd,
     "aten::linalg_solve": _solve,
-    "aten::scipy_solve_triangular": _solve_triangular,
+    "aten::scipy_solve_triangular": _scipy_solver("aten::scipy_solve_triangular"),
+    "aten::scipy_solve": _scipy_solver("aten::scipy_solve"),
+    "aten::_solve_read_mask": _solve_read_mask,
     "aten::linalg_norm": _norm,
     "aten::special_logsumexp": _logsumexp,
     "aten::fft_fft": _fft_1d("fft"),

@@ -132,7 +132,14 @@ def scans_and_joins(x, M):
 def triangular_solves(A, b, B):
     L = np.tril(A) + 4.0 * np.eye(4)
     lower = scipy.linalg.solve_triangular(L, b, lower=True)
-    return np.sum(lower**2) + np.sum(scipy.linalg.solve_triangular(L.T, B, trans=1) ** 3)
+    S = A @ A.T + 4.0 * np.eye(4)
+    return (
+        np.sum(lower**2)
+        + np.sum(scipy.linalg.solve_triangular(L.T, B, trans=1) ** 3)
+        + np.sum(scipy.linalg.solve(S, b, assume_a="pos") ** 2)
+        + np.sum(scipy.linalg.solve(A + 3.0 * np.eye(4), B) ** 3)
+        + np.sum(scipy.linalg.solve(np.triu(A) + 4.0 * np.eye(4), b, assume_a="upper triangular"))
+    )
 
 
 def _spd(rng):
