@@ -24,6 +24,7 @@ from ir.backend_kernel_parts import (
     shape_tuple,
 )
 from ir.backend_kernels_elementwise import ELEMENTWISE_KERNELS
+from ir.backend_kernels_fourier import FOURIER_KERNELS
 from ir.backend_kernels_indexing import INDEXING_KERNELS, index_kernel
 from ir.backend_kernels_products import PRODUCT_KERNELS
 from ir.backend_kernels_scans import SCAN_KERNELS
@@ -477,6 +478,7 @@ NAMESPACE_KERNELS: dict[str, TableEntry] = {
     "prim::TapeWrite": lambda xp: _tape_write,
     **INDEXING_KERNELS,
     **WHOLE_AXIS_KERNELS,
+    **FOURIER_KERNELS,
     **PRODUCT_KERNELS,
     **ELEMENTWISE_KERNELS,
     **SCAN_KERNELS,

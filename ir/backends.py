@@ -25,8 +25,9 @@ no other backend's code spells a node any other way than ``kernel(args)``.
 - The table is split by kind: `ir.backend_kernels` (arithmetic, reductions, shapes, basic
   indexing), `ir.backend_kernels_indexing` (take, repeat, pad, split, and the scatter-adds
   of integer indexing's gradients, Note [Scatter-adds on backends]),
-  `ir.backend_kernels_whole` (sorts, transforms, factorisations: on Dask, NumPy's function
-  per block once the axes it works on are one chunk), `ir.backend_kernels_products`
+  `ir.backend_kernels_whole` and `ir.backend_kernels_fourier` (sorts, factorisations,
+  transforms: on Dask, NumPy's function per block once the axes it works on are one
+  chunk), `ir.backend_kernels_products`
   (einsum, spelled by its definition where a namespace has none), and
   `ir.backend_kernels_elementwise` and `ir.backend_kernels_scans`.
 - A kernel must compute what its gradient formula recomputes, bit for bit, where the formula
