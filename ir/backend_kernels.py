@@ -13,22 +13,24 @@ from typing import Any
 
 import numpy as np
 
+from ir.backend_kernel_parts import (
+    Kernel,
+    KernelFactory,
+    TableEntry,
+    along,
+    axis_tuple,
+    dtype_in,
+    safe_reshape,
+    shape_tuple,
+)
+from ir.backend_kernels_elementwise import ELEMENTWISE_KERNELS
+from ir.backend_kernels_fourier import FOURIER_KERNELS
+from ir.backend_kernels_indexing import INDEXING_KERNELS, index_kernel
+from ir.backend_kernels_products import PRODUCT_KERNELS
+from ir.backend_kernels_scans import SCAN_KERNELS
+from ir.backend_kernels_whole import WHOLE_AXIS_KERNELS
 from ir.errors import BackendError
 from ir.ops.shape_rules import normalize_axes
-
-Kernel = Callable[..., Any]
-KernelFactory = Callable[[Any], Kernel]  # the namespace -> the kernel
-
-
-def _along(axis: int, item: Any) -> tuple[Any, ...]:
-    """`ir.ops.indexing._along` as the Array API indexes: every axis, or an ellipsis."""
-    if axis >= 0:
-        return (*(slice(None),) * axis, item, Ellipsis)
-    return (Ellipsis, item, *(slice(None),) * (-axis - 1))
-
-
-def _axis(axis: Any) -> Any:
-    return tuple(axis) if isinstance(axis, list) else axis
 
 
 def _reduction(name: str) -> KernelFactory:
@@ -38,7 +40,7 @@ def _reduction(name: str) -> KernelFactory:
         def reduce(x: Any, axis: Any, keepdims: bool) -> Any:
             if name in ("sum", "prod") and x.dtype == xp.bool:  # NumPy counts: an int64 sum
                 x = xp.astype(x, xp.int64)
-            return function(x, axis=_axis(axis), keepdims=keepdims)
+            return function(x, axis=axis_tuple(axis), keepdims=keepdims)
 
         return reduce
 
@@ -78,11 +80,11 @@ def _matmul_backward(which: str) -> KernelFactory:
         def backward(grad: Any, a: Any, b: Any) -> Any:
             a2 = xp.expand_dims(a, axis=0) if a.ndim == 1 else a
             b2 = xp.expand_dims(b, axis=-1) if b.ndim == 1 else b
-            g2 = grad
+            g2 = grad  # the result's axes, with the ones matmul dropped for a vector restored
             if a.ndim == 1:
-                g2 = xp.expand_dims(g2, axis=-2)
+                g2 = xp.expand_dims(g2, axis=g2.ndim - (b.ndim != 1))
             if b.ndim == 1:
-                g2 = xp.expand_dims(g2, axis=-1)
+                g2 = xp.expand_dims(g2, axis=g2.ndim)
             if which == "self":
                 result = xp.matmul(g2, xp.matrix_transpose(b2))
                 result = xp.squeeze(result, axis=-2) if a.ndim == 1 else result
@@ -137,7 +139,7 @@ def _tape_write(tape: Any, index: int, value: Any) -> Any:
 def _slice_backward(xp: Any) -> Kernel:
     def slice_backward(grad: Any, shape: Any, axis: int, *spec: Any) -> Any:
         result = xp.zeros(tuple(shape), dtype=grad.dtype)
-        result[_along(axis, slice(*spec))] = grad
+        result[along(axis, slice(*spec))] = grad
         return result
 
     return slice_backward
@@ -153,10 +155,6 @@ def _written(xp: Any) -> Kernel:
     return written
 
 
-def _dtype(xp: Any, name: str | None) -> Any:
-    return None if name is None else getattr(xp, name)
-
-
 def _numeric(xp: Any, value: Any, other: Any) -> Any:
     """A bool array as NumPy promotes it against a number or a numeric array (the Array
     API refuses bools in arithmetic): cast to the other operand's dtype."""
@@ -170,6 +168,19 @@ def _numeric(xp: Any, value: Any, other: Any) -> Any:
     return value
 
 
+def _promoted(xp: Any, value: Any, other: Any) -> Any:
+    """An integer array as NumPy promotes it against a floating-point array (the Array API
+    leaves mixed kinds to the library; ``array_api_strict`` refuses them): cast to it."""
+    dtype, other_dtype = getattr(value, "dtype", None), getattr(other, "dtype", None)
+    if dtype is None or other_dtype is None or dtype == other_dtype:
+        return value
+    if xp.isdtype(dtype, "integral") and xp.isdtype(
+        other_dtype, ("real floating", "complex floating")
+    ):
+        return xp.astype(value, other_dtype)
+    return value
+
+
 def _operator(spell: Callable[[Any, Any], Any], name: str) -> KernelFactory:
     """A binary operator spelled as Python's, which every Array API array takes with a
     Python number on either side (the namespace's function may refuse one)."""
@@ -179,6 +190,7 @@ def _operator(spell: Callable[[Any, Any], Any], name: str) -> KernelFactory:
 
         def kernel(a: Any, b: Any) -> Any:
             a, b = _numeric(xp, a, b), _numeric(xp, b, a)
+            a, b = _promoted(xp, a, b), _promoted(xp, b, a)
             if hasattr(a, "shape") or hasattr(b, "shape"):
                 return spell(a, b)
             return function(xp.asarray(a), b)
@@ -188,15 +200,11 @@ def _operator(spell: Callable[[Any, Any], Any], name: str) -> KernelFactory:
     return factory
 
 
-def _shape(shape: Any) -> tuple[int, ...]:
-    return tuple(shape) if isinstance(shape, tuple | list) else (shape,)
-
-
 def _filled(name: str) -> KernelFactory:
     """``np.zeros``/``np.ones``: float64 unless a dtype is named."""
     return lambda xp: (
         lambda shape, dtype=None: getattr(xp, name)(
-            _shape(shape), dtype=_dtype(xp, dtype or "float64")
+            shape_tuple(shape), dtype=dtype_in(xp, dtype or "float64")
         )
     )
 
@@ -211,7 +219,7 @@ def _transpose(xp: Any) -> Kernel:
 
 def _tape_array(xp: Any) -> Kernel:
     def tape_array(length: int, row_shape: Any, dtype: str) -> Any:
-        return xp.zeros((max(int(length), 0), *row_shape), dtype=_dtype(xp, dtype))
+        return xp.zeros((max(int(length), 0), *row_shape), dtype=dtype_in(xp, dtype))
 
     return tape_array
 
@@ -220,6 +228,20 @@ def _index_key(indices: Sequence[Any]) -> tuple[Any, ...]:
     """The subscript of ``aten::index`` and the scatters, None standing for ``:``, ending
     with an ellipsis as the Array API wants when it does not name every axis."""
     return (*(slice(None) if item is None else item for item in indices), Ellipsis)
+
+
+def _where(xp: Any) -> Kernel:
+    """``np.where(condition, x, y)``: two Python numbers as NumPy types them (the standard
+    takes at most one number)."""
+
+    def where(condition: Any, x: Any, y: Any) -> Any:
+        if not hasattr(x, "shape") and not hasattr(y, "shape"):
+            x = xp.asarray(
+                x, dtype=xp.float64 if isinstance(x, float) or isinstance(y, float) else None
+            )
+        return xp.where(condition, x, y)
+
+    return where
 
 
 def _expand_dims(xp: Any) -> Kernel:
@@ -236,7 +258,7 @@ def _squeeze(xp: Any) -> Kernel:
     def squeeze(x: Any, axis: Any = None) -> Any:
         if axis is None:
             axis = tuple(i for i, d in enumerate(x.shape) if d == 1)
-        return xp.squeeze(x, axis=_axis(axis))
+        return xp.squeeze(x, axis=axis_tuple(axis))
 
     return squeeze
 
@@ -274,7 +296,7 @@ def _concatenate_backward(xp: Any) -> Kernel:
                 pieces.append(xp.reshape(grad[start : start + count], tuple(size)))
                 start += count
             else:
-                pieces.append(grad[_along(axis, slice(start, start + size[axis]))])
+                pieces.append(grad[along(axis, slice(start, start + size[axis]))])
                 start += size[axis]
         return tuple(pieces)
 
@@ -293,7 +315,7 @@ def _cumsum(xp: Any) -> Kernel:
 def _like(name: str) -> KernelFactory:
     return lambda xp: (
         lambda x, *rest: getattr(xp, name)(
-            x, *rest[:-1], dtype=_dtype(xp, rest[-1]) if rest[-1] is not None else x.dtype
+            x, *rest[:-1], dtype=dtype_in(xp, rest[-1]) if rest[-1] is not None else x.dtype
         )
     )
 
@@ -301,7 +323,7 @@ def _like(name: str) -> KernelFactory:
 def _moments(name: str) -> KernelFactory:
     return lambda xp: (
         lambda x, axis, keepdims, ddof: getattr(xp, name)(
-            x, axis=_axis(axis), keepdims=keepdims, correction=ddof
+            x, axis=axis_tuple(axis), keepdims=keepdims, correction=ddof
         )
     )
 
@@ -309,7 +331,7 @@ def _moments(name: str) -> KernelFactory:
 def _select_backward(xp: Any) -> Kernel:
     def select_backward(grad: Any, shape: Any, axis: int, index: int) -> Any:
         result = xp.zeros(tuple(shape), dtype=grad.dtype)
-        result[_along(axis, index)] = grad
+        result[along(axis, index)] = grad
         return result
 
     return select_backward
@@ -366,11 +388,11 @@ _ELEMENTWISE = {name: name for name in ("exp", "log", "sqrt", "sin", "cos", "tan
 _ELEMENTWISE |= {name: name for name in ("abs", "sign", "square", "log1p", "expm1", "sinh")}
 _ELEMENTWISE |= {name: name for name in ("cosh", "floor", "ceil", "maximum", "minimum")}
 _ELEMENTWISE |= {"arcsin": "asin", "arccos": "acos", "arctan": "atan", "neg": "negative"}
-_ELEMENTWISE |= {"where": "where", "matmul": "matmul", "positive": "positive"}
+_ELEMENTWISE |= {"matmul": "matmul", "positive": "positive"}
 _ELEMENTWISE |= {name: name for name in ("logical_and", "logical_or", "logical_not")}
-_ELEMENTWISE |= {"logaddexp": "logaddexp", "stack": "stack", "clip": "clip"}
+_ELEMENTWISE |= {"logaddexp": "logaddexp", "clip": "clip"}
 
-NAMESPACE_KERNELS: dict[str, KernelFactory] = {
+NAMESPACE_KERNELS: dict[str, TableEntry] = {
     **{f"aten::{name}": _named(spelled) for name, spelled in _ELEMENTWISE.items()},
     "aten::add": _operator(lambda a, b: a + b, "add"),
     "aten::sub": _operator(lambda a, b: a - b, "subtract"),
@@ -385,6 +407,7 @@ NAMESPACE_KERNELS: dict[str, KernelFactory] = {
     "aten::ge": _operator(lambda a, b: a >= b, "greater_equal"),
     "aten::floordiv": _operator(lambda a, b: a // b, "floor_divide"),
     "aten::remainder": _operator(lambda a, b: a % b, "remainder"),
+    "aten::where": _where,
     "aten::sum": _reduction("sum"),
     "aten::mean": _reduction("mean"),
     "aten::max": _reduction("max"),
@@ -399,29 +422,29 @@ NAMESPACE_KERNELS: dict[str, KernelFactory] = {
     "aten::_unreduce": _unreduce,
     "aten::_matmul_backward_self": _matmul_backward("self"),
     "aten::_matmul_backward_other": _matmul_backward("other"),
-    "aten::slice": lambda xp: lambda x, axis, *spec: x[_along(axis, slice(*spec))],
-    "aten::select": lambda xp: lambda x, axis, index: x[_along(axis, index)],
-    "aten::slice_scatter": _scatter(lambda axis, *spec: _along(axis, slice(*spec))),
-    "aten::select_scatter": _scatter(lambda axis, index: _along(axis, index)),
+    "aten::slice": lambda xp: lambda x, axis, *spec: x[along(axis, slice(*spec))],
+    "aten::select": lambda xp: lambda x, axis, index: x[along(axis, index)],
+    "aten::slice_scatter": _scatter(lambda axis, *spec: along(axis, slice(*spec))),
+    "aten::select_scatter": _scatter(lambda axis, index: along(axis, index)),
     "aten::_slice_backward": _slice_backward,
     "aten::index_put": _index_put,
     "aten::_zero_written": _zero_written,
     "aten::_written": _written,
-    "aten::astype": lambda xp: lambda x, dtype: xp.astype(x, _dtype(xp, dtype)),
+    "aten::astype": lambda xp: lambda x, dtype: xp.astype(x, dtype_in(xp, dtype)),
     "aten::copy_method": lambda xp: lambda x: xp.asarray(x, copy=True),
     "aten::copy": lambda xp: lambda x: xp.asarray(x, copy=True),
     "aten::zeros": _filled("zeros"),
     "aten::ones": _filled("ones"),
     "aten::transpose": _transpose,
-    "aten::reshape": lambda xp: lambda x, shape: xp.reshape(x, _shape(shape)),
+    "aten::reshape": lambda xp: lambda x, shape: safe_reshape(xp, x, shape_tuple(shape)),
     "aten::ravel": lambda xp: lambda x: xp.reshape(x, (-1,)),
-    "aten::broadcast_to": lambda xp: lambda x, shape: xp.broadcast_to(x, _shape(shape)),
+    "aten::broadcast_to": lambda xp: lambda x, shape: xp.broadcast_to(x, shape_tuple(shape)),
     "aten::expand_dims": _expand_dims,
     "aten::squeeze": _squeeze,
     "aten::swapaxes": lambda xp: lambda x, a, b: xp.permute_dims(x, _swapped(x.ndim, a, b)),
     "aten::moveaxis": lambda xp: lambda x, source, destination: xp.moveaxis(x, source, destination),
-    "aten::flip": lambda xp: lambda x, axis=None: xp.flip(x, axis=_axis(axis)),
-    "aten::index": lambda xp: lambda x, *indices: x[_index_key(indices)],
+    "aten::flip": lambda xp: lambda x, axis=None: xp.flip(x, axis=axis_tuple(axis)),
+    "aten::index": index_kernel,
     "aten::dot": _dot,
     "aten::_dot_backward": _dot_backward,
     "aten::_select_backward": _select_backward,
@@ -439,20 +462,26 @@ NAMESPACE_KERNELS: dict[str, KernelFactory] = {
     "aten::ones_like": _like("ones_like"),
     "aten::full_like": _like("full_like"),
     "aten::full": lambda xp: (
-        lambda shape, fill, dtype=None: xp.full(_shape(shape), fill, dtype=_dtype(xp, dtype))
+        lambda shape, fill, dtype=None: xp.full(shape_tuple(shape), fill, dtype=dtype_in(xp, dtype))
     ),
     "aten::eye": lambda xp: (
-        lambda n, m=None, k=0, dtype=None: xp.eye(n, m, k=k, dtype=_dtype(xp, dtype or "float64"))
+        lambda n, m=None, k=0, dtype=None: xp.eye(n, m, k=k, dtype=dtype_in(xp, dtype or "float64"))
     ),
     "aten::arange": lambda xp: (
         lambda start, stop=None, step=None, dtype=None: xp.arange(
-            start, stop, 1 if step is None else step, dtype=_dtype(xp, dtype)
+            start, stop, 1 if step is None else step, dtype=dtype_in(xp, dtype)
         )
     ),
     "aten::size": lambda xp: lambda x: math.prod(x.shape),
     "aten::shape": lambda xp: lambda x: tuple(x.shape),
     "prim::TapeArray": _tape_array,
     "prim::TapeWrite": lambda xp: _tape_write,
+    **INDEXING_KERNELS,
+    **WHOLE_AXIS_KERNELS,
+    **FOURIER_KERNELS,
+    **PRODUCT_KERNELS,
+    **ELEMENTWISE_KERNELS,
+    **SCAN_KERNELS,
 }
 """Per operator, its kernel made from a backend's namespace (Note [Array backends]). Each
 follows the operator's NumPy kernel, spelled with Array API functions only."""

@@ -22,6 +22,20 @@ no other backend's code spells a node any other way than ``kernel(args)``.
 - Which backend runs is decided by the arguments' types (`backend_of`), and is part of the
   signature key a compilation is cached by (the argument's type is in it), so a NumPy call
   and a Dask call of one function compile apart.
+- The table is split by kind: `ir.backend_kernels` (arithmetic, reductions, shapes, basic
+  indexing), `ir.backend_kernels_indexing` (take, repeat, pad, split, and the scatter-adds
+  of integer indexing's gradients, Note [Scatter-adds on backends]),
+  `ir.backend_kernels_whole` and `ir.backend_kernels_fourier` (sorts, factorisations,
+  transforms: on Dask, NumPy's function per block once the axes it works on are one
+  chunk), `ir.backend_kernels_products`
+  (einsum, spelled by its definition where a namespace has none), and
+  `ir.backend_kernels_elementwise` and `ir.backend_kernels_scans`.
+- A kernel must compute what its gradient formula recomputes, bit for bit, where the formula
+  compares the two (ties of a max, of a matrix norm's extreme line): Dask's 1 and inf matrix
+  norms are therefore Dask sums, as the formula's are, not NumPy's norm per block.
+- A factory may find nothing to make its kernel of in a namespace (``scipy.special.erf`` in a
+  strict Array API one): it returns None, and the operator is refused there as if it had no
+  entry.
 - A kernel never converts a backend array to NumPy (``np.asarray`` of a Dask array would
   compute it, 40 GB and all): the table's kernels call the namespace only. An operator with
   no entry is refused before anything runs, by `check_supported`, with a located
@@ -49,7 +63,8 @@ from typing import Any
 
 import numpy as np
 
-from ir.backend_kernels import NAMESPACE_KERNELS, Kernel
+from ir.backend_kernel_parts import Kernel
+from ir.backend_kernels import NAMESPACE_KERNELS
 from ir.errors import BackendError
 from ir.graph import Graph, Node
 from ir.ops import OPS, OpDef
@@ -152,6 +167,8 @@ def _to_namespace(xp: Any, kernel: Kernel) -> Kernel:
             return value.item()
         if isinstance(value, np.ndarray):
             return xp.asarray(value)
+        if isinstance(value, tuple | list):  # a sequence operand (np.concatenate's)
+            return type(value)(convert(item) for item in value)
         return value
 
     def converted(*args: Any) -> Any:
@@ -165,8 +182,8 @@ def _ops_for(backend: Backend, namespace: Any) -> Mapping[str, OpDef]:
     table: dict[str, OpDef] = {}
     for name, op in OPS.items():
         factory = NAMESPACE_KERNELS.get(name)
-        if factory is not None:
-            kernel = factory(namespace)
+        kernel = None if factory is None else factory(namespace)
+        if kernel is not None:
             if not backend.mixes_numpy:
                 kernel = _to_namespace(namespace, kernel)
             op = dataclasses.replace(op, kernel=kernel, typed_call=None, ufunc_reduce=None)

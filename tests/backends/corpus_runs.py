@@ -25,6 +25,13 @@ def convert_floats(args: tuple[Any, ...], asarray: Callable[[np.ndarray], Any]) 
     ]
 
 
+def convert_arrays(args: tuple[Any, ...], asarray: Callable[[np.ndarray], Any]) -> list[Any]:
+    """Every NumPy array among ``args`` as the backend's arrays: what a user of a backend
+    that does not mix with NumPy (a strict Array API namespace) converts, integer index
+    arrays and 0-d arrays included."""
+    return [asarray(a) if isinstance(a, np.ndarray) else a for a in args]
+
+
 def _flat(value: Any) -> list[Any]:
     if isinstance(value, tuple | list):
         return [leaf for item in value for leaf in _flat(item)]
