@@ -254,3 +254,36 @@ def test_an_mlp_value_and_gradients_computed_together_read_each_block_once():
     np.testing.assert_allclose(value, expected_value, rtol=1e-12)
     for got, want in zip(grads, expected, strict=True):
         np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-12)
+
+
+def branch_on_a_reduction(w, X):
+    h = X @ w
+    if np.sum(h) > 0:
+        return np.sum(h**2)
+    return np.sum(np.sin(h))
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0], ids=["taken", "not-taken"])
+def test_an_if_on_a_reduction_of_dask_data_computes_its_condition(sign):
+    """The condition is computed when the call runs, as ``if`` on a Dask array is in plain
+    Dask (Note [Lazy gradients] in autodiff.backend_calls); the value and the gradient of
+    the branch it chose stay lazy. Both branches, against NumPy."""
+    loads: collections.Counter[tuple[int, ...]] = collections.Counter()
+
+    def load(block, block_info=None):
+        if block_info is not None:
+            loads[tuple(block_info[0]["chunk-location"])] += 1
+        return block
+
+    w = sign * np.abs(W)
+    rows = np.abs(X)  # every row's h has the sign of w
+    data = on_dask(rows).map_blocks(load, dtype=X.dtype, meta=np.empty((0, 0)))
+    value, grad = ad.value_and_grad(branch_on_a_reduction)(w, data)
+    assert sum(loads.values()) > 0  # the condition was computed by the call
+    assert isinstance(value, da.Array)
+    assert isinstance(grad, da.Array)
+    expected_value, expected = ad.value_and_grad(branch_on_a_reduction)(w, rows)
+    np.testing.assert_allclose(computed(value), expected_value, rtol=1e-12)
+    np.testing.assert_allclose(computed(grad), expected, rtol=1e-10)
+    taken = 2 * (rows @ w) @ rows
+    np.testing.assert_allclose(expected, taken if sign > 0 else np.cos(rows @ w) @ rows)
