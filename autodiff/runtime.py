@@ -110,7 +110,7 @@ class ZeroSpec:
         if xp is not None:
             if hasattr(value, "shape") and hasattr(value, "dtype"):
                 return ZeroSpec(tuple(value.shape), value.dtype, xp=xp)
-            return ZeroSpec((), getattr(xp, np.result_type(value).name), xp=xp)
+            return ZeroSpec((), np.result_type(value), xp=xp)  # a number: a 0-d array
         return ZeroSpec(tuple(np.shape(value)), np.result_type(value))
 
     def zeros(self) -> Any:

@@ -287,3 +287,21 @@ def test_an_if_on_a_reduction_of_dask_data_computes_its_condition(sign):
     np.testing.assert_allclose(computed(grad), expected, rtol=1e-10)
     taken = 2 * (rows @ w) @ rows
     np.testing.assert_allclose(expected, taken if sign > 0 else np.cos(rows @ w) @ rows)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_missing_cotangent_is_zeros_of_the_backend(backend):
+    """None for one output's cotangent: ``df`` gets the backend's zeros (Note [Missing vjps]
+    in autodiff.runtime), made from the output's shape without computing it."""
+
+    def two_outputs(w, X):
+        h = X @ w
+        return np.tanh(h), np.sum(h * h)
+
+    (out, _), vjp_fn = ad.vjp(two_outputs, W, X)
+    cotangent = RNG.standard_normal(out.shape)
+    expected = vjp_fn((cotangent, None))
+    (Xb, cotangent_b) = data_on(backend, X, cotangent)
+    _, vjp_b = ad.vjp(two_outputs, weights_on(backend, W), Xb)
+    for got, want in zip(vjp_b((cotangent_b, None)), expected, strict=True):
+        np.testing.assert_allclose(as_numpy(got, backend), want, rtol=1e-10, atol=1e-12)
