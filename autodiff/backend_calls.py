@@ -47,6 +47,21 @@ def _zeros_like(xp: Any, argument: Any) -> Any:
     return xp.zeros(tuple(argument.shape), dtype=argument.dtype)
 
 
+def backend_cast_like(xp: Any, grad: Any, argument: Any) -> Any:
+    """The gradient of ``argument`` from ``df`` on a backend with namespace ``xp``: zeros for
+    none (None or AUTOGRAD_ZERO), else in the argument's dtype, never through NumPy (a
+    Python float's gradient stays a 0-d array: ``float`` of it would compute it)."""
+    if grad is None or grad is AUTOGRAD_ZERO:
+        return _zeros_like(xp, argument)
+    if (
+        hasattr(argument, "dtype")
+        and hasattr(grad, "dtype")
+        and dtype_name(grad.dtype) != dtype_name(argument.dtype)
+    ):
+        return xp.astype(grad, getattr(xp, dtype_name(argument.dtype)))
+    return grad
+
+
 def backend_gradient_call(
     compiled: CompiledFunction,
     backend: Backend,
@@ -86,15 +101,7 @@ def backend_gradient_call(
         grads = []
         for index in wrt:
             slot = slots.get(index)
-            grad: Any = AUTOGRAD_ZERO if slot is None else raw[slot]
-            argument = args[index]
-            if grad is AUTOGRAD_ZERO:
-                grad = _zeros_like(xp, argument)
-            elif hasattr(argument, "dtype") and dtype_name(grad.dtype) != dtype_name(
-                argument.dtype
-            ):
-                grad = xp.astype(grad, argument.dtype)
-            grads.append(grad)
+            grads.append(backend_cast_like(xp, None if slot is None else raw[slot], args[index]))
         grad_result: Any
         if shape_gradients is not None:
             grad_result = shape_gradients(grads)

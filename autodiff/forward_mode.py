@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -22,6 +23,14 @@ from autodiff.specialize import ArgumentError, typed_graph, unknown_layouts
 from autodiff.tracebacks import api_boundary
 from autodiff.unit import describe
 from frontend.trees import rebuild
+from ir.backends import (
+    Backend,
+    backend_of,
+    backend_ops,
+    check_supported,
+    dtype_name,
+    is_backend_array,
+)
 from ir.codegen import Runnable, executable
 from ir.graph import Graph
 from ir.types import FLOAT, Type
@@ -72,22 +81,56 @@ class CompiledJvp:
         return result if self.rebuild is None else rebuild(result, self.rebuild)
 
 
+def backend_executable(graph: Graph, backend: Backend | None) -> Runnable:
+    """What runs forward-mode ``graph``: NumPy's kernels, or on a backend its own, after
+    refusing, located, an operator it lacks (Note [Array backends] in `ir.backends`)."""
+    if backend is None:
+        return executable(graph)
+    ops = backend_ops(backend)
+    check_supported(graph, backend, ops)
+    return executable(graph, ops)
+
+
+def _shape(value: Any) -> tuple[Any, ...]:
+    """A value's shape, a backend array's without converting it to NumPy."""
+    return tuple(value.shape) if is_backend_array(value) else tuple(np.shape(value))
+
+
+def _dtype(value: Any) -> np.dtype[Any]:
+    """A value's dtype as NumPy's, a backend array's from its dtype's name."""
+    return np.dtype(dtype_name(value.dtype)) if is_backend_array(value) else np.result_type(value)
+
+
+def _is_complex(value: Any) -> bool:
+    return _dtype(value).kind == "c" if is_backend_array(value) else np.iscomplexobj(value)
+
+
 def _check_tangent(qualname: str, name: str, primal: Any, tangent: Any) -> Any:
     """``tangent`` checked against its ``primal`` (shape and dtype, as JAX checks them) and
     made an array."""
     if isinstance(tangent, list | tuple | dict):
         tangent = np.asarray(tangent)
-    if not isinstance(tangent, np.ndarray | np.generic | float | int) or isinstance(tangent, bool):
+    on_backend = is_backend_array(tangent)
+    if not (on_backend or isinstance(tangent, np.ndarray | np.generic | float | int)) or isinstance(
+        tangent, bool
+    ):
         raise ArgumentError(
             f"the tangent of argument '{name}' of {qualname}() must be an array or a float, "
             f"not {describe(tangent)}"
         )
-    if np.shape(tangent) != np.shape(primal):
+    if _shape(tangent) != _shape(primal):
         raise ArgumentError(
-            f"the tangent of argument '{name}' of {qualname}() has shape {np.shape(tangent)}, "
-            f"but the argument has shape {np.shape(primal)}"
+            f"the tangent of argument '{name}' of {qualname}() has shape {_shape(tangent)}, "
+            f"but the argument has shape {_shape(primal)}"
         )
-    primal_dtype, tangent_dtype = np.result_type(primal), np.result_type(tangent)
+    primal_dtype, tangent_dtype = _dtype(primal), _dtype(tangent)
+    if on_backend:  # as it is: np.asarray would compute a Dask tangent
+        if tangent_dtype != primal_dtype:
+            raise ArgumentError(
+                f"the tangent of argument '{name}' of {qualname}() is {tangent_dtype}, but "
+                f"the argument is {primal_dtype}: give it the argument's dtype"
+            )
+        return tangent
     if isinstance(primal, float) and tangent_dtype == np.float64:
         return float(tangent)
     if tangent_dtype != primal_dtype:
@@ -127,7 +170,7 @@ def _bind(
                 f"argument '{names[i]}' of {qualname}() is of type {unit.types[i]}, which has "
                 "no tangent: pass None as its tangent"
             )
-        if np.iscomplexobj(values[i]) or np.iscomplexobj(tangent):
+        if _is_complex(values[i]) or _is_complex(tangent):
             raise ArgumentError(
                 f"forward mode of {qualname}() with respect to the complex argument "
                 f"'{names[i]}' is not supported: pass its real and imaginary parts as two "
@@ -148,7 +191,7 @@ def _bind(
         )
         compiled = CompiledJvp(
             built.graph,
-            executable(built.graph),
+            backend_executable(built.graph, unit.backend),
             built.tree,
             built.result_types,
             unit.rebuild,
@@ -308,7 +351,7 @@ class JacfwdFunction:
                 unit.number_inputs,
                 unit.strided_inputs,
             )
-            runnable = executable(graph)
+            runnable = backend_executable(graph, unit.backend)
 
             def compiled(inputs: Sequence[Any]) -> Any:
                 outputs = runnable.run(list(inputs))
@@ -322,15 +365,22 @@ class JacfwdFunction:
         """The Jacobian w.r.t. the argument at ``position``: one JVP per element, along the
         unit vectors; the runs before the last one get copies of the arguments, so that what
         the function writes to is written once, as a call would."""
-        argument = np.asarray(args[position])
-        dtype = argument.dtype if argument.dtype.kind == "f" else np.dtype(np.float64)
-        size = argument.size
+        backend = backend_of(args)
+        argument = args[position]
+        if not is_backend_array(argument):
+            argument = np.asarray(argument)
+        shape = tuple(argument.shape)
+        dtype = np.dtype(dtype_name(argument.dtype))
+        dtype = dtype if dtype.kind == "f" else np.dtype(np.float64)
+        size = math.prod(shape)
         count = max(size, 1)  # an empty argument: one run, for the result's shape
 
-        def basis(index: int) -> np.ndarray[Any, Any]:
-            found = np.zeros(argument.shape, dtype)
+        def basis(index: int) -> Any:
+            found = np.zeros(shape, dtype)
             if size:
                 found.flat[index] = 1
+            if backend is not None and is_backend_array(argument):  # the primal's library
+                return backend.namespace().asarray(found)
             return found
 
         tangents: list[Any] = [None for _ in args]
@@ -351,11 +401,16 @@ class JacfwdFunction:
                     f"jacfwd needs {self.scripted.qualname}() to return one array, it returned "
                     f"{describe(out)}"
                 )
-            columns.append(np.asarray(tangent))
-        out_shape = np.shape(out)
+            columns.append(tangent if backend is not None else np.asarray(tangent))
+        out_shape = tuple(np.shape(out))
+        if backend is not None:  # Note [Array backends] in ir.backends
+            xp = backend.namespace()
+            if not size:
+                return xp.zeros(out_shape + shape, dtype=xp.float64)
+            return xp.reshape(xp.stack(columns, axis=-1), out_shape + shape)
         if not size:
-            return np.zeros(out_shape + argument.shape)
-        return np.stack(columns, axis=-1).reshape(out_shape + argument.shape)
+            return np.zeros(out_shape + shape)
+        return np.stack(columns, axis=-1).reshape(out_shape + shape)
 
     def __autodiff_graph__(
         self, argument_types: Sequence[Type] | None, strided_inputs: str | None = None

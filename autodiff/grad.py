@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from autodiff import instrument
+from autodiff.backend_calls import backend_cast_like
 from autodiff.cache import CompilationCache
 from autodiff.errors import DifferentiationError
 from autodiff.gradient import Gradient
@@ -130,9 +131,13 @@ def _gradients(
     """The gradients of the arguments at ``wrt`` for these vjps, shaped like the arguments."""
     raw = compiled.backward(saved, seeds, retain=retain)
     by_input = dict(zip(compiled.gradient.df_output_vjps, raw, strict=True))
+    xp = compiled.namespace
     result = []
     for index in wrt:
         grad = by_input.get(index)
+        if xp is not None:  # Note [Array backends] in ir.backends
+            result.append(backend_cast_like(xp, grad, values[index]))
+            continue
         if grad is None:
             grad = np.zeros(np.shape(values[index]))
         result.append(cast_like(grad, values[index]))

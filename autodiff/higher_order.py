@@ -325,12 +325,21 @@ def _stacked(graph: Graph, rows: list[Value], shape: tuple[int, ...], dtype: str
     """``np.stack(rows).reshape(shape)``; zeros of ``shape`` when there are no rows."""
     if not rows:
         return graph.insert_constant(np.zeros(shape, dtype), TensorType(dtype, shape))
+    if len(rows) == 1 and isinstance(rows[0].ty, TensorType):
+        # The one row of a scalar result: reshaped alone, so that differentiating this graph
+        # again (a Hessian) needs no stack's backward (Note [Jacobians on backends] in
+        # autodiff.jacobians: a backend may have no kernel for it)
+        return _reshaped(graph, rows[0], shape)
     items = graph.insert("prim::TupleConstruct", rows, (TupleType(tuple(r.ty for r in rows)),))
     axis = graph.insert_constant(0, INT)
     stacked = graph.insert("aten::stack", [items.output, axis], (TENSOR,)).output
+    return _reshaped(graph, stacked, shape)
+
+
+def _reshaped(graph: Graph, value: Value, shape: tuple[int, ...]) -> Value:
     sizes = [graph.insert_constant(size, INT) for size in shape]
     spec = graph.insert("prim::TupleConstruct", sizes, (TupleType(tuple(INT for _ in shape)),))
-    return graph.insert("aten::reshape", [stacked, spec.output], (TENSOR,)).output
+    return graph.insert("aten::reshape", [value, spec.output], (TENSOR,)).output
 
 
 def blocks_graph(name: str, input_types: Sequence[Type], blocks: list[list[Graph]]) -> Graph:

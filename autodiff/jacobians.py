@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -26,6 +27,8 @@ from autodiff.pytrees import is_pytree
 from autodiff.specialize import unknown_layouts
 from autodiff.tracebacks import api_boundary
 from autodiff.unit import describe
+from ir.backends import DASK, Backend, backend_of, dtype_name, is_backend_array
+from ir.errors import BackendError
 from ir.graph import Graph
 from ir.types import TensorType, Type
 
@@ -43,6 +46,21 @@ def _is_numeric(value: Any) -> bool:
 # are exactly f'(z) then; for any other function they would be the derivative of the real
 # part alone, silently. So, as JAX's ``jacrev``, a Jacobian refuses complex arguments and
 # complex results unless ``holomorphic=True``, which in turn needs both to be complex.
+
+
+# Note [Jacobians on backends]
+# On Dask or Array API arguments (Note [Array backends] in `ir.backends`) a Jacobian is built
+# as on NumPy, one vjp per element of the result, each from the one forward run ``ad.vjp``
+# keeps, but the rows are stacked by the backend's namespace: on Dask the Jacobian is one lazy
+# array, and computing it reads the data once, the rows sharing the forward's tasks. A
+# Hessian is a Jacobian of one such graph (the inner one of a scalar loss has a single row,
+# reshaped, not stacked: Note [Jacobian graphs] in `autodiff.higher_order`). This suits what
+# a function of Dask data usually asks: the Jacobian of a few outputs (a gradient's entries,
+# per-class losses) w.r.t. a small parameter. A result as long as the data (a prediction per
+# row) would need a vjp, and a Python loop iteration, per row: on Dask it is refused above
+# DASK_JACOBIAN_ROWS rows (and when its length is unknown, NaN chunks) in favour of
+# `ad.jacfwd`, whose JVPs number the argument's elements.
+DASK_JACOBIAN_ROWS = 10_000
 
 
 class JacobianFunction:
@@ -119,11 +137,16 @@ class JacobianFunction:
                 )
             if _is_numeric(args[position]):
                 self.check_argument(names[position], np.result_type(args[position]))
+            elif is_backend_array(args[position]):
+                self.check_argument(names[position], np.dtype(dtype_name(args[position].dtype)))
         out, vjp_fn = vjp_of(self.scripted, args, positions)
         if isinstance(out, tuple | list | dict):
             raise DifferentiationError(
                 f"jacobian needs {self.qualname}() to return one array, it returned {describe(out)}"
             )
+        backend = backend_of(args)
+        if backend is not None:  # Note [Jacobians on backends]
+            return self.backend_rows(backend, out, vjp_fn, args, positions)
         self.check_complex_result(out)
         out_shape = np.shape(out)
         rows: list[list[Any]] = [[] for _ in positions]
@@ -137,6 +160,49 @@ class JacobianFunction:
             np.stack(row).reshape(out_shape + np.shape(args[position]))
             if row
             else np.zeros(out_shape + np.shape(args[position]))
+            for row, position in zip(rows, positions, strict=True)
+        )
+        return jacobians[0] if isinstance(self.argnums, int) else jacobians
+
+    def backend_rows(
+        self,
+        backend: Backend,
+        out: Any,
+        vjp_fn: Callable[[Any], tuple[Any, ...]],
+        args: Sequence[Any],
+        positions: Sequence[int],
+    ) -> Any:
+        """The Jacobian of ``out`` on ``backend``: one vjp per element of it, stacked by the
+        backend's namespace. See Note [Jacobians on backends]."""
+        xp = backend.namespace()
+        dtype = np.dtype(dtype_name(out.dtype)) if hasattr(out, "dtype") else np.result_type(out)
+        if (dtype.kind == "c") != self.holomorphic:
+            self.check_complex_result(np.zeros((), dtype))
+        out_shape = tuple(getattr(out, "shape", ()))
+        size = math.prod(out_shape)
+        if math.isnan(size) or (backend is DASK and size > DASK_JACOBIAN_ROWS):
+            how_many = (
+                "a number of rows known only once computed"
+                if math.isnan(size)
+                else f"more than {DASK_JACOBIAN_ROWS} rows"
+            )
+            raise BackendError(
+                f"the {self.what} of {self.qualname}() takes one vjp per element of its "
+                f"result, which on {backend.name} has shape {out_shape}: {how_many} (Note "
+                "[Jacobians on backends] in autodiff.jacobians); ad.jacfwd takes one lazy JVP "
+                "per element of the argument instead"
+            )
+        rows: list[list[Any]] = [[] for _ in positions]
+        for index in np.ndindex(out_shape):
+            seed = np.zeros(out_shape, dtype)
+            seed[index] = 1
+            grads = vjp_fn(seed if backend.mixes_numpy else xp.asarray(seed))
+            for row, position in zip(rows, positions, strict=True):
+                row.append(grads[position])
+        jacobians = tuple(
+            xp.reshape(xp.stack(row), out_shape + tuple(np.shape(args[position])))
+            if row
+            else xp.zeros(out_shape + tuple(np.shape(args[position])), dtype=xp.float64)
             for row, position in zip(rows, positions, strict=True)
         )
         return jacobians[0] if isinstance(self.argnums, int) else jacobians

@@ -70,6 +70,7 @@ import numpy as np
 from autodiff import instrument
 from autodiff.errors import DifferentiationError
 from autodiff.gradient import Gradient
+from ir.backends import Backend, dtype_name
 from ir.codegen import CompiledGraph, Runnable, executable
 from ir.collector import gc_paused
 from ir.errors import BackendError
@@ -85,30 +86,44 @@ from passes.dce import eliminate_dead_code
 @dataclass(frozen=True, slots=True)
 class ZeroSpec:
     """The shape and dtype of a runtime value, to make its zero without keeping the value; for
-    a list or tuple of arrays (a function that returns a list), one spec per element.
+    a list or tuple of arrays (a function that returns a list), one spec per element. With a
+    backend's namespace ``xp`` (Note [Array backends] in `ir.backends`), the zeros are its
+    arrays, made without looking at the value's data (a Dask value stays uncomputed).
 
     >>> ZeroSpec.of([np.ones(2), np.ones(())]).zeros()
     [array([0., 0.]), array(0.)]
     """
 
     shape: tuple[int, ...]
-    dtype: np.dtype[Any] | None
+    dtype: Any  # a NumPy dtype; a backend's own dtype object with ``xp``
     elements: tuple[ZeroSpec, ...] = ()
     container: type[list[Any]] | type[tuple[Any, ...]] | None = None
+    xp: Any = None
 
     @staticmethod
-    def of(value: Any) -> ZeroSpec:
-        if type(value) is np.ndarray:  # the common case, without np.shape and np.result_type
+    def of(value: Any, xp: Any = None) -> ZeroSpec:
+        if type(value) is np.ndarray and xp is None:  # the common case, without np.shape
             return ZeroSpec(value.shape, value.dtype)
         if isinstance(value, list | tuple):
-            elements = tuple(ZeroSpec.of(element) for element in value)
-            return ZeroSpec((), None, elements, list if isinstance(value, list) else tuple)
+            elements = tuple(ZeroSpec.of(element, xp) for element in value)
+            return ZeroSpec((), None, elements, list if isinstance(value, list) else tuple, xp)
+        if xp is not None:
+            if hasattr(value, "shape") and hasattr(value, "dtype"):
+                return ZeroSpec(tuple(value.shape), value.dtype, xp=xp)
+            return ZeroSpec((), np.result_type(value), xp=xp)  # a number: a 0-d array
         return ZeroSpec(tuple(np.shape(value)), np.result_type(value))
 
     def zeros(self) -> Any:
         if self.container is not None:
             return self.container(element.zeros() for element in self.elements)
+        if self.xp is not None:
+            return self.xp.zeros(self.shape, dtype=backend_dtype(self.xp, self.dtype))
         return np.zeros(self.shape, self.dtype)
+
+
+def backend_dtype(xp: Any, dtype: Any) -> Any:
+    """``dtype`` (a NumPy one, or the backend's own) as namespace ``xp`` spells it."""
+    return getattr(xp, dtype_name(dtype))
 
 
 @dataclass(slots=True)
@@ -205,12 +220,14 @@ class CompiledGradient:
         *,
         seed: np.ndarray[Any, Any] | None = None,
         ops: Mapping[str, OpDef] | None = None,
-        backend_name: str | None = None,
+        backend: Backend | None = None,
     ) -> None:
         self.gradient = gradient
         self.backend_ops = ops
-        self.backend_name = backend_name
+        self.backend = backend
         """The backend ``ops`` are for, None for NumPy (Note [Array backends])."""
+        self.namespace = None if backend is None else backend.namespace()
+        """Its namespace, which makes the zeros a run stands in (Note [Missing vjps])."""
         self.f = executor_for(gradient.f, ops=ops or OPS)
         owned = owned_inputs(gradient, self.f) if ops is None else frozenset()
         df_graph = gradient.df
@@ -249,22 +266,19 @@ class CompiledGradient:
 
     def forward(self, args: Sequence[Any]) -> tuple[list[Any], Saved]:
         """Run ``f``: its real outputs, and what the backward run needs from this one."""
-        if self.backend_name is not None:
-            raise BackendError(
-                f"on {self.backend_name} arrays, ad.grad, ad.value_and_grad and ad.script "
-                "run; ad.vjp, jacobians, taps, hooks, anomaly mode, the profiler and "
-                "saved-value hooks take NumPy arrays (Note [Array backends] in ir.backends)"
-            )
+        if self.backend is not None:
+            refuse_instrumented(self.backend, self.gradient)
         grad = self.gradient
+        xp = self.namespace
         outputs = self.executables()[0](*args)
         saved = Saved(
             captured_inputs=[args[i] for i in grad.df_input_captured_inputs],
             captured_outputs=[outputs[i] for i in grad.df_input_captured_outputs],
-            vjp_zeros=[ZeroSpec.of(outputs[i]) for i in grad.df_input_vjps],
+            vjp_zeros=[ZeroSpec.of(outputs[i], xp) for i in grad.df_input_vjps],
             grad_zeros=(
                 self.grad_zeros
                 if self.grad_zeros is not None
-                else [ZeroSpec.of(args[i]) for i in grad.df_output_vjps]
+                else [ZeroSpec.of(args[i], xp) for i in grad.df_output_vjps]
             ),
         )
         del outputs[grad.f_real_outputs :]  # temporaries live on in `saved` only
@@ -290,6 +304,8 @@ class CompiledGradient:
             raise DifferentiationError(
                 "this gradient was compiled with the vjp of output 0 folded in: pass None for it"
             )
+        if self.backend is not None:
+            refuse_instrumented(self.backend, self.gradient)
         observed = instrument.node_hooks_active()
         run_df = self.executables()[1]
         inputs = self._df_inputs(saved, vjps, retain, folded=not observed)
@@ -320,6 +336,39 @@ class CompiledGradient:
             inputs.append(zero.zeros() if vjp is None else vjp)
         inputs.extend(saved.take(retain))
         return inputs
+
+
+# Note [Backend runs refuse instrumentation]
+# On a backend, ``forward`` and ``backward`` run ``f`` and ``df`` with its kernels
+# (``ad.vjp``, Jacobians and Hessians take them), but not instrumented: anomaly mode checks
+# every node's value for NaN and the profiler times every kernel, and on Dask a kernel builds
+# a task graph, so the one would compute every intermediate (the data read once per node)
+# and the other time graph building; a saved-value hook's ``pack`` is user code written for
+# NumPy arrays (offloading, compressing), handed lazy values it would compute. So each is
+# refused with a BackendError at the function's result rather than run on the NumPy path,
+# which would convert the backend's arrays. Retained and hooked taps are refused for the
+# same reason as saved-value hooks (a hook is NumPy code handed the gradient): their
+# ``aten::_tap_hooked`` has no backend kernel, so `ir.backends.check_supported` refuses them
+# where the tap is written, before anything runs.
+
+
+def refuse_instrumented(backend: Backend, gradient: Gradient) -> None:
+    """Refuse anomaly mode, the profiler and saved-value hooks on ``backend``'s arrays, at the
+    value ``gradient``'s function returns: Note [Backend runs refuse instrumentation]."""
+    what = (
+        "anomaly mode and the profiler"
+        if instrument.node_hooks_active()
+        else "saved-value hooks"
+        if instrument.current_saved_hooks() is not None
+        else None
+    )
+    if what is not None:
+        raise BackendError(
+            f"{what} take NumPy arrays: on {backend.name} arrays they would compute every "
+            "value they look at (Note [Backend runs refuse instrumentation] in "
+            "autodiff.runtime); run them on a NumPy sample of the data",
+            gradient.f.outputs[0].node.source_range if gradient.f_real_outputs else None,
+        )
 
 
 def owned_inputs(gradient: Gradient, f: Runnable) -> frozenset[int]:

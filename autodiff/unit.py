@@ -199,7 +199,7 @@ def compiled_gradient(
             CompiledGradient(gradient, values, seed=loss_seed(gradient) if seeded else None)
             if backend is None
             else CompiledGradient(
-                gradient, ops=backend_kernels(gradient, backend, values), backend_name=backend.name
+                gradient, ops=backend_kernels(gradient, backend, values), backend=backend
             )
         )
         compiled = CompiledFunction(
