@@ -13,7 +13,7 @@ import pytest
 
 import autodiff as ad
 from autodiff import jacobians
-from ir.errors import BackendError, InterpreterError
+from ir.errors import BackendError
 
 dask = pytest.importorskip("dask")
 da = pytest.importorskip("dask.array")
@@ -100,22 +100,10 @@ CALLS = [
 ]
 
 
-STACK_AXIS_BY_POSITION = pytest.mark.xfail(
-    raises=InterpreterError,
-    reason="jacfwd of few columns stacks them with aten::stack(items, axis), whose kernel "
-    "(ir/backend_kernels.py) passes axis by position: array_api_strict takes it by keyword",
-)
-
-
 @pytest.mark.parametrize(
     ("backend", "call"),
     [
-        pytest.param(
-            backend,
-            call,
-            id=f"{name}-{backend}",
-            marks=[STACK_AXIS_BY_POSITION] if "jacfwd" in name and backend != "dask" else [],
-        )
+        pytest.param(backend, call, id=f"{name}-{backend}")
         for name, call in CALLS
         for backend in BACKENDS
     ],
