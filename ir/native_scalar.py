@@ -376,6 +376,18 @@ def _matmul_backward(emitter: Emitter, node: Node) -> list[Repr]:
     return [matmul_backward(emitter, grad, a, b, wrt)]
 
 
+def _dot_backward(emitter: Emitter, node: Node) -> list[Repr]:
+    """`dot_backward` for 1-d and 2-d operands, where ``np.dot`` is ``np.matmul``: the
+    gradients w.r.t. both operands, as a tuple."""
+    grad, a, b = (emitter.operand(v) for v in node.inputs)
+    if (
+        not (0 < len(a.shape) <= 2 and 0 < len(b.shape) <= 2)
+        or len({grad.dtype, a.dtype, b.dtype}) != 1
+    ):
+        return _no(node)
+    return [(matmul_backward(emitter, grad, a, b, 0), matmul_backward(emitter, grad, a, b, 1))]
+
+
 def _outer(emitter: Emitter, node: Node) -> list[Repr]:
     a, b = (emitter.operand(v) for v in node.inputs)
     column = Elements(a.items.reshape(-1, 1), a.dtype)
@@ -529,9 +541,10 @@ def _if(emitter: Emitter, node: Node) -> list[Repr]:
     return [targets for targets in names]
 
 
-def _output_names(emitter: Emitter, value: Value) -> Repr:
-    """Locals that hold a value assigned in several places (an If output, a carried value)."""
-    if is_small(value.ty) or value.ty in PYTHON_NUMBERS:
+def _output_names(emitter: Emitter, value: Value, initial: Repr | None = None) -> Repr:
+    """Locals that hold a value assigned in several places (an If output, a carried value);
+    a carried tape stays an array however small, as its ``initial`` value is."""
+    if not isinstance(initial, BigArray) and (is_small(value.ty) or value.ty in PYTHON_NUMBERS):
         dtype = emitter.result_dtype(value)
         small_shape = static_shape(value.ty) or ()
         items = np.empty(small_shape, dtype=object)
@@ -571,7 +584,10 @@ def _loop(emitter: Emitter, node: Node) -> list[Repr]:
     trip, condition, *initial = node.inputs
     (body,) = node.blocks
     counter, *carried = body.inputs
-    names = [_output_names(emitter, value) for value in node.outputs]
+    names = [
+        _output_names(emitter, value, emitter.lookup(start))
+        for value, start in zip(node.outputs, initial, strict=True)
+    ]
     for targets, value in zip(names, initial, strict=True):
         _bind(emitter, targets, emitter.lookup(value))
     for parameter, targets in zip(carried, names, strict=True):
@@ -617,6 +633,7 @@ STRUCTURAL: dict[str, Any] = {
     "aten::dot": _matmul,
     "aten::_matmul_backward_self": _matmul_backward,
     "aten::_matmul_backward_other": _matmul_backward,
+    "aten::_dot_backward": _dot_backward,
     "aten::outer": _outer,
     "aten::zeros": _zeros,
     "aten::zeros_like": _zeros,

@@ -94,7 +94,22 @@ def as_elements(value: Elements | Static) -> Elements:
     number = value.value
     if isinstance(number, bool | int | float) and not isinstance(number, np.generic):
         return elements_of(literal(number), type(number).__name__)
+    if isinstance(number, np.ndarray | np.generic) and number.size <= SMALL:
+        # an array constant (or a NumPy scalar) of the graph: a literal per element
+        array = np.asarray(number)
+        dtype = array.dtype.name
+        if dtype not in NUMERIC_DTYPES:
+            raise Unsupported(f"a constant of dtype {dtype}")
+        items = np.empty(array.shape, dtype=object)
+        for index in np.ndindex(array.shape):
+            items[index] = cast(literal(array[index]), _python_kind(dtype), dtype)
+        return Elements(items, dtype)
     raise Unsupported(f"operand {number!r} is not a number")
+
+
+def _python_kind(dtype: str) -> str:
+    """The Python number type whose literal spells an element of ``dtype``."""
+    return {"bool": "bool", "int64": "int"}.get(dtype, "float")
 
 
 def cast(expression: str, source: str, target: str) -> str:

@@ -357,3 +357,17 @@ def test_what_it_does_not_know_is_refused() -> None:
     """)
     for graph in (unknown_op, unknown_shape, big):
         assert scalarized_source(graph.block, "region") is None
+
+
+# Gradient-corpus programs whose f and df are wholly scalarized: products, reductions, views,
+# array constants, a small tape carried through a loop.
+CORPUS = ["layer_norm", "max_and_min_reductions", "transposes", "inner_products_of_vectors",
+          "accumulators_over_rows"]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", CORPUS)
+def test_corpus_programs_match_the_numpy_tier(name: str) -> None:
+    from tests.gradients.corpus import CASES
+
+    (case,) = [case for case in CASES if case.name == name]
+    check_f_and_df(case.fn, case.make(np.random.default_rng(7)), rtol=1e-12)
