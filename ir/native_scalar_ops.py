@@ -272,7 +272,7 @@ def converted(lines: Lines, value: Elements, dtype: str) -> Elements:
 # ---- sums and products ------------------------------------------------------------------------
 
 
-def pairwise_sum(items: Sequence[str]) -> str:
+def pairwise_sum(items: Sequence[str], zero: str = "0.0") -> str:
     """NumPy's order for a contiguous run (``pairwise_sum`` in its add loop): one by one
     below 8 elements; from 8, eight running sums combined as a tree, then the rest one by
     one; the run's sum is added to the reduction's initial 0.0 (so -0.0 sums to 0.0)."""
@@ -280,14 +280,14 @@ def pairwise_sum(items: Sequence[str]) -> str:
     if len(items) > 128:
         raise Unsupported("a sum of more than 128 elements (NumPy splits it recursively)")
     if len(items) < 8:
-        return f"(0.0 + {sequential(items, '+', '0.0')})"
+        return f"({zero} + {sequential(items, '+', zero)})"
     stop = len(items) - len(items) % 8
-    partial = [sequential(items[start:stop:8], "+", "0.0") for start in range(8)]
+    partial = [sequential(items[start:stop:8], "+", zero) for start in range(8)]
     tree = (
         f"(({partial[0]} + {partial[1]}) + ({partial[2]} + {partial[3]})) + "
         f"(({partial[4]} + {partial[5]}) + ({partial[6]} + {partial[7]}))"
     )
-    return f"(0.0 + {sequential([f'({tree})', *items[stop:]], '+', '0.0')})"
+    return f"({zero} + {sequential([f'({tree})', *items[stop:]], '+', zero)})"
 
 
 def sequential(items: Sequence[str], symbol: str, empty: str) -> str:
@@ -344,11 +344,12 @@ def reduce(
         elif kind == "aten::prod":
             expression = sequential(items, "*", cast("1", "int", accumulate))
         elif trailing and accumulate.startswith("float"):
-            expression = pairwise_sum(items)
+            expression = pairwise_sum(items, cast("0.0", "float", accumulate))
         else:
             expression = sequential(items, "+", cast("0", "int", accumulate))
         if kind == "aten::mean":
-            expression = f"np.true_divide({expression}, {literal(float(count))})"
+            count_literal = cast(literal(float(count)), "float", accumulate)
+            expression = f"np.true_divide({expression}, {count_literal})"
         result[index] = lines.assign(cast(expression, accumulate, dtype))
     if keepdims:
         result = result.reshape([1 if a in axes else d for a, d in enumerate(value.shape)])
