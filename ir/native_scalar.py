@@ -90,9 +90,20 @@ class BigArray:
 
     name: str
     ty: TensorType
+    owned: bool = False  # created by this function (zeros, a tape): it may be written in place
 
 
-Repr = Elements | Static | BigArray | tuple[Any, ...]
+@dataclass
+class RowUpdate:
+    """`select_backward` into a big shape at a run-time index: zeros but for ``grad`` at
+    ``index`` along ``axis``. Only adding it to an owned big array is written (in place)."""
+
+    grad: Elements
+    axis: int
+    index: str
+
+
+Repr = Elements | Static | BigArray | RowUpdate | tuple[Any, ...]
 PYTHON_NUMBERS = {INT: "int", FLOAT: "float", BOOL: "bool"}
 
 
@@ -402,7 +413,7 @@ def _zeros(emitter: Emitter, node: Node) -> list[Repr]:
         return _no(node)
     if not is_small(ty):
         name = emitter.assign(f"np.zeros({shape!r}, np.{ty.dtype})", "zeros")
-        return [BigArray(name, ty)]
+        return [BigArray(name, ty, owned=True)]
     zero = cast("0", "int", str(ty.dtype))
     return [Elements(np.full(shape, zero, dtype=object), str(ty.dtype))]
 
@@ -423,11 +434,41 @@ def _select_backward(emitter: Emitter, node: Node) -> list[Repr]:
     # At a run-time index: each element is the gradient's where the index points, else zero.
     axis %= len(shape)
     checked = _check_index(emitter, emitter.operand(node.inputs[3]).scalar, shape[axis])
+    if not is_small(node.output.ty):
+        return [RowUpdate(grad, axis, checked)]
     items = np.empty(shape, dtype=object)
     for position in np.ndindex(shape):
         source = grad.items[position[:axis] + position[axis + 1 :]]
         items[position] = emitter.assign(f"{source} if {checked} == {position[axis]} else {zero}")
     return [Elements(items, dtype)]
+
+
+def _add(emitter: Emitter, node: Node) -> list[Repr]:
+    """aten::add; an owned big array read by nothing else plus a `RowUpdate` (a gradient
+    accumulated into a sequence's row, ``dxs = dxs + select_backward(g, shape, 0, t)``) adds
+    the row in place: the other elements stay as they are, as adding zeros leaves them."""
+    first, second = (emitter.lookup(v) for v in node.inputs)
+    if not isinstance(first, BigArray | RowUpdate) and not isinstance(second, BigArray | RowUpdate):
+        operands = [emitter.operand(v) for v in node.inputs]
+        return [elementwise(emitter, node.kind, operands, emitter.result_dtype(node.output))]
+    array_value = node.inputs[0] if isinstance(first, BigArray) else node.inputs[1]
+    array, update = (first, second) if isinstance(first, BigArray) else (second, first)
+    if (
+        not isinstance(array, BigArray)
+        or not isinstance(update, RowUpdate)
+        or not array.owned
+        or len(array_value.uses) != 1
+        or array.ty != node.output.ty
+    ):
+        return _no(node)
+    shape = static_shape(array.ty) or ()
+    if update.grad.shape != shape[: update.axis] + shape[update.axis + 1 :]:
+        return _no(node)
+    for position in np.ndindex(update.grad.shape):
+        key = [*map(str, position[: update.axis]), update.index, *map(str, position[update.axis :])]
+        element = cast(update.grad.at(position), update.grad.dtype, str(array.ty.dtype))
+        emitter.line(f"{array.name}[{', '.join(key)}] += {element}")
+    return [array]
 
 
 def _slice_backward(emitter: Emitter, node: Node) -> list[Repr]:
@@ -445,7 +486,7 @@ def _tape_array(emitter: Emitter, node: Node) -> list[Repr]:
         return _no(node)
     length = emitter.operand(node.inputs[0]).scalar
     shape = ", ".join([f"max({length}, 0)", *map(str, row_shape)])
-    return [BigArray(emitter.assign(f"np.empty(({shape},), np.{dtype})", "tape"), ty)]
+    return [BigArray(emitter.assign(f"np.empty(({shape},), np.{dtype})", "tape"), ty, owned=True)]
 
 
 def _tape_write(emitter: Emitter, node: Node) -> list[Repr]:
@@ -541,9 +582,12 @@ def _if(emitter: Emitter, node: Node) -> list[Repr]:
     return [targets for targets in names]
 
 
-def _output_names(emitter: Emitter, value: Value, initial: Repr | None = None) -> Repr:
+def _output_names(
+    emitter: Emitter, value: Value, initial: Repr | None = None, shared: bool = True
+) -> Repr:
     """Locals that hold a value assigned in several places (an If output, a carried value);
-    a carried tape stays an array however small, as its ``initial`` value is."""
+    a carried tape stays an array however small, as its ``initial`` value is, and it stays
+    owned (written in place) unless its initial value is ``shared`` with other readers."""
     if not isinstance(initial, BigArray) and (is_small(value.ty) or value.ty in PYTHON_NUMBERS):
         dtype = emitter.result_dtype(value)
         small_shape = static_shape(value.ty) or ()
@@ -553,7 +597,8 @@ def _output_names(emitter: Emitter, value: Value, initial: Repr | None = None) -
         return Elements(items, dtype)
     shape = static_shape(value.ty)
     if shape is not None and isinstance(value.ty, TensorType):
-        return BigArray(emitter.fresh(value.name_hint or "array"), value.ty)
+        owned = isinstance(initial, BigArray) and initial.owned and not shared
+        return BigArray(emitter.fresh(value.name_hint or "array"), value.ty, owned)
     raise Unsupported(f"a value of type {value.ty} assigned in a branch or loop")
 
 
@@ -585,7 +630,7 @@ def _loop(emitter: Emitter, node: Node) -> list[Repr]:
     (body,) = node.blocks
     counter, *carried = body.inputs
     names = [
-        _output_names(emitter, value, emitter.lookup(start))
+        _output_names(emitter, value, emitter.lookup(start), shared=len(start.uses) > 1)
         for value, start in zip(node.outputs, initial, strict=True)
     ]
     for targets, value in zip(names, initial, strict=True):
@@ -635,6 +680,7 @@ STRUCTURAL: dict[str, Any] = {
     "aten::_matmul_backward_other": _matmul_backward,
     "aten::_dot_backward": _dot_backward,
     "aten::outer": _outer,
+    "aten::add": _add,
     "aten::zeros": _zeros,
     "aten::zeros_like": _zeros,
     "aten::astype": _astype,

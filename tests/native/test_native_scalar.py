@@ -360,7 +360,16 @@ def test_what_it_does_not_know_is_refused() -> None:
           %r : Double(17) = aten::tanh(%x)
           return (%r)
     """)
-    for graph in (unknown_op, unknown_shape, big):
+    # the caller's array is not written in place: adding a row to it is left to NumPy
+    callers_array = parse_ir("""
+        graph @f(%a : Double(20, 3), %g : Double(3), %t : int):
+          %0 : int = prim::Constant[value=0]()
+          %shape : (int, int) = prim::Constant[value=(20, 3)]()
+          %u : Double(20, 3) = aten::_select_backward(%g, %shape, %0, %t)
+          %r : Double(20, 3) = aten::add(%a, %u)
+          return (%r)
+    """)
+    for graph in (unknown_op, unknown_shape, big, callers_array):
         assert scalarized_source(graph.block, "region") is None
 
 
@@ -385,3 +394,14 @@ def test_float32_programs_compute_in_float32(name: str) -> None:
     (case,) = [case for case in CASES if case.name == name]
     # float32 tanh and exp of libm and of NumPy's SIMD loops differ by an ulp (6e-8)
     check_f_and_df(case.fn, case.make(np.random.default_rng(8)), rtol=1e-6)
+
+
+def test_a_gradient_accumulated_into_a_long_sequence_is_added_row_by_row() -> None:
+    # dxs is (20, 3): too big for scalars, so each step adds its row in place
+    rng = np.random.default_rng(9)
+    args = (rng.standard_normal((4, 4)) * 0.3, rng.standard_normal((4, 3)), np.zeros(4))
+    _, df = f_and_df(rnn, (*args, rng.standard_normal((20, 3))))
+    source = scalarized_source(df.block, "region")
+    assert source is not None
+    assert "+= " in source
+    check_f_and_df(rnn, (*args, rng.standard_normal((20, 3))), rtol=1e-13)
