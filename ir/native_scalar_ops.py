@@ -15,6 +15,8 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from ir.types import BOOL, FLOAT, INT, TensorType, Type
+
 SMALL = 16  # the most elements an array may have to be held as scalar locals
 
 
@@ -52,6 +54,30 @@ class Static:
     """A value known while generating: a constant (None, a str, a tuple of ints, a number)."""
 
     value: Any
+
+
+@dataclass
+class BigArray:
+    """An array too large for scalars, held as a numba array named ``name``."""
+
+    name: str
+    ty: TensorType
+    owned: bool = False  # created by this function (zeros, a tape): it may be written in place
+
+
+@dataclass
+class RowUpdate:
+    """`select_backward` into a big shape at a run-time index: zeros but for ``grad`` at
+    ``index`` along ``axis``. Only adding it to an owned big array is written (in place)."""
+
+    grad: Elements
+    axis: int
+    index: str
+
+
+# A value while generating: a tuple holds the parts of a prim::TupleConstruct.
+Repr = Elements | Static | BigArray | RowUpdate | tuple[Any, ...]
+PYTHON_NUMBERS: dict[Type, str] = {INT: "int", FLOAT: "float", BOOL: "bool"}
 
 
 class Lines(Protocol):
@@ -145,6 +171,19 @@ def weak_sample(dtype: str) -> Any:
     """What `np.result_type` takes for an operand of this dtype: Python numbers are weak."""
     samples: dict[str, Any] = {"int": 0, "float": 0.0, "bool": False}
     return samples.get(dtype, np.dtype(dtype) if dtype in NUMERIC_DTYPES else None)
+
+
+def static_shape(ty: Type) -> tuple[int, ...] | None:
+    """The shape of a complete array type of a dtype this tier computes in."""
+    if isinstance(ty, TensorType) and ty.is_complete and ty.dtype in NUMERIC_DTYPES:
+        return tuple(d for d in ty.shape or () if d is not None)
+    return None
+
+
+def is_small(ty: Type) -> bool:
+    """An array held as scalar locals."""
+    shape = static_shape(ty)
+    return shape is not None and int(np.prod(shape, dtype=np.int64)) <= SMALL
 
 
 # ---- elementwise ------------------------------------------------------------------------------

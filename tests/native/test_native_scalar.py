@@ -13,7 +13,7 @@ from autodiff.gradient import Gradient
 from autodiff.pipeline import compile_gradient
 from ir.codegen import executable
 from ir.graph import Block, Graph
-from ir.native_scalar import scalarized_source
+from ir.native_scalar import MAX_LINES, scalarized_source
 from ir.types import TensorType, type_of_value
 from tests.helpers import parse_ir
 
@@ -371,6 +371,17 @@ def test_what_it_does_not_know_is_refused() -> None:
     """)
     for graph in (unknown_op, unknown_shape, big, callers_array):
         assert scalarized_source(graph.block, "region") is None
+
+
+def test_long_unrolled_code_is_left_to_the_generic_emitter() -> None:
+    from benchmarks.workloads import chain as fifty_operators
+
+    f, _ = f_and_df(fifty_operators, (np.ones(16),))
+    assert scalarized_source(f.block, "region") is None  # Note [Scalarized code size]
+    f, _ = f_and_df(fifty_operators, (np.ones(2),))
+    source = scalarized_source(f.block, "region")
+    assert source is not None
+    assert len(source.splitlines()) <= MAX_LINES + 2
 
 
 # Gradient-corpus programs whose f and df are wholly scalarized: products, reductions, views,
