@@ -93,8 +93,9 @@ def scalarized_source(block: Block, name: str) -> str | None:
     locals (Note [Scalarized regions]), or None when the block holds an operator or type
     this does not handle.
 
-    >>> source = scalarized_source(f.block, "region")
-    >>> region = numba.njit(namespace_of(source)["region"])    # doctest: +SKIP
+    >>> namespace = {"np": np}
+    >>> exec(scalarized_source(gradient.f.block, "region"), namespace)       # doctest: +SKIP
+    >>> region = numba.njit(error_model="numpy")(namespace["region"])       # doctest: +SKIP
     """
     emitter = Emitter()
     try:

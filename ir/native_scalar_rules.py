@@ -327,10 +327,12 @@ def _tuple_index(emitter: Emitter, node: Node) -> list[Repr]:
 
 
 def bind(emitter: Emitter, targets: Repr, value: Repr) -> None:
+    """Assign ``value`` to the locals ``targets`` (an If output, a loop-carried value)."""
     if isinstance(targets, BigArray):
         if not isinstance(value, BigArray):
             raise Unsupported("a big array bound to a small value")
-        emitter.line(f"{targets.name} = {value.name}")
+        if value.name != targets.name:  # a tape written in place is already there
+            emitter.line(f"{targets.name} = {value.name}")
         return
     assert isinstance(targets, Elements)
     if isinstance(value, Static) and value.value is None:
@@ -344,6 +346,7 @@ def bind(emitter: Emitter, targets: Repr, value: Repr) -> None:
     pairs = [
         (targets.at(i), cast(source.at(i), source.dtype, targets.dtype))
         for i in np.ndindex(targets.shape)
+        if targets.at(i) != source.at(i)
     ]
     if pairs:  # all at once: a carried value may read another one's old element
         emitter.line(f"{', '.join(t for t, _ in pairs)} = {', '.join(s for _, s in pairs)}")
