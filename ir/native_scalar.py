@@ -78,6 +78,8 @@ from ir.types import TensorType, TupleType, Type
 
 __all__ = ["MAX_LINES", "SMALL", "scalarized_source"]
 
+DIVISIONS = frozenset({"prim::truediv", "prim::floordiv", "prim::mod"})
+
 # Note [Scalarized code size]
 # numba's type inference grows faster than linearly with a function's statements: unrolled
 # straight-line code of a 50-operator chain on 16 elements (about 1,100 lines for f, 1,600
@@ -219,10 +221,7 @@ class Emitter:
         if rule is not None:
             results = rule(self, node)
         elif node.kind in PYTHON_OPERATORS:
-            numbers = [self.operand(v).scalar for v in node.inputs]
-            expression = PYTHON_OPERATORS[node.kind].format(*numbers)
-            dtype = self.result_dtype(node.output)
-            results = [Elements(np.array(self.assign(expression), dtype=object), dtype)]
+            results = [self.python_operator(node)]
         elif node.kind in ELEMENTWISE:
             operands = [self.operand(v) for v in node.inputs]
             results = [elementwise(self, node.kind, operands, self.result_dtype(node.output))]
@@ -231,6 +230,21 @@ class Emitter:
         for value, result in zip(node.outputs, results, strict=True):
             self.check(value, result)
             self.env[value] = result
+
+    def python_operator(self, node: Node) -> Elements:
+        """A prim:: operator on Python numbers, with the errors Python raises that numba (under
+        ``error_model="numpy"``) would not: division by zero, int() of a float (NaN, inf)."""
+        operands = [self.operand(v) for v in node.inputs]
+        numbers = [operand.scalar for operand in operands]
+        if node.kind in DIVISIONS:
+            self.line(f"if {numbers[1]} == 0:")
+            self.line("    raise ZeroDivisionError('division by zero')")
+        if node.kind == "prim::int" and operands[0].dtype not in ("int", "bool", "int64"):
+            raise Unsupported("int() of a float")
+        expression = PYTHON_OPERATORS[node.kind].format(*numbers)
+        return Elements(
+            np.array(self.assign(expression), dtype=object), self.result_dtype(node.output)
+        )
 
     def result_dtype(self, value: Value) -> str:
         if value.ty in PYTHON_NUMBERS:

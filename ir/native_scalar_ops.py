@@ -261,6 +261,9 @@ PYTHON_OPERATORS: dict[str, str] = {
 _BOOL_OPERANDS = {"aten::where": (0,)}
 # Float-only templates: on ints NumPy computes them in float64 (the result type says so).
 _FLOAT_RESULT = frozenset({"aten::div", "aten::reciprocal"})
+# NumPy raises for an int to a negative int power, where numba computes something: ints stay
+# with the generic emitter.
+_FLOAT_ONLY = frozenset({"aten::pow"})
 
 
 def broadcast(operands: Sequence[Elements]) -> list[np.ndarray[Any, Any]]:
@@ -284,7 +287,7 @@ def elementwise(
         loop_dtype = "bool"
     else:
         loop_dtype = np.result_type(*(weak_sample(e.dtype) for e in operands)).name
-    if kind in _FLOAT_RESULT and loop_dtype not in ("float64", "float32", "float"):
+    if kind in _FLOAT_RESULT | _FLOAT_ONLY and loop_dtype not in ("float64", "float32", "float"):
         raise Unsupported(f"{kind} computing in {loop_dtype}")
     bool_positions = _BOOL_OPERANDS.get(kind, ())
     spread = broadcast(operands)

@@ -373,6 +373,24 @@ def test_what_it_does_not_know_is_refused() -> None:
         assert scalarized_source(graph.block, "region") is None
 
 
+def test_python_division_by_zero_raises_as_python_does() -> None:
+    graph = parse_ir("""
+        graph @f(%n : int, %k : int, %x : float):
+          %q : int = prim::floordiv(%n, %k)
+          %r : float = prim::truediv(%x, %k)
+          return (%q, %r)
+    """)
+    assert run_native(graph.block, [7, 2, 1.0]) == run_numpy(graph, [7, 2, 1.0])
+    with pytest.raises(ZeroDivisionError):
+        run_native(graph.block, [7, 0, 1.0])
+    int_power = parse_ir("""
+        graph @f(%n : Long(3), %k : int):
+          %r : Long(3) = aten::pow(%n, %k)
+          return (%r)
+    """)
+    assert scalarized_source(int_power.block, "region") is None  # NumPy raises for k < 0
+
+
 def test_long_unrolled_code_is_left_to_the_generic_emitter() -> None:
     from benchmarks.workloads import chain as fifty_operators
 
