@@ -287,6 +287,9 @@ def elementwise(
         loop_dtype = "bool"
     else:
         loop_dtype = np.result_type(*(weak_sample(e.dtype) for e in operands)).name
+    if loop == RESULT and loop_dtype == "bool" and kind != "aten::where":
+        # NumPy's bool + bool is a logical or; Python's (and numba's) is an int
+        raise Unsupported(f"{kind} computing in bool")
     if kind in _FLOAT_RESULT | _FLOAT_ONLY and loop_dtype not in ("float64", "float32", "float"):
         raise Unsupported(f"{kind} computing in {loop_dtype}")
     bool_positions = _BOOL_OPERANDS.get(kind, ())

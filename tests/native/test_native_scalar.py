@@ -389,6 +389,12 @@ def test_python_division_by_zero_raises_as_python_does() -> None:
           return (%r)
     """)
     assert scalarized_source(int_power.block, "region") is None  # NumPy raises for k < 0
+    bool_sum = parse_ir("""
+        graph @f(%a : Bool(3), %b : Bool(3)):
+          %r : Bool(3) = aten::add(%a, %b)
+          return (%r)
+    """)
+    assert scalarized_source(bool_sum.block, "region") is None  # a logical or in NumPy
 
 
 def test_long_unrolled_code_is_left_to_the_generic_emitter() -> None:
