@@ -148,6 +148,8 @@ def cast(expression: str, source: str, target: str) -> str:
     kind = _LITERAL_TYPES.get(target)
     if kind is not None and _is_literal(expression):
         return literal(kind(eval(expression, {"np": np})))
+    if target == "bool":  # nonzero, NaN included, as NumPy casts
+        return f"({expression} != 0)"
     return f"np.{target}({expression})"
 
 

@@ -373,6 +373,23 @@ def test_what_it_does_not_know_is_refused() -> None:
         assert scalarized_source(graph.block, "region") is None
 
 
+def test_casts_and_logical_operators_give_numpy_results() -> None:
+    graph = parse_ir("""
+        graph @f(%x : Double(4), %n : Long(4)):
+          %bool : str = prim::Constant[value="bool"]()
+          %float : str = prim::Constant[value="float64"]()
+          %b : Bool(4) = aten::astype(%x, %bool)
+          %c : Bool(4) = aten::logical_and(%x, %n)
+          %d : Bool(4) = aten::logical_not(%x)
+          %e : Double(4) = aten::astype(%n, %float)
+          %f : Double(4) = aten::div(%n, %n)
+          return (%b, %c, %d, %e, %f)
+    """)
+    args = [np.array([0.0, -0.0, np.nan, 2.5]), np.array([0, 3, 1, -2])]
+    with np.errstate(invalid="ignore"):
+        assert_same(run_native(graph.block, args), run_numpy(graph, args))
+
+
 def test_python_division_by_zero_raises_as_python_does() -> None:
     graph = parse_ir("""
         graph @f(%n : int, %k : int, %x : float):
