@@ -204,10 +204,8 @@ class Emitter:
         raise Unsupported(f"{value} is not a small array or number")
 
     def static(self, value: Value) -> Any:
-        found = self.lookup(value)
-        if isinstance(found, Elements | Static):
-            return static_value(found)
-        raise Unsupported(f"{value} is not known while compiling")
+        """The value of an operand known while generating (a tuple built of constants too)."""
+        return _static_of(self.lookup(value))
 
     def run_block(self, block: Block) -> None:
         for node in block.nodes():
@@ -266,6 +264,14 @@ class Emitter:
                 raise Unsupported(f"{value} came out {result.shape} {result.dtype}")
             if result.items.size > SMALL:
                 raise Unsupported(f"{value} has more than {SMALL} elements")
+
+
+def _static_of(found: Repr) -> Any:
+    if isinstance(found, tuple):
+        return tuple(_static_of(item) for item in found)
+    if isinstance(found, Elements | Static):
+        return static_value(found)
+    raise Unsupported("an operand that must be known while compiling is a run-time array")
 
 
 def _if(emitter: Emitter, node: Node) -> list[Repr]:

@@ -231,6 +231,30 @@ def _add(emitter: Emitter, node: Node) -> list[Repr]:
     return [array]
 
 
+def _scatter_slices(emitter: Emitter, node: Node) -> list[Repr]:
+    """`scatter_slices`: zeros of ``shape`` with each gradient written (the first) or added
+    (the rest) at its static key, element by element as NumPy's ``result[key] += grad``."""
+    grads = emitter.lookup(node.inputs[0])
+    shape, keys = emitter.static(node.inputs[1]), emitter.static(node.inputs[2])
+    if not isinstance(grads, tuple) or not isinstance(shape, tuple):
+        return _no(node)
+    dtype = emitter.result_dtype(node.output)
+    result = np.full(shape, cast("0", "int", dtype), dtype=object)
+    for position, (grad, (axis, *place)) in enumerate(zip(grads, keys, strict=True)):
+        if not isinstance(grad, Elements | Static):
+            return _no(node)
+        grad = as_elements(grad)
+        item = slice(*place) if len(place) == 3 else place[0]
+        target = result[along(axis, item, len(shape))]  # a view: writing it writes result
+        spread = np.broadcast_to(grad.items, target.shape)
+        for index in np.ndindex(target.shape):
+            element = cast(str(spread[index]), grad.dtype, dtype)
+            target[index] = (
+                element if position == 0 else emitter.assign(f"({target[index]} + {element})")
+            )
+    return [Elements(result, dtype)]
+
+
 def _slice_backward(emitter: Emitter, node: Node) -> list[Repr]:
     grad = emitter.operand(node.inputs[0])
     shape, axis, start, stop, step = (emitter.static(v) for v in node.inputs[1:])
@@ -371,6 +395,7 @@ OPERATOR_RULES: dict[str, Rule] = {
     "aten::_grad_like": _astype,
     "aten::_select_backward": _select_backward,
     "aten::_slice_backward": _slice_backward,
+    "aten::_scatter_slices": _scatter_slices,
     "prim::TapeArray": _tape_array,
     "prim::TapeWrite": _tape_write,
     "aten::_previous_row": _previous_row,

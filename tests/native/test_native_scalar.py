@@ -428,7 +428,7 @@ def test_long_unrolled_code_is_left_to_the_generic_emitter() -> None:
 # Gradient-corpus programs whose f and df are wholly scalarized: products, reductions, views,
 # array constants, a small tape carried through a loop.
 CORPUS = ["layer_norm", "max_and_min_reductions", "transposes", "inner_products_of_vectors",
-          "accumulators_over_rows"]  # fmt: skip
+          "accumulators_over_rows", "rosenbrock", "negative_step_slices"]  # fmt: skip
 
 
 @pytest.mark.parametrize("name", CORPUS)
