@@ -221,13 +221,14 @@ def format_table(rows: Sequence[Row], systems: Sequence[str]) -> str:
     header += [f"{system} ratio" for system in systems]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in rows:
-        met = "met" if row.ratio <= row.workload.target else "not met"
+        target = row.workload.target
+        met = "met" if target is not None and row.ratio <= target else "not met"
         cells = [
             row.workload.name,
             _microseconds(row.ours_us),
             _microseconds(row.reference_us),
             f"{row.ratio:.2f}",
-            f"≤ {row.workload.target:g} ({met})",
+            "—" if target is None else f"≤ {target:g} ({met})",
             _megabytes(row.ours_peak),
             _megabytes(row.reference_peak),
             f"{row.ours_peak / row.reference_peak:.2f}",
