@@ -22,7 +22,7 @@ from ir.graph import Graph, Node
 from ir.native_codegen import compile_region, numba_available
 from passes.registry import run_passes
 
-__all__ = ["native_graph", "native_runnable"]
+__all__ = ["compile_regions", "native_graph", "native_runnable", "numba_available"]
 
 
 def native_graph(graph: Graph) -> Graph:

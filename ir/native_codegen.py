@@ -32,6 +32,16 @@ it keeps every array in scalar locals, and its source is used as is.
 #   raises IndexError (reported on the region's node) rather than reading memory it should
 #   not; no fastmath (Note [Native numerics] in `ir.native_kernels`).
 #
+# Note [Region arguments]
+# A region is compiled once, eagerly, for the types its IR gives its operands: C-contiguous
+# arrays of their dtype and rank, Python numbers, 0-d arrays as scalars (the caller passes
+# ``x[()]`` and gets 0-d results back as NumPy scalars of their dtype, as NumPy's reductions
+# give them). Then the dispatcher is closed: compiling at run time would stall a call for a
+# second. A call whose arguments fit no compiled signature (numba's TypeError) runs again with
+# contiguous copies of its arrays (a transposed operand), and failing that, runs the block as
+# generated Python: a value the IR types as an array may be None at run time (a
+# prim::Uninitialized a branch never assigns), and the NumPy tier's kernels accept it.
+#
 # Note [Fused loops]
 # A maximal run of elementwise nodes (a `NativeKernel` with an ``element`` spelling) whose
 # results are float64 arrays of one static shape, and whose operands are arrays of that shape
@@ -52,11 +62,18 @@ from typing import Any
 
 import numpy as np
 
-from ir.graph import Block, Node, Value
+from ir.codegen import CompiledGraph
+from ir.graph import Block, Graph, Node, Value
 from ir.native_kernels import HELPERS, NATIVE_KERNELS, PYTHON_DTYPES, constant_literal, spell
 from ir.types import BOOL, FLOAT, INT, TensorType
 
-__all__ = ["NativeCompileError", "compile_region", "numba_available", "region_source"]
+__all__ = [
+    "NativeCompileError",
+    "compile_region",
+    "numba_available",
+    "region_graph",
+    "region_source",
+]
 
 
 class NativeCompileError(Exception):
@@ -292,10 +309,9 @@ def compile_region(node: Node) -> tuple[Callable[..., tuple[Any, ...]] | None, s
     start = time.perf_counter()
     try:
         exec(compile(source, f"<native region of {node.kind}>", "exec"), namespace)
-        signature = tuple(_numba_type(v) for v in block.inputs)
-        compiled = numba.njit(
-            signature, error_model="numpy", boundscheck=True, nogil=True, cache=False
-        )(namespace[name])
+        compiled = numba.njit(error_model="numpy", boundscheck=True, nogil=True)(namespace[name])
+        compiled.compile(tuple(_numba_type(v) for v in block.inputs))
+        compiled.disable_compile()  # Note [Region arguments]
     except Exception as error:  # numba's typing and lowering errors have no common base
         return None, _first_line(error)
     took = time.perf_counter() - start
@@ -338,32 +354,55 @@ def _numba_type(value: Value) -> Any:
     return scalars[PYTHON_DTYPES[ty]]
 
 
-def _boundary(compiled: Any, block: Block) -> Callable[..., tuple[Any, ...]]:
-    """``compiled`` as the generated code calls it: 0-d arrays in as scalars, 0-d results out
-    as NumPy scalars of their dtype. Without either, ``compiled`` itself."""
-    scalar_ins = [
+def _boundary(compiled: Any, block: Block) -> Callable[..., Any]:
+    """``compiled`` as the generated code calls it: Note [Region arguments]."""
+    scalar_ins = frozenset(
         i for i, v in enumerate(block.inputs) if isinstance(v.ty, TensorType) and v.ty.shape == ()
-    ]
+    )
     scalar_outs = [
         (i, np.dtype(v.ty.dtype).type)
         for i, v in enumerate(block.outputs)
         if isinstance(v.ty, TensorType) and v.ty.shape == ()
     ]
-    if not scalar_ins and not scalar_outs:
-        return compiled  # type: ignore[no-any-return]
+    python: list[CompiledGraph] = []  # the block as generated Python, made when first needed
 
-    def call(*args: Any) -> tuple[Any, ...]:
+    def other_arguments(args: tuple[Any, ...]) -> Any:
+        contiguous = tuple(
+            np.ascontiguousarray(a) if type(a) is np.ndarray and not a.flags.c_contiguous else a
+            for a in args
+        )
+        try:
+            return compiled(*contiguous)
+        except TypeError:  # still no compiled signature: a None, another dtype
+            pass
+        if not python:
+            python.append(CompiledGraph(region_graph(block)))
+        return python[0](*args)
+
+    def call(*args: Any) -> Any:
         if scalar_ins:
             args = tuple(np.asarray(a)[()] if i in scalar_ins else a for i, a in enumerate(args))
-        results = compiled(*args)
+        try:
+            results = compiled(*args)
+        except TypeError:  # numba's dispatcher: no compiled signature for these arguments
+            results = other_arguments(args)
         if not scalar_outs:
-            return results  # type: ignore[no-any-return]
+            return results
         results = list(results)
         for index, kind in scalar_outs:
-            results[index] = kind(results[index])
-        return tuple(results)
+            if not isinstance(results[index], np.ndarray):
+                results[index] = kind(results[index])
+        return results
 
     return call
+
+
+def region_graph(block: Block) -> Graph:
+    """A region's block as a graph of its own (its parameters the graph's inputs)."""
+    graph = Graph("region")
+    mapping: dict[Value, Value] = {v: graph.add_input(v.ty, v.name_hint) for v in block.inputs}
+    graph.block._clone_body(block, mapping, mapping.__getitem__)
+    return graph
 
 
 def _first_line(error: BaseException) -> str:

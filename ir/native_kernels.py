@@ -225,6 +225,32 @@ def _template(text: str) -> Spelling:
     return spelling
 
 
+def _arithmetic(text: str) -> Spelling:
+    """An arithmetic operator on numbers: NumPy's arithmetic on bools (``True + True`` is
+    True in a bool array) is not numba's, so bool operands stay on the NumPy tier."""
+
+    def spelling(node: Node, args: Sequence[str], consts: Sequence[Any]) -> str | None:
+        if any(_dtype(v) == "bool" for v in node.inputs):
+            return None
+        return text.format(*args)
+
+    return spelling
+
+
+def _divides(text: str) -> Spelling:
+    """Python's ``//``, ``%`` and ``/`` of numbers by a nonzero constant: by zero, Python
+    raises where compiled code would give a number."""
+    inner = _arithmetic(text)
+
+    def spelling(node: Node, args: Sequence[str], consts: Sequence[Any]) -> str | None:
+        divisor = consts[1]
+        if divisor is NOT_CONSTANT or isinstance(divisor, bool) or divisor == 0:
+            return None
+        return inner(node, args, consts)
+
+    return spelling
+
+
 def _float_result(text: str) -> Spelling:
     """An operator spelled ``text`` only when its result is float64 (pow and reciprocal of
     ints follow integer rules numba does not share)."""
@@ -392,8 +418,10 @@ def _build() -> dict[str, NativeKernel]:
         "aten::eq": "({0} == {1})",
         "aten::ne": "({0} != {1})",
     }
+    comparisons = ("aten::gt", "aten::lt", "aten::ge", "aten::le", "aten::eq", "aten::ne")
     for name, text in binary.items():
-        table[name] = NativeKernel(_template(text), text)
+        spelling = _template(text) if name in comparisons else _arithmetic(text)
+        table[name] = NativeKernel(spelling, text)
     table["aten::pow"] = NativeKernel(_float_result("({0} ** {1})"), "({0} ** {1})")
     unary = {
         "aten::neg": "(-{0})",
@@ -401,7 +429,7 @@ def _build() -> dict[str, NativeKernel]:
         "aten::abs": "np.abs({0})",
     }
     for name, text in unary.items():
-        table[name] = NativeKernel(_template(text), text)
+        table[name] = NativeKernel(_arithmetic(text), text)
     for function in (
         "tanh", "exp", "log", "sin", "cos", "tan", "sqrt", "sinh", "cosh", "arctan",
         "arcsin", "arccos", "arcsinh", "log1p", "expm1", "exp2", "log2", "log10", "floor",
@@ -433,9 +461,6 @@ def _build() -> dict[str, NativeKernel]:
         "prim::add": "({0} + {1})",
         "prim::sub": "({0} - {1})",
         "prim::mul": "({0} * {1})",
-        "prim::truediv": "({0} / {1})",
-        "prim::floordiv": "({0} // {1})",
-        "prim::mod": "({0} % {1})",
         "prim::lt": "({0} < {1})",
         "prim::gt": "({0} > {1})",
         "prim::le": "({0} <= {1})",
@@ -445,20 +470,35 @@ def _build() -> dict[str, NativeKernel]:
         "prim::neg": "(-{0})",
         "prim::not": "(not {0})",
         "prim::float": "float({0})",
-        "prim::int": "int({0})",
         "prim::max": "max({0}, {1})",
         "prim::min": "min({0}, {1})",
     }
     for name, text in scalar.items():
-        table[name] = NativeKernel(_scalar_only(text))
+        table[name] = NativeKernel(_scalar_only(_template(text)))
+    for name, text in {
+        "prim::truediv": "({0} / {1})",
+        "prim::floordiv": "({0} // {1})",
+        "prim::mod": "({0} % {1})",
+    }.items():
+        table[name] = NativeKernel(_scalar_only(_divides(text)))
+    table["prim::bool"] = NativeKernel(_truth)
+    # int() of a float: Python raises for NaN and inf, compiled code would give a number.
+    table["prim::int"] = NativeKernel(_scalar_only(_arithmetic("int({0})"), ints_only=True))
     return table
 
 
-def _scalar_only(text: str) -> Spelling:
-    inner = _template(text)
+def _truth(node: Node, args: Sequence[str], consts: Sequence[Any]) -> str | None:
+    """``bool(x)`` of a Python number or a 0-d array (a scalar in a region)."""
+    return f"bool({args[0]})" if _rank(node.inputs[0]) == 0 else None
+
+
+def _scalar_only(inner: Spelling, *, ints_only: bool = False) -> Spelling:
+    """``inner`` for Python numbers (not arrays), and for ints only when ``ints_only``."""
 
     def spelling(node: Node, args: Sequence[str], consts: Sequence[Any]) -> str | None:
         if any(isinstance(v.ty, TensorType) for v in (*node.inputs, node.output)):
+            return None
+        if ints_only and any(_dtype(v) == "float64" for v in node.inputs):
             return None
         return inner(node, args, consts)
 

@@ -32,7 +32,7 @@
 
 from __future__ import annotations
 
-from ir.graph import Block, Graph, Node, Value
+from ir.graph import RETURN, Block, Graph, Node, Value
 from ir.native_kernels import constant_literal, native_type, runs_natively
 from passes.registry import register_pass
 
@@ -102,16 +102,18 @@ class _Regions:
         """Make ``run`` a region, if it is worth one."""
         if not run:
             return False
-        inside = _nodes_within(run)
-        loops = any(node.kind == LOOP for node in inside)
-        if not loops and sum(node.kind != CONSTANT for node in inside) < self.min_nodes:
+        ordered = _nodes_within(run)
+        inside = set(ordered)
+        loops = any(node.kind == LOOP for node in ordered)
+        work = sum(node.kind not in (CONSTANT, RETURN) for node in ordered)
+        if not loops and work < self.min_nodes:
             return False
-        defined = {value for node in inside for value in node.outputs}
-        defined.update(param for node in inside for b in node.blocks for param in b.inputs)
+        defined = {value for node in ordered for value in node.outputs}
+        defined.update(param for node in ordered for b in node.blocks for param in b.inputs)
         operands: dict[Value, None] = {}
         copied: dict[Value, None] = {}  # constants the region copies in
         results: dict[Value, None] = {}
-        for node in inside:
+        for node in ordered:
             for value in _reads(node):
                 if value in defined:
                     continue
@@ -162,16 +164,20 @@ def _literal_constant(value: Value) -> bool:
     return node.kind == CONSTANT and constant_literal(node.attrs.get("value")) is not None
 
 
-def _nodes_within(run: list[Node]) -> set[Node]:
-    """The nodes of ``run`` and of their blocks, at any depth."""
-    found: set[Node] = set()
-    pending = list(run)
-    while pending:
-        node = pending.pop()
-        found.add(node)
+def _nodes_within(run: list[Node]) -> list[Node]:
+    """The nodes of ``run`` and of their blocks (with each block's return), at any depth, in
+    program order, so that the region's operands come in the order they are first read."""
+    found: list[Node] = []
+
+    def visit(node: Node) -> None:
+        found.append(node)
         for block in node.blocks:
-            pending.extend(block.nodes())
-            found.add(block.return_node)
+            for inner in block.nodes():
+                visit(inner)
+            found.append(block.return_node)
+
+    for node in run:
+        visit(node)
     return found
 
 
