@@ -30,6 +30,9 @@ os.environ.setdefault("AUTODIFF_VERIFY", "each")
 # they would make the suite slower and its timings depend on a thread. tests/native/ runs the
 # corpora on the native tier on purpose.
 os.environ.setdefault("AUTODIFF_NATIVE", "off")
+# numba compiles the native tier's regions without LLVM's optimisations in tests: half the
+# compile time, the same results (no fastmath either way: Note [Native numerics]).
+os.environ.setdefault("NUMBA_OPT", "0")
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
