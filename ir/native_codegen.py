@@ -406,7 +406,9 @@ def region_graph(block: Block) -> Graph:
 
 
 def _first_line(error: BaseException) -> str:
-    text = str(error).strip()
+    """The line of numba's message that says what it refused, without its colours."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(error))
     lines = [line.strip() for line in text.splitlines() if line.strip()]
-    summary = lines[0] if lines else type(error).__name__
+    useful = [line for line in lines if not line.startswith(("Failed in", "During:", "File "))]
+    summary = (useful or lines or [type(error).__name__])[0]
     return f"numba: {summary[:200]}"
