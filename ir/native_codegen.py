@@ -294,15 +294,20 @@ def _fusable_run(nodes: Sequence[Node], start: int) -> list[Node]:
 
 def compile_region(node: Node) -> tuple[Callable[..., tuple[Any, ...]] | None, str]:
     """``node``'s region compiled by numba, eagerly for its operands' IR types: the callable
-    and how long it took, or None and why numba refused. See Note [Native region code]."""
+    and which code it runs (scalarized or on arrays) and how long compiling took, or None and
+    why numba refused. See Note [Native region code]."""
     import numba
 
     block = node.blocks[0]
     name = "region"
-    try:
-        source = _scalarized(block, name) or region_source(block, name)
-    except NativeCompileError as error:
-        return None, str(error)
+    source = _scalarized(block, name)
+    form = "scalarized"
+    if source is None:
+        form = "array"
+        try:
+            source = region_source(block, name)
+        except NativeCompileError as error:
+            return None, str(error)
     namespace: dict[str, Any] = {"np": np}
     for helper, function in HELPERS.items():
         namespace[helper] = _jitted(function)
@@ -315,7 +320,7 @@ def compile_region(node: Node) -> tuple[Callable[..., tuple[Any, ...]] | None, s
     except Exception as error:  # numba's typing and lowering errors have no common base
         return None, _first_line(error)
     took = time.perf_counter() - start
-    return _boundary(compiled, block), f"compiled in {took:.2f} s"
+    return _boundary(compiled, block), f"{form} code compiled in {took:.2f} s"
 
 
 def _scalarized(block: Block, name: str) -> str | None:
