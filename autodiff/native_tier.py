@@ -45,15 +45,17 @@ def native_runnable(graph: Graph) -> Runnable | None:
 
 
 def compile_regions(graph: Graph) -> dict[Node, Any]:
-    """Compile every prim::Native of ``graph``: the compiled ones by node; each one numba
-    refuses gets ``fallback="why"`` and keeps running its block."""
+    """Compile every prim::Native of ``graph``: the compiled ones by node, each marked
+    ``native="scalarized code compiled in 0.41 s"``; each one numba refuses gets
+    ``fallback="why"`` and keeps running its block."""
     natives: dict[Node, Any] = {}
     for node in graph.all_nodes():
         if node.kind != "prim::Native":
             continue
-        compiled, why = compile_region(node)
+        compiled, note = compile_region(node)
         if compiled is None:
-            node.attrs["fallback"] = why
+            node.attrs["fallback"] = note
         else:
+            node.attrs["native"] = note
             natives[node] = compiled
     return natives

@@ -294,15 +294,20 @@ def _fusable_run(nodes: Sequence[Node], start: int) -> list[Node]:
 
 def compile_region(node: Node) -> tuple[Callable[..., tuple[Any, ...]] | None, str]:
     """``node``'s region compiled by numba, eagerly for its operands' IR types: the callable
-    and how long it took, or None and why numba refused. See Note [Native region code]."""
+    and which code it runs (scalarized or on arrays) and how long compiling took, or None and
+    why numba refused. See Note [Native region code]."""
     import numba
 
     block = node.blocks[0]
     name = "region"
-    try:
-        source = _scalarized(block, name) or region_source(block, name)
-    except NativeCompileError as error:
-        return None, str(error)
+    source = _scalarized(block, name)
+    form = "scalarized"
+    if source is None:
+        form = "array"
+        try:
+            source = region_source(block, name)
+        except NativeCompileError as error:
+            return None, str(error)
     namespace: dict[str, Any] = {"np": np}
     for helper, function in HELPERS.items():
         namespace[helper] = _jitted(function)
@@ -315,7 +320,7 @@ def compile_region(node: Node) -> tuple[Callable[..., tuple[Any, ...]] | None, s
     except Exception as error:  # numba's typing and lowering errors have no common base
         return None, _first_line(error)
     took = time.perf_counter() - start
-    return _boundary(compiled, block), f"compiled in {took:.2f} s"
+    return _boundary(compiled, block), f"{form} code compiled in {took:.2f} s"
 
 
 def _scalarized(block: Block, name: str) -> str | None:
@@ -406,7 +411,9 @@ def region_graph(block: Block) -> Graph:
 
 
 def _first_line(error: BaseException) -> str:
-    text = str(error).strip()
+    """The line of numba's message that says what it refused, without its colours."""
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(error))
     lines = [line.strip() for line in text.splitlines() if line.strip()]
-    summary = lines[0] if lines else type(error).__name__
+    useful = [line for line in lines if not line.startswith(("Failed in", "During:", "File "))]
+    summary = (useful or lines or [type(error).__name__])[0]
     return f"numba: {summary[:200]}"

@@ -19,10 +19,11 @@ constants. This module imports no numba: the pass that draws regions reads it wi
 #   NumPy rather than raising ZeroDivisionError).
 # - +, -, *, / and sqrt are IEEE-exact: bit-identical with NumPy.
 # - exp, log, tanh, sin, cos and the other transcendental functions are calls to the
-#   platform's libm in numba; NumPy calls the same libm for most of them, but uses its own SIMD
-#   loops for some (exp, log, sin, cos of float64 on AVX-512 machines, tanh in recent
-#   releases). Where the same libm runs, results are bit-identical; elsewhere they agree to
-#   within a few ulp (tests compare with rtol 1e-12).
+#   platform's libm in numba. NumPy calls the same libm for most of them, and uses its own SIMD
+#   loops for some: measured with NumPy 2.4 on x86-64, exp, log, sin, cos, sqrt, expm1 and
+#   arctan of 100,000 normal float64 values are bit-identical; tanh differs in about a quarter
+#   of them by at most 2 ulp (relative 4.2e-16), NumPy's tanh being its own. Tests compare
+#   with rtol 1e-12.
 # - Reductions (sum, mean) and matrix products may add in another order than NumPy's pairwise
 #   summation and BLAS: agreement to within a few ulp times the number of terms.
 # - Only float64, int64 and bool arrays and Python int, float and bool values run natively: the
@@ -263,8 +264,8 @@ def _float_result(text: str) -> Spelling:
 
 
 def _reduction(function: str) -> Spelling:
-    """sum, mean, max, min, prod over every axis (or one constant axis for sum and mean),
-    without keepdims."""
+    """sum, mean, max, min, prod over every axis (or one constant axis for sum: numba's
+    other reductions take none), without keepdims."""
 
     def spelling(node: Node, args: Sequence[str], consts: Sequence[Any]) -> str | None:
         axis, keepdims = consts[1], consts[2]
@@ -272,7 +273,7 @@ def _reduction(function: str) -> Spelling:
             return None
         if axis is None:
             return f"np.{function}({args[0]})"
-        if isinstance(axis, int) and function in ("sum", "mean"):
+        if isinstance(axis, int) and function == "sum":
             rank = _rank(node.inputs[0]) or 0
             if rank >= 2 and -rank <= axis < rank:
                 return f"np.{function}({args[0]}, axis={axis % rank})"

@@ -21,7 +21,8 @@
 #   of types numba takes); a prim::Loop or prim::If runs natively when every node of its blocks
 #   does and its carried values and results have such types. prim::Constant nodes neither
 #   join nor break a run: they stay where they are, and a region that reads one gets a copy
-#   (a literal in the compiled code) or, for an array, takes it as an operand.
+#   (a literal in the compiled code; a NumPy scalar becomes the Python number it holds, as a
+#   0-d value is a number in a region) or, for an array, takes it as an operand.
 # - The values the run reads from outside become the region's operands, the values used after
 #   it (or returned) its results. The region node stands where the run's last node stood.
 # - Nodes that cannot run natively stay outside; the pass looks for regions in their blocks
@@ -31,6 +32,8 @@
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from ir.graph import RETURN, Block, Graph, Node, Value
 from ir.native_kernels import constant_literal, native_type, runs_natively
@@ -139,6 +142,9 @@ class _Regions:
             mapping[value] = body.add_input(value.ty, value.name_hint)
         for value in copied:
             copy = graph.create_clone(value.node, mapping.__getitem__)
+            constant = copy.attrs.get("value")
+            if isinstance(constant, np.generic):  # a NumPy scalar (a 0-d value) is a number
+                copy.attrs["value"] = constant.item()
             body.append_node(copy)
             mapping[value] = copy.output
         for node in run:
