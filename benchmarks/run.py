@@ -366,7 +366,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"optional systems found: {', '.join(systems) or 'none (jax, autograd, torch)'}")
     print(f"one-time library set-up (formulas compiled): {warm_up(clock):.2f} s")
     if with_native:
-        print(f"one-time native set-up (numba imported): {native.setup_seconds(clock):.2f} s")
+        setup = native.setup_seconds(clock)
+        print(f"one-time native set-up (numba imported and initialised): {setup:.2f} s")
     else:
         print("native tier: off (--no-native, or numba not installed)")
     notes: list[str] = []
