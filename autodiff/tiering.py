@@ -157,7 +157,7 @@ class NativeTier:
 
     >>> tier = NativeTier([gradient.f, df_graph]); tier.compile()
     >>> tier.status, tier.runnables
-    ('native', [<f>, <df>])
+    ('native: compiled, not measured yet', [<f>, <df>])
     """
 
     def __init__(self, graphs: Sequence[Graph]) -> None:
@@ -202,8 +202,9 @@ class NativeTier:
             return
         start = time.perf_counter()
         try:
-            # A copy per graph: the compiling thread must not share nodes with the caller.
-            found = [native_runnable(graph.copy()) for graph in self.graphs]
+            # native_runnable reads the graph and compiles a copy: the caller's graphs are
+            # never changed after compiling, so the thread may read them while calls run.
+            found = [native_runnable(graph) for graph in self.graphs]
         except ImportError as error:
             self.error = error
             self.status = f"numpy: the native tier needs numba ({error})"
