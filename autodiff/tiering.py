@@ -26,6 +26,11 @@ NumPy code, and the swap from one to the other.
 # failure, `NativeTier.error`): ``compiled.runtime.native.status`` for a gradient
 # (``grad_fn.compiled_gradients()``), ``unit.native.status`` for a plain call.
 #
+# What tiers: the calls of `ad.grad`/`ad.value_and_grad` (the stored `GradientCall`, Note
+# [Gradient calls] in `autodiff.unit`) and plain calls of a scripted function. ``ad.vjp``,
+# Jacobians, forward mode, taps, hooks, instrumented runs and other array backends run the
+# NumPy tier as before.
+#
 # Per gradient, ``f`` and ``df`` are compiled separately; one that has no native region
 # stays the NumPy tier's. A NumPy ``df`` after a native ``f`` is compiled without owning
 # ``f``'s temporaries (Note [Owned temporaries] in `autodiff.runtime`): which outputs are
