@@ -143,7 +143,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="parsed: as compiled, helpers inlined; typed: specialised to the --arg types; "
         "grad: with its reverse program (GradOf blocks); optimized: after the reverse "
         "optimisations; f, df: the forward and backward graphs; jvp: the forward-mode "
-        "graph, a tangent input per parameter differentiated; all: every stage in turn",
+        "graph, a tangent input per parameter differentiated; native: f and df with the "
+        "regions the native tier runs (prim::Native), compiled when numba is installed so "
+        'that a region numba refuses shows fallback="why"; all: every stage in turn '
+        "(its native regions not compiled)",
     )
     dump.add_argument(
         "--wrt",
@@ -368,6 +371,25 @@ def _stage(name: str) -> Callable[[ScriptFunction, dict[str, Type], str | None],
     return dump
 
 
+def dump_native(function: ScriptFunction, types: dict[str, Type], wrt: str | None) -> StageParts:
+    """f and df with their native regions, compiled (when numba is installed) so that each
+    region numba refuses carries ``fallback="why"``: Note [Native regions] in
+    `passes.native_regions`."""
+    return native_parts(gradient_stages(function, types, wrt).gradient, compile_regions=True)
+
+
+def native_parts(gradient: Gradient, *, compile_regions: bool) -> StageParts:
+    from autodiff import native_tier
+
+    parts: StageParts = []
+    for name, graph in (("native f", gradient.f), ("native df", gradient.df)):
+        regions = native_tier.native_graph(graph)
+        if compile_regions and native_tier.numba_available():
+            native_tier.compile_regions(regions)
+        parts.append((name, regions))
+    return parts
+
+
 def dump_all(function: ScriptFunction, types: dict[str, Type], wrt: str | None) -> StageParts:
     stages = gradient_stages(function, types, wrt)
     return [
@@ -376,6 +398,7 @@ def dump_all(function: ScriptFunction, types: dict[str, Type], wrt: str | None) 
         ("grad", stages.grad),
         ("optimized", stages.optimized),
         ("f and df", stages.gradient),
+        *native_parts(stages.gradient, compile_regions=False),
     ]
 
 
@@ -388,6 +411,7 @@ STAGES: dict[str, Callable[[ScriptFunction, dict[str, Type], str | None], StageP
     "f": _stage("f"),
     "df": _stage("df"),
     "jvp": dump_jvp,
+    "native": dump_native,
     "all": dump_all,
 }
 FORMATS = ("ir", "dot", "svg")

@@ -24,6 +24,7 @@ from autodiff.runtime import CompiledGradient, Saved
 from autodiff.script import ScriptFunction
 from autodiff.specialize import ArgumentError, unknown_layouts
 from autodiff.taps import Hook, HookRun, normalise_hooks
+from autodiff.tiering import native_mode
 from autodiff.tracebacks import api_boundary, shorten
 from autodiff.unit import (
     CompilationUnit,
@@ -161,9 +162,13 @@ class GradFunction:
         retain: str | Sequence[str] = (),
         hooks: Mapping[str, Hook | Sequence[Hook]] | None = None,
         compute: bool = False,
+        native: bool | None = None,
     ) -> None:
         self.scripted = _as_script(fn)
         self.compute = compute
+        self.native = native
+        """True: run on the native tier from the first call; False: never; None: as
+        ``AUTODIFF_NATIVE`` says (Note [Tiering] in `autodiff.tiering`)."""
         """On Dask arguments, compute the value and gradients together before returning them
         (Note [Lazy gradients] in `autodiff.backend_calls`)."""
         self.argnums = argnums
@@ -187,6 +192,7 @@ class GradFunction:
                     has_aux,
                     with_value,
                     compute,
+                    native,
                 )
         # Not updating __dict__: the function may be another GradFunction (``grad(grad(f))``).
         functools.update_wrapper(self, self.scripted.fn, updated=())
@@ -286,6 +292,11 @@ class GradFunction:
         unit, compiled = compiled_gradient(self.scripted, values, wrt, seeded=True, spec=spec)
         call = unit.calls.get(self.call_key)
         if call is None:
+            calls, key = unit.calls, self.call_key
+
+            def install(settled: Callable[[Sequence[Any]], Any]) -> None:
+                calls[key] = settled  # Note [Tiering] in autodiff.tiering
+
             call = gradient_call(
                 compiled,
                 values,
@@ -296,6 +307,8 @@ class GradFunction:
                 several=several,
                 shape_gradients=shape,
                 compute=self.compute,
+                native=native_mode(self.native),
+                install=install,
             )
             result = call(values)
             unit.calls[self.call_key] = call  # once it has succeeded
@@ -398,6 +411,7 @@ def grad(
     retain: str | Sequence[str] = (),
     hooks: Mapping[str, Hook | Sequence[Hook]] | None = None,
     compute: bool = False,
+    native: bool | None = None,
 ) -> GradFunction:
     """The gradient of a scalar-valued function w.r.t. the arguments at ``argnums``.
     On Dask arrays it is lazy unless ``compute=True`` (as `value_and_grad`).
@@ -408,6 +422,9 @@ def grad(
     None when no gradient reached it). ``hooks`` maps names to a callable or a list of them,
     run in order on the value's gradient while the backward runs; a non-None result replaces
     the gradient that flows on to earlier operations. See Note [Taps] in `autodiff.taps`.
+    ``native=True`` compiles the gradient with numba on the first call and runs it natively
+    (``False``: never; None: as ``AUTODIFF_NATIVE`` says, by default once repeated calls show
+    it is faster): Note [Tiering] in `autodiff.tiering`.
 
     >>> ad.grad(lambda_free_loss)(w, x, y)          # d loss / d w
     >>> ad.grad(loss, argnums=(0, 2))(w, x, y)      # (d loss / d w, d loss / d y)
@@ -415,7 +432,14 @@ def grad(
     >>> ad.grad(loss, hooks={"h": lambda g: np.clip(g, -1, 1)})(w, x, y)
     """
     return GradFunction(
-        fn, argnums, has_aux, with_value=False, retain=retain, hooks=hooks, compute=compute
+        fn,
+        argnums,
+        has_aux,
+        with_value=False,
+        retain=retain,
+        hooks=hooks,
+        compute=compute,
+        native=native,
     )
 
 
@@ -428,6 +452,7 @@ def value_and_grad(
     retain: str | Sequence[str] = (),
     hooks: Mapping[str, Hook | Sequence[Hook]] | None = None,
     compute: bool = False,
+    native: bool | None = None,
 ) -> GradFunction:
     """Like `grad`, but returns ``(value, gradient)`` from one forward pass; with ``retain``,
     ``((value, gradient), retained)``. On Dask arrays both are lazy; ``compute=True``
@@ -437,9 +462,17 @@ def value_and_grad(
     >>> value, dw = ad.value_and_grad(loss)(w, x, y)
     >>> (value, dw), retained = ad.value_and_grad(loss, retain="h")(w, x, y)
     >>> value, dw = ad.value_and_grad(loss, compute=True)(w, dask_x, dask_y)  # NumPy results
+    >>> value, dw = ad.value_and_grad(euler, native=True)(theta, x0)  # numba, from call 1
     """
     return GradFunction(
-        fn, argnums, has_aux, with_value=True, retain=retain, hooks=hooks, compute=compute
+        fn,
+        argnums,
+        has_aux,
+        with_value=True,
+        retain=retain,
+        hooks=hooks,
+        compute=compute,
+        native=native,
     )
 
 

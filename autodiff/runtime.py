@@ -70,6 +70,7 @@ import numpy as np
 from autodiff import instrument
 from autodiff.errors import DifferentiationError
 from autodiff.gradient import Gradient
+from autodiff.tiering import NativeTier
 from ir.backends import Backend, dtype_name
 from ir.codegen import CompiledGraph, Runnable, executable
 from ir.collector import gc_paused
@@ -246,10 +247,19 @@ class CompiledGradient:
         self.df_graph = df_graph
         self.df = executable(df_graph, ops or OPS, owned=owned)
         self.observed: tuple[Runnable, Runnable] | None = None
+        self.native: NativeTier | None = None
+        """``f`` and ``df`` on the native tier, once a call asked (Note [Tiering] in
+        `autodiff.tiering`); ``native.status`` says which tier runs, and why."""
         self.grad_zeros: list[ZeroSpec] | None = None
         """One spec per entry of df_output_vjps when ``arguments`` fixed them, else None."""
         if arguments is not None:
             self.grad_zeros = [ZeroSpec.of(arguments[i]) for i in gradient.df_output_vjps]
+
+    def native_tier(self) -> NativeTier:
+        """The native code of ``f`` and the ``df`` calls run (made once, compiled later)."""
+        if self.native is None:
+            self.native = NativeTier([self.gradient.f, self.df_graph])
+        return self.native
 
     def executables(self) -> tuple[Runnable, Runnable]:
         """``f`` and ``df`` as this run needs them: instrumented while anomaly mode or a

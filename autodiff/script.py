@@ -80,6 +80,7 @@ from autodiff.specialize import (
     typed_graph,
 )
 from autodiff.structures import Structure, structure_of
+from autodiff.tiering import native_mode, tiered_runnable
 from autodiff.tracebacks import api_boundary, shorten
 from autodiff.unit import CompilationUnit
 from frontend.compile import (
@@ -163,6 +164,9 @@ class ScriptFunction:
         self.parsed: CompilationCache[Graph] = CompilationCache(f"{self.qualname}()")
         self.results: dict[tuple[Type, ...], Type] = {}
         """The result type per parameter types compiled for in `parsed`."""
+        self.native: bool | None = None
+        """Plain calls on the native tier: True from the first call, False never, None as
+        ``AUTODIFF_NATIVE`` says (Note [Tiering] in `autodiff.tiering`)."""
         # A gradient's __dict__ (its own cache) stays its own.
         functools.update_wrapper(self, fn, updated=() if self.graph_of else ("__dict__",))
 
@@ -576,7 +580,7 @@ class ScriptFunction:
                 unit.types, unit.number_inputs, unit.strided_inputs, unit.parameters, unit.names
             )
             if unit.backend is None:
-                unit.executable = executable(graph)
+                unit.executable = tiered_runnable(executable(graph), unit, native_mode(self.native))
             else:  # Note [Array backends] in ir.backends
                 ops = backend_ops(unit.backend)
                 check_supported(graph, unit.backend, ops)

@@ -54,8 +54,9 @@ from autodiff.pytrees import PyTreeSpec
 from autodiff.runtime import CompiledGradient, Saved, ZeroSpec
 from autodiff.specialize import PythonComplex, typed_graph
 from autodiff.taps import check_names, repeated_names, tap_sites
+from autodiff.tiering import NativeMode, NativeTier, tiered
 from frontend.trees import as_tuples, rebuild
-from ir.codegen import Runnable
+from ir.codegen import Runnable, executable
 from ir.interpreter import AUTOGRAD_ZERO
 from ir.source import SourceRange
 from ir.types import FLOAT, TensorType, Type
@@ -82,6 +83,7 @@ class CompilationUnit:
         "executable",
         "gradients",
         "names",
+        "native",
         "number_inputs",
         "parameters",
         "rebuild",
@@ -115,6 +117,8 @@ class CompilationUnit:
         self.strided_inputs = strided_inputs
         """The arrays not C-contiguous, with strides (`autodiff.specialize.strided_inputs`)."""
         self.executable: Runnable | None = None
+        self.native: NativeTier | None = None
+        """The plain call's graph on the native tier, once a call asked (Note [Tiering])."""
         self.gradients: dict[GradientKey, CompiledFunction] = {}
         self.calls: dict[Hashable, GradientCall] = {}
         self.backend: Backend | None = None
@@ -341,6 +345,8 @@ def _seed_maker(
 
 GradientCall = Callable[[Sequence[Any]], Any]
 """What a ``grad``/``value_and_grad`` call with one signature runs (`gradient_call`)."""
+Run = Callable[[list[Any]], list[Any]]
+"""How a call runs ``f`` or ``df``: `Runnable.run` of one tier or the other."""
 
 
 def gradient_call(
@@ -354,12 +360,16 @@ def gradient_call(
     several: bool,
     shape_gradients: Callable[[list[Any]], Any] | None = None,
     compute: bool = False,
+    native: NativeMode = "off",
+    install: Callable[[GradientCall], None] | None = None,
 ) -> GradientCall:
     """One call of ``grad``/``value_and_grad`` for arguments with the signature of ``values``,
     built once: it runs ``f``, checks and seeds the loss, runs ``df`` and shapes the gradients
     like their arguments (``shape_gradients`` puts them in their arguments' structures, for
     container arguments). A closure, whose variables are the cheapest reads a call can make.
-    See Note [Gradient calls].
+    See Note [Gradient calls]. With ``native`` not ``off``, the call may move to the native
+    tier, and hands ``install`` the call to store once it settles (Note [Tiering] in
+    `autodiff.tiering`).
 
     >>> call = gradient_call(compiled, values, (0,), "loss", has_aux=False, with_value=True,
     ...                      several=False)
@@ -379,7 +389,6 @@ def gradient_call(
             compute,
         )
     gradient = runtime.gradient
-    run_f, run_df = runtime.f.run, runtime.df.run
     real_outputs = gradient.f_real_outputs
     folded = runtime.seeded_at is not None
     seed = runtime.seed
@@ -407,54 +416,86 @@ def gradient_call(
         zero = ZeroSpec.of(argument) if slot is None else zeros[slot]
         plan.append((index, slot, zero, like))
 
-    def call(args: Sequence[Any]) -> Any:
-        outputs = run_f(list(args))
-        if simple:
-            value, aux = outputs[0], None
-        else:
-            value, aux = split_aux(qualname, has_aux, result_of(outputs))
-        if folded:
-            if not usual(value):
-                check_loss(qualname, value, site)
-                assert seed is not None
-                check_seed(qualname, value, seed)
-            inputs = [ZeroSpec.of(outputs[i]).zeros() for i in vjps]
-        elif only_seed:
-            inputs = [seed_for(value)]
-        else:
-            made = seed_for(value)
-            inputs = [made if i == 0 else ZeroSpec.of(outputs[i]).zeros() for i in vjps]
-        inputs += [args[i] for i in captured_inputs]
-        inputs += [outputs[i] for i in captured_outputs]
-        del outputs[real_outputs:]  # temporaries live on in ``inputs`` only
-        (raw,) = run_df(inputs)  # df owns them: Note [Owned temporaries]
-        grads = []
-        for index, slot, zero, like in plan:
-            if slot is None:
-                grad = np.zeros(np.shape(args[index]))
-            else:
-                grad = raw[slot]
-                if grad is AUTOGRAD_ZERO:
-                    grad = zero.zeros()
-            if not (
-                like is not None
-                and type(grad) is np.ndarray
-                and grad.dtype is like[0]
-                and grad.shape == like[1]
-            ):
-                grad = cast_like(grad, args[index])
-            grads.append(grad)
-        if shape_gradients is not None:
-            grad_result: Any = shape_gradients(grads)
-        else:
-            grad_result = tuple(grads) if several else grads[0]
-        if with_value:
-            return ((value, aux) if has_aux else value), grad_result
-        return (grad_result, aux) if has_aux else grad_result
+    def make(run_f: Run, run_df: Run) -> GradientCall:
+        """The call running ``f`` and ``df`` by these functions (one tier or the other)."""
 
-    return call
+        def call(args: Sequence[Any]) -> Any:
+            outputs = run_f(list(args))
+            if simple:
+                value, aux = outputs[0], None
+            else:
+                value, aux = split_aux(qualname, has_aux, result_of(outputs))
+            if folded:
+                if not usual(value):
+                    check_loss(qualname, value, site)
+                    assert seed is not None
+                    check_seed(qualname, value, seed)
+                inputs = [ZeroSpec.of(outputs[i]).zeros() for i in vjps]
+            elif only_seed:
+                inputs = [seed_for(value)]
+            else:
+                made = seed_for(value)
+                inputs = [made if i == 0 else ZeroSpec.of(outputs[i]).zeros() for i in vjps]
+            inputs += [args[i] for i in captured_inputs]
+            inputs += [outputs[i] for i in captured_outputs]
+            del outputs[real_outputs:]  # temporaries live on in ``inputs`` only
+            (raw,) = run_df(inputs)  # df owns them: Note [Owned temporaries]
+            grads = []
+            for index, slot, zero, like in plan:
+                if slot is None:
+                    grad = np.zeros(np.shape(args[index]))
+                else:
+                    grad = raw[slot]
+                    if grad is AUTOGRAD_ZERO:
+                        grad = zero.zeros()
+                if not (
+                    like is not None
+                    and type(grad) is np.ndarray
+                    and grad.dtype is like[0]
+                    and grad.shape == like[1]
+                ):
+                    grad = cast_like(grad, args[index])
+                grads.append(grad)
+            if shape_gradients is not None:
+                grad_result: Any = shape_gradients(grads)
+            else:
+                grad_result = tuple(grads) if several else grads[0]
+            if with_value:
+                return ((value, aux) if has_aux else value), grad_result
+            return (grad_result, aux) if has_aux else grad_result
+
+        return call
+
+    numpy_call = make(runtime.f.run, runtime.df.run)
+    if install is None:
+        return numpy_call
+
+    def make_native(tier: NativeTier) -> GradientCall | None:
+        return native_call(runtime, tier, make)
+
+    return tiered(native, runtime.native_tier, numpy_call, make_native, install)
 
 
 def _real_dtype(gradient: Gradient) -> np.dtype[Any] | None:
     """The dtype of a 0-d real floating-point loss, for the ones a seed copies, else None."""
     return _loss_dtype(gradient.f.outputs[0].ty) if gradient.f_real_outputs else None
+
+
+def native_call(
+    runtime: CompiledGradient, tier: NativeTier, make: Callable[[Run, Run], GradientCall]
+) -> GradientCall | None:
+    """The gradient call on the native tier: ``f`` and ``df`` each native where `tier` has
+    them, else the NumPy tier's; a NumPy ``df`` after a native ``f`` owns nothing (Note
+    [Tiering] in `autodiff.tiering`). None when neither is native."""
+    assert tier.runnables is not None
+    f_native, df_native = tier.runnables
+    if f_native is None and df_native is None:
+        return None
+    f = f_native or runtime.f
+    if df_native is not None:
+        df = df_native
+    elif f_native is not None:
+        df = executable(runtime.df_graph)
+    else:
+        df = runtime.df
+    return make(f.run, df.run)

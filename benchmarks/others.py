@@ -4,7 +4,8 @@ run a workload, gives an empty cell and the reason in the run's notes.
 
 Each system gets the workload's own code object with its module's ``np`` replaced by the
 system's NumPy namespace (``jax.numpy``, ``autograd.numpy``, ``torch._numpy``), so all of them
-run the very source that is timed for us.
+run the very source that is timed for us; except that JAX runs a workload's ``jax_function``
+when it has one (the ODE's loop as ``lax.fori_loop``: JAX unrolls a plain Python loop).
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ def _jax(workload: Workload, inputs: tuple[Any, ...]) -> Prepared:
     jax = importlib.import_module("jax")
     jax.config.update("jax_enable_x64", True)
     jnp = importlib.import_module("jax.numpy")
-    fn = jax.jit(jax.value_and_grad(_with_numpy(workload.function, jnp), argnums=workload.argnums))
+    source = workload.jax_function or workload.function  # a long loop as lax.fori_loop
+    fn = jax.jit(jax.value_and_grad(_with_numpy(source, jnp), argnums=workload.argnums))
     args = [jax.tree_util.tree_map(jnp.asarray, a) for a in inputs]  # pytrees too
 
     def call() -> Any:

@@ -20,7 +20,7 @@ import numpy as np
 import optree
 
 import autodiff as ad
-from benchmarks import forward_mode, others
+from benchmarks import forward_mode, native, others
 from benchmarks.checkpoint_memory import format_memory_table
 from benchmarks.checkpoint_memory import measure as checkpoint_memory
 from benchmarks.compile_time import time_to_first_gradient
@@ -43,6 +43,7 @@ class Settings:
     round_seconds: float  # about how long one block runs
     clock: Callable[[], float] = time.perf_counter  # or time.process_time: see --clock
     systems: list[str] = field(default_factory=list)
+    native: bool = False  # the native column: benchmarks/native.py
 
 
 @dataclass
@@ -56,6 +57,19 @@ class Row:
     graphs_us: float | None  # f then df run directly, without the call's own work
     others_us: dict[str, float | None]
     floor_us: float | None = None  # the kernels any implementation calls: Note [Kernel floor]
+    native_us: float | None = None  # ours with the native tier on
+    native_compile_s: float | None = None  # numba's compile time of f and df
+
+    def native_target(self) -> str:
+        """The issue's target for the native tier, and whether it is met."""
+        if self.workload.native_target is None or self.native_us is None:
+            return "—"
+        column, bound = self.workload.native_target
+        base = self.reference_us if column == "numpy" else self.others_us.get(column)
+        if base is None:
+            return f"≤ {bound:g} x {column} (no {column})"
+        met = "met" if self.native_us <= bound * base else "not met"
+        return f"≤ {bound:g} x {column} ({met}: {self.native_us / base:.2f})"
 
     @property
     def ratio(self) -> float:
@@ -150,12 +164,14 @@ def graphs_only(ours: Any, inputs: Sequence[Any]) -> Callable[[], Any] | None:
 def measure(workload: Workload, settings: Settings, notes: list[str]) -> Row:
     inputs = workload.inputs()
     start = settings.clock()
-    first = ad.value_and_grad(fresh_function(workload.function), argnums=workload.argnums)
+    fresh = fresh_function(workload.function)
+    first = ad.value_and_grad(fresh, argnums=workload.argnums, native=False)
     ours_result = first(*inputs)
     first_call_s = settings.clock() - start
-    assert_agree(workload, ours_result, workload.reference(*inputs))
+    expected = workload.reference(*inputs)
+    assert_agree(workload, ours_result, expected)
 
-    ours = ad.value_and_grad(workload.function, argnums=workload.argnums)
+    ours = ad.value_and_grad(workload.function, argnums=workload.argnums, native=False)
     ours(*inputs)  # compiled before timing
 
     def run_ours() -> Any:
@@ -172,6 +188,17 @@ def measure(workload: Workload, settings: Settings, notes: list[str]) -> Row:
     if floor is not None:
         calls.append(lambda: floor(*inputs))
     prepared: dict[str, Callable[[], Any]] = {}
+    native_run = None
+    if settings.native:
+        native_run = native.prepare(workload, inputs, fresh_function(workload.function))
+        notes.append(f"native tier on {workload.name}: {native_run.status}")
+        try:
+            assert_agree(workload, native_run.result, expected)
+        except AssertionError as error:
+            notes.append(f"native on {workload.name} disagrees, not timed: {error}")
+            native_run = None
+        else:
+            prepared["native"] = native_run.call
     for system in settings.systems:
         try:
             call = others.SYSTEMS[system](workload, inputs)
@@ -183,6 +210,7 @@ def measure(workload: Workload, settings: Settings, notes: list[str]) -> Row:
     medians = interleaved_medians([*calls, *prepared.values()], settings)
     others_us: dict[str, float | None] = {system: None for system in settings.systems}
     others_us.update(zip(prepared, medians[len(calls) :], strict=True))
+    native_us = others_us.pop("native", None)
     return Row(
         workload,
         ours_us=medians[0],
@@ -193,6 +221,8 @@ def measure(workload: Workload, settings: Settings, notes: list[str]) -> Row:
         graphs_us=medians[2] if graphs is not None else None,
         others_us=others_us,
         floor_us=medians[len(calls) - 1] if floor is not None else None,
+        native_us=native_us,
+        native_compile_s=None if native_run is None else native_run.compile_s,
     )
 
 
@@ -204,7 +234,7 @@ def _megabytes(value: int) -> str:
     return f"{value / 1e6:.2f}" if value < 10e6 else f"{value / 1e6:.0f}"
 
 
-def format_table(rows: Sequence[Row], systems: Sequence[str]) -> str:
+def format_table(rows: Sequence[Row], systems: Sequence[str], with_native: bool = False) -> str:
     header = [
         "workload",
         "ours µs",
@@ -218,16 +248,19 @@ def format_table(rows: Sequence[Row], systems: Sequence[str]) -> str:
         "compile s",
         "call overhead µs",
     ]
+    if with_native:
+        header += ["native µs", "native ratio", "native compile s", "native target"]
     header += [f"{system} ratio" for system in systems]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for row in rows:
-        met = "met" if row.ratio <= row.workload.target else "not met"
+        target = row.workload.target
+        met = "met" if target is not None and row.ratio <= target else "not met"
         cells = [
             row.workload.name,
             _microseconds(row.ours_us),
             _microseconds(row.reference_us),
             f"{row.ratio:.2f}",
-            f"≤ {row.workload.target:g} ({met})",
+            "—" if target is None else f"≤ {target:g} ({met})",
             _megabytes(row.ours_peak),
             _megabytes(row.reference_peak),
             f"{row.ours_peak / row.reference_peak:.2f}",
@@ -235,6 +268,14 @@ def format_table(rows: Sequence[Row], systems: Sequence[str]) -> str:
             f"{row.compile_s:.3f}",
             "n/a" if row.graphs_us is None else f"{row.ours_us - row.graphs_us:.1f}",
         ]
+        if with_native:
+            us, compile_s = row.native_us, row.native_compile_s
+            cells += [
+                "—" if us is None else _microseconds(us),
+                "—" if us is None else f"{us / row.reference_us:.2f}",
+                "—" if compile_s is None else f"{compile_s:.2f}",
+                row.native_target(),
+            ]
         for system in systems:
             us = row.others_us.get(system)
             cells.append("—" if us is None else f"{us / row.reference_us:.2f}")
@@ -306,6 +347,9 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--no-others", action="store_true", help="skip JAX, autograd and torch even if installed"
     )
+    parser.add_argument(
+        "--no-native", action="store_true", help="skip the native column even if numba is installed"
+    )
     return parser.parse_args(argv)
 
 
@@ -315,11 +359,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     rounds = args.rounds or (3 if args.quick else 15)
     systems = [] if args.no_others else others.available()
     clock = time.process_time if args.clock == "cpu" else time.perf_counter
-    settings = Settings(rounds, 0.01 if args.quick else 0.1, clock, systems)
+    with_native = not args.no_native and native.available()
+    settings = Settings(rounds, 0.01 if args.quick else 0.1, clock, systems, with_native)
     print(environment())
     print(f"clock: {args.clock}; {rounds} interleaved rounds")
     print(f"optional systems found: {', '.join(systems) or 'none (jax, autograd, torch)'}")
     print(f"one-time library set-up (formulas compiled): {warm_up(clock):.2f} s")
+    if with_native:
+        setup = native.setup_seconds(clock)
+        print(f"one-time native set-up (numba imported and initialised): {setup:.2f} s")
+    else:
+        print("native tier: off (--no-native, or numba not installed)")
     notes: list[str] = []
     rows = []
     for workload in WORKLOADS:
@@ -328,7 +378,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"  measured {workload.name}", flush=True)
     if rows:
         print()
-        print(format_table(rows, systems))
+        print(format_table(rows, systems, with_native))
         for row in rows:
             print(f"  {row.workload.name}: {row.workload.description}")
         for row in rows:

@@ -1,5 +1,5 @@
-"""The seven workloads of the speed issue: each a plain NumPy function (the source a user would
-hand to ``ad.value_and_grad``), a hand-written NumPy forward and backward returning the same
+"""The workloads of the speed issues (8 and 22): each a plain NumPy function (the source a user
+would hand to ``ad.value_and_grad``), a hand-written NumPy forward and backward returning the same
 ``(value, gradients)``, and a maker of inputs at a given size (full for timing, tiny for the
 smoke test).
 
@@ -35,11 +35,18 @@ class Workload:
     argnums: tuple[int, ...]
     sizes: dict[str, int]  # the sizes the issue times
     tiny: dict[str, int]  # the sizes the smoke test runs
-    target: float = 1.0  # the issue's target for ours / hand-written NumPy
+    target: float | None = 1.0  # the issue's target for ours / hand-written NumPy, if any
     floor: Callable[..., Any] | None = None
     """The NumPy kernel calls that any value-and-gradient code of ``function`` has to make,
     given the same inputs: a lower bound for a runtime that calls NumPy's kernels (ours, and
     the hand-written reference). See Note [Kernel floor]."""
+
+    jax_function: Callable[..., Any] | None = None
+    """The source JAX's column runs instead of ``function`` (``np`` bound to ``jax.numpy``),
+    when JAX cannot compile ``function`` as it is: a long plain loop, which JAX unrolls."""
+    native_target: tuple[str, float] | None = None
+    """The issue's target for the native tier (issue 22): its time at most this many times
+    the column named, ``numpy`` (the hand-written reference) or ``jax``."""
 
     def inputs(self, *, tiny: bool = False, seed: int = 0) -> Inputs:
         return self.make_inputs(np.random.default_rng(seed), self.tiny if tiny else self.sizes)
@@ -370,6 +377,66 @@ def mlp_tree_inputs(rng: np.random.Generator, size: dict[str, int]) -> Inputs:
 
 
 # ----------------------------------------------------------------------------------------------
+# An ODE integrated by explicit Euler, written as a new user would: a plain Python ``for`` loop of
+# T = 1000 steps over a small state. Per-operator overhead is all there is (issue 22).
+
+EULER_STEPS = 1000
+EULER_DT = 0.01
+
+
+def euler(theta, x0):
+    x = x0
+    dt = 0.01
+    for _ in range(1000):
+        dx = np.tanh(theta @ x) - 0.1 * x
+        x = x + dt * dx
+    return np.sum(x**2)
+
+
+def euler_fori_loop(theta, x0):
+    """`euler` as JAX compiles it: with ``lax.fori_loop`` (JAX unrolls a plain loop, and
+    cannot compile 1,000 steps of it in reasonable time). Run with ``np`` bound to
+    ``jax.numpy`` (`benchmarks.others`)."""
+    from jax import lax
+
+    def step(_, x):
+        dx = np.tanh(theta @ x) - 0.1 * x
+        return x + EULER_DT * dx
+
+    x = lax.fori_loop(0, EULER_STEPS, step, x0)
+    return np.sum(x**2)
+
+
+def euler_reference(theta, x0):
+    n = x0.shape[0]
+    xs = np.empty((EULER_STEPS + 1, n))  # the states, for the backward
+    slopes = np.empty((EULER_STEPS, n))  # 1 - tanh(theta x)^2, times dt
+    xs[0] = x0
+    x = x0
+    for t in range(EULER_STEPS):
+        a = np.tanh(theta @ x)
+        x = x + EULER_DT * (a - 0.1 * x)
+        xs[t + 1] = x
+        np.multiply(a, a, out=slopes[t])
+    value = np.sum(x * x)
+    slopes *= -EULER_DT
+    slopes += EULER_DT  # dt (1 - a^2)
+    g = 2.0 * x
+    dz = np.empty((EULER_STEPS, n))  # d value / d (theta x_t)
+    keep = 1.0 - 0.1 * EULER_DT  # d x_{t+1} / d x_t, besides the tanh term
+    for t in range(EULER_STEPS - 1, -1, -1):
+        np.multiply(g, slopes[t], out=dz[t])
+        g = keep * g + theta.T @ dz[t]
+    dtheta = dz.T @ xs[:EULER_STEPS]  # the sum over steps of outer(dz_t, x_t)
+    return value, (dtheta, g)
+
+
+def euler_inputs(rng: np.random.Generator, size: dict[str, int]) -> Inputs:
+    n = size["n"]
+    return rng.standard_normal((n, n)) / np.sqrt(n), rng.standard_normal(n)
+
+
+# ----------------------------------------------------------------------------------------------
 
 WORKLOADS: tuple[Workload, ...] = (
     Workload(
@@ -391,6 +458,17 @@ WORKLOADS: tuple[Workload, ...] = (
         (0,),
         {"n": 16},
         {"n": 3},
+        native_target=("numpy", 0.3),
+    ),
+    Workload(
+        "chain-256",
+        "same chain, 256 elements",
+        chain,
+        chain_reference,
+        chain_inputs,
+        (0,),
+        {"n": 256},
+        {"n": 4},
     ),
     Workload(
         "chain-large",
@@ -453,6 +531,31 @@ WORKLOADS: tuple[Workload, ...] = (
         (0,),
         {"layers": 5, "width": 64, "batch": 32},
         {"layers": 2, "width": 3, "batch": 2},
+    ),
+    Workload(
+        "ode-3",
+        "explicit Euler, T = 1,000 (a Python loop), 3-element state",
+        euler,
+        euler_reference,
+        euler_inputs,
+        (0, 1),
+        {"n": 3},
+        {"n": 2},
+        target=None,
+        jax_function=euler_fori_loop,
+        native_target=("jax", 2.0),
+    ),
+    Workload(
+        "ode-64",
+        "explicit Euler, T = 1,000 (a Python loop), 64-element state",
+        euler,
+        euler_reference,
+        euler_inputs,
+        (0, 1),
+        {"n": 64},
+        {"n": 5},
+        target=None,
+        jax_function=euler_fori_loop,
     ),
 )
 

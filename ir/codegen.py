@@ -39,6 +39,9 @@ the test oracle. Both take ``(*args)`` and return a list with one item per graph
 #   runs while ``go and i < max_trip_count`` and rebinds the carried values from the body's
 #   results; prim::GradOf an ``if`` that yields AUTOGRAD_ZERO when every input is the
 #   sentinel (Note [GradOf semantics] in `ir.interpreter`); prim::Reverse binds None.
+# - prim::Native binds its block's parameters to its operands and runs the block in place, as
+#   if inlined; or, when the native tier compiled the region (``natives``), calls the
+#   compiled function with the operands: ``a, b = _native(x, w)``.
 # - Liveness is the interpreter's (Note [Freeing values]): each value is dropped after its
 #   last use in its block, a use in a nested block counting as a use by the owning node; on
 #   top of that a loop's carried initial values that its body never reads are dropped before
@@ -189,7 +192,10 @@ class CompiledGraph:
     The arguments at the positions ``owned`` are the caller's to give away: new arrays that
     nothing else holds once the call starts, which the memory plan may write into when they
     die, as it does values computed in the graph (Note [Typed calls], ownership). A caller
-    passes them only with that guarantee; by default no argument is ever written to."""
+    passes them only with that guarantee; by default no argument is ever written to.
+
+    ``natives`` maps prim::Native nodes of the graph to the functions the native tier compiled
+    for them (``fn(*operands) -> tuple of results``); a region without one runs its block."""
 
     def __init__(
         self,
@@ -199,11 +205,12 @@ class CompiledGraph:
         *,
         owned: Collection[int] = (),
         observer: Observer | None = None,
+        natives: Mapping[Node, Any] | None = None,
     ) -> None:
         self.graph = graph
         self.owned = frozenset(owned)
         self.observer = observer
-        emitter = _Emitter(ops, functions or {}, observer)
+        emitter = _Emitter(ops, functions or {}, observer, natives or {})
         emitter.graph(graph, self.owned)
         self.private_outputs = emitter.calls.private_outputs(graph)
         """The positions of outputs that are new arrays only the returned list holds: a
@@ -310,7 +317,7 @@ def _call_value(callee: Any, count: int, *args: Any) -> Sequence[Any]:
     return (result,) if count == 1 else result if count else ()
 
 
-_BLOCK_KINDS = frozenset({"prim::If", "prim::Loop", "prim::GradOf"})
+_BLOCK_KINDS = frozenset({"prim::If", "prim::Loop", "prim::GradOf", "prim::Native"})
 
 
 def _defined_within(node: Node) -> set[Value]:
@@ -384,10 +391,12 @@ class _Emitter:
         ops: Mapping[str, OpDef],
         functions: Mapping[str, Graph],
         observer: Observer | None = None,
+        natives: Mapping[Node, Any] | None = None,
     ) -> None:
         self.ops = ops
         self.functions = functions
         self.observer = observer
+        self.natives = natives or {}
         self.functions_out: list[_Function] = []  # the graph's function, then lifted blocks
         self.current = _Function()  # the one being written
         self.name = ""  # the graph's function, which ``_make`` returns
@@ -577,11 +586,13 @@ class _Emitter:
         self.free(indent, frees)
 
     def structural(self, node: Node, indent: int, frees: list[Value]) -> list[Value]:
-        """Emit an If, Loop or GradOf in place; returns the frees left for after it."""
+        """Emit an If, Loop, GradOf or Native in place; returns the frees left for after it."""
         if node.kind == "prim::If":
             self.if_(node, indent)
         elif node.kind == "prim::Loop":
             frees = self.loop(node, indent, frees)
+        elif node.kind == "prim::Native":
+            self.native(node, indent)
         else:
             self.grad_of(node, indent)
         return frees
@@ -707,6 +718,21 @@ class _Emitter:
         self.emit(indent + 1, f"{counter} += 1")
         self.loop_depth -= 1
         return [v for v in frees if v not in early]
+
+    def native(self, node: Node, indent: int) -> None:
+        """A region: a call of its compiled function, or its block run in place."""
+        args = [self.expr[v] for v in node.inputs]
+        compiled = self.natives.get(node)
+        if compiled is not None:
+            call = f"{self.bind(compiled, '_native', shared=False)}({', '.join(args)})"
+            outs = [self.define(v) for v in node.outputs]
+            self.emit(indent, f"{_tuple_target(outs)} = {call}" if outs else call, node)
+            return
+        body = node.blocks[0]
+        params = [self.define(v) for v in body.inputs]
+        if params:
+            self.emit(indent, _assignment(params, args), node)
+        self.nested(body, indent, [self.define(v) for v in node.outputs])
 
     def grad_of(self, node: Node, indent: int) -> None:
         # See Note [GradOf semantics] in ir.interpreter

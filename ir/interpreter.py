@@ -9,8 +9,9 @@ Executable.
 
 Only the structural prim ops are run by the interpreter itself: prim::Constant and
 prim::AutogradZero (whose values sit in the frame from the start), prim::If, prim::Loop,
-prim::GradOf, prim::CallFunction, and prim::Reverse (not run: it is differentiation's reverse
-program before lambda lifting, and the forward results do not depend on it).
+prim::GradOf, prim::Native (its block, as if inlined), prim::CallFunction, and prim::Reverse
+(not run: it is differentiation's reverse program before lambda lifting, and the forward
+results do not depend on it).
 
 # Note [GradOf semantics]
 # prim::GradOf(%grads...) runs its block only when some input gradient is not AUTOGRAD_ZERO.
@@ -298,6 +299,24 @@ class _Compiler:
 
         return step
 
+    def native(self, node: Node, frees: tuple[int, ...]) -> Step:
+        """A native region (Note [Native regions] in `passes.native_regions`): its block run
+        here as if inlined, its parameters bound to the node's operands."""
+        ins, outs = self.slots_of(node.inputs), self.slots_of(node.outputs)
+        body = self.block(node.blocks[0])
+        if len(body.param_slots) != len(ins):
+            raise compile_error(node, "prim::Native block must take one parameter per operand")
+
+        def step(frame: Frame) -> None:
+            for slot, source in zip(body.param_slots, ins, strict=True):
+                frame[slot] = frame[source]
+            for slot, value in zip(outs, run_block(body, frame), strict=True):
+                frame[slot] = value
+            for slot in frees:
+                frame[slot] = None
+
+        return step
+
     def call_function(self, node: Node, frees: tuple[int, ...]) -> Step:
         if "callee" in node.attrs:
             return self.call_graph(node, frees)
@@ -360,6 +379,7 @@ _STRUCTURAL: dict[str, Callable[[_Compiler, Node, tuple[int, ...]], Step | None]
     "prim::If": _Compiler.if_,
     "prim::Loop": _Compiler.loop,
     "prim::GradOf": _Compiler.grad_of,
+    "prim::Native": _Compiler.native,
     "prim::CallFunction": _Compiler.call_function,
 }
 

@@ -9,7 +9,9 @@ It checks, in one walk over the graph (linear in its size):
   inner block;
 - Note [Use lists]: each value's uses are exactly the operand slots that read it;
 - operator schemas: known kind, operand count and types, output count, number of blocks, and the
-  block arities of prim::If, prim::Loop and prim::GradOf.
+  block arities of prim::If, prim::Loop, prim::GradOf and prim::Native, and that a
+  prim::Native block reads nothing but its own values (Note [Native regions] in
+  `passes.native_regions`).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ CONSTANT = "prim::Constant"
 IF = "prim::If"
 LOOP = "prim::Loop"
 GRAD_OF = "prim::GradOf"
+NATIVE = "prim::Native"
 
 
 def verify(graph: Graph) -> None:
@@ -279,6 +282,40 @@ class _Verifier:
                 )
         elif node.kind == GRAD_OF:
             check_returns(node, node.blocks[0], 0, node.outputs, "the node has outputs")
+        elif node.kind == NATIVE:
+            body = node.blocks[0]
+            if len(body.inputs) != len(node.inputs):
+                raise node_error(
+                    node,
+                    f"prim::Native block has {len(body.inputs)} parameters, expected "
+                    f"{len(node.inputs)} (one per operand)",
+                )
+            check_returns(node, body, 0, node.outputs, "the node has outputs")
+            check_isolated(node)
+
+
+def check_isolated(node: Node) -> None:
+    """A prim::Native block is compiled as a function of its parameters alone: none of its
+    nodes, at any depth, may read a value defined outside it."""
+    inside: set[Value] = set()
+    pending = [node.blocks[0]]
+    blocks: list[Block] = []
+    while pending:
+        block = pending.pop()
+        blocks.append(block)
+        inside.update(block.inputs)
+        for inner in block.nodes():
+            inside.update(inner.outputs)
+            pending.extend(inner.blocks)
+    for block in blocks:
+        for inner in [*block.nodes(), block.return_node]:
+            for value in inner.inputs:
+                if value not in inside:
+                    raise node_error(
+                        node,
+                        f"prim::Native block reads {describe(value)}, defined outside it: "
+                        "a region reads nothing but its parameters",
+                    )
 
 
 def check_returns(node: Node, block: Block, index: int, outputs: list[Value], why: str) -> None:

@@ -26,6 +26,13 @@ RUN_LINE = re.compile(r"^\s*#\s*RUN:\s?(.*?)\s*$")
 # The suite verifies the graph after every pass the compiler runs, where production verifies once
 # per pipeline (Note [Verify between passes] in passes/registry.py); RUN lines inherit it.
 os.environ.setdefault("AUTODIFF_VERIFY", "each")
+# No background numba compiles in tests unless a test asks (Note [Tiering] in autodiff/tiering.py):
+# they would make the suite slower and its timings depend on a thread. tests/native/ runs the
+# corpora on the native tier on purpose.
+os.environ.setdefault("AUTODIFF_NATIVE", "off")
+# numba compiles the native tier's regions without LLVM's optimisations in tests: half the
+# compile time, the same results (no fastmath either way: Note [Native numerics]).
+os.environ.setdefault("NUMBA_OPT", "0")
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:

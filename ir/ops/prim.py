@@ -15,6 +15,10 @@ Control flow follows TorchScript:
         Impure, since nothing is known about the callee
     prim::Reverse() -> Any...                             the reverse program of
         `autodiff.differentiate` before lambda lifting; running a graph skips it
+    prim::Native(Any... inputs) -> Any...                 a region the native tier compiles
+        block0(%inputs...) -> (outputs): the block reads nothing but its parameters, one per
+        operand; every executor runs it as if inlined. See Note [Native regions] in
+        `passes.native_regions`
 
 Note [Lists are values]
 A Python list in scripted code is an SSA value like any other. ``hs.append(v)`` is
@@ -310,6 +314,12 @@ register_structural(
 )
 register_structural(
     "prim::GradOf(Any... grads) -> Any...",
+    pure=True,
+    num_blocks=1,
+    derivative=Derivative.STRUCTURAL,
+)
+register_structural(
+    "prim::Native(Any... inputs) -> Any...",
     pure=True,
     num_blocks=1,
     derivative=Derivative.STRUCTURAL,

@@ -12,11 +12,13 @@ import optree
 import pytest
 
 import autodiff as ad
-from benchmarks import run
+from autodiff import tiering
+from benchmarks import native, run
 from benchmarks.checkpoint_memory import format_memory_table
 from benchmarks.checkpoint_memory import measure as checkpoint_memory
 from benchmarks.compile_time import load_straight_line, straight_line_source
 from benchmarks.workloads import WORKLOADS, Workload, assert_agree
+from ir.codegen import CompiledGraph
 
 
 @pytest.mark.parametrize("workload", WORKLOADS, ids=lambda w: w.name)
@@ -47,7 +49,7 @@ def test_straight_line_function_has_n_operations(tmp_path: Path) -> None:
 
 def test_command_prints_the_table(capsys: pytest.CaptureFixture[str]) -> None:
     argv = ["--quick", "--rounds", "1", "--only", "rosenbrock", "--only", "compile"]
-    assert run.main([*argv, "--max-n", "100", "--no-others"]) == 0
+    assert run.main([*argv, "--max-n", "100", "--no-others", "--no-native"]) == 0
     out = capsys.readouterr().out
     assert "| workload | ours µs | numpy µs | ratio |" in out
     assert "| rosenbrock |" in out
@@ -65,11 +67,32 @@ def test_the_kernel_floor_is_printed(
     tiny = tuple(dataclasses.replace(w, sizes=w.tiny) for w in WORKLOADS)
     monkeypatch.setattr(run, "WORKLOADS", tiny)
     argv = ["--quick", "--rounds", "1", "--only", "chain-small", "--only", "chain-large"]
-    assert run.main([*argv, "--no-others"]) == 0
+    assert run.main([*argv, "--no-others", "--no-native"]) == 0
     lines = [line for line in capsys.readouterr().out.splitlines() if "Kernel floor" in line]
     assert len(lines) == 1
     assert lines[0].strip().startswith("chain-large:")
     assert lines[0].endswith(" of numpy")
+
+
+def test_the_native_column_is_printed(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the native tier available (here a fake one running the NumPy tier's code, so
+    that the test needs no numba), the table gains the native columns and each workload's
+    tier status; its target compares with the column it names."""
+    monkeypatch.setattr(native, "available", lambda: True)
+    monkeypatch.setattr(native, "setup_seconds", lambda clock: 0.0)
+    monkeypatch.setattr(tiering, "numba_installed", lambda: True)
+    monkeypatch.setattr(tiering, "native_runnable", CompiledGraph)
+    tiny = tuple(dataclasses.replace(w, sizes=w.tiny) for w in WORKLOADS)
+    monkeypatch.setattr(run, "WORKLOADS", tiny)
+    argv = ["--quick", "--rounds", "1", "--only", "chain-small", "--no-others"]
+    assert run.main(argv) == 0
+    out = capsys.readouterr().out
+    assert "| native µs | native ratio | native compile s | native target |" in out
+    (row,) = [line for line in out.splitlines() if line.startswith("| chain-small |")]
+    assert "≤ 0.3 x numpy (" in row
+    assert "note: native tier on chain-small: native: always (not measured)" in out
 
 
 def test_checkpoint_memory_rows_keep_less_for_the_same_gradient() -> None:

@@ -252,6 +252,7 @@ PASS_FILES = [
     "lower-tuples",
     "hoist-loop-invariants",
     "stack-tapes",
+    "native-regions",
 ]
 FILECHECK_PASSES = Path(__file__).resolve().parents[1] / "filecheck" / "passes"
 
