@@ -77,6 +77,10 @@ def integers(x, k, scale: float):
     return total
 
 
+def broadcasting(a, b):
+    return np.sum(np.tanh(a * b) * a) + np.mean(np.sin(a * b))
+
+
 def rng_args(*shapes: tuple[int, ...]) -> Callable[[np.random.Generator], tuple[Any, ...]]:
     return lambda rng: tuple(rng.standard_normal(shape) * 0.5 for shape in shapes)
 
@@ -88,6 +92,8 @@ PROGRAMS: dict[str, tuple[Callable[..., Any], Callable[[np.random.Generator], tu
     "while_loop": (while_loop, lambda rng: (rng.standard_normal(3), 4)),
     "reductions": (reductions, lambda rng: (rng.uniform(0.5, 1.5, (3, 4)),)),
     "products": (products, rng_args((3, 3), (3, 3), (3,))),
+    "broadcasting": (broadcasting, rng_args((3, 4), (4,))),
+    "broadcasting_large": (broadcasting, rng_args((30, 40), (40,))),
     "integers": (
         integers,
         lambda rng: (rng.standard_normal(5), np.arange(5, dtype=np.int64), 0.25),
