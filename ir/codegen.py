@@ -726,7 +726,9 @@ class _Emitter:
         if compiled is not None:
             call = f"{self.bind(compiled, '_native', shared=False)}({', '.join(args)})"
             outs = [self.define(v) for v in node.outputs]
-            self.emit(indent, f"{_tuple_target(outs)} = {call}" if outs else call, node)
+            # Its own located errors (a region run as Python) pass through: calls=True.
+            text = f"{_tuple_target(outs)} = {call}" if outs else call
+            self.emit(indent, text, node, calls=True)
             return
         body = node.blocks[0]
         params = [self.define(v) for v in body.inputs]

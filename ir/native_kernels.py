@@ -392,6 +392,35 @@ def _copy(node: Node, args: Sequence[str], consts: Sequence[Any]) -> str | None:
     return None if _rank(node.inputs[0]) == 0 else f"{args[0]}.copy()"
 
 
+def _sum_to_size(node: Node, args: Sequence[str], consts: Sequence[Any]) -> str | None:
+    """The adjoint of broadcasting, in the cases whose shapes are static: nothing to do, a sum
+    over every axis, or over leading axes only."""
+    ty, target = node.inputs[0].ty, consts[1]
+    if not isinstance(ty, TensorType) or ty.shape is None or None in ty.shape:
+        return None
+    if target is None or (_int_tuple(target) and tuple(target) == ty.shape):
+        return args[0]
+    if not _int_tuple(target) or _dtype(node.output) != "float64":
+        return None
+    target = tuple(target)
+    if target == () and ty.shape:
+        return f"np.sum({args[0]})"
+    if len(ty.shape) == 2 and target == ty.shape[1:]:
+        return f"np.sum({args[0]}, axis=0)"
+    return None
+
+
+def _unreduce(node: Node, args: Sequence[str], consts: Sequence[Any]) -> str | None:
+    """The gradient of a reduction over every axis, spread over the reduced shape (a new
+    array, where NumPy gives a broadcast view: nothing writes into either)."""
+    shape, axis = consts[1], consts[2]
+    if axis is not None or not _int_tuple(shape) or not tuple(shape):
+        return None
+    if _rank(node.inputs[0]) != 0 or _dtype(node.inputs[0]) != "float64":
+        return None
+    return f"np.full({tuple(shape)!r}, {args[0]})"
+
+
 def _int_tuple(value: Any) -> bool:
     return isinstance(value, tuple | list) and all(
         isinstance(d, int) and not isinstance(d, bool) for d in value
@@ -448,6 +477,8 @@ def _build() -> dict[str, NativeKernel]:
     table["aten::_matmul_backward_self"] = NativeKernel(_matmul_backward("self"))
     table["aten::_matmul_backward_other"] = NativeKernel(_matmul_backward("other"))
     table["aten::select"] = NativeKernel(_select)
+    table["aten::sum_to_size"] = NativeKernel(_sum_to_size)
+    table["aten::_unreduce"] = NativeKernel(_unreduce)
     table["aten::transpose"] = NativeKernel(_transpose)
     table["aten::copy"] = NativeKernel(_copy)
     table["aten::zeros"] = NativeKernel(_creation("zeros"))

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from autodiff import native_tier
-from ir import native_kernels
+from ir import native_codegen, native_kernels
 from ir.codegen import CompiledGraph
 from ir.graph import Graph
 from ir.native_kernels import NativeKernel
@@ -77,6 +77,10 @@ def integers(x, k, scale: float):
     return total
 
 
+def broadcasting(a, b):
+    return np.sum(np.tanh(a * b) * a) + np.mean(np.sin(a * b))
+
+
 def rng_args(*shapes: tuple[int, ...]) -> Callable[[np.random.Generator], tuple[Any, ...]]:
     return lambda rng: tuple(rng.standard_normal(shape) * 0.5 for shape in shapes)
 
@@ -88,6 +92,8 @@ PROGRAMS: dict[str, tuple[Callable[..., Any], Callable[[np.random.Generator], tu
     "while_loop": (while_loop, lambda rng: (rng.standard_normal(3), 4)),
     "reductions": (reductions, lambda rng: (rng.uniform(0.5, 1.5, (3, 4)),)),
     "products": (products, rng_args((3, 3), (3, 3), (3,))),
+    "broadcasting": (broadcasting, rng_args((3, 4), (4,))),
+    "broadcasting_large": (broadcasting, rng_args((30, 40), (40,))),
     "integers": (
         integers,
         lambda rng: (rng.standard_normal(5), np.arange(5, dtype=np.int64), 0.25),
@@ -99,8 +105,13 @@ def regions(graph: Graph) -> list[Any]:
     return [node for node in graph.all_nodes() if node.kind == "prim::Native"]
 
 
+@pytest.mark.parametrize("form", ["scalarized", "array"])
 @pytest.mark.parametrize("name", list(PROGRAMS))
-def test_native_matches_numpy_tier(name: str) -> None:
+def test_native_matches_numpy_tier(name: str, form: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each program on the native tier, with the scalarized code where `ir.native_scalar`
+    writes it, and with the code on arrays of `ir.native_codegen` alone."""
+    if form == "array":
+        monkeypatch.setattr(native_codegen, "_scalarized", lambda block, name: None)
     fn, make = PROGRAMS[name]
     args = make(np.random.default_rng(0))
     gradient = gradient_of(fn, args)
@@ -112,6 +123,8 @@ def test_native_matches_numpy_tier(name: str) -> None:
         runnable = native_tier.native_runnable(graph)
         assert runnable is not None, f"no native region in {graph}"
         assert not [n for n in regions(runnable.graph) if "fallback" in n.attrs], runnable.graph
+        if form == "array":
+            assert all("array code" in n.attrs["native"] for n in regions(runnable.graph))
         expected = CompiledGraph(graph)(*inputs)[:compared]
         assert_same(runnable(*inputs)[:compared], expected, rtol=RTOL, where=graph.name or "")
         assert_same(runnable(*inputs)[:compared], expected, rtol=RTOL, where="second run")
@@ -122,6 +135,7 @@ def test_refused_region_falls_back(monkeypatch: pytest.MonkeyPatch) -> None:
     block on the NumPy tier, with the reason on the node; the other regions stay native."""
     refused = NativeKernel(lambda node, args, consts: f"np.no_such_function({args[0]})")
     monkeypatch.setitem(native_kernels.NATIVE_KERNELS, "aten::exp", refused)
+    monkeypatch.setattr(native_codegen, "_scalarized", lambda block, name: None)
 
     def two_regions(x):
         a = np.exp(np.sin(x))
@@ -168,3 +182,37 @@ graph @f(%t : Double(4, 2), %i : int):
     np.testing.assert_array_equal(runnable(tape, 3)[0], np.tanh(tape[3]))
     with pytest.raises(InterpreterError, match="prim::Native"):
         runnable(tape, 4)
+
+
+def test_arguments_outside_the_compiled_signature() -> None:
+    """Note [Region arguments]: a transposed array runs on a contiguous copy; a None where the
+    IR says an array (a prim::Uninitialized) runs the region's block as Python."""
+    from ir.parser import parse_graph
+
+    graph = parse_graph(
+        """\
+graph @f(%a : Double(2, 2), %b : Double(2, 2)):
+  %c : Double(2, 2) = aten::mul(%a, %b)
+  %d : Double(2, 2) = aten::sin(%c)
+  return (%d)
+"""
+    )
+    runnable = native_tier.native_runnable(graph)
+    assert runnable is not None
+    a = np.arange(4.0).reshape(2, 2)
+    np.testing.assert_array_equal(runnable(a.T, a)[0], np.sin(a.T * a))
+    tapes = parse_graph(
+        """\
+graph @f(%t : Double(3, 2), %i : int, %v : Double(2)):
+  %zero : int = prim::Constant[value=0]()
+  %t.1 : Double(3, 2) = prim::TapeWrite(%t, %i, %v)
+  %s : Double(2) = aten::select(%t.1, %zero, %i)
+  %y : Double(2) = aten::tanh(%s)
+  return (%y)
+"""
+    )
+    runnable = native_tier.native_runnable(tapes)
+    assert runnable is not None
+    tape = np.arange(6.0).reshape(3, 2)
+    np.testing.assert_array_equal(runnable(tape, 1, np.ones(2))[0], np.tanh([1.0, 1.0]))
+    np.testing.assert_array_equal(runnable(tape, 2, None)[0], np.tanh(tape[2]))
