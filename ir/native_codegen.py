@@ -50,6 +50,14 @@ it keeps every array in scalar locals, and its source is used as is.
 # run's) are stored into arrays allocated before the loop. ``y = tanh(a * b) - c`` on 16
 # elements costs one allocation and one loop instead of three of each. The scalar operations
 # are the same IEEE operations in the same order, so fusing changes no result.
+#
+# Note [Packed results]
+# numba boxes each array a compiled function returns as a new NumPy array, about 0.6 us
+# apiece: a region of the 16-element chain returns 19 saved values for ``df``, and boxing them
+# cost more than its arithmetic. So results of one dtype and one small static shape, when
+# there are at least `PACK_AT_LEAST` of them, are copied into the rows of one array by a
+# wrapper compiled with the region, and the caller hands out the rows (views that do not
+# overlap: a write into one, by the NumPy tier's memory plan, reaches no other).
 """
 
 from __future__ import annotations
@@ -308,19 +316,62 @@ def compile_region(node: Node) -> tuple[Callable[..., tuple[Any, ...]] | None, s
             source = region_source(block, name)
         except NativeCompileError as error:
             return None, str(error)
+    packs = _packs(block)
+    if packs:
+        source += _packing_source(name, "packed", len(block.inputs), len(block.outputs), packs)
+        name = "packed"
     namespace: dict[str, Any] = {"np": np}
     for helper, function in HELPERS.items():
         namespace[helper] = _jitted(function)
     start = time.perf_counter()
     try:
         exec(compile(source, f"<native region of {node.kind}>", "exec"), namespace)
+        if packs:
+            namespace["region"] = numba.njit(error_model="numpy", boundscheck=True)(
+                namespace["region"]
+            )
         compiled = numba.njit(error_model="numpy", boundscheck=True, nogil=True)(namespace[name])
         compiled.compile(tuple(_numba_type(v) for v in block.inputs))
         compiled.disable_compile()  # Note [Region arguments]
     except Exception as error:  # numba's typing and lowering errors have no common base
         return None, _first_line(error)
     took = time.perf_counter() - start
-    return _boundary(compiled, block), f"{form} code compiled in {took:.2f} s"
+    return _boundary(compiled, block, packs), f"{form} code compiled in {took:.2f} s"
+
+
+# Note [Packed results]: how many results of one small shape make packing pay, and how small.
+PACK_AT_LEAST = 4
+PACK_AT_MOST_ELEMENTS = 4096
+
+
+def _packs(block: Block) -> list[list[int]]:
+    """The positions of ``block``'s results to return packed, one list per array of rows."""
+    groups: dict[tuple[str, tuple[int, ...]], list[int]] = {}
+    for index, value in enumerate(block.outputs):
+        ty = value.ty
+        if isinstance(ty, TensorType) and ty.dtype in ("float64", "int64") and ty.shape:
+            shape = tuple(ty.shape)
+            if all(isinstance(n, int) for n in shape) and np.prod(shape) <= PACK_AT_MOST_ELEMENTS:
+                groups.setdefault((ty.dtype, shape), []).append(index)  # type: ignore[arg-type]
+    return [rows for rows in groups.values() if len(rows) >= PACK_AT_LEAST]
+
+
+def _packing_source(inner: str, name: str, arity: int, count: int, packs: list[list[int]]) -> str:
+    """``def name(...)``: ``inner``'s results with each of ``packs`` as the rows of one array,
+    the packed arrays first, then the other results in order."""
+    params = ", ".join(f"a{i}" for i in range(arity))
+    lines = ["", "", f"def {name}({params}):", f"    r = {inner}({params})"]
+    packed = {index for rows in packs for index in rows}
+    results = []
+    for number, rows in enumerate(packs):
+        lines.append(
+            f"    p{number} = np.empty((({len(rows)},) + r[{rows[0]}].shape), r[{rows[0]}].dtype)"
+        )
+        lines += [f"    p{number}[{row}] = r[{index}]" for row, index in enumerate(rows)]
+        results.append(f"p{number}")
+    results += [f"r[{index}]" for index in range(count) if index not in packed]
+    lines.append(f"    return ({''.join(r + ', ' for r in results)})")
+    return "\n".join(lines) + "\n"
 
 
 def _scalarized(block: Block, name: str) -> str | None:
@@ -359,8 +410,9 @@ def _numba_type(value: Value) -> Any:
     return scalars[PYTHON_DTYPES[ty]]
 
 
-def _boundary(compiled: Any, block: Block) -> Callable[..., Any]:
-    """``compiled`` as the generated code calls it: Note [Region arguments]."""
+def _boundary(compiled: Any, block: Block, packs: list[list[int]]) -> Callable[..., Any]:
+    """``compiled`` as the generated code calls it: Note [Region arguments], Note [Packed
+    results]."""
     scalar_ins = frozenset(
         i for i, v in enumerate(block.inputs) if isinstance(v.ty, TensorType) and v.ty.shape == ()
     )
@@ -371,13 +423,35 @@ def _boundary(compiled: Any, block: Block) -> Callable[..., Any]:
     ]
     python: list[CompiledGraph] = []  # the block as generated Python, made when first needed
 
+    count = len(block.outputs)
+    packed = {index for rows in packs for index in rows}
+    rest = [index for index in range(count) if index not in packed]
+
+    leading = len(packs) == 1 and packs[0] == list(range(len(packs[0])))
+
+    def unpack(results: tuple[Any, ...]) -> Any:
+        """The compiled function's results in the block's order: Note [Packed results]."""
+        if not packs:
+            return results
+        if leading:  # the rows are the first results: list() makes the views in C
+            first = list(results[0])
+            first += results[1:]
+            return first
+        out: list[Any] = [None] * count
+        for rows, array in zip(packs, results, strict=False):
+            for index, row in zip(rows, array, strict=True):
+                out[index] = row
+        for index, value in zip(rest, results[len(packs) :], strict=True):
+            out[index] = value
+        return out
+
     def other_arguments(args: tuple[Any, ...]) -> Any:
         contiguous = tuple(
             np.ascontiguousarray(a) if type(a) is np.ndarray and not a.flags.c_contiguous else a
             for a in args
         )
         try:
-            return compiled(*contiguous)
+            return unpack(compiled(*contiguous))
         except TypeError:  # still no compiled signature: a None, another dtype
             pass
         if not python:
@@ -388,7 +462,7 @@ def _boundary(compiled: Any, block: Block) -> Callable[..., Any]:
         if scalar_ins:
             args = tuple(np.asarray(a)[()] if i in scalar_ins else a for i, a in enumerate(args))
         try:
-            results = compiled(*args)
+            results = unpack(compiled(*args))
         except TypeError:  # numba's dispatcher: no compiled signature for these arguments
             results = other_arguments(args)
         if not scalar_outs:

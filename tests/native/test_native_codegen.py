@@ -216,3 +216,36 @@ graph @f(%t : Double(3, 2), %i : int, %v : Double(2)):
     tape = np.arange(6.0).reshape(3, 2)
     np.testing.assert_array_equal(runnable(tape, 1, np.ones(2))[0], np.tanh([1.0, 1.0]))
     np.testing.assert_array_equal(runnable(tape, 2, None)[0], np.tanh(tape[2]))
+
+
+def test_results_of_one_small_shape_come_back_as_rows_of_one_array() -> None:
+    """Note [Packed results]: four results of shape (3,) between results of other shapes come
+    back in the block's order, each a row that overlaps no other, so writing one leaves the
+    others as they were."""
+    from ir.parser import parse_graph
+
+    graph = parse_graph(
+        """\
+graph @f(%x : Double(3), %y : Double(4)):
+  %a : Double(3) = aten::sin(%x)
+  %b : Double(3) = aten::cos(%x)
+  %c : Double(4) = aten::tanh(%y)
+  %d : Double(3) = aten::exp(%x)
+  %e : Double(3) = aten::tanh(%x)
+  %none : NoneType = prim::Constant[value=None]()
+  %false : bool = prim::Constant[value=False]()
+  %s : Double() = aten::sum(%c, %none, %false)
+  return (%a, %s, %b, %c, %d, %e)
+"""
+    )
+    runnable = native_tier.native_runnable(graph)
+    assert runnable is not None
+    x, y = np.array([0.1, -0.4, 0.9]), np.array([0.2, 0.3, -0.5, 0.7])
+    expected = CompiledGraph(graph)(x, y)
+    got = runnable(x, y)
+    assert_same(got, expected, rtol=RTOL)
+    rows = [got[i] for i in (0, 2, 4, 5)]
+    assert rows[0].base is not None
+    assert all(row.base is rows[0].base for row in rows)
+    rows[1][:] = 7.0
+    assert_same([got[i] for i in (0, 4, 5)], [expected[i] for i in (0, 4, 5)], rtol=RTOL)
