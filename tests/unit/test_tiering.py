@@ -1,7 +1,7 @@
 """Tiering between the NumPy tier and the native tier (Note [Tiering] in autodiff/tiering.py),
-with a fake native compile: a slow one that hands back the NumPy tier's own code, so these
-tests need no numba and check only when compiling starts, that calls never wait for it, and
-the swap."""
+with a fake native compile: one that waits until the test releases it and hands back the
+NumPy tier's own code, so these tests need no numba and check only when compiling starts,
+that calls never wait for it, and the swap."""
 
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ from autodiff import tiering
 from ir.codegen import CompiledGraph, Runnable
 from ir.graph import Graph
 
-SLOW_COMPILE = 0.5  # seconds the fake compile takes
+# A held compile waits this long at most; a call that waited for it would take as long.
+HELD_AT_MOST = 30.0
 
 
 def euler(theta, x0):
@@ -34,18 +35,21 @@ def big(x):
 
 
 class FakeNative:
-    """A native tier that takes `SLOW_COMPILE` seconds per graph and runs NumPy's code,
-    counting the graphs it compiled and the runs of what it made."""
+    """A native tier that compiles once ``release`` is set (at once unless a test clears it)
+    and runs NumPy's code, counting the graphs it compiled and the runs of what it made."""
 
     def __init__(self, *, fail: bool = False) -> None:
         self.fail = fail
+        self.release = threading.Event()
+        self.release.set()
         self.compiled: list[Graph] = []
         self.runs = 0
         self.threads: list[str] = []
 
     def __call__(self, graph: Graph) -> Runnable:
         self.threads.append(threading.current_thread().name)
-        time.sleep(SLOW_COMPILE)
+        if not self.release.wait(HELD_AT_MOST):
+            raise RuntimeError("the test never released the compile")
         if self.fail:
             raise RuntimeError("numba refused this region")
         self.compiled.append(graph)
@@ -103,19 +107,21 @@ def test_first_calls_never_wait_and_the_faster_tier_is_swapped_in(
     theta, x0 = inputs()
     expected = ad.value_and_grad(euler, argnums=(0, 1), native=False)(theta, x0)
     fn = ad.value_and_grad(euler, argnums=(0, 1))
+    fake.release.clear()  # the compile waits until the calls below have run
     for call in range(1, tiering.CALLS_BEFORE_COMPILING + 3):
         start = time.perf_counter()
         fn(theta, x0)
-        assert time.perf_counter() - start < SLOW_COMPILE  # never waits for the compile
-        assert not fake.compiled  # not done yet: it takes SLOW_COMPILE per graph
+        assert time.perf_counter() - start < HELD_AT_MOST / 2  # never waits for the compile
+        assert not fake.compiled  # held
         if call < tiering.CALLS_BEFORE_COMPILING:
             assert status(fn) == "numpy: not compiled"
         else:
             assert status(fn) == "numpy: compiling native code in the background"
+    fake.release.set()
     (compiled,) = fn.compiled_gradients()
     tier = compiled.runtime.native
     assert tier is not None
-    assert tier.done.wait(10 * SLOW_COMPILE)
+    assert tier.done.wait(HELD_AT_MOST)
     assert fake.threads == ["autodiff-native", "autodiff-native"]  # f and df, in the background
     assert [graph.name for graph in fake.compiled] == ["f", "df"]
     settle(fn, (theta, x0), expected)
