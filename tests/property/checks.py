@@ -48,6 +48,7 @@ from autodiff.specialize import (
     numpy_scalar_positions,
     strided_inputs,
 )
+from autodiff.tiering import numba_installed
 from ir.errors import AutodiffError
 from ir.graph import Graph
 from ir.interpreter import run_graph
@@ -555,6 +556,33 @@ def check_gradients(program: Program) -> None:
         assert_close_to_numeric(grad, numeric, f"gradient w.r.t. {name}")
 
 
+# ---- the native tier ---------------------------------------------------------------------------
+
+
+def check_native(program: Program) -> None:
+    """The native tier (numba: Note [Tiering] in `autodiff.tiering`) gives the NumPy tier's
+    result, arguments after the call, value and gradients, to `PASS_RTOL` (Note [Native
+    numerics]: libm calls and sums in another order differ by a few ulps). Without numba
+    there is no native tier to check."""
+    if not numpy_runs(program) or not numba_installed():
+        return
+    module = compiled(program).module
+    args = program.arguments()
+    numpy_args, native_args = fresh(args), fresh(args)
+    expected = ad.script(module.f, native=False)(*numpy_args)
+    assert_same(ad.script(module.f, native=True)(*native_args), expected, "native result")
+    for (name, _), a, e in zip(program.args, native_args, numpy_args, strict=True):
+        assert_same(a, e, f"argument {name} after the native call")
+    positions = program.float_positions()
+    try:
+        expected = ad.value_and_grad(module.loss, argnums=positions, native=False)(*fresh(args))
+    except ad.DifferentiationError:  # the refusal `check_gradients` checks
+        positions = compiled(program).array_positions
+        expected = ad.value_and_grad(module.loss, argnums=positions, native=False)(*fresh(args))
+    actual = ad.value_and_grad(module.loss, argnums=positions, native=True)(*fresh(args))
+    assert_same(actual, expected, "native value and gradients", exact_types=False)
+
+
 # ---- nested jacobians and hessians ---------------------------------------------------------------
 
 
@@ -651,6 +679,7 @@ PROPERTIES: dict[str, Callable[[Program], None]] = {
     "roundtrip": check_roundtrips,
     "gradients": check_gradients,
     "nested": check_nested,
+    "native": check_native,
 }
 
 

@@ -28,6 +28,7 @@ CI_EXAMPLES = {
     "roundtrip": 25,
     "gradients": 20,
     "nested": 5,
+    "native": 6,
 }
 CI_IDIOM_EXAMPLES = 6  # per idiom, every property but passes and nested
 IDIOM_PROPERTIES = ("scripted", "aliasing", "roundtrip", "gradients")
@@ -63,6 +64,7 @@ test_passes_preserve_results = make_test("passes")
 test_print_parse_print_is_identity = make_test("roundtrip")
 test_gradients_match_finite_differences = make_test("gradients")
 test_nested_jacobians_match_finite_differences = make_test("nested")
+test_native_tier_equals_numpy_tier = make_test("native")
 
 
 @pytest.mark.parametrize("idiom", list(IDIOMS))
