@@ -19,6 +19,9 @@ from tests.gradients import corpus as gradients
 from tests.gradients.test_gradient_corpus import differentiated_positions
 
 pytest.importorskip("numba")
+# One worker runs the whole module, in order, when pytest-xdist spreads the suite
+# (``--dist loadgroup``), so that the last test sees every case's status.
+pytestmark = pytest.mark.xdist_group("native-corpora")
 
 RTOL = {8: 1e-10, 4: 1e-5}  # by itemsize
 ATOL = 1e-12  # of the largest element, for elements that cancel to near zero
