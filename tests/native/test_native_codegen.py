@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from autodiff import native_tier
+from benchmarks.workloads import euler  # the ODE the native tier's targets are set on
 from ir import native_codegen, native_kernels
 from ir.codegen import CompiledGraph
 from ir.graph import Graph
@@ -24,15 +25,6 @@ from tests.native_helpers import assert_same, df_inputs, gradient_of
 pytest.importorskip("numba")
 
 RTOL = 1e-12  # transcendental functions and sums: a few ulp (Note [Native numerics])
-
-
-def euler(theta, x0):
-    x = x0
-    dt = 0.01
-    for _t in range(1000):
-        dx = np.tanh(theta @ x) - 0.1 * x
-        x = x + dt * dx
-    return np.sum(x**2)
 
 
 def chain(x):
