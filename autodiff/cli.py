@@ -144,7 +144,8 @@ def build_parser() -> argparse.ArgumentParser:
         "grad: with its reverse program (GradOf blocks); optimized: after the reverse "
         "optimisations; f, df: the forward and backward graphs; jvp: the forward-mode "
         "graph, a tangent input per parameter differentiated; native: f and df with the "
-        "regions the native tier runs (prim::Native), compiled when numba is installed so "
+        "regions the native tier runs (prim::Native), and the two joined into one graph as "
+        "grad calls run them, compiled when numba is installed so "
         'that a region numba refuses shows fallback="why"; all: every stage in turn '
         "(its native regions not compiled)",
     )
@@ -382,12 +383,30 @@ def native_parts(gradient: Gradient, *, compile_regions: bool) -> StageParts:
     from autodiff import native_tier
 
     parts: StageParts = []
-    for name, graph in (("native f", gradient.f), ("native df", gradient.df)):
+    graphs = [("native f", gradient.f), ("native df", gradient.df)]
+    joined = _joined(gradient)
+    if joined is not None:
+        graphs.append(("native f and df joined, as grad calls run them", joined))
+    for name, graph in graphs:
         regions = native_tier.native_graph(graph)
         if compile_regions and native_tier.numba_available():
             native_tier.compile_regions(regions)
         parts.append((name, regions))
     return parts
+
+
+def _joined(gradient: Gradient) -> Graph | None:
+    """f and df with the loss's seed folded in, joined as the native tier runs them for a
+    ``grad`` call: Note [Joined f and df] in `autodiff.gradient`."""
+    from autodiff.gradient import joined_graph
+    from autodiff.runtime import seeded_graph
+    from autodiff.unit import loss_seed
+
+    seed = loss_seed(gradient)
+    if seed is None or 0 not in gradient.df_input_vjps:
+        return None
+    seeded = seeded_graph(gradient.df, gradient.df_input_vjps.index(0), seed)
+    return None if seeded is None else joined_graph(gradient, seeded)
 
 
 def dump_all(function: ScriptFunction, types: dict[str, Type], wrt: str | None) -> StageParts:

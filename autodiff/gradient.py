@@ -106,6 +106,58 @@ def _spell(indices: tuple[int, ...]) -> str:
     return "[" + ", ".join(str(i) for i in indices) + "]"
 
 
+# Note [Joined f and df]
+# A ``grad``/``value_and_grad`` call runs ``f``, then ``df`` on what ``f`` saved. When the
+# loss's seed is folded into ``df`` (Note [Seeded df] in `autodiff.runtime`) and ``df`` takes
+# no other vjp, nothing the call does between the two reads more than ``f``'s results, so the
+# two can run as one graph: ``f``'s nodes, then ``df``'s, each ``df`` input replaced by the
+# input or output of ``f`` it captures; it returns ``f``'s real outputs, then ``df``'s tuple
+# of gradients. The native tier compiles this graph instead of the two (Note [Tiering] in
+# `autodiff.tiering`): the values ``f`` saves never leave numba's code (the 16-element chain
+# saves 19 arrays; boxing them as ``f``'s results and unboxing them as ``df``'s arguments
+# cost more than its arithmetic), and `native-regions` draws one region across both.
+# Nothing is reordered: the nodes run in the order the two graphs run them, so ``f``'s writes
+# into its arguments come before ``df`` reads them, as they do between two calls. The call
+# checks the loss's dtype and shape after the run instead of between the two graphs; the
+# check only refuses, and what ``df`` computed is then dropped.
+
+
+def joined_graph(gradient: Gradient, df: Graph) -> Graph | None:
+    """``gradient.f`` then ``df`` (``gradient.df`` with its seed folded in) as one graph,
+    or None when ``df`` takes a vjp: Note [Joined f and df].
+
+    >>> joined = joined_graph(gradient, seeded_df)
+    >>> value, gradients = CompiledGraph(joined)(*args)
+    """
+    captured = gradient.df_input_captured_inputs + gradient.df_input_captured_outputs
+    if len(df.inputs) != len(captured):
+        return None
+    graph = Graph(f"{gradient.f.name or 'f'}_and_df")
+    f_values: dict[Value, Value] = {
+        value: graph.add_input(value.ty, value.name_hint) for value in gradient.f.inputs
+    }
+    _append_nodes(graph, gradient.f, f_values)
+    f_outputs = [f_values[value] for value in gradient.f.outputs]
+    inputs = [graph.inputs[i] for i in gradient.df_input_captured_inputs]
+    inputs += [f_outputs[i] for i in gradient.df_input_captured_outputs]
+    df_values = dict(zip(df.inputs, inputs, strict=True))
+    _append_nodes(graph, df, df_values)
+    for value in f_outputs[: gradient.f_real_outputs]:
+        graph.register_output(value)
+    for value in df.outputs:
+        graph.register_output(df_values[value])
+    return graph
+
+
+def _append_nodes(graph: Graph, source: Graph, values: dict[Value, Value]) -> None:
+    """Copies of ``source``'s top-level nodes (their blocks with them) at the end of
+    ``graph``, reading ``values`` of ``source``'s values, which grows with their results."""
+    for node in source.block.nodes():
+        copy = graph.create_clone(node, values.__getitem__)
+        graph.block.append_node(copy)
+        values.update(zip(node.outputs, copy.outputs, strict=True))
+
+
 def gradient_name(value: Value) -> str | None:
     """The name hint of ``value``'s gradient: ``d`` before its own (``%dw`` for ``%w``), as
     TorchScript names the values of its gradient graphs; None when ``value`` has none."""

@@ -69,7 +69,7 @@ import numpy as np
 
 from autodiff import instrument
 from autodiff.errors import DifferentiationError
-from autodiff.gradient import Gradient
+from autodiff.gradient import Gradient, joined_graph
 from autodiff.tiering import NativeTier
 from ir.backends import Backend, dtype_name
 from ir.codegen import CompiledGraph, Runnable, executable
@@ -256,9 +256,13 @@ class CompiledGradient:
             self.grad_zeros = [ZeroSpec.of(arguments[i]) for i in gradient.df_output_vjps]
 
     def native_tier(self) -> NativeTier:
-        """The native code of ``f`` and the ``df`` calls run (made once, compiled later)."""
+        """The native code of ``f`` and the ``df`` calls run (made once, compiled later): of
+        the two joined into one graph where they can be (Note [Joined f and df] in
+        `autodiff.gradient`), else of each."""
         if self.native is None:
-            self.native = NativeTier([self.gradient.f, self.df_graph])
+            joined = None if self.seeded_at is None else joined_graph(self.gradient, self.df_graph)
+            graphs = [self.gradient.f, self.df_graph] if joined is None else [joined]
+            self.native = NativeTier(graphs)
         return self.native
 
     def executables(self) -> tuple[Runnable, Runnable]:

@@ -416,6 +416,32 @@ def gradient_call(
         zero = ZeroSpec.of(argument) if slot is None else zeros[slot]
         plan.append((index, slot, zero, like))
 
+    def finish(args: Sequence[Any], value: Any, aux: Any, raw: Sequence[Any]) -> Any:
+        """The call's result from the loss, the aux data and ``df``'s gradients."""
+        grads = []
+        for index, slot, zero, like in plan:
+            if slot is None:
+                grad = np.zeros(np.shape(args[index]))
+            else:
+                grad = raw[slot]
+                if grad is AUTOGRAD_ZERO:
+                    grad = zero.zeros()
+            if not (
+                like is not None
+                and type(grad) is np.ndarray
+                and grad.dtype is like[0]
+                and grad.shape == like[1]
+            ):
+                grad = cast_like(grad, args[index])
+            grads.append(grad)
+        if shape_gradients is not None:
+            grad_result: Any = shape_gradients(grads)
+        else:
+            grad_result = tuple(grads) if several else grads[0]
+        if with_value:
+            return ((value, aux) if has_aux else value), grad_result
+        return (grad_result, aux) if has_aux else grad_result
+
     def make(run_f: Run, run_df: Run) -> GradientCall:
         """The call running ``f`` and ``df`` by these functions (one tier or the other)."""
 
@@ -440,29 +466,26 @@ def gradient_call(
             inputs += [outputs[i] for i in captured_outputs]
             del outputs[real_outputs:]  # temporaries live on in ``inputs`` only
             (raw,) = run_df(inputs)  # df owns them: Note [Owned temporaries]
-            grads = []
-            for index, slot, zero, like in plan:
-                if slot is None:
-                    grad = np.zeros(np.shape(args[index]))
-                else:
-                    grad = raw[slot]
-                    if grad is AUTOGRAD_ZERO:
-                        grad = zero.zeros()
-                if not (
-                    like is not None
-                    and type(grad) is np.ndarray
-                    and grad.dtype is like[0]
-                    and grad.shape == like[1]
-                ):
-                    grad = cast_like(grad, args[index])
-                grads.append(grad)
-            if shape_gradients is not None:
-                grad_result: Any = shape_gradients(grads)
+            return finish(args, value, aux, raw)
+
+        return call
+
+    def make_joined(run_joined: Run) -> GradientCall:
+        """The call running ``f`` and ``df`` joined into one graph: Note [Joined f and df] in
+        `autodiff.gradient`."""
+
+        def call(args: Sequence[Any]) -> Any:
+            outputs = run_joined(list(args))
+            raw = outputs.pop()
+            if simple:
+                value, aux = outputs[0], None
             else:
-                grad_result = tuple(grads) if several else grads[0]
-            if with_value:
-                return ((value, aux) if has_aux else value), grad_result
-            return (grad_result, aux) if has_aux else grad_result
+                value, aux = split_aux(qualname, has_aux, result_of(outputs))
+            if not usual(value):
+                check_loss(qualname, value, site)
+                assert seed is not None
+                check_seed(qualname, value, seed)
+            return finish(args, value, aux, raw)
 
         return call
 
@@ -471,7 +494,7 @@ def gradient_call(
         return numpy_call
 
     def make_native(tier: NativeTier) -> GradientCall | None:
-        return native_call(runtime, tier, make)
+        return native_call(runtime, tier, make, make_joined)
 
     return tiered(native, runtime.native_tier, numpy_call, make_native, install)
 
@@ -482,12 +505,19 @@ def _real_dtype(gradient: Gradient) -> np.dtype[Any] | None:
 
 
 def native_call(
-    runtime: CompiledGradient, tier: NativeTier, make: Callable[[Run, Run], GradientCall]
+    runtime: CompiledGradient,
+    tier: NativeTier,
+    make: Callable[[Run, Run], GradientCall],
+    make_joined: Callable[[Run], GradientCall],
 ) -> GradientCall | None:
-    """The gradient call on the native tier: ``f`` and ``df`` each native where `tier` has
-    them, else the NumPy tier's; a NumPy ``df`` after a native ``f`` owns nothing (Note
-    [Tiering] in `autodiff.tiering`). None when neither is native."""
+    """The gradient call on the native tier: ``f`` and ``df`` joined into one graph (Note
+    [Joined f and df] in `autodiff.gradient`) or each native where `tier` has them, else the
+    NumPy tier's; a NumPy ``df`` after a native ``f`` owns nothing (Note [Tiering] in
+    `autodiff.tiering`). None when nothing is native."""
     assert tier.runnables is not None
+    if len(tier.runnables) == 1:
+        (joined,) = tier.runnables
+        return None if joined is None else make_joined(joined.run)
     f_native, df_native = tier.runnables
     if f_native is None and df_native is None:
         return None

@@ -63,6 +63,7 @@ it keeps every array in scalar locals, and its source is used as is.
 from __future__ import annotations
 
 import importlib
+import math
 import re
 import time
 from collections.abc import Callable, Sequence
@@ -350,9 +351,9 @@ def _packs(block: Block) -> list[list[int]]:
     for index, value in enumerate(block.outputs):
         ty = value.ty
         if isinstance(ty, TensorType) and ty.dtype in ("float64", "int64") and ty.shape:
-            shape = tuple(ty.shape)
-            if all(isinstance(n, int) for n in shape) and np.prod(shape) <= PACK_AT_MOST_ELEMENTS:
-                groups.setdefault((ty.dtype, shape), []).append(index)  # type: ignore[arg-type]
+            shape = tuple(n for n in ty.shape if isinstance(n, int))
+            if len(shape) == len(ty.shape) and math.prod(shape) <= PACK_AT_MOST_ELEMENTS:
+                groups.setdefault((ty.dtype, shape), []).append(index)
     return [rows for rows in groups.values() if len(rows) >= PACK_AT_LEAST]
 
 

@@ -574,13 +574,20 @@ def check_native(program: Program) -> None:
     for (name, _), a, e in zip(program.args, native_args, numpy_args, strict=True):
         assert_same(a, e, f"argument {name} after the native call")
     positions = program.float_positions()
+    numpy_args = fresh(args)
     try:
-        expected = ad.value_and_grad(module.loss, argnums=positions, native=False)(*fresh(args))
+        expected = ad.value_and_grad(module.loss, argnums=positions, native=False)(*numpy_args)
     except ad.DifferentiationError:  # the refusal `check_gradients` checks
         positions = compiled(program).array_positions
-        expected = ad.value_and_grad(module.loss, argnums=positions, native=False)(*fresh(args))
-    actual = ad.value_and_grad(module.loss, argnums=positions, native=True)(*fresh(args))
+        numpy_args = fresh(args)
+        expected = ad.value_and_grad(module.loss, argnums=positions, native=False)(*numpy_args)
+    # f and df run joined into one graph here (Note [Joined f and df]): f's writes into the
+    # arguments and df's reads of them keep their order
+    native_args = fresh(args)
+    actual = ad.value_and_grad(module.loss, argnums=positions, native=True)(*native_args)
     assert_same(actual, expected, "native value and gradients", exact_types=False)
+    for (name, _), a, e in zip(program.args, native_args, numpy_args, strict=True):
+        assert_same(a, e, f"argument {name} after the native gradient call")
 
 
 # ---- nested jacobians and hessians ---------------------------------------------------------------
