@@ -89,6 +89,7 @@ def test_gradient_on_the_native_tier_equals_the_numpy_tier(case: gradients.Case)
     native = ad.value_and_grad(case.fn, argnums=argnums, native=True)
     actual = native(*native_args)
     assert_twin(actual, expected, "value and gradients")
+    assert_twin(native_args, numpy_args, "arguments after the call")
     (compiled,) = native.compiled_gradients()
     tier = compiled.runtime.native
     STATUS[f"gradient {case.name}"] = tier.status if tier else "no tier"
