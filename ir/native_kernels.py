@@ -488,6 +488,7 @@ def _build() -> dict[str, NativeKernel]:
     table["aten::ones_like"] = NativeKernel(_like("ones_like"))
     table["prim::TapeArray"] = NativeKernel(_tape_array)
     table["prim::TapeWrite"] = NativeKernel(_tape_write)
+    table["prim::Uninitialized"] = NativeKernel(_uninitialized)
     # Python numbers: Python's operators, which numba gives Python's semantics for ints.
     scalar = {
         "prim::add": "({0} + {1})",
@@ -517,6 +518,20 @@ def _build() -> dict[str, NativeKernel]:
     # int() of a float: Python raises for NaN and inf, compiled code would give a number.
     table["prim::int"] = NativeKernel(_scalar_only(_arithmetic("int({0})"), ints_only=True))
     return table
+
+
+def _uninitialized(node: Node, args: Sequence[str], consts: Sequence[Any]) -> str | None:
+    """What a branch yields for a value only its other branch defines. Nothing reads it (a
+    tape write of it is never read back), but numba types every local on every path, so it is
+    zeros of the value's type where the NumPy tier has None."""
+    ty, dtype = node.output.ty, _dtype(node.output)
+    if dtype not in NATIVE_DTYPES:
+        return None
+    if isinstance(ty, TensorType) and ty.shape:
+        if not _int_tuple(ty.shape):
+            return None
+        return f"np.zeros({tuple(ty.shape)!r}, np.{_numpy_name(dtype)})"
+    return {"float64": "0.0", "int64": "0", "bool": "False"}[dtype]
 
 
 def _truth(node: Node, args: Sequence[str], consts: Sequence[Any]) -> str | None:

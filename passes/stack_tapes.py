@@ -9,13 +9,20 @@ complete, the tape becomes ``prim::TapeArray`` of shape ``(trips, *value shape)`
 ``i`` in iteration ``i`` (``prim::TapeWrite``) and read with ``aten::select``: one allocation
 instead of one list entry per iteration, and rows that are views of it. It runs once types are
 specialised, so that sizes folded to constants count as fixed.
+
+A tape of Python bools (which branch of a ``prim::If`` each iteration took: Note [Loop tapes])
+becomes a ``Bool(trips)`` array, each read ``prim::bool`` of the selected 0-d element: the
+same truth value, and a loop with a branch then holds no list, which the native tier cannot
+compile (Note [Native regions] in `passes.native_regions`). Python ints and floats keep their
+lists: an int may not fit an int64, and a float read back would be a Python float where the
+list held whatever number the loop pushed.
 """
 
 from __future__ import annotations
 
 from ir.analysis import constant_value, is_constant, runs_its_count
 from ir.graph import Graph, Node, Value
-from ir.types import INT, STR, TensorType, TupleType
+from ir.types import BOOL, INT, STR, TensorType, TupleType
 from passes.registry import register_pass
 
 # A ``while`` loop's trip count (`frontend.emit`): no tape can be preallocated for it.
@@ -69,15 +76,18 @@ def _stack(graph: Graph, loop: Node, offset: int) -> bool:
         return False
     value = push.inputs[1]
     ty = value.ty
-    if not (isinstance(ty, TensorType) and ty.is_complete and ty.dtype and ty.shape is not None):
+    if ty is BOOL:
+        dtype_name, row_shape = "bool", ()
+    elif isinstance(ty, TensorType) and ty.is_complete and ty.dtype and ty.shape is not None:
+        dtype_name, row_shape = ty.dtype, tuple(int(d or 0) for d in ty.shape)
+    else:
         return False
     trips = loop.inputs[0]
     rows = max(int(constant_value(trips)), 0) if is_constant(trips) else None
-    row_shape = tuple(int(d or 0) for d in ty.shape)
-    tape_type = TensorType(ty.dtype, (rows, *row_shape))
+    tape_type = TensorType(dtype_name, (rows, *row_shape))
     with graph.inserting_before(loop):
         shape = graph.insert_constant(row_shape, TupleType((INT,) * len(row_shape)))
-        dtype = graph.insert_constant(ty.dtype, STR)
+        dtype = graph.insert_constant(dtype_name, STR)
         array = graph.insert(
             "prim::TapeArray", (trips, shape, dtype), (tape_type,), source_range=loop.source_range
         ).output
@@ -97,9 +107,13 @@ def _stack(graph: Graph, loop: Node, offset: int) -> bool:
         index = use.user
         with graph.inserting_before(index):
             axis = graph.insert_constant(0, INT, index.source_range)
-            row = graph.insert("aten::select", (out, axis, index.inputs[1]), (index.output.ty,))
-        row.copy_metadata(index)
-        row.output.name_hint = index.output.name_hint
-        index.output.replace_all_uses_with(row.output)
+            row_type = TensorType("bool", ()) if ty is BOOL else index.output.ty
+            row = graph.insert("aten::select", (out, axis, index.inputs[1]), (row_type,))
+            row.copy_metadata(index)
+            read = row
+            if ty is BOOL:
+                read = graph.insert("prim::bool", (row.output,), (BOOL,)).copy_metadata(index)
+        read.output.name_hint = index.output.name_hint
+        index.output.replace_all_uses_with(read.output)
         index.destroy()
     return True
