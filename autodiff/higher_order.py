@@ -29,7 +29,7 @@ again (second derivatives, Hessians) or inlined into a scripted caller.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -281,24 +281,46 @@ def jacobian_graph(
                 if index is not None:
                     row.append(copies[grad])
             first_copies = first_copies or copies
-        for node in write_backs:
-            assert first_copies is not None
-            result.insert_node(result.create_clone(node, first_copies.__getitem__))
         jacobians = [
             _stacked(result, row, result_shape + shape, dtype)
             for row, shape in zip(rows, argument_shapes, strict=True)
         ]
-        packed_result = (
+    assert first_copies is not None  # the loop above runs at least once
+    finish_jacobian_graph(result, jacobians, write_backs, first_copies, several=several)
+    return result
+
+
+def finish_jacobian_graph(
+    result: Graph,
+    jacobians: Sequence[Value],
+    write_backs: Sequence[Node],
+    copies: Mapping[Value, Value],
+    *,
+    several: bool,
+) -> None:
+    """End ``result``, the graph of a Jacobian whose rows (or columns, for `jacfwd_graph` in
+    `autodiff.jvp_graphs`) are built: the function's ``write_backs``, cloned through
+    ``copies`` (one row's values), write its arguments once, after every row has read them as
+    passed; it returns ``jacobians`` (a tuple of them when ``several``), its shapes propagated
+    and the forward cleanup run.
+
+    Given:   graph(%x : Double(2)): ... %j = aten::reshape(...)
+    Execute: finish_jacobian_graph(graph, [%j], [], {}, several=False)
+    Result:  graph(%x : Double(2)): ... %j = aten::reshape(...); return (%j)
+    """
+    with result.inserting_at_end(result.block):
+        for node in write_backs:
+            result.insert_node(result.create_clone(node, copies.__getitem__))
+        packed = (
             result.insert(
                 "prim::TupleConstruct", jacobians, (TupleType(tuple(j.ty for j in jacobians)),)
             ).output
             if several
             else jacobians[0]
         )
-    result.register_output(packed_result)
+    result.register_output(packed)
     propagate_shapes(result)
     run_passes(result, [(name, {}) for name in FORWARD_CLEANUP if name != "lower-tuples"])
-    return result
 
 
 def _has_shape(ty: Type) -> bool:

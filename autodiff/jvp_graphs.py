@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from autodiff.errors import DifferentiationError
-from autodiff.higher_order import _shape_of_type, gradient_graph
+from autodiff.higher_order import _shape_of_type, finish_jacobian_graph, gradient_graph
 from autodiff.jvp_loops import fuse_tangent_loops, fuse_tape_maps
 from autodiff.pipeline import OutputTree, output_tree
 from autodiff.specialize import FORWARD_CLEANUP, typed_graph
@@ -52,7 +52,6 @@ from passes.functionalize import WRITE_BACK
 from passes.registry import run_passes
 from passes.requires_grad import can_hold_gradient
 from passes.rewriting import known_shape, static_value
-from passes.shape_propagation import propagate_shapes
 
 
 def _sum_of_products(graph: Graph, pairs: Sequence[tuple[Value, Value]]) -> Value:
@@ -374,20 +373,8 @@ def jacfwd_graph(
                 first = first or ([n for n in forward.nodes() if n.kind == WRITE_BACK], copies)
                 columns.append(copies[forward.outputs[1]])
             jacobians.append(_columns_stacked(result, columns, result_shape + shape))
-        if first is not None:
-            write_backs, copies = first
-            for node in write_backs:
-                result.insert_node(result.create_clone(node, copies.__getitem__))
-        packed = (
-            result.insert(
-                "prim::TupleConstruct", jacobians, (TupleType(tuple(j.ty for j in jacobians)),)
-            ).output
-            if several
-            else jacobians[0]
-        )
-    result.register_output(packed)
-    propagate_shapes(result)
-    run_passes(result, [(name, {}) for name in FORWARD_CLEANUP if name != "lower-tuples"])
+    write_backs, copies = first or ([], {})
+    finish_jacobian_graph(result, jacobians, write_backs, copies, several=several)
     return result
 
 

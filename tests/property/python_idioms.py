@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from tests.property.programs import SHAPES, WRAP_ABOVE, Expr, Shape, Variable
+from tests.property.programs import SHAPES, WRAP_ABOVE, Expr, Shape, Variable, averaged_in
 
 if TYPE_CHECKING:
     from tests.property.programs import _Generator
@@ -82,8 +82,7 @@ def _carrying_loop(
     acc = _carry(g)
     g.emit(header)
     # As `_Generator.loop_body`: the carried array may be given out as it is (no trips).
-    g.scopes[-1].append(Variable(acc.name, acc.shape, acc.array, True, writable=False))
-    g.pinned.append(acc.array)
+    inside = g.carry_into_loop(acc)
     g.loop_indices.append((index, trips))
     g.loop_scopes.append(len(g.scopes))
     g.block(1, g.draw_int(0, 1), targets)
@@ -93,6 +92,7 @@ def _carrying_loop(
         g.emit(f"{acc.name} = np.tanh({acc.name} + {term.text})")
         bound = max(acc.bound, 1.0)
     else:
+        term = averaged_in(term, inside)
         g.emit(f"{acc.name} = 0.5 * {acc.name} + 0.5 * {term.text}")
         bound = max(acc.bound, term.bound)
     g.end_block()
@@ -181,7 +181,7 @@ def local_functions(g: _Generator) -> None:
     acc = _carry(g, shape)
     trips = g.trip_count()
     i = g.fresh("i")
-    g.pinned.append(acc.array)
+    g.carry_into_loop(acc, scale)  # the argument may read acc: Note [Bounds of carried values]
     with block(g, f"for {i} in range({trips[0]}):", (i, trips[1])):
         argument = _bounded(g.expr(shape, 1))
         g.emit(f"{acc.name} = 0.5 * {acc.name} + 0.5 * {call(argument.text)}")
