@@ -66,3 +66,11 @@ def safe_reshape(xp: Any, x: Any, shape: tuple[int, ...]) -> Any:
         return xp.reshape(x, shape)
     except NotImplementedError:
         return xp.reshape(xp.reshape(x, (-1,)), shape)
+
+
+def positions_of(xp: Any, shape: Any) -> Any:
+    """Each element's flat position, as an array of ``shape``: an operator applied to it says
+    which input element each result element reads (Note [Scatter-adds on backends] in
+    `ir.backend_kernels_indexing_gradients`)."""
+    shape = shape_tuple(shape)
+    return xp.reshape(xp.arange(math.prod(shape), dtype=xp.int64), shape)

@@ -26,6 +26,7 @@ from ir.backend_kernel_parts import (
 from ir.backend_kernels_elementwise import ELEMENTWISE_KERNELS
 from ir.backend_kernels_fourier import FOURIER_KERNELS
 from ir.backend_kernels_indexing import INDEXING_KERNELS, index_kernel
+from ir.backend_kernels_indexing_gradients import INDEXING_GRADIENT_KERNELS
 from ir.backend_kernels_products import PRODUCT_KERNELS
 from ir.backend_kernels_scans import SCAN_KERNELS
 from ir.backend_kernels_whole import WHOLE_AXIS_KERNELS
@@ -477,6 +478,7 @@ NAMESPACE_KERNELS: dict[str, TableEntry] = {
     "prim::TapeArray": _tape_array,
     "prim::TapeWrite": lambda xp: _tape_write,
     **INDEXING_KERNELS,
+    **INDEXING_GRADIENT_KERNELS,
     **WHOLE_AXIS_KERNELS,
     **FOURIER_KERNELS,
     **PRODUCT_KERNELS,

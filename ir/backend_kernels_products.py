@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ir.backend_kernel_parts import Kernel, TableEntry, safe_reshape
-from ir.backend_kernels_indexing import positions_of, scattered
+from ir.backend_kernel_parts import Kernel, TableEntry, positions_of, safe_reshape
+from ir.backend_kernels_indexing_gradients import scattered
 from ir.errors import BackendError
 from ir.ops.products import _operand_spec, parse_subscripts
 

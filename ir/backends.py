@@ -23,13 +23,13 @@ no other backend's code spells a node any other way than ``kernel(args)``.
   signature key a compilation is cached by (the argument's type is in it), so a NumPy call
   and a Dask call of one function compile apart.
 - The table is split by kind: `ir.backend_kernels` (arithmetic, reductions, shapes, basic
-  indexing), `ir.backend_kernels_indexing` (take, repeat, pad, split, and the scatter-adds
-  of integer indexing's gradients, Note [Scatter-adds on backends]),
-  `ir.backend_kernels_whole` and `ir.backend_kernels_fourier` (sorts, factorisations,
-  transforms: on Dask, NumPy's function per block once the axes it works on are one
-  chunk), `ir.backend_kernels_products`
-  (einsum, spelled by its definition where a namespace has none), and
-  `ir.backend_kernels_elementwise` and `ir.backend_kernels_scans`.
+  indexing), `ir.backend_kernels_indexing` (take, repeat, pad, split),
+  `ir.backend_kernels_indexing_gradients` (their gradients: the scatter-adds of Note
+  [Scatter-adds on backends]), `ir.backend_kernels_whole` and `ir.backend_kernels_fourier`
+  (sorts, factorisations, transforms: on Dask, NumPy's function per block once the axes it
+  works on are one chunk), `ir.backend_kernels_products` (einsum, spelled by its definition
+  where a namespace has none), and `ir.backend_kernels_elementwise` and
+  `ir.backend_kernels_scans`.
 - A kernel must compute what its gradient formula recomputes, bit for bit, where the formula
   compares the two (ties of a max, of a matrix norm's extreme line): Dask's 1 and inf matrix
   norms are therefore Dask sums, as the formula's are, not NumPy's norm per block.

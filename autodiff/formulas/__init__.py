@@ -3,13 +3,15 @@
 One module per operator family, named like the `ir.ops` module that registers the operators
 (``tanh``'s formula is in `autodiff.formulas.elementwise`, as ``aten::tanh`` is in
 `ir.ops.elementwise`); the helpers of the `ir.ops.gradients` package have theirs in
-`autodiff.formulas.gradients`. `autodiff.derivatives` compiles the modules of ``FAMILIES`` with the
-project's own frontend; Python never runs a formula. Each function is named after the operator it
-differentiates (``mul`` is ``aten::mul``; a trailing underscore keeps a name off a Python builtin; a
-capitalised name such as ``ListAppend`` is a ``prim::`` operator) and takes the operator's operands
-in schema order. It returns the operator's result and a ``backward`` closure mapping the result's
-gradient to one gradient per operand (None where an operand gets none). What ``backward`` reads from
-the forward is the context that `f` hands to `df`.
+`autodiff.formulas.gradients`, and the operators of `ir.ops.scipy_stats_univariate` have theirs in
+two modules, by family of distributions (`autodiff.formulas.scipy_stats_univariate_beta` and
+`autodiff.formulas.scipy_stats_univariate_gamma`). `autodiff.derivatives` compiles the modules of
+``FAMILIES`` with the project's own frontend; Python never runs a formula. Each function is named
+after the operator it differentiates (``mul`` is ``aten::mul``; a trailing underscore keeps a name
+off a Python builtin; a capitalised name such as ``ListAppend`` is a ``prim::`` operator) and takes
+the operator's operands in schema order. It returns the operator's result and a ``backward``
+closure mapping the result's gradient to one gradient per operand (None where an operand gets none).
+What ``backward`` reads from the forward is the context that `f` hands to `df`.
 
 Broadcasting is undone with ``sum_to_size(grad, size)``, where ``size`` is
 ``size_if_not_equal(operand, out)`` computed in the forward: once shapes are specialised,
@@ -68,7 +70,8 @@ from autodiff.formulas import (
     scipy_special,
     scipy_stats,
     scipy_stats_multivariate,
-    scipy_stats_univariate,
+    scipy_stats_univariate_beta,
+    scipy_stats_univariate_gamma,
     selection,
     shape_ops,
     sorting,
@@ -94,7 +97,8 @@ FAMILIES = (
     scipy_linalg,
     scipy_special,
     scipy_stats,
-    scipy_stats_univariate,
+    scipy_stats_univariate_beta,
+    scipy_stats_univariate_gamma,
     scipy_stats_multivariate,
     scipy_signal,
     selection,

@@ -44,7 +44,8 @@ MUST_WORK = {
     "rfft_filter_irfft_round_trip",
     "rfft_power_spectrum",
     "trimmed_mean_by_sort_and_partition",
-    # indexing, rearranging and their scatter-adds (ir/backend_kernels_indexing.py)
+    # indexing, rearranging (ir/backend_kernels_indexing.py) and their scatter-adds
+    # (ir/backend_kernels_indexing_gradients.py)
     "integer_and_slice_indexing",
     "negative_step_slices",
     "rosenbrock",
