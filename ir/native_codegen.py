@@ -73,7 +73,9 @@ import numpy as np
 
 from ir.codegen import CompiledGraph
 from ir.graph import Block, Graph, Node, Value
-from ir.native_kernels import HELPERS, NATIVE_KERNELS, PYTHON_DTYPES, constant_literal, spell
+from ir.native_helpers import HELPERS
+from ir.native_kernels import NATIVE_KERNELS, constant_literal, spell
+from ir.native_spellings import PYTHON_DTYPES
 from ir.types import BOOL, FLOAT, INT, TensorType
 
 __all__ = [
