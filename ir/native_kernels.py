@@ -4,7 +4,7 @@
 whole arrays (a NumPy function numba supports, an operator, a subscript, or a small helper of
 `ir.native_helpers` that the compiler wraps in ``numba.njit``), built by the spellings of
 `ir.native_spellings`, and for elementwise operators the expression for one element, which the
-emitter uses inside a fused loop (Note [Fused loops] in `ir.native_codegen`).
+emitter uses inside a fused loop (Note [Fused loops] in `ir.native_source`).
 `runs_natively(node)` says whether a node can go into a native region: its operator is in the
 table, its operands and results have types numba takes (`native_type`), and the operands the
 spelling needs at code-generation time (a shape, a dtype, an axis) are constants. This module
