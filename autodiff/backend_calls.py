@@ -27,7 +27,8 @@ from ir.interpreter import AUTOGRAD_ZERO
 from ir.ops import OpDef
 
 if TYPE_CHECKING:
-    from autodiff.unit import CompiledFunction, GradientCall
+    from autodiff.gradient_call import GradientCall
+    from autodiff.unit import CompiledFunction
 
 
 def backend_kernels(
@@ -73,9 +74,9 @@ def backend_gradient_call(
     shape_gradients: Callable[[list[Any]], Any] | None,
     compute: bool = False,
 ) -> GradientCall:
-    """`autodiff.unit.gradient_call` for a backend: no folded seed, no owned temporaries,
+    """`autodiff.gradient_call.gradient_call` for a backend: no folded seed, no owned temporaries,
     no cast through NumPy. See Note [Lazy gradients]."""
-    from autodiff.unit import check_loss, loss_site, split_aux
+    from autodiff.gradient_call import check_loss, loss_site, split_aux
 
     runtime = compiled.runtime
     gradient = runtime.gradient

@@ -12,7 +12,7 @@
 # plain function is kept on the function (`scripted_for` in `autodiff.script`), so it goes
 # with the function.
 #
-# A hit must stay cheap (the call overhead of Note [Gradient calls] in `autodiff.unit`): a
+# A hit must stay cheap (the call overhead of Note [Gradient calls] in `autodiff.gradient_call`): a
 # lookup is the dict's own ``get``, and a hit marks its entry as recently used only when the
 # cache holds more than one, so the common function with one signature pays a ``len`` and
 # nothing else.

@@ -399,8 +399,8 @@ def _joined(gradient: Gradient) -> Graph | None:
     """f and df with the loss's seed folded in, joined as the native tier runs them for a
     ``grad`` call: Note [Joined f and df] in `autodiff.gradient`."""
     from autodiff.gradient import joined_graph
+    from autodiff.gradient_call import loss_seed
     from autodiff.runtime import seeded_graph
-    from autodiff.unit import loss_seed
 
     seed = loss_seed(gradient)
     if seed is None or 0 not in gradient.df_input_vjps:

@@ -11,10 +11,11 @@ import optree
 
 from autodiff.errors import DifferentiationError
 from autodiff.grad import _gradients
+from autodiff.gradient_call import describe
 from autodiff.pytrees import argument_parts
 from autodiff.script import scripted_for
 from autodiff.tracebacks import api_boundary, shorten
-from autodiff.unit import compiled_gradient, describe
+from autodiff.unit import compiled_gradient
 from ir.errors import AutodiffError
 from ir.ops.gradients.prim import zeros_like_value
 from passes.requires_grad import can_hold_gradient

@@ -15,13 +15,13 @@ import numpy as np
 
 from autodiff.errors import DifferentiationError
 from autodiff.grad import Argnums, _check_declared_types, _positions, grad
+from autodiff.gradient_call import describe
 from autodiff.jvp_graphs import jacfwd_graph, jvp_graph, refuse_draws
 from autodiff.pipeline import OutputTree
 from autodiff.pytrees import PyTreeSpec, argument_parts, is_pytree
 from autodiff.script import ScriptFunction, scripted_for
 from autodiff.specialize import ArgumentError, typed_graph, unknown_layouts
 from autodiff.tracebacks import api_boundary
-from autodiff.unit import describe
 from frontend.trees import rebuild
 from ir.backends import (
     Backend,

@@ -17,6 +17,14 @@ from autodiff.backend_calls import backend_cast_like
 from autodiff.cache import CompilationCache
 from autodiff.errors import DifferentiationError
 from autodiff.gradient import Gradient
+from autodiff.gradient_call import (
+    cast_like,
+    check_loss,
+    check_seed,
+    gradient_call,
+    loss_site,
+    split_aux,
+)
 from autodiff.higher_order import gradient_graph
 from autodiff.pipeline import differentiate_typed
 from autodiff.pytrees import CONTAINER_TYPES, PyTreeSpec, argument_parts, gradient_shaper
@@ -26,17 +34,7 @@ from autodiff.specialize import ArgumentError, unknown_layouts
 from autodiff.taps import Hook, HookRun, normalise_hooks
 from autodiff.tiering import native_mode
 from autodiff.tracebacks import api_boundary, shorten
-from autodiff.unit import (
-    CompilationUnit,
-    CompiledFunction,
-    cast_like,
-    check_loss,
-    check_seed,
-    compiled_gradient,
-    gradient_call,
-    loss_site,
-    split_aux,
-)
+from autodiff.unit import CompilationUnit, CompiledFunction, compiled_gradient
 from ir.errors import AutodiffError
 from ir.graph import Graph
 from ir.types import TensorType, Type
@@ -285,7 +283,7 @@ class GradFunction:
 
     def general_call(self, args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
         """A call with its arguments bound and checked, which builds and keeps the unit's
-        call (`autodiff.unit.gradient_call`, Note [Gradient calls] there)."""
+        call (`autodiff.gradient_call.gradient_call`, Note [Gradient calls] there)."""
         values, spec, wrt, shape, several = self.bind(args, kwargs)
         if self.call_key is None or instrument._NODE_HOOKS or instrument._SAVED_HOOKS:
             return self.forward_backward(values, wrt, spec, shape)

@@ -10,7 +10,7 @@ hooks here, the profiler in `autodiff.profiler`.
 # some node hook is active (`node_hooks_active`); otherwise it runs its plain executables, so
 # a program that uses none of this pays one truth test of a list per run. While node hooks or
 # saved-value hooks are on, ``grad`` calls take `CompiledGradient.forward` and ``backward``
-# rather than their `GradientCall` (Note [Gradient calls] in `autodiff.unit`).
+# rather than their `GradientCall` (Note [Gradient calls] in `autodiff.gradient_call`).
 # The dispatch reads the active hooks at each node, so one instrumented pair serves every
 # combination of them. Hooks are process-wide (not per thread), like the switches of NumPy's
 # ``errstate`` are not.

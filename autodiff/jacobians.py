@@ -22,11 +22,11 @@ from autodiff.grad import (
     _check_passed,
     _positions,
 )
+from autodiff.gradient_call import describe
 from autodiff.higher_order import blocks_graph, jacobian_graph
 from autodiff.pytrees import is_pytree
 from autodiff.specialize import unknown_layouts
 from autodiff.tracebacks import api_boundary
-from autodiff.unit import describe
 from ir.backends import DASK, Backend, backend_of, dtype_name, is_backend_array
 from ir.errors import BackendError
 from ir.graph import Graph

@@ -27,7 +27,7 @@ stitched field for field by the Gradient's index lists (TorchScript's Differenti
 # the same facts its memory plan rests on. When ``f`` is interpreted, ``df`` owns nothing.
 #
 # A run hands ``df`` those values only where nothing else holds them: a gradient call (Note
-# [Gradient calls] in `autodiff.unit`) drops its own references first, and
+# [Gradient calls] in `autodiff.gradient_call`) drops its own references first, and
 # `CompiledGradient.backward` without ``retain`` lets the `Saved` go of them. A backward that
 # keeps them (``retain=True``: ``ad.vjp``, whose function may run again) or whose values a
 # saved-value hook unpacked (``unpack`` may hand back an array the hook keeps) gives ``df``
@@ -36,18 +36,18 @@ stitched field for field by the Gradient's index lists (TorchScript's Differenti
 # private (`INPLACE_MIN_SIZE` in `ir.typed_calls`), so small gradients own nothing.
 
 # Note [Seeded df]
-# For ``grad``/``value_and_grad`` of a scalar loss, the vjp of the loss is always the same
-# ones: a 0-d array of the loss's dtype. ``df`` would spend its first nodes on it:
-# rosenbrock's starts with mul(dout, 2), neg, mul(dout, 100.), mul(_, 2), neg, mul(_, 2),
-# each a NumPy call on a 0-d value at about a microsecond, a tenth of the whole gradient. So
-# when a gradient is compiled for such calls (`CompiledGradient` given a ``seed``, which the
-# loss's inferred type fixes: `loss_seed` in `autodiff.unit`), its one ``df`` is built from a
-# copy of ``df`` whose seed input is a prim::Constant holding that seed, then constant
-# propagation, CSE and DCE (`seeded_graph`). Constant propagation folds with the kernels that
-# would run and keeps a NumPy scalar result a NumPy scalar, so each folded constant is the
-# value the node would have made, and the gradients are bit-identical to an unseeded ``df``'s;
-# tuples of constants (slice specs) fold as well. The other vjps (of aux or other tuple
-# outputs) stay inputs: they are zeros of shapes only the run knows.
+# For ``grad``/``value_and_grad`` of a scalar loss, the vjp of the loss is always the same ones:
+# a 0-d array of the loss's dtype. ``df`` would spend its first nodes on it: rosenbrock's starts
+# with mul(dout, 2), neg, mul(dout, 100.), mul(_, 2), neg, mul(_, 2), each a NumPy call on a 0-d
+# value at about a microsecond, a tenth of the whole gradient. So when a gradient is compiled
+# for such calls (`CompiledGradient` given a ``seed``, which the loss's inferred type fixes:
+# `loss_seed` in `autodiff.gradient_call`), its one ``df`` is built from a copy of ``df`` whose
+# seed input is a prim::Constant holding that seed, then constant propagation, CSE and DCE
+# (`seeded_graph`). Constant propagation folds with the kernels that would run and keeps a NumPy
+# scalar result a NumPy scalar, so each folded constant is the value the node would have made,
+# and the gradients are bit-identical to an unseeded ``df``'s; tuples of constants (slice specs)
+# fold as well. The other vjps (of aux or other tuple outputs) stay inputs: they are zeros of
+# shapes only the run knows.
 #
 # The fold is decided once, when the gradient is compiled, and only for a 0-d loss whose
 # dtype shape propagation knows; a run checks that the loss it got is of that dtype and

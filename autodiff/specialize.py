@@ -70,7 +70,7 @@ SignatureKey = tuple[Hashable, ...]
 
 class PythonComplex(np.complex128):
     """A Python complex argument as the 0-d complex128 array it computes as (Note [Python
-    complex numbers] in `ir.types`); its type tells `autodiff.unit.cast_like` to give its
+    complex numbers] in `ir.types`); its type tells `autodiff.gradient_call.cast_like` to give its
     gradient back as a Python complex, as a Python float's is a float."""
 
     __slots__ = ()
@@ -327,10 +327,10 @@ def signature_key(values: Sequence[Any]) -> SignatureKey:
 
     An array is keyed by ``(dtype, shape, strides)``, anything else by its type (a NumPy
     scalar's type names its dtype); one loop with the array case inline, since every call of a
-    compiled function computes it (Note [Gradient calls] in `autodiff.unit`). It takes values
-    of any kind: a value `runtime_value` would convert or reject gets a key no compilation was
-    stored under (its type: list, tuple, str, ...), so a hit on raw call arguments means they
-    are runtime values already."""
+    compiled function computes it (Note [Gradient calls] in `autodiff.gradient_call`). It takes
+    values of any kind: a value `runtime_value` would convert or reject gets a key no
+    compilation was stored under (its type: list, tuple, str, ...), so a hit on raw call
+    arguments means they are runtime values already."""
     key: list[Hashable] = []
     append = key.append
     for v in values:  # a loop: a comprehension is a function call more in Python 3.11

@@ -27,7 +27,7 @@ NumPy code, and the swap from one to the other.
 # (``grad_fn.compiled_gradients()``), ``unit.native.status`` for a plain call.
 #
 # What tiers: the calls of `ad.grad`/`ad.value_and_grad` (the stored `GradientCall`, Note
-# [Gradient calls] in `autodiff.unit`) and plain calls of a scripted function. ``ad.vjp``,
+# [Gradient calls] in `autodiff.gradient_call`) and plain calls of a scripted function. ``ad.vjp``,
 # Jacobians, forward mode, taps, hooks, instrumented runs and other array backends run the
 # NumPy tier as before.
 #

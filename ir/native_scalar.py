@@ -57,9 +57,13 @@ import numpy as np
 from ir.graph import Block, Node, Value
 from ir.native_scalar_ops import (
     ELEMENTWISE,
+    PYTHON_OPERATORS,
+    elementwise,
+)
+from ir.native_scalar_rules import OPERATOR_RULES, Rule, bind
+from ir.native_scalar_values import (
     NUMERIC_DTYPES,
     PYTHON_NUMBERS,
-    PYTHON_OPERATORS,
     SMALL,
     BigArray,
     Elements,
@@ -68,12 +72,10 @@ from ir.native_scalar_ops import (
     Unsupported,
     as_elements,
     cast,
-    elementwise,
     is_small,
     static_shape,
     static_value,
 )
-from ir.native_scalar_rules import OPERATOR_RULES, Rule, bind
 from ir.types import TensorType, TupleType, Type
 
 __all__ = ["MAX_LINES", "SMALL", "scalarized_source"]

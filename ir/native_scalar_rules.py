@@ -15,25 +15,27 @@ from ir.graph import Node
 from ir.native_scalar_ops import (
     REDUCTIONS,
     VIEWS,
+    along,
+    converted,
+    elementwise,
+    matmul,
+    matmul_backward,
+    normalize_axes,
+    placed,
+    reduce,
+    sum_to_shape,
+)
+from ir.native_scalar_values import (
     BigArray,
     Elements,
     Repr,
     RowUpdate,
     Static,
     Unsupported,
-    along,
     as_elements,
     cast,
-    converted,
-    elementwise,
     is_small,
-    matmul,
-    matmul_backward,
-    normalize_axes,
-    placed,
-    reduce,
     static_shape,
-    sum_to_shape,
 )
 from ir.types import TensorType
 

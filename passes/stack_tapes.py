@@ -76,6 +76,7 @@ def _stack(graph: Graph, loop: Node, offset: int) -> bool:
         return False
     value = push.inputs[1]
     ty = value.ty
+    row_shape: tuple[int, ...]
     if ty is BOOL:
         dtype_name, row_shape = "bool", ()
     elif isinstance(ty, TensorType) and ty.is_complete and ty.dtype and ty.shape is not None:

@@ -101,7 +101,7 @@ def regions(graph: Graph) -> list[Any]:
 @pytest.mark.parametrize("name", list(PROGRAMS))
 def test_native_matches_numpy_tier(name: str, form: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each program on the native tier, with the scalarized code where `ir.native_scalar`
-    writes it, and with the code on arrays of `ir.native_codegen` alone."""
+    writes it, and with the code on arrays of `ir.native_source` alone."""
     if form == "array":
         monkeypatch.setattr(native_codegen, "_scalarized", lambda block, name: None)
     fn, make = PROGRAMS[name]

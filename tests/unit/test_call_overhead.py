@@ -2,7 +2,7 @@
 scripted call binds nothing, specialises nothing, keeps no `Saved` and works out no zeros; it
 gives what the general way gives, and everything that needs the general way (hooks, taps,
 keywords, arguments to convert or refuse) still takes it. No timing here: calls are counted.
-See Note [Gradient calls] in `autodiff.unit` and Note [Specialisation cache] in
+See Note [Gradient calls] in `autodiff.gradient_call` and Note [Specialisation cache] in
 `autodiff.script`."""
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from benchmarks.run import graphs_only
 from benchmarks.workloads import BY_NAME
 from ir.interpreter import AUTOGRAD_ZERO
 
+gradient_call_module = importlib.import_module("autodiff.gradient_call")
 runtime_module = importlib.import_module("autodiff.runtime")
 script_module = importlib.import_module("autodiff.script")
 unit_module = importlib.import_module("autodiff.unit")
@@ -497,6 +498,6 @@ def test_a_loss_its_seed_was_not_made_for_is_refused() -> None:
     seed = compiled.runtime.seed
     assert seed is not None
     with pytest.raises(ad.DifferentiationError, match=r"internal error.*float32.*float64"):
-        unit_module.check_seed("sqrt_sum", np.float32(1.0), seed)
-    unit_module.check_seed("sqrt_sum", 1.0, seed)
-    unit_module.check_seed("sqrt_sum", np.float64(1.0), seed)
+        gradient_call_module.check_seed("sqrt_sum", np.float32(1.0), seed)
+    gradient_call_module.check_seed("sqrt_sum", 1.0, seed)
+    gradient_call_module.check_seed("sqrt_sum", np.float64(1.0), seed)
