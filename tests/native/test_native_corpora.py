@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import autodiff as ad
+from autodiff.tiering import NativeTier
 from tests.equivalence import corpus as equivalence
 from tests.gradients import corpus as gradients
 from tests.gradients.test_gradient_corpus import differentiated_positions
@@ -80,8 +81,9 @@ def test_scripted_on_the_native_tier_equals_the_numpy_tier(case: equivalence.Cas
     STATUS[f"script {case.name}"] = unit.native.status if unit.native else "no tier"
 
 
-@pytest.mark.parametrize("case", params(gradients.CASES))
-def test_gradient_on_the_native_tier_equals_the_numpy_tier(case: gradients.Case) -> None:
+def gradient_on_both_tiers(case: gradients.Case) -> NativeTier | None:
+    """Value, gradients and arguments after the call of ``case`` on the native tier, checked
+    against the NumPy tier's; the native tier the call had."""
     numpy_args = case.make(np.random.default_rng(0))
     native_args = copy.deepcopy(numpy_args)
     argnums = differentiated_positions(numpy_args)
@@ -91,7 +93,13 @@ def test_gradient_on_the_native_tier_equals_the_numpy_tier(case: gradients.Case)
     assert_twin(actual, expected, "value and gradients")
     assert_twin(native_args, numpy_args, "arguments after the call")
     (compiled,) = native.compiled_gradients()
-    tier = compiled.runtime.native
+    tier: NativeTier | None = compiled.runtime.native
+    return tier
+
+
+@pytest.mark.parametrize("case", params(gradients.CASES))
+def test_gradient_on_the_native_tier_equals_the_numpy_tier(case: gradients.Case) -> None:
+    tier = gradient_on_both_tiers(case)
     STATUS[f"gradient {case.name}"] = tier.status if tier else "no tier"
 
 
