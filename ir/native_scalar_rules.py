@@ -272,7 +272,8 @@ def _tape_array(emitter: Emitter, node: Node) -> list[Repr]:
         return _no(node)
     length = emitter.operand(node.inputs[0]).scalar
     shape = ", ".join([f"max({length}, 0)", *map(str, row_shape)])
-    return [BigArray(emitter.assign(f"np.empty(({shape},), np.{dtype})", "tape"), ty, owned=True)]
+    tape = emitter.assign(f"np.zeros(({shape},), np.{dtype})", "tape")  # as ir.ops.tapes
+    return [BigArray(tape, ty, owned=True)]
 
 
 def _tape_write(emitter: Emitter, node: Node) -> list[Repr]:

@@ -221,7 +221,7 @@ def tape_array(node: Node, args: Sequence[str], consts: Sequence[Any]) -> str | 
     if not _int_tuple(row_shape) or dtype not in NATIVE_DTYPES:
         return None
     row = "".join(f", {d}" for d in row_shape)
-    return f"np.empty((max({args[0]}, 0){row}), np.{_numpy_name(dtype)})"
+    return f"np.zeros((max({args[0]}, 0){row}), np.{_numpy_name(dtype)})"  # as ir.ops.tapes
 
 
 def tape_write(node: Node, args: Sequence[str], consts: Sequence[Any]) -> str | None:

@@ -4,8 +4,10 @@ See Note [Loop tapes] in `autodiff.control_flow`. A tape is created before the l
 through it, written once per iteration and read back, in reverse order, by the backward loop:
 
     prim::TapeArray(int length, Any row_shape, str dtype) -> Tensor
-        a preallocated ``(max(length, 0), *row_shape)`` array, for a value of fixed shape in a
-        loop whose trip count is known when it starts; row ``i`` holds iteration ``i``'s value
+        a preallocated ``(max(length, 0), *row_shape)`` array of zeros, for a value of fixed
+        shape in a loop whose trip count is known when it starts; row ``i`` holds iteration
+        ``i``'s value. Zeros, not ``np.empty``: a row a branch did not write is never read, but
+        the tape is an output of ``f``, and every executor and tier must give the same bits
     prim::TapeWrite(Tensor tape, int index, Any value) -> Tensor
         ``tape[index] = value`` in place, returning ``tape``; a None value (a branch that did
         not define it: prim::Uninitialized) leaves the row unwritten, as nothing reads it
@@ -37,7 +39,7 @@ from ir.types import ListType, TensorType, Type, join_types
 
 
 def tape_array(length: int, row_shape: Sequence[int], dtype: str) -> np.ndarray:
-    return np.empty((max(int(length), 0), *row_shape), dtype=dtype)
+    return np.zeros((max(int(length), 0), *row_shape), dtype=dtype)
 
 
 def tape_write(tape: np.ndarray, index: int, value: Any) -> np.ndarray:

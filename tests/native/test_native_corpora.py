@@ -8,6 +8,7 @@ few ulps. Skipped without numba."""
 from __future__ import annotations
 
 import copy
+import os
 from typing import Any
 
 import numpy as np
@@ -27,6 +28,7 @@ pytestmark = pytest.mark.xdist_group("native-corpora")
 RTOL = {8: 1e-10, 4: 1e-5}  # by itemsize
 ATOL = 1e-12  # of the largest element, for elements that cancel to near zero
 STATUS: dict[str, str] = {}  # per test, the native tier's status after it
+AT_IMPORT = len(equivalence.CASES) + len(gradients.CASES)  # the cases parametrized below
 
 
 def assert_twin(actual: Any, expected: Any, where: str) -> None:
@@ -110,6 +112,10 @@ def test_most_of_the_corpora_ran_natively() -> None:
     arange (Note [Native numerics])."""
     cases = len(equivalence.CASES) + len(gradients.CASES)
     if len(STATUS) < cases:
-        pytest.skip("runs after the whole of the corpora only")
+        # CI has seen this skip under `-n auto` where a local run does not: say why
+        pytest.skip(
+            f"runs after the whole of the corpora only: {len(STATUS)} of {cases} ran in "
+            f"process {os.getpid()} ({AT_IMPORT} cases when the module was imported)"
+        )
     native = [name for name, status in STATUS.items() if status.startswith("native")]
     assert 3 * len(native) >= 2 * cases, sorted(set(STATUS) - set(native))

@@ -101,3 +101,32 @@ def test_a_df_that_takes_a_vjp_is_not_joined() -> None:
     runtime = runtime_of(fn, np.linspace(0.0, 1.0, 4))
     assert runtime.gradient.df_input_vjps == (0, 1)
     assert joined_graph(runtime.gradient, runtime.df_graph) is None
+
+
+def branch_in_a_loop(x):
+    h = x
+    for _ in range(6):
+        if np.sum(h) > 0:  # noqa: SIM108 - a statement, as users write it
+            h = np.tanh(h)
+        else:
+            h = 0.5 * h + 1.0
+    return np.sum(h * h)
+
+
+@pytest.mark.parametrize("executor", [CompiledGraph, Executable], ids=["codegen", "interpreter"])
+def test_tape_rows_a_branch_did_not_write_are_zeros(executor: Any) -> None:
+    """A tape is an output of f; the rows the untaken branch leaves are zeros on every executor
+    (prim::TapeArray in `ir.ops.tapes`), never what np.empty found in memory, which made f's
+    outputs differ between the interpreter and the generated code."""
+    x = np.array([0.3, -0.9, 0.2, -0.1])
+    runtime = runtime_of(ad.value_and_grad(branch_in_a_loop, native=False), x)
+    f = runtime.gradient.f
+    np.full(6 * 4 * 8, 7.0)  # memory np.empty could hand back, left holding sevens
+    outputs = executor(f)(x.copy())
+    tapes = [out for out in outputs if isinstance(out, np.ndarray) and out.shape == (6, 4)]
+    assert tapes
+    for tape in tapes:
+        unwritten = [row for row in tape if not np.any(row)]
+        assert all(np.all(row == 0) for row in unwritten)
+        assert not np.any(tape == 7.0)
+    assert any(not np.any(row) for tape in tapes for row in tape)  # a branch left rows
